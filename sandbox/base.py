@@ -1,0 +1,115 @@
+"""The Sandbox contract: everything the harness does to a machine goes through it."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from shlex import quote
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """The outcome of a one-shot command."""
+
+    returncode: int
+    stdout: str
+    stderr: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+
+@dataclass(frozen=True)
+class ShellOutput:
+    """What a persistent shell returns. `exit_code` is None while the command still runs."""
+
+    output: str
+    exit_code: int | None
+    cwd: str
+    running: bool = False
+    note: str = ""
+
+
+class Shell(Protocol):
+    """A persistent shell: state (cwd, env, functions) survives between calls."""
+
+    def run(self, command: str, timeout: float) -> ShellOutput: ...
+
+    def wait(self, timeout: float) -> ShellOutput: ...
+
+    def send_input(self, text: str, timeout: float) -> ShellOutput: ...
+
+    def interrupt(self) -> ShellOutput: ...
+
+    def restart(self) -> ShellOutput: ...
+
+    @property
+    def busy(self) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+class SandboxError(RuntimeError):
+    """A sandbox could not do what was asked (unreachable VM, no display, ...)."""
+
+
+class Sandbox(ABC):
+    """A machine the agent acts on. Backends: local host processes, an OSWorld VM."""
+
+    home: str
+    """The task's home folder as seen inside the sandbox."""
+
+    @abstractmethod
+    def start(self) -> None: ...
+
+    @abstractmethod
+    def close(self) -> None:
+        """End every process the sandbox started; safe to call twice."""
+
+    @abstractmethod
+    def run(self, command: str, timeout: float = 60.0) -> CommandResult:
+        """Run a one-shot shell command and wait for it."""
+
+    @abstractmethod
+    def read_file(self, path: str) -> bytes:
+        """Read a file; raises FileNotFoundError when it does not exist."""
+
+    @abstractmethod
+    def write_file(self, path: str, data: bytes) -> None:
+        """Write a file, creating parent folders."""
+
+    @abstractmethod
+    def open_shell(self, scratch_dir: Path) -> Shell:
+        """Start a persistent shell; `scratch_dir` is a host folder it may use for its own files."""
+
+    @abstractmethod
+    def screenshot(self) -> bytes:
+        """A PNG of the whole screen."""
+
+    @abstractmethod
+    def screen_size(self) -> tuple[int, int]: ...
+
+    @abstractmethod
+    def run_python(self, code: str, timeout: float = 60.0) -> CommandResult:
+        """Run Python code on the sandbox's display (GUI actions are pyautogui code run this way)."""
+
+    @abstractmethod
+    def launch(self, command: str) -> None:
+        """Start a long-lived process without waiting for it."""
+
+    def exists(self, path: str) -> bool:
+        return self.run(f"test -e {quote(path)}").ok
+
+    def __enter__(self) -> Sandbox:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,63 @@
+"""Ending every process a sandbox started, including daemons and background jobs.
+
+Each sandbox puts a tag in the environment of everything it starts. At close,
+every process still carrying the tag is signalled, whatever session or group
+it moved to (LibreOffice, browsers and `cmd &` jobs included).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+TAG_VARIABLE = "STATEACT_SANDBOX_TAG"
+
+
+def tagged_pids(tag: str) -> list[int]:
+    """PIDs of live processes whose environment carries `TAG_VARIABLE=tag`."""
+    needle = f"{TAG_VARIABLE}={tag}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if needle in environ.split(b"\0"):
+            found.append(int(entry.name))
+    return found
+
+
+def _signal_all(pids: list[int], sig: int) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def kill_tagged(tag: str, grace_s: float = 2.0) -> int:
+    """SIGTERM every tagged process, SIGKILL what is left after `grace_s`; returns how many were found."""
+    pids = tagged_pids(tag)
+    if not pids:
+        return 0
+    _signal_all(pids, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        alive = [p for p in tagged_pids(tag) if not _is_zombie(p)]
+        if not alive:
+            return len(pids)
+        time.sleep(0.05)
+    _signal_all(tagged_pids(tag), signal.SIGKILL)
+    return len(pids)
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[-1].split()[0] == "Z"

@@ -1,0 +1,38 @@
+"""How a loop's history becomes a request: the context-management hook points.
+
+`ContextManager` is the protocol the loop calls; `PassThrough` sends the whole
+history unchanged. Compaction and image stripping plug in here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from stateact.messages import Message
+
+if TYPE_CHECKING:
+    from stateact.loop import AgentLoop
+
+
+class ContextManager(Protocol):
+    def before_request(self, loop: AgentLoop) -> None:
+        """May rewrite `loop.messages` for good (compaction); logs what it did."""
+
+    def view(self, messages: list[Message]) -> list[Message]:
+        """The request's messages: a transformed copy, the history untouched."""
+
+    def on_overflow(self, loop: AgentLoop) -> bool:
+        """The provider said the request was too long: shrink the history; True to retry."""
+
+
+class PassThrough:
+    """Sends the history as it is and cannot recover from an overflow."""
+
+    def before_request(self, loop: AgentLoop) -> None:
+        return None
+
+    def view(self, messages: list[Message]) -> list[Message]:
+        return messages
+
+    def on_overflow(self, loop: AgentLoop) -> bool:
+        return False

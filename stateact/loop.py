@@ -1,0 +1,234 @@
+"""The agent loop every role runs: request, model call, tool calls, results, budgets.
+
+    AgentLoop(scope, model, tools, system_prompt, budget, log, meter).run(task) -> LoopOutcome
+
+Roles differ only in configuration. Each message added to the history is
+logged as a `message` event, so the log alone can rebuild the conversation.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from stateact import settings
+from stateact.context import ContextManager, PassThrough
+from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from stateact.meter import Meter
+from stateact.models.base import ContextLengthError, ModelProvider, ModelRequest, ProviderError
+from stateact.runlog import RunLog
+from stateact.tools.base import Tool, ToolResult
+
+Injection = Callable[[], str | None]
+"""Live text appended after the latest message of every request (e.g. the plan)."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    max_turns: int = settings.MAIN_MAX_TURNS
+    max_usd: float | None = settings.MAIN_MAX_USD
+    max_seconds: float | None = settings.MAIN_MAX_SECONDS
+
+
+@dataclass
+class LoopOutcome:
+    """How a loop ended. status: finished | replied | budget | error."""
+
+    status: str
+    text: str
+    turns: int
+    data: dict = field(default_factory=dict)
+
+
+class AgentLoop:
+    """One agent: a model, its tools, a system prompt and a budget."""
+
+    def __init__(
+        self,
+        *,
+        scope: str,
+        model: ModelProvider,
+        tools: Sequence[Tool],
+        system_prompt: str,
+        log: RunLog,
+        meter: Meter,
+        budget: Budget = Budget(),
+        context: ContextManager | None = None,
+        injections: Sequence[Injection] = (),
+        nudge_text_replies: bool = False,
+        role: str | None = None,
+    ) -> None:
+        self.scope = scope
+        self.role = role or scope.split("#")[0]
+        self.model = model
+        self.tools = {tool.name: tool for tool in tools}
+        self.system_prompt = system_prompt
+        self.log = log
+        self.meter = meter
+        self.budget = budget
+        self.context = context or PassThrough()
+        self.injections = list(injections)
+        self.nudge_text_replies = nudge_text_replies
+        self.messages: list[Message] = []
+        self.turns = 0
+        self._started = time.monotonic()
+
+    # -- history -------------------------------------------------------------
+    def append(self, message: Message) -> None:
+        """Add a message to the history and log it."""
+        self.messages.append(message)
+        self.log.emit("message", self.scope, message=self.log.message_record(message))
+
+    def build_request(self) -> ModelRequest:
+        """The next request: the context manager's view, then live injections at the very end."""
+        self.context.before_request(self)
+        view = [m.model_copy() for m in self.context.view(self.messages)]
+        extra = [text for inject in self.injections if (text := inject())]
+        if extra and view and view[-1].role == "user":
+            view[-1] = Message(role="user", content=[*view[-1].content, *(TextBlock(text=t) for t in extra)])
+        return ModelRequest(
+            system=self.system_prompt,
+            messages=view,
+            tools=[t.spec() for t in self.tools.values()],
+            injected_blocks=len(extra) if view and view[-1].role == "user" else 0,
+        )
+
+    # -- running -----------------------------------------------------------------
+    def run(self, task: str | list[TextBlock | ImageBlock]) -> LoopOutcome:
+        """Start on a task and loop until a terminal tool result, a reply, a budget or an error."""
+        content = [TextBlock(text=task)] if isinstance(task, str) else list(task)
+        self.log.emit("loop_start", self.scope, model=self.model.spec, tools=sorted(self.tools))
+        self.append(Message(role="user", content=content))
+        return self.resume()
+
+    def resume(self) -> LoopOutcome:
+        """Continue from the current history (its last message must be from the user)."""
+        nudges = 0
+        try:
+            while True:
+                exhausted = self._budget_exhausted()
+                if exhausted:
+                    return self._end(LoopOutcome("budget", exhausted, self.turns))
+                try:
+                    response = self._call_model()
+                except ProviderError as exc:
+                    self.log.emit("error", self.scope, error=type(exc).__name__, message=str(exc))
+                    return self._end(LoopOutcome("error", f"model call failed: {exc}", self.turns))
+                self.append(response.message())
+                calls = response.tool_uses()
+                if not calls:
+                    text = response.message().text()
+                    if self.nudge_text_replies and nudges < settings.TEXT_REPLY_NUDGES:
+                        nudges += 1
+                        self.append(
+                            Message.user_text(
+                                "You replied without calling a tool. Continue the task with a tool call; "
+                                "when the task is complete, call `finish`."
+                            )
+                        )
+                        continue
+                    return self._end(LoopOutcome("replied", text, self.turns))
+                nudges = 0
+                terminal = self._run_tools(calls)
+                if terminal is not None:
+                    return self._end(LoopOutcome("finished", terminal.text, self.turns, terminal.data))
+        except KeyboardInterrupt:
+            self.log.emit("interrupted", self.scope, turns=self.turns)
+            raise
+
+    def _call_model(self):
+        request = self.build_request()
+        self.log.emit(
+            "request",
+            self.scope,
+            messages=len(request.messages),
+            chars=sum(len(b.text) for m in request.messages for b in m.content if isinstance(b, TextBlock)),
+        )
+        started = time.monotonic()
+        try:
+            response = self.model.complete(request)
+        except ContextLengthError as exc:
+            self.log.emit("context_overflow", self.scope, message=str(exc))
+            if not self.context.on_overflow(self):
+                raise
+            response = self.model.complete(self.build_request())
+        self.turns += 1
+        usd = self.meter.record(self.role, self.model.name, response.usage)
+        self.log.emit(
+            "response",
+            self.scope,
+            turn=self.turns,
+            stop_reason=response.stop_reason,
+            usage=response.usage.model_dump(),
+            usd=round(usd, 6),
+            seconds=round(time.monotonic() - started, 3),
+        )
+        return response
+
+    def _run_tools(self, calls: list[ToolUseBlock]) -> ToolResult | None:
+        """Run each call in order; results go back in one user message. Returns a terminal result."""
+        blocks: list[ToolResultBlock] = []
+        terminal: ToolResult | None = None
+        for call in calls:
+            if terminal is not None:
+                result = ToolResult.error("Not run: an earlier call in this turn ended the task.")
+            else:
+                result = self._run_one(call)
+                if result.terminal:
+                    terminal = result
+            blocks.append(
+                ToolResultBlock(tool_use_id=call.id, content=result.blocks(), is_error=result.is_error)
+            )
+        self.append(Message(role="user", content=blocks))
+        return terminal
+
+    def _run_one(self, call: ToolUseBlock) -> ToolResult:
+        self.log.emit("tool_call", self.scope, id=call.id, name=call.name, input=call.input)
+        started = time.monotonic()
+        tool = self.tools.get(call.name)
+        if tool is None:
+            result = ToolResult.error(
+                f"Unknown tool `{call.name}`. Available tools: {', '.join(sorted(self.tools))}."
+            )
+        else:
+            try:
+                result = tool.invoke(call)
+            except KeyboardInterrupt:
+                raise
+            except Exception as exc:  # a tool bug must not end the run
+                self.log.emit("tool_crash", self.scope, id=call.id, traceback=traceback.format_exc())
+                result = ToolResult.error(f"`{call.name}` failed: {type(exc).__name__}: {exc}")
+        self.log.emit(
+            "tool_result",
+            self.scope,
+            id=call.id,
+            name=call.name,
+            is_error=result.is_error,
+            terminal=result.terminal,
+            text=result.text[:2000],
+            images=len(result.images),
+            seconds=round(time.monotonic() - started, 3),
+        )
+        return result
+
+    def _budget_exhausted(self) -> str:
+        if self.turns >= self.budget.max_turns:
+            return f"turn budget spent ({self.turns} of {self.budget.max_turns})"
+        if self.budget.max_usd is not None and self.meter.total_usd >= self.budget.max_usd:
+            return f"dollar budget spent (${self.meter.total_usd:.2f} of ${self.budget.max_usd:.2f})"
+        elapsed = time.monotonic() - self._started
+        if self.budget.max_seconds is not None and elapsed >= self.budget.max_seconds:
+            return f"time budget spent ({elapsed:.0f}s of {self.budget.max_seconds:.0f}s)"
+        return ""
+
+    def _end(self, outcome: LoopOutcome) -> LoopOutcome:
+        self.log.emit(
+            "loop_end", self.scope, status=outcome.status, turns=outcome.turns, text=outcome.text[:2000]
+        )
+        return outcome
+
+    def close_tools(self) -> None:
+        for tool in self.tools.values():
+            tool.close()

@@ -1,0 +1,60 @@
+"""Spend accounting shared by every loop of a run: tokens, dollars and turns per scope."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from stateact.messages import Usage
+from stateact.models.catalog import cost_usd
+
+
+@dataclass
+class ScopeSpend:
+    usage: Usage = field(default_factory=Usage)
+    usd: float = 0.0
+    turns: int = 0
+
+
+class Meter:
+    """Totals by role (main, gui, web, gate, compactor); budgets read the run-wide total."""
+
+    def __init__(self) -> None:
+        self.by_role: dict[str, ScopeSpend] = {}
+        self._lock = threading.Lock()
+
+    def record(self, role: str, model_name: str, usage: Usage) -> float:
+        """Add one model call; returns its cost in dollars."""
+        usd = cost_usd(model_name, usage)
+        with self._lock:
+            spend = self.by_role.setdefault(role, ScopeSpend())
+            spend.usage = spend.usage + usage
+            spend.usd += usd
+            spend.turns += 1
+        return usd
+
+    @property
+    def total_usd(self) -> float:
+        return sum(s.usd for s in self.by_role.values())
+
+    @property
+    def total_usage(self) -> Usage:
+        total = Usage()
+        for spend in self.by_role.values():
+            total = total + spend.usage
+        return total
+
+    def summary(self) -> dict:
+        return {
+            "total_usd": round(self.total_usd, 6),
+            "usage": self.total_usage.model_dump(),
+            "by_role": {
+                role: {"usd": round(s.usd, 6), "turns": s.turns, "usage": s.usage.model_dump()}
+                for role, s in self.by_role.items()
+            },
+        }
+
+    def restore(self, summary: dict) -> None:
+        """Load totals saved by `summary` (used when a run resumes)."""
+        for role, item in summary.get("by_role", {}).items():
+            self.by_role[role] = ScopeSpend(Usage(**item["usage"]), item["usd"], item["turns"])

@@ -1,0 +1,45 @@
+"""Model providers and model specs.
+
+A spec names a provider and a model: `anthropic:MODEL`, `anthropic:MODEL@BASE_URL`,
+`openai:MODEL@BASE_URL` (any OpenAI-compatible server), `scripted:PATH`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from stateact.models.base import ModelProvider, ProviderError
+
+ROLES = ("main", "gui", "web", "gate", "compactor")
+
+
+def parse_spec(spec: str) -> tuple[str, str, str | None]:
+    """Split a spec into (provider, model or path, base URL)."""
+    provider, sep, rest = spec.partition(":")
+    if not sep or not rest or provider not in ("anthropic", "openai", "scripted"):
+        raise ValueError(
+            f"bad model spec {spec!r}: use anthropic:MODEL, openai:MODEL@BASE_URL or scripted:PATH"
+        )
+    if provider == "scripted":
+        return provider, rest, None
+    model, _, base_url = rest.partition("@")
+    return provider, model, base_url or None
+
+
+def create_model(spec: str, role: str = "main") -> ModelProvider:
+    """Build the provider a spec names; a scripted spec plays the turns the script holds for `role`."""
+    provider, model, base_url = parse_spec(spec)
+    if provider == "anthropic":
+        from stateact.models.anthropic_provider import AnthropicProvider
+
+        return AnthropicProvider(model, base_url)
+    if provider == "openai":
+        from stateact.models.openai_provider import OpenAIProvider
+
+        return OpenAIProvider(model, base_url)
+    from stateact.models.scripted import ScriptedProvider, load_script
+
+    return ScriptedProvider(load_script(Path(model), role), spec=spec)
+
+
+__all__ = ["ROLES", "ModelProvider", "ProviderError", "create_model", "parse_spec"]

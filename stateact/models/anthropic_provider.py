@@ -1,0 +1,129 @@
+"""Anthropic Messages API provider on the `anthropic` SDK."""
+
+from __future__ import annotations
+
+import os
+
+import anthropic
+
+from stateact import settings
+from stateact.messages import ImageBlock, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from stateact.models.base import (
+    ContextLengthError,
+    ModelProvider,
+    ModelRequest,
+    ModelResponse,
+    ProviderError,
+    RetryableError,
+    with_retries,
+)
+
+CACHE = {"type": "ephemeral"}
+MESSAGE_BREAKPOINTS = 2
+"""Cache breakpoints on the latest user turns (system and tools take the other two of four)."""
+
+
+def _image(block: ImageBlock) -> dict:
+    return {"type": "image", "source": {"type": "base64", "media_type": block.media_type, "data": block.data}}
+
+
+def _block(block) -> dict:
+    if isinstance(block, TextBlock):
+        return {"type": "text", "text": block.text}
+    if isinstance(block, ImageBlock):
+        return _image(block)
+    if isinstance(block, ToolUseBlock):
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    if isinstance(block, ToolResultBlock):
+        return {
+            "type": "tool_result",
+            "tool_use_id": block.tool_use_id,
+            "content": [_block(b) for b in block.content],
+            "is_error": block.is_error,
+        }
+    raise TypeError(f"unknown block {block!r}")
+
+
+def to_wire(request: ModelRequest) -> dict:
+    """The keyword arguments of `messages.create` for a request, with cache breakpoints."""
+    messages = [{"role": m.role, "content": [_block(b) for b in m.content]} for m in request.messages]
+    marked = 0
+    for index in range(len(messages) - 1, -1, -1):
+        if marked == MESSAGE_BREAKPOINTS:
+            break
+        if messages[index]["role"] != "user":
+            continue
+        content = messages[index]["content"]
+        skip = request.injected_blocks if index == len(messages) - 1 else 0
+        if len(content) > skip:
+            content[len(content) - 1 - skip]["cache_control"] = CACHE
+            marked += 1
+    tools = [
+        {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in request.tools
+    ]
+    if tools:
+        tools[-1]["cache_control"] = CACHE
+    wire = {
+        "max_tokens": request.max_tokens,
+        "system": [{"type": "text", "text": request.system, "cache_control": CACHE}],
+        "messages": messages,
+    }
+    if tools:
+        wire["tools"] = tools
+    return wire
+
+
+def _is_context_error(exc: anthropic.BadRequestError) -> bool:
+    text = str(exc).lower()
+    return "prompt is too long" in text or "context window" in text or "too many tokens" in text
+
+
+class AnthropicProvider(ModelProvider):
+    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None) -> None:
+        self.name = model
+        self.spec = f"anthropic:{model}" + (f"@{base_url}" if base_url else "")
+        self.client = anthropic.Anthropic(
+            api_key=api_key or os.environ.get("ANTHROPIC_API_KEY") or "missing-key",
+            base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or None,
+            max_retries=0,
+            timeout=settings.MODEL_REQUEST_TIMEOUT_S,
+        )
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        wire = to_wire(request)
+        return with_retries(lambda: self._call(wire))
+
+    def _call(self, wire: dict) -> ModelResponse:
+        try:
+            reply = self.client.messages.create(model=self.name, **wire)
+        except anthropic.BadRequestError as exc:
+            if _is_context_error(exc):
+                raise ContextLengthError(str(exc)) from exc
+            raise ProviderError(f"anthropic rejected the request: {exc}") from exc
+        except (anthropic.RateLimitError, anthropic.InternalServerError, anthropic.APIConnectionError) as exc:
+            raise RetryableError(f"anthropic: {exc}") from exc
+        except anthropic.APIStatusError as exc:
+            if exc.status_code in (408, 409, 429) or exc.status_code >= 500:
+                raise RetryableError(f"anthropic {exc.status_code}: {exc}") from exc
+            raise ProviderError(f"anthropic {exc.status_code}: {exc}") from exc
+        content: list[TextBlock | ToolUseBlock] = []
+        for block in reply.content:
+            if block.type == "text":
+                content.append(TextBlock(text=block.text))
+            elif block.type == "tool_use":
+                content.append(ToolUseBlock(id=block.id, name=block.name, input=dict(block.input or {})))
+        usage = reply.usage
+        return ModelResponse(
+            content=content,
+            usage=Usage(
+                input_tokens=usage.input_tokens or 0,
+                output_tokens=usage.output_tokens or 0,
+                cache_read_tokens=getattr(usage, "cache_read_input_tokens", 0) or 0,
+                cache_write_tokens=getattr(usage, "cache_creation_input_tokens", 0) or 0,
+            ),
+            stop_reason=reply.stop_reason or "",
+            model=reply.model,
+        )
+
+
+__all__ = ["AnthropicProvider", "to_wire"]

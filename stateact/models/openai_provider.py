@@ -1,0 +1,177 @@
+"""OpenAI Chat Completions provider on the `openai` SDK, for any compatible server (vLLM, Ollama, LM Studio)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import openai
+
+from stateact import settings
+from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from stateact.models.base import (
+    ContextLengthError,
+    ModelProvider,
+    ModelRequest,
+    ModelResponse,
+    ProviderError,
+    RetryableError,
+    with_retries,
+)
+
+_FENCED_JSON = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
+
+
+def _image_part(block: ImageBlock) -> dict:
+    return {"type": "image_url", "image_url": {"url": f"data:{block.media_type};base64,{block.data}"}}
+
+
+def _user_parts(blocks: list) -> list[dict]:
+    return [
+        {"type": "text", "text": b.text} if isinstance(b, TextBlock) else _image_part(b)
+        for b in blocks
+        if isinstance(b, TextBlock | ImageBlock)
+    ]
+
+
+def _convert(message: Message) -> list[dict]:
+    """One neutral message as one or more chat messages."""
+    if message.role == "assistant":
+        calls = [
+            {
+                "id": b.id,
+                "type": "function",
+                "function": {"name": b.name, "arguments": b.raw_arguments or json.dumps(b.input)},
+            }
+            for b in message.tool_uses()
+        ]
+        out: dict = {"role": "assistant", "content": message.text() or None}
+        if calls:
+            out["tool_calls"] = calls
+        return [out]
+    converted: list[dict] = []
+    tool_images: list[dict] = []
+    for result in message.tool_results():
+        converted.append(
+            {"role": "tool", "tool_call_id": result.tool_use_id, "content": result.text() or "(no output)"}
+        )
+        images = [b for b in result.content if isinstance(b, ImageBlock)]
+        if images:
+            tool_images.append(
+                {"type": "text", "text": f"Image(s) returned by tool call {result.tool_use_id}:"}
+            )
+            tool_images.extend(_image_part(b) for b in images)
+    rest = _user_parts([b for b in message.content if not isinstance(b, ToolResultBlock)])
+    if tool_images or rest:
+        converted.append({"role": "user", "content": tool_images + rest})
+    return converted
+
+
+def to_wire(request: ModelRequest) -> dict:
+    """The keyword arguments of `chat.completions.create` for a request."""
+    messages: list[dict] = [{"role": "system", "content": request.system}]
+    for message in request.messages:
+        messages.extend(_convert(message))
+    wire: dict = {"messages": messages, "max_tokens": request.max_tokens}
+    if request.tools:
+        wire["tools"] = [
+            {
+                "type": "function",
+                "function": {"name": t.name, "description": t.description, "parameters": t.input_schema},
+            }
+            for t in request.tools
+        ]
+    return wire
+
+
+def _calls_from_text(text: str, tool_names: set[str]) -> list[ToolUseBlock]:
+    """Recover a tool call that a model wrote as JSON in its text (common with small local models)."""
+    candidates = [m.group(1) for m in _FENCED_JSON.finditer(text)] or [text.strip()]
+    for candidate in candidates:
+        try:
+            data = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict) and data.get("name") in tool_names:
+            arguments = data.get("arguments", data.get("parameters", {}))
+            if isinstance(arguments, str):
+                try:
+                    arguments = json.loads(arguments)
+                except json.JSONDecodeError:
+                    return [ToolUseBlock(id="call_text_0", name=data["name"], raw_arguments=arguments)]
+            return [ToolUseBlock(id="call_text_0", name=data["name"], input=arguments or {})]
+    return []
+
+
+def _is_context_error(exc: openai.BadRequestError) -> bool:
+    code = getattr(exc, "code", None) or ""
+    text = str(exc).lower()
+    return code == "context_length_exceeded" or "maximum context length" in text or "context length" in text
+
+
+class OpenAIProvider(ModelProvider):
+    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None) -> None:
+        self.name = model
+        self.spec = f"openai:{model}" + (f"@{base_url}" if base_url else "")
+        self.client = openai.OpenAI(
+            api_key=api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
+            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
+            max_retries=0,
+            timeout=settings.MODEL_REQUEST_TIMEOUT_S,
+        )
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        wire = to_wire(request)
+        tool_names = {t.name for t in request.tools}
+        return with_retries(lambda: self._call(wire, tool_names))
+
+    def _call(self, wire: dict, tool_names: set[str]) -> ModelResponse:
+        try:
+            reply = self.client.chat.completions.create(model=self.name, **wire)
+        except openai.BadRequestError as exc:
+            if _is_context_error(exc):
+                raise ContextLengthError(str(exc)) from exc
+            raise ProviderError(f"openai-compatible server rejected the request: {exc}") from exc
+        except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError) as exc:
+            raise RetryableError(f"openai: {exc}") from exc
+        except openai.APIStatusError as exc:
+            if exc.status_code in (408, 409, 429) or exc.status_code >= 500:
+                raise RetryableError(f"openai {exc.status_code}: {exc}") from exc
+            raise ProviderError(f"openai {exc.status_code}: {exc}") from exc
+        if not reply.choices:
+            raise RetryableError("openai-compatible server returned no choices")
+        choice = reply.choices[0]
+        message = choice.message
+        content: list[TextBlock | ToolUseBlock] = []
+        if message.content:
+            content.append(TextBlock(text=message.content))
+        for call in message.tool_calls or []:
+            arguments = call.function.arguments or "{}"
+            try:
+                parsed = json.loads(arguments)
+                if not isinstance(parsed, dict):
+                    raise json.JSONDecodeError("not an object", arguments, 0)
+                content.append(ToolUseBlock(id=call.id, name=call.function.name, input=parsed))
+            except json.JSONDecodeError:
+                content.append(ToolUseBlock(id=call.id, name=call.function.name, raw_arguments=arguments))
+        if not message.tool_calls and message.content:
+            content.extend(_calls_from_text(message.content, tool_names))
+        return ModelResponse(
+            content=content,
+            usage=_usage(reply.usage),
+            stop_reason=choice.finish_reason or "",
+            model=reply.model,
+        )
+
+
+def _usage(usage) -> Usage:
+    if usage is None:
+        return Usage()
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = (getattr(details, "cached_tokens", 0) or 0) if details else 0
+    return Usage(
+        input_tokens=(usage.prompt_tokens or 0) - cached,
+        output_tokens=usage.completion_tokens or 0,
+        cache_read_tokens=cached,
+    )

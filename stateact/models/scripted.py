@@ -1,0 +1,80 @@
+"""A provider that plays assistant turns from a script, for offline runs and tests.
+
+A script is JSON: a list of turns, or `{"turns": [...]}`, or per-role lists
+`{"roles": {"main": [...], "gui": [...]}}`. A turn is
+`{"text": "...", "tool_calls": [{"name": "bash", "input": {...}}]}`.
+Each role plays its own list in order across all its loops; running past the
+end is a ProviderError. Usage is estimated at four characters a token.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+from pathlib import Path
+
+from stateact.messages import TextBlock, ToolUseBlock, Usage
+from stateact.models.base import ModelProvider, ModelRequest, ModelResponse, ProviderError
+
+CHARS_PER_TOKEN = 4
+
+
+def load_script(path: Path, role: str) -> list[dict]:
+    """The turns a script holds for `role` (a plain list serves every role)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ProviderError(f"cannot read script {path}: {exc}") from exc
+    if isinstance(data, dict) and "roles" in data:
+        return list(data["roles"].get(role, []))
+    if isinstance(data, dict):
+        data = data.get("turns", [])
+    if not isinstance(data, list):
+        raise ProviderError(f"script {path}: expected a list of turns")
+    return data
+
+
+class ScriptedProvider(ModelProvider):
+    """Plays a fixed list of turns; records every request it receives."""
+
+    def __init__(self, turns: list[dict], spec: str = "scripted:", name: str = "scripted") -> None:
+        self.turns = turns
+        self.spec = spec
+        self.name = name
+        self.requests: list[ModelRequest] = []
+        self._position = 0
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+
+    @property
+    def remaining(self) -> int:
+        return len(self.turns) - self._position
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        with self._lock:
+            self.requests.append(request)
+            if self._position >= len(self.turns):
+                raise ProviderError(f"script exhausted after {len(self.turns)} turns ({self.spec})")
+            turn = self.turns[self._position]
+            self._position += 1
+            content: list[TextBlock | ToolUseBlock] = []
+            if turn.get("text"):
+                content.append(TextBlock(text=turn["text"]))
+            for call in turn.get("tool_calls", []):
+                content.append(
+                    ToolUseBlock(
+                        id=f"toolu_s{next(self._ids):04d}", name=call["name"], input=call.get("input", {})
+                    )
+                )
+        prompt_chars = len(request.system) + sum(len(m.model_dump_json()) for m in request.messages)
+        output_chars = sum(len(b.model_dump_json()) for b in content)
+        usage = Usage(
+            input_tokens=prompt_chars // CHARS_PER_TOKEN, output_tokens=output_chars // CHARS_PER_TOKEN
+        )
+        return ModelResponse(
+            content=content,
+            usage=usage,
+            stop_reason="tool_use" if turn.get("tool_calls") else "end_turn",
+            model=self.name,
+        )

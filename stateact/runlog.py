@@ -1,0 +1,136 @@
+"""The run folder and its append-only event log.
+
+Layout of `runs/<run_id>/`: `config.json`, `events.jsonl` (one JSON object a
+line, flushed per event), `result.json`, `images/` and `outputs/` for files the
+events point to. A torn last line (the process died mid-write) is tolerated on
+reading.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from stateact.messages import ImageBlock, Message
+
+EventListener = Callable[[dict], None]
+
+
+class RunLog:
+    """Writes events to `events.jsonl` and files beside it."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = Path(run_dir)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.images_dir = self.run_dir / "images"
+        self.outputs_dir = self.run_dir / "outputs"
+        self.events_path = self.run_dir / "events.jsonl"
+        existing = list(read_events(self.events_path)) if self.events_path.exists() else []
+        self._repair_torn_tail()
+        self._seq = itertools.count(existing[-1]["seq"] + 1 if existing else 1)
+        self._file = self.events_path.open("a", encoding="utf-8")
+        self._lock = threading.Lock()
+        self._listeners: list[EventListener] = []
+        self._file_counter = itertools.count(self._count_files() + 1)
+
+    def _repair_torn_tail(self) -> None:
+        """Cut a partial last line left by a crash so appends start on a fresh line."""
+        if not self.events_path.exists():
+            return
+        data = self.events_path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            cut = data.rfind(b"\n") + 1
+            with self.events_path.open("r+b") as handle:
+                handle.truncate(cut)
+
+    def _count_files(self) -> int:
+        return sum(len(list(d.iterdir())) for d in (self.images_dir, self.outputs_dir) if d.exists())
+
+    def subscribe(self, listener: EventListener) -> None:
+        self._listeners.append(listener)
+
+    def emit(self, kind: str, scope: str = "main", **data: Any) -> dict:
+        """Append one event and flush it to the OS before returning."""
+        with self._lock:
+            event = {"seq": next(self._seq), "t": round(time.time(), 3), "kind": kind, "scope": scope, **data}
+            self._file.write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
+            self._file.flush()
+            os.fsync(self._file.fileno())
+        for listener in self._listeners:
+            listener(event)
+        return event
+
+    def save_image(self, png: bytes, stem: str = "image") -> Path:
+        self.images_dir.mkdir(exist_ok=True)
+        path = self.images_dir / f"{next(self._file_counter):05d}_{stem}.png"
+        path.write_bytes(png)
+        return path
+
+    def save_output(self, text: str, stem: str = "output") -> Path:
+        self.outputs_dir.mkdir(exist_ok=True)
+        path = self.outputs_dir / f"{next(self._file_counter):05d}_{stem}.txt"
+        path.write_text(text, encoding="utf-8", errors="replace")
+        return path
+
+    def message_record(self, message: Message) -> dict:
+        """A message as JSON, with image bytes moved to files under `images/`."""
+        for image in message.images():
+            if image.path is None:
+                image.path = str(self.save_image(image.to_bytes(), message.role).relative_to(self.run_dir))
+        record = message.model_dump(mode="json")
+        _strip_image_data(record)
+        return record
+
+    def write_json(self, name: str, payload: Any) -> Path:
+        """Write a JSON file in the run folder atomically."""
+        path = self.run_dir / name
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+        os.replace(tmp, path)
+        return path
+
+    def close(self) -> None:
+        if not self._file.closed:
+            self._file.close()
+
+
+def _strip_image_data(node: Any) -> None:
+    if isinstance(node, dict):
+        if node.get("type") == "image" and node.get("path"):
+            node["data"] = ""
+        for value in node.values():
+            _strip_image_data(value)
+    elif isinstance(node, list):
+        for item in node:
+            _strip_image_data(item)
+
+
+def read_events(path: Path) -> Iterator[dict]:
+    """Yield the events of a log, skipping a torn last line."""
+    with Path(path).open(encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError:
+                continue
+
+
+def load_message(record: dict, run_dir: Path) -> Message:
+    """Rebuild a logged message, reading its images back from the run folder."""
+    message = Message.model_validate(record)
+    for image in message.images():
+        if not image.data and image.path:
+            image.data = ImageBlock.from_bytes((Path(run_dir) / image.path).read_bytes()).data
+    return message
+
+
+__all__ = ["RunLog", "read_events", "load_message"]
