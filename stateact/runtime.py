@@ -1,0 +1,48 @@
+"""What every part of one run shares: the run folder, the sandbox, the log, the meter and the models."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from sandbox.base import Sandbox
+from stateact.meter import Meter
+from stateact.models import ModelProvider, create_model
+from stateact.runlog import RunLog
+
+
+class RoleModels(BaseModel):
+    """The model spec of each role; a role left empty uses the main model."""
+
+    main: str
+    gui: str | None = None
+    web: str | None = None
+    gate: str | None = None
+    compactor: str | None = None
+
+    def spec_for(self, role: str) -> str:
+        return getattr(self, role, None) or self.main
+
+
+@dataclass
+class RunContext:
+    """Shared by the main agent, its subagents, the gate and context management."""
+
+    run_dir: Path
+    task: str
+    sandbox: Sandbox
+    log: RunLog
+    meter: Meter
+    models: RoleModels
+    _providers: dict[str, ModelProvider] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def provider(self, role: str) -> ModelProvider:
+        """The provider of a role, built once per run (a scripted role keeps its place in its script)."""
+        with self._lock:
+            if role not in self._providers:
+                self._providers[role] = create_model(self.models.spec_for(role), role)
+            return self._providers[role]
