@@ -48,3 +48,7 @@ TEXT_REPLY_NUDGES = 3
 
 # Finish gate
 GATE_MAX_ROUNDS = 3
+
+# Main agent tools
+EDITOR_SNIPPET_CONTEXT_LINES = 4
+"""Unchanged lines shown around an edit in the editor's confirmation."""
