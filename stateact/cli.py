@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 
 from stateact import settings
 from stateact.config import RunConfig
@@ -44,24 +46,28 @@ def run(
     from stateact.progress import ProgressPrinter
     from stateact.run import execute
 
-    config = RunConfig(
-        instruction=instruction,
-        models=RoleModels(
-            main=model, gui=gui_model, web=web_model, gate=gate_model, compactor=compactor_model
-        ),
-        harness=harness,
-        sandbox=sandbox,
-        workdir=workdir,
-        display=display,
-        runs_root=runs_root,
-        max_turns=max_steps,
-        max_usd=max_usd,
-        max_seconds=max_minutes * 60,
-    )
     try:
+        config = RunConfig(
+            instruction=instruction,
+            models=RoleModels(
+                main=model, gui=gui_model, web=web_model, gate=gate_model, compactor=compactor_model
+            ),
+            harness=harness,
+            sandbox=sandbox,
+            workdir=workdir,
+            display=display,
+            runs_root=runs_root,
+            max_turns=max_steps,
+            max_usd=max_usd,
+            max_seconds=max_minutes * 60,
+        )
         result = execute(config, ProgressPrinter(console))
+    except ValidationError as exc:
+        for problem in exc.errors():
+            console.print(f"[red]error:[/red] {escape(problem['msg'].removeprefix('Value error, '))}")
+        raise typer.Exit(2) from None
     except ValueError as exc:
-        console.print(f"[red]error:[/red] {exc}")
+        console.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/yellow]")

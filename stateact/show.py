@@ -36,7 +36,7 @@ def render_run(run_dir: Path, console: Console) -> None:
     for key in ("status", "infeasible", "gate_passed", "turns", "usd", "seconds", "text"):
         table.add_row(key, escape(str(result.get(key))))
     for role, spend in result.get("spend", {}).get("by_role", {}).items():
-        table.add_row(f"spend[{role}]", f"{spend['turns']} turns, ${spend['usd']:.4f}")
+        table.add_row(escape(f"spend[{role}]"), f"{spend['turns']} turns, ${spend['usd']:.4f}")
     console.print(table)
 
 
