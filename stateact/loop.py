@@ -99,6 +99,7 @@ class AgentLoop:
     def run(self, task: str | list[TextBlock | ImageBlock]) -> LoopOutcome:
         """Start on a task and loop until a terminal tool result, a reply, a budget or an error."""
         content = [TextBlock(text=task)] if isinstance(task, str) else list(task)
+        self._started = time.monotonic()
         self.log.emit("loop_start", self.scope, model=self.model.spec, tools=sorted(self.tools))
         self.append(Message(role="user", content=content))
         return self.resume()

@@ -141,6 +141,27 @@ def test_anthropic_tool_round_trip_through_the_loop(anthropic_server, run_log):
     assert "cache_control" in second["messages"][2]["content"][-1]
 
 
+def _marked(messages: list[dict]) -> list[int]:
+    return [i for i, m in enumerate(messages) if any("cache_control" in b for b in m["content"])]
+
+
+def test_anthropic_long_conversation_keeps_four_cache_breakpoints(anthropic_server, run_log):
+    server = anthropic_server(
+        *[anthropic_reply(tool_calls=[("echo", {"text": str(i)})]) for i in range(4)],
+        anthropic_reply(tool_calls=[("finish", {"answer": "done"})]),
+    )
+    plan = "Plan: echo four times."
+    loop = make_loop(anthropic_model(server), run_log, injections=[lambda: plan])
+
+    assert loop.run("Echo four times.").status == "finished"
+
+    last = server.requests[-1]["messages"]
+    assert _marked(last) == [len(last) - 3, len(last) - 1]
+    # the live plan comes last and stays out of the cached prefix
+    assert last[-1]["content"][-1] == {"type": "text", "text": plan}
+    assert "cache_control" in last[-1]["content"][-2]
+
+
 def test_anthropic_images_in_user_message_and_tool_result(anthropic_server, run_log):
     server = anthropic_server(
         anthropic_reply(tool_calls=[("snapshot", {})]),

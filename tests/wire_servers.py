@@ -52,6 +52,8 @@ _MAGIC = {
     "image/gif": b"GIF8",
     "image/webp": b"RIFF",
 }
+SHUTDOWN_POLL_S = 0.02
+"""How often a serving thread checks for shutdown (keeps teardown fast)."""
 _TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _TOOL_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 _DATA_URL = re.compile(r"^data:(?P<media>[\w/+.-]+);base64,(?P<data>.*)$", re.DOTALL)
@@ -127,7 +129,8 @@ class WireServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, name=f"{self.vendor}-wire", daemon=True
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": SHUTDOWN_POLL_S}, name=f"{self.vendor}-wire", daemon=True
         )
         self._thread.start()
         return self
