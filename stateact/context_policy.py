@@ -118,7 +118,7 @@ class ContextPolicy:
         self._preamble = self.tokens.preamble(loop.system_prompt, [t.spec() for t in loop.tools.values()])
         loop.log.subscribe(self._on_event)
         if self.stall is not None:
-            self.stall.on_stall = lambda kind, note: loop.log.emit("stall", loop.scope, kind=kind, note=note)
+            self.stall.on_stall = lambda sign, note: loop.log.emit("stall", loop.scope, sign=sign, note=note)
 
     def _on_event(self, event: dict) -> None:
         """Calibrate estimates with the prompt size the provider reported for our last request."""

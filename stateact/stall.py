@@ -34,7 +34,7 @@ def _digest(payload: object) -> str:
 class StallDetector:
     """Watches the newest step of a history; call it (as an injection) for the current note.
 
-    `on_stall(kind, note)` is called when a stall starts; kind is `repeat` or `idle`.
+    `on_stall(sign, note)` is called when a stall starts; sign is `repeat` or `idle`.
     """
 
     def __init__(
@@ -75,15 +75,15 @@ class StallDetector:
         previous = self._note
         if self._same_in_row >= self.repeats:
             self._note = NOTE_REPEAT.format(count=self._same_in_row)
-            kind = "repeat"
+            sign = "repeat"
         elif self._idle_in_row >= self.idle_steps:
             self._note = NOTE_IDLE.format(count=self._idle_in_row)
-            kind = "idle"
+            sign = "idle"
         else:
             self._note = None
             return
         if previous is None and self.on_stall is not None:
-            self.on_stall(kind, self._note)
+            self.on_stall(sign, self._note)
 
     def __call__(self) -> str | None:
         """The runtime note while the agent is stalled, else None."""
