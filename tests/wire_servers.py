@@ -130,7 +130,9 @@ class WireServer:
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
-            kwargs={"poll_interval": SHUTDOWN_POLL_S}, name=f"{self.vendor}-wire", daemon=True
+            kwargs={"poll_interval": SHUTDOWN_POLL_S},
+            name=f"{self.vendor}-wire",
+            daemon=True,
         )
         self._thread.start()
         return self
