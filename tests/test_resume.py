@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.processes import tagged_pids
 from stateact.loop import UNKNOWN_OUTCOME
 from stateact.resume import load_run_state
 from stateact.runlog import read_events
@@ -175,3 +176,45 @@ def test_resume_with_a_raised_budget(tmp_path):
     assert again.returncode == 0, again.stdout
     assert files_of(tmp_path / "home") == {"a.txt": "one\n", "b.txt": "two\n", "c.txt": "three\n"}
     assert json.loads((run_dir / "result.json").read_text())["turns"] == 5
+
+
+def test_ctrl_c_stops_cleanly_and_prints_the_resume_command(tmp_path, unbroken_files):
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(SCRIPT))
+    home = tmp_path / "home"
+    runs = tmp_path / "runs-interrupted"
+    proc = subprocess.Popen(
+        cli(
+            "run",
+            TASK,
+            "--model",
+            f"scripted:{script}",
+            "--harness",
+            "no-verify",
+            "--workdir",
+            str(home),
+            "--display",
+            "--runs-root",
+            str(runs),
+        ),
+        cwd=REPO,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    wait_for_event(runs, KILL_POINTS["during a long bash command"])
+    (run_dir,) = list(runs.iterdir())
+    tag = next(e["sandbox_tag"] for e in read_events(run_dir / "events.jsonl") if e["kind"] == "run_start")
+    proc.send_signal(signal.SIGINT)
+    output, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert f"stateact resume {run_dir}" in output
+    assert json.loads((run_dir / "result.json").read_text())["status"] == "interrupted"
+    assert tagged_pids(tag) == [], "the sandbox's processes (Xvfb, the shell, the sleep) were ended"
+
+    resumed = subprocess.run(
+        cli("resume", str(run_dir)), cwd=REPO, env=ENV, capture_output=True, text=True, timeout=120
+    )
+    assert resumed.returncode == 0, resumed.stdout
+    assert files_of(home) == unbroken_files
