@@ -134,13 +134,19 @@ class BashSession:
         return self._collect(timeout)
 
     def interrupt(self) -> ShellOutput:
-        """Ctrl-C, then SIGQUIT, then SIGKILL of the foreground group, then a restart."""
+        """Ctrl-C, then SIGQUIT, then SIGKILL of the foreground group, then a restart.
+
+        When Ctrl-C alone was not enough, the shell's INT and QUIT traps are reset:
+        commands are sourced, so a `trap '' INT` would otherwise outlive its command.
+        """
         collected = ""
-        for step in (self._send_ctrl_c, self._send_sigquit, self._kill_foreground):
+        for attempt, step in enumerate((self._send_ctrl_c, self._send_sigquit, self._kill_foreground)):
             step()
             out = self._collect(settings.BASH_INTERRUPT_GRACE_S)
             collected += out.output
             if not out.running:
+                if attempt:
+                    self.run("trap - INT QUIT", settings.BASH_INTERRUPT_GRACE_S)
                 return ShellOutput(collected, out.exit_code, out.cwd, note="interrupted")
         restarted = self.restart()
         return ShellOutput(collected, None, restarted.cwd, note=restarted.note)

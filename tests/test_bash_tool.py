@@ -84,6 +84,8 @@ def test_command_ignoring_sigint_is_stopped_by_escalation(bash: BashTool) -> Non
     assert not stopped.data["running"]
     assert "still running" not in stopped.text
     assert call(bash, command="echo recovered").text.startswith("recovered\n")
+    call(bash, command="sleep 100", timeout=0.5)
+    assert status(call(bash, interrupt=True)).startswith("[interrupted · exit 130 · ")
 
 
 def test_read_answered_with_input(bash: BashTool) -> None:
