@@ -180,7 +180,7 @@ class BashSession:
             pass
 
     def _collect(self, timeout: float) -> ShellOutput:
-        """Read until the prompt marker or the timeout, whichever comes first."""
+        """Read until the prompt marker, the timeout or a memory-bounding amount of output."""
         deadline = time.monotonic() + max(0.0, timeout)
         while True:
             match = self._find_marker()
@@ -193,7 +193,7 @@ class BashSession:
                 self.cwd = match.group(2)
                 return ShellOutput(clean_terminal_text(output), int(match.group(1)), self.cwd)
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if remaining <= 0 or len(self._pending) >= settings.BASH_COLLECT_CAP_CHARS:
                 break
             try:
                 self._pending += self._child.read_nonblocking(

@@ -52,3 +52,5 @@ GATE_MAX_ROUNDS = 3
 # Main agent tools
 EDITOR_SNIPPET_CONTEXT_LINES = 4
 """Unchanged lines shown around an edit in the editor's confirmation."""
+BASH_COLLECT_CAP_CHARS = 32_000_000
+"""A bash call returns early (the command still running) once this much output is waiting, bounding memory."""

@@ -166,3 +166,13 @@ def test_misuse_gets_clear_errors(bash: BashTool) -> None:
     call(bash, interrupt=True)
     bad = call(bash, command="ls", timeout=0)
     assert bad.is_error and "timeout" in bad.text
+
+
+def test_endless_output_returns_early_with_bounded_memory(bash: BashTool, monkeypatch) -> None:
+    monkeypatch.setattr(settings, "BASH_COLLECT_CAP_CHARS", 200_000)
+    flooding = call(bash, command="yes", timeout=600)
+    assert flooding.data["running"]
+    assert "characters cut from the middle" in flooding.text
+    assert status(flooding).startswith("[still running after ")
+    stopped = call(bash, interrupt=True)
+    assert status(stopped).startswith("[interrupted · exit 130 · ")

@@ -48,7 +48,9 @@ class BashTool(Tool[BashInput]):
     """One persistent shell per run, opened on first use."""
 
     name = "bash"
-    description = load_prompt("bash")
+    description = load_prompt("bash").format(
+        soft_timeout=settings.BASH_SOFT_TIMEOUT_S, max_timeout=settings.BASH_MAX_TIMEOUT_S
+    )
     Input = BashInput
 
     def __init__(self, context: RunContext) -> None:
