@@ -65,6 +65,7 @@ class BashSession:
         self._env = {**os.environ, **(env or {}), **NONINTERACTIVE_ENV}
         self._argv = argv or ["bash", "--noprofile", "--norc", "--noediting", "-i"]
         self._counter = itertools.count(1)
+        self._script_prefix = f"cmd_{secrets.token_hex(3)}"  # shells sharing a scratch folder never collide
         self._child: pexpect.spawn | None = None
         self._marker_re: re.Pattern[str] | None = None
         self._marker = ""
@@ -118,7 +119,7 @@ class BashSession:
     def run(self, command: str, timeout: float = settings.BASH_SOFT_TIMEOUT_S) -> ShellOutput:
         if self._busy:
             raise RuntimeError("a command is still running")
-        script = self._scratch / f"cmd_{next(self._counter)}.sh"
+        script = self._scratch / f"{self._script_prefix}_{next(self._counter)}.sh"
         script.write_text(command + "\n", encoding="utf-8")
         self._child.sendline(f". {_quote(str(script))}")
         self._busy = True

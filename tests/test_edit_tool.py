@@ -108,7 +108,9 @@ def test_view_refuses_binary_and_non_utf8(editor: EditTool, home: Path) -> None:
 
 def test_paths_must_be_absolute_and_exist(editor: EditTool, home: Path) -> None:
     text = error_text(editor, command="view", path="notes.txt")
-    assert "must be absolute" in text and str(home / "notes.txt") in text
+    assert "must be absolute" in text and f"`{home / 'notes.txt'}`" in text
+    assert f"`{home / '.config' / 'app.ini'}`" in error_text(editor, command="view", path="~/.config/app.ini")
+    assert f"`{home / 'a.txt'}`" in error_text(editor, command="view", path="./a.txt")
     assert "does not exist" in error_text(editor, command="view", path=str(home / "missing.txt"))
     assert "does not exist" in error_text(editor, command="str_replace", path=str(home / "m"), old_str="a")
 

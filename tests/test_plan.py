@@ -11,7 +11,7 @@ from tool_context import run_context
 from stateact.messages import ToolUseBlock
 from stateact.runlog import read_events
 from stateact.tools.base import ToolResult
-from stateact.tools.plan import PLAN_FILE, Plan, PlanTool, plan_injection
+from stateact.tools.plan import PLAN_FILE, Plan, PlanError, PlanTool, plan_injection
 
 
 @pytest.fixture
@@ -107,3 +107,12 @@ def test_missing_file_gives_an_empty_plan(tmp_path: Path) -> None:
     plan = Plan.for_run(tmp_path / "fresh")
     assert plan.items == [] and plan.render() == "(the plan is empty)"
     assert not (tmp_path / "fresh" / PLAN_FILE).exists()
+
+
+def test_unreadable_file_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / PLAN_FILE).write_text('{"items": [{"title": "no id"}]}')
+    with pytest.raises(PlanError, match="is not a saved plan"):
+        Plan.for_run(tmp_path)
+    (tmp_path / PLAN_FILE).write_text("{torn")
+    with pytest.raises(PlanError, match="is not a saved plan"):
+        Plan.for_run(tmp_path)

@@ -91,7 +91,8 @@ class EditTool(Tool[EditInput]):
     # -- paths and file access ---------------------------------------------------
     def _checked_path(self, path: str) -> str:
         if not path.startswith("/"):
-            hint = posixpath.join(self.context.sandbox.home, path.removeprefix("~/").lstrip("./"))
+            relative = "" if path == "~" else path.removeprefix("~/")
+            hint = posixpath.normpath(posixpath.join(self.context.sandbox.home, relative))
             raise EditError(f"The path must be absolute (start with /): `{path}`. Did you mean `{hint}`?")
         return posixpath.normpath(path)
 
