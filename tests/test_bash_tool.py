@@ -160,8 +160,9 @@ def test_misuse_gets_clear_errors(bash: BashTool) -> None:
     assert no_target.is_error and "Nothing is running" in no_target.text
     assert "nothing was running" in call(bash, interrupt=True).text
     call(bash, command="cat", timeout=0.5)
-    both = call(bash, command="ls", input="x")
-    assert both.is_error and "not both" in both.text
+    for combined in ({"command": "ls"}, {"interrupt": True}, {"restart": True}):
+        refused = call(bash, input="x", **combined)
+        assert refused.is_error and "on its own" in refused.text
     assert call(bash, input="typed\n", timeout=0.5).text.startswith("typed\n")
     call(bash, interrupt=True)
     bad = call(bash, command="ls", timeout=0)
@@ -176,3 +177,10 @@ def test_endless_output_returns_early_with_bounded_memory(bash: BashTool, monkey
     assert status(flooding).startswith("[still running after ")
     stopped = call(bash, interrupt=True)
     assert status(stopped).startswith("[interrupted · exit 130 · ")
+
+
+def test_timeout_above_the_maximum_is_lowered(bash: BashTool) -> None:
+    result = call(bash, command="echo quick", timeout=settings.BASH_MAX_TIMEOUT_S * 10)
+    assert not result.is_error
+    assert f"[timeout lowered to the maximum, {settings.BASH_MAX_TIMEOUT_S:.0f}s]" in result.text
+    assert status(result).startswith("[exit 0 · ")
