@@ -160,6 +160,10 @@ def test_crlf_files_keep_their_line_ends(editor: EditTool, home: Path) -> None:
     assert call(editor, command="view", path=str(target)).text == "     1\tone\n     2\ttwo"
     call(editor, command="str_replace", path=str(target), old_str="one\ntwo", new_str="one\nTWO")
     assert target.read_bytes() == b"one\r\nTWO\r\n"
+    mixed = home / "mixed.txt"
+    mixed.write_bytes(b"a\r\nb\nc\n")
+    call(editor, command="str_replace", path=str(mixed), old_str="b\n", new_str="B\n")
+    assert mixed.read_bytes() == b"a\r\nB\nc\n"
 
 
 # -- insert ------------------------------------------------------------------------------
