@@ -36,6 +36,7 @@ NONINTERACTIVE_ENV = {
     "PIP_NO_INPUT": "1",
     "PIP_PROGRESS_BAR": "off",
     "GIT_TERMINAL_PROMPT": "0",
+    "GIT_EDITOR": "true",
     "PYTHONUNBUFFERED": "1",
 }
 
@@ -97,7 +98,7 @@ class BashSession:
         self._child.delaybeforesend = None
         setup = (
             "stty -echo -onlcr 2>/dev/null; unset HISTFILE; export PS1='' PS2='' PS0=''; "
-            f'PROMPT_COMMAND=\'printf "\\n{marker}%d__%s__END\\n" $? "$PWD"\''
+            f'PROMPT_COMMAND=\'printf "\\n{marker}%d__%s__END\\n" $? "$PWD"; PS1= PS2=\''
         )
         self._child.sendline(setup)
         self._busy = True
@@ -232,5 +233,5 @@ class BashSession:
             leftover,
             status,
             restarted.cwd,
-            note="the shell exited (did the command run `exit`?); " + restarted.note,
+            note="the shell exited (did the command run `exit`, or fail under `set -e`?); " + restarted.note,
         )

@@ -184,3 +184,9 @@ def test_timeout_above_the_maximum_is_lowered(bash: BashTool) -> None:
     assert not result.is_error
     assert f"[timeout lowered to the maximum, {settings.BASH_MAX_TIMEOUT_S:.0f}s]" in result.text
     assert status(result).startswith("[exit 0 · ")
+
+
+def test_prompt_changes_do_not_leak_into_output(bash: BashTool) -> None:
+    call(bash, command="PS1='(venv) $ '; PS2='> '")
+    assert call(bash, command="echo clean").text.startswith("clean\n")
+    assert call(bash, command="for n in 1 2\ndo echo $n\ndone").text.startswith("1\n2\n[exit 0")
