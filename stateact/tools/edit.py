@@ -176,7 +176,7 @@ class EditTool(Tool[EditInput]):
             for line in listing.stdout.splitlines()
             if len(line) > 2
         ]
-        header = f"{path}/ ({settings.EDITOR_DIR_DEPTH} levels deep, hidden items left out):"
+        header = f"{path.rstrip('/')}/ ({settings.EDITOR_DIR_DEPTH} levels deep, hidden items left out):"
         body = "\n".join(entries) if entries else "(empty)"
         text = f"{header}\n{body}"
         if len(text) > settings.EDITOR_VIEW_CAP_CHARS:
