@@ -88,3 +88,6 @@ TOKENS_IMAGE_MAX_EDGE = 1568
 """Providers downscale images whose long edge passes this before counting them."""
 TOKENS_IMAGE_MAX_PIXELS = 1_150_000
 """Providers downscale images with more pixels than this before counting them."""
+
+BASH_COLLECT_CAP_CHARS = 32_000_000
+"""A bash call returns early (the command still running) once this much output is waiting, bounding memory."""
