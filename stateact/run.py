@@ -7,6 +7,7 @@ import time
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Protocol
 
 from sandbox.base import Sandbox
 from sandbox.local import LocalSandbox
@@ -19,6 +20,16 @@ from stateact.resume import ResumeError, RunState, load_run_state, restore_loop
 from stateact.runlog import EventListener, RunLog
 from stateact.runtime import RunContext
 from stateact.variants import get_variant
+
+
+class TaskHooks(Protocol):
+    """What a task file adds around the agent: setup on the machine before, scoring after."""
+
+    def setup(self, sandbox: Sandbox, log: RunLog) -> str:
+        """Prepare the machine; returns the instruction as the agent sees it (paths mapped)."""
+
+    def score(self, sandbox: Sandbox, result: RunResult, log: RunLog) -> dict:
+        """Score the machine's final state; the dict (with a `score` key) goes into result.json."""
 
 
 @dataclass
@@ -35,6 +46,8 @@ class RunResult:
     usd: float
     seconds: float
     spend: dict
+    evaluation: dict | None = None
+    """The task's score and checkpoints, when the run came from a task file."""
 
 
 def new_run_id() -> str:
@@ -52,11 +65,13 @@ def make_sandbox(config: RunConfig, run_dir: Path) -> Sandbox:
     raise ValueError(f"unknown sandbox {config.sandbox!r}: use `local`")
 
 
-def execute(config: RunConfig, listener: EventListener | None = None) -> RunResult:
+def execute(
+    config: RunConfig, listener: EventListener | None = None, hooks: TaskHooks | None = None
+) -> RunResult:
     """Run one task; the run folder is complete (config, events, result) whatever happens."""
     config = config.model_copy(update={"run_id": config.run_id or new_run_id()})
     get_variant(config.harness)
-    return _drive(config, None, listener)
+    return _drive(config, None, listener, hooks)
 
 
 def resume(
@@ -75,7 +90,9 @@ def resume(
     return _drive(config, state, listener)
 
 
-def _drive(config: RunConfig, state: RunState | None, listener: EventListener | None) -> RunResult:
+def _drive(
+    config: RunConfig, state: RunState | None, listener: EventListener | None, hooks: TaskHooks | None = None
+) -> RunResult:
     variant = get_variant(config.harness)
     run_dir = run_dir_of(config)
     log = RunLog(run_dir)
@@ -101,7 +118,7 @@ def _drive(config: RunConfig, state: RunState | None, listener: EventListener | 
         budget = Budget(config.max_turns, config.max_usd, config.max_seconds)
         loop = build_main_loop(context, variant, budget)
         if state is None:
-            outcome = loop.run(config.instruction)
+            outcome = loop.run(instruction)
         else:
             restore_loop(loop, state, context)
             outcome = loop.resume()
@@ -114,7 +131,6 @@ def _drive(config: RunConfig, state: RunState | None, listener: EventListener | 
     finally:
         if loop is not None:
             loop.close_tools()
-        sandbox.close()
         result = RunResult(
             run_dir=str(run_dir),
             status=outcome.status,
@@ -126,7 +142,20 @@ def _drive(config: RunConfig, state: RunState | None, listener: EventListener | 
             seconds=round(time.monotonic() - started, 2),
             spend=meter.summary(),
         )
+        if hooks is not None and outcome.status != "interrupted":
+            result.evaluation = _evaluate(hooks, sandbox, result, log)
+        sandbox.close()
         log.write_json("result.json", asdict(result))
         log.emit("run_end", status=result.status, usd=result.usd, turns=result.turns)
         log.close()
     return result
+
+
+def _evaluate(hooks: TaskHooks, sandbox: Sandbox, result: RunResult, log: RunLog) -> dict:
+    """Score the run; a scorer failure is recorded as a zero score with its reason, never lost."""
+    try:
+        evaluation = hooks.score(sandbox, result, log)
+    except Exception as exc:
+        evaluation = {"score": 0.0, "error": f"{type(exc).__name__}: {exc}"}
+    log.emit("evaluation", **evaluation)
+    return evaluation
