@@ -106,10 +106,14 @@ def _drive(
     loop = None
     try:
         sandbox.start()
-        context = RunContext(run_dir, config.instruction, sandbox, log, meter, config.models)
+        if state is not None:
+            instruction = state.instruction or config.instruction
+        else:
+            instruction = hooks.setup(sandbox, log) if hooks else config.instruction
+        context = RunContext(run_dir, instruction, sandbox, log, meter, config.models)
         log.emit(
             "run_start",
-            instruction=config.instruction,
+            instruction=instruction,
             harness=variant.name,
             home=sandbox.home,
             sandbox_tag=getattr(sandbox, "tag", None),
