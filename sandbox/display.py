@@ -60,9 +60,19 @@ class XDisplay:
             self.stop()
             raise SandboxError("Xvfb did not report a display number in time")
         self.name = f":{number}"
+        self._wait_until_connectable({**env, "DISPLAY": self.name})
         if self.window_manager:
             self._start_window_manager({**env, "DISPLAY": self.name})
         return self.name
+
+    def _wait_until_connectable(self, env: Mapping[str, str]) -> None:
+        """Xvfb can report its number before clients can connect; wait until one can."""
+        deadline = time.monotonic() + settings.DISPLAY_START_TIMEOUT_S
+        while subprocess.run(["xprop", "-root"], env=dict(env), capture_output=True).returncode != 0:
+            if time.monotonic() >= deadline:
+                self.stop()
+                raise SandboxError(f"Xvfb reported display {self.name} but no client could connect to it")
+            time.sleep(0.05)
 
     def _start_window_manager(self, env: Mapping[str, str]) -> None:
         manager = next((wm for wm in WINDOW_MANAGERS if shutil.which(wm)), None)

@@ -35,8 +35,6 @@ class VMServer:
 
     def __init__(self, sandbox: LocalSandbox) -> None:
         self.sandbox = sandbox
-        # A VM user has an X authority file; python-xlib (pyautogui) refuses to connect without one.
-        Path(sandbox.home, ".Xauthority").touch()
         self.requests: list[str] = []
         handler = type("Handler", (_Handler,), {"vm": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
