@@ -91,6 +91,7 @@ def _score_one(name: str, index: int, evaluator: Any, context: GetterContext) ->
     except FileNotFoundError as exc:
         part["error"] = str(exc)
         return part
+    part["inputs"] = [_preview(result), _preview(expected)]
     metric = METRICS[name]
     try:
         value = (
@@ -101,3 +102,9 @@ def _score_one(name: str, index: int, evaluator: Any, context: GetterContext) ->
         return part
     part["score"] = float(value)
     return part
+
+
+def _preview(value: Any, limit: int = 300) -> str:
+    """A short text of a metric input for the score report (file paths, command outputs, rules)."""
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."

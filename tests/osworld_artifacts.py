@@ -45,7 +45,9 @@ def docx_file(path: Path, paragraphs: list[str], table: list[list[str]] | None =
     return path
 
 
-def pptx_file(path: Path, title: str = "Quarterly review", bullets: tuple[str, ...] = ("Growth", "Costs")) -> Path:
+def pptx_file(
+    path: Path, title: str = "Quarterly review", bullets: tuple[str, ...] = ("Growth", "Costs")
+) -> Path:
     deck = Presentation()
     slide = deck.slides.add_slide(deck.slide_layouts[1])
     slide.shapes.title.text = title

@@ -10,6 +10,7 @@ of walking AT-SPI.
 
 from __future__ import annotations
 
+import contextlib
 import email.parser
 import email.policy
 import io
@@ -19,12 +20,14 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs
 from xml.sax.saxutils import quoteattr
 
 from sandbox.local import LocalSandbox
+from sandbox.osworld import OSWorldSandbox
 
 EXECUTE_TIMEOUT_S = 120
 PYTHON_TIMEOUT_S = 30
@@ -251,4 +254,21 @@ def png_size(data: bytes) -> tuple[int, int]:
     return Image.open(io.BytesIO(data)).size
 
 
-__all__ = ["VMServer", "png_size"]
+@contextlib.contextmanager
+def served_vm(workdir: Path) -> Iterator[tuple[OSWorldSandbox, VMServer, LocalSandbox]]:
+    """A LocalSandbox with a display, the VM server over it, and an OSWorldSandbox talking to the server."""
+    local = LocalSandbox(workdir, display=True)
+    server: VMServer | None = None
+    sandbox: OSWorldSandbox | None = None
+    try:
+        local.start()
+        server = VMServer(local).start()
+        sandbox = OSWorldSandbox(server.url)
+        sandbox.start()
+        yield sandbox, server, local
+    finally:
+        if sandbox is not None:
+            sandbox.close()
+        if server is not None:
+            server.stop()
+        local.close()

@@ -66,7 +66,9 @@ def test_check_cell_values_and_styles(tmp_path):
     formulas = sales_book(tmp_path / "formulas.xlsx", formulas=True)
 
     def check(path, coordinate, props, sheet="RNSheet1"):
-        rules = {"rules": [{"type": "check_cell", "sheet_idx": sheet, "coordinate": coordinate, "props": props}]}
+        rules = {
+            "rules": [{"type": "check_cell", "sheet_idx": sheet, "coordinate": coordinate, "props": props}]
+        }
         return compare_table(str(path), **rules)
 
     assert check(book, "A2", {"value": {"method": "eq", "ref": "Pen"}}) == 1.0
@@ -104,7 +106,9 @@ def test_docx_ignore_blanks_and_options(tmp_path):
     reordered = str(docx_file(tmp_path / "reordered.docx", ["The launch is on Monday.", "Dear team,"]))
     assert compare_docx(reordered, gold, ignore_blanks=False) == 0.0
     assert compare_docx(reordered, gold, ignore_blanks=False, ignore_order=True) == 1.0
-    with_table = str(docx_file(tmp_path / "table.docx", ["Dear team,", "The launch is on Monday."], [["x", "y"]]))
+    with_table = str(
+        docx_file(tmp_path / "table.docx", ["Dear team,", "The launch is on Monday."], [["x", "y"]])
+    )
     assert compare_docx(with_table, gold) == 1.0  # tables are not compared
     assert compare_docx(None, gold) == 0.0
 
@@ -158,4 +162,3 @@ def test_text_metrics(tmp_path):
     assert METRICS["check_include_exclude"]("saved: ok", rules) == 1.0
     assert METRICS["check_include_exclude"]("saved: ok, error", rules) == 0.0
     assert METRICS["check_include_exclude"](None, rules) == 0.0
-

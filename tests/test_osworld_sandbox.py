@@ -7,24 +7,14 @@ import socket
 import pytest
 
 from sandbox.base import SandboxError
-from sandbox.local import LocalSandbox
 from sandbox.osworld import OSWorldSandbox, parse_osworld_spec, sandbox_from_spec
-from tests.osworld_vm_server import VMServer, png_size
+from tests.osworld_vm_server import png_size, served_vm
 
 
 @pytest.fixture(scope="module")
 def vm(tmp_path_factory):
-    local = LocalSandbox(tmp_path_factory.mktemp("vm") / "home", display=True)
-    local.start()
-    server = VMServer(local).start()
-    sandbox = OSWorldSandbox(server.url)
-    try:
-        sandbox.start()
-        yield sandbox, server, local
-    finally:
-        sandbox.close()
-        server.stop()
-        local.close()
+    with served_vm(tmp_path_factory.mktemp("vm") / "home") as parts:
+        yield parts
 
 
 @pytest.fixture
