@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import os
 import re
-import secrets
 import signal
 import time
 from collections.abc import Mapping
@@ -21,6 +20,7 @@ from shlex import quote as _quote
 import pexpect
 
 from sandbox.base import ShellOutput
+from sandbox.prompt_marker import EXIT_NOTE, INTERRUPTED_NOTE, PromptMarker, restart_note
 from stateact import settings
 
 NONINTERACTIVE_ENV = {
@@ -66,19 +66,14 @@ class BashSession:
         self._argv = argv or ["bash", "--noprofile", "--norc", "--noediting", "-i"]
         self._counter = itertools.count(1)
         self._child: pexpect.spawn | None = None
-        self._marker_re: re.Pattern[str] | None = None
-        self._marker = ""
-        self._pending = ""
+        self._marker = PromptMarker()
         self._busy = False
         self.cwd = cwd
         self._spawn()
 
     # -- lifecycle -------------------------------------------------------
     def _spawn(self) -> None:
-        nonce = secrets.token_hex(6)
-        marker = f"__SA_{nonce}__"
-        self._marker = marker
-        self._marker_re = re.compile(rf"\n?{marker}(-?\d+)__(.*?)__END\r?\n")
+        self._marker = PromptMarker()
         self._child = pexpect.spawn(
             self._argv[0],
             self._argv[1:],
@@ -94,7 +89,7 @@ class BashSession:
         self._child.delaybeforesend = None
         setup = (
             "stty -echo -onlcr 2>/dev/null; unset HISTFILE; export PS1='' PS2='' PS0=''; "
-            f'PROMPT_COMMAND=\'printf "\\n{marker}%d__%s__END\\n" $? "$PWD"\''
+            + self._marker.prompt_command
         )
         self._child.sendline(setup)
         self._busy = True
@@ -139,7 +134,7 @@ class BashSession:
             out = self._collect(settings.BASH_INTERRUPT_GRACE_S)
             collected += out.output
             if not out.running:
-                return ShellOutput(collected, out.exit_code, out.cwd, note="interrupted")
+                return ShellOutput(collected, out.exit_code, out.cwd, note=INTERRUPTED_NOTE)
         restarted = self.restart()
         return ShellOutput(collected, None, restarted.cwd, note=restarted.note)
 
@@ -153,7 +148,7 @@ class BashSession:
             "",
             None,
             self.cwd,
-            note=f"the shell was restarted in {self.cwd}; variables, functions and background jobs were lost",
+            note=restart_note(self.cwd),
         )
 
     # -- internals -----------------------------------------------------------
@@ -175,38 +170,25 @@ class BashSession:
         """Read until the prompt marker or the timeout, whichever comes first."""
         deadline = time.monotonic() + max(0.0, timeout)
         while True:
-            match = self._marker_re.search(self._pending)
-            if match:
-                output = self._pending[: match.start()]
-                self._pending = self._pending[match.end() :]
+            done = self._marker.finished(clean_terminal_text)
+            if done is not None:
                 self._busy = False
-                self.cwd = match.group(2)
-                return ShellOutput(clean_terminal_text(output), int(match.group(1)), self.cwd)
+                self.cwd = done.cwd
+                return done
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
             try:
-                self._pending += self._child.read_nonblocking(
-                    settings.BASH_MAXREAD, timeout=min(remaining, 0.5)
+                self._marker.feed(
+                    self._child.read_nonblocking(settings.BASH_MAXREAD, timeout=min(remaining, 0.5))
                 )
             except pexpect.TIMEOUT:
                 continue
             except pexpect.EOF:
                 return self._died()
-        # Hold back a tail that could be the start of a marker; return the rest as partial output.
-        keep = self._pending.rfind("\n")
-        if keep < 0 or not self._marker.startswith(self._pending[keep + 1 :]):
-            keep = len(self._pending)
-        partial, self._pending = self._pending[:keep], self._pending[keep:]
-        return ShellOutput(clean_terminal_text(partial), None, self.cwd, running=True)
+        return ShellOutput(self._marker.partial(clean_terminal_text), None, self.cwd, running=True)
 
     def _died(self) -> ShellOutput:
-        leftover = clean_terminal_text(self._pending)
-        self._pending = ""
+        leftover = self._marker.drain(clean_terminal_text)
         restarted = self.restart()
-        return ShellOutput(
-            leftover,
-            None,
-            restarted.cwd,
-            note="the shell exited (did the command run `exit`?); " + restarted.note,
-        )
+        return ShellOutput(leftover, None, restarted.cwd, note=EXIT_NOTE + restarted.note)

@@ -29,13 +29,13 @@ from __future__ import annotations
 import base64
 import codecs
 import itertools
-import re
 import secrets
 import time
 from shlex import quote
 
 from sandbox.base import Sandbox, SandboxError, ShellOutput
 from sandbox.bash_session import NONINTERACTIVE_ENV, clean_terminal_text
+from sandbox.prompt_marker import EXIT_NOTE, INTERRUPTED_NOTE, PromptMarker, restart_note
 from stateact import settings
 
 
@@ -59,15 +59,13 @@ class TmuxShell:
         self._dir = f"/tmp/stateact_shell_{nonce}"
         self._log = f"{self._dir}/log"
         self._offset = 0
-        self._pending = ""
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._marker = f"__SA_{nonce}__"
-        self._marker_re = re.compile(rf"(?:\r?\n)?{self._marker}(-?\d+)__(.*?)__END\r?\n")
+        self._marker = PromptMarker()
         exports = "".join(f"export {key}={quote(value)}\n" for key, value in self._env.items())
         rc = (
             "stty -echo 2>/dev/null\nunset HISTFILE\nexport PS1='' PS2='' PS0=''\n"
             f"{exports}"
-            f'PROMPT_COMMAND=\'printf "\\n{self._marker}%d__%s__END\\n" $? "$PWD"\'\n'
+            f"{self._marker.prompt_command}\n"
         )
         self._sandbox.write_file(f"{self._dir}/rc", rc.encode())
         flag = f"{self._dir}/go"
@@ -137,7 +135,7 @@ class TmuxShell:
             out = self._collect(settings.BASH_INTERRUPT_GRACE_S)
             collected += out.output
             if not out.running:
-                return ShellOutput(collected, out.exit_code, out.cwd, note="interrupted")
+                return ShellOutput(collected, out.exit_code, out.cwd, note=INTERRUPTED_NOTE)
         restarted = self.restart()
         return ShellOutput(collected, None, restarted.cwd, note=restarted.note)
 
@@ -153,7 +151,7 @@ class TmuxShell:
             "",
             None,
             self.cwd,
-            note=f"the shell was restarted in {self.cwd}; variables, functions and background jobs were lost",
+            note=restart_note(self.cwd),
         )
 
     # -- internals -----------------------------------------------------------------
@@ -183,7 +181,7 @@ class TmuxShell:
             raise SandboxError(f"could not read the shell log: {result.output.strip()}")
         raw = base64.b64decode(result.stdout.strip() or b"")
         self._offset += len(raw)
-        self._pending += self._decoder.decode(raw)
+        self._marker.feed(self._decoder.decode(raw))
         return bool(raw)
 
     def _pane_alive(self) -> bool:
@@ -194,13 +192,11 @@ class TmuxShell:
         deadline = time.monotonic() + max(0.0, timeout)
         delay = settings.VM_SHELL_POLL_S
         while True:
-            match = self._marker_re.search(self._pending)
-            if match:
-                output = self._pending[: match.start()]
-                self._pending = self._pending[match.end() :]
+            done = self._marker.finished(clean_terminal_text)
+            if done is not None:
                 self._busy = False
-                self.cwd = match.group(2)
-                return ShellOutput(clean_terminal_text(output), int(match.group(1)), self.cwd)
+                self.cwd = done.cwd
+                return done
             if self._read_new():
                 delay = settings.VM_SHELL_POLL_S
                 continue
@@ -211,20 +207,9 @@ class TmuxShell:
                 return self._died()
             time.sleep(min(delay, remaining))
             delay = min(delay * 2, settings.VM_SHELL_POLL_MAX_S)
-        # Hold back a tail that could be the start of a marker; return the rest as partial output.
-        keep = self._pending.rfind("\n")
-        if keep < 0 or not self._marker.startswith(self._pending[keep + 1 :]):
-            keep = len(self._pending)
-        partial, self._pending = self._pending[:keep], self._pending[keep:]
-        return ShellOutput(clean_terminal_text(partial), None, self.cwd, running=True)
+        return ShellOutput(self._marker.partial(clean_terminal_text), None, self.cwd, running=True)
 
     def _died(self) -> ShellOutput:
-        leftover = clean_terminal_text(self._pending)
-        self._pending = ""
+        leftover = self._marker.drain(clean_terminal_text)
         restarted = self.restart()
-        return ShellOutput(
-            leftover,
-            None,
-            restarted.cwd,
-            note="the shell exited (did the command run `exit`?); " + restarted.note,
-        )
+        return ShellOutput(leftover, None, restarted.cwd, note=EXIT_NOTE + restarted.note)
