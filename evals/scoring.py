@@ -5,6 +5,9 @@ infeasible, and any other task scores 0 when it did. With several metrics,
 `and` scores 0 when any metric scores 0 and otherwise averages; `or` stops at
 the first 1 (score 1) and otherwise takes the maximum.
 
+An `infeasible` entry in a list of metrics is one checkpoint (the agent declared
+the task infeasible) beside the others (e.g. the inputs left intact).
+
 Partial credit (OSWorld 2.0 style): with `and`, every metric is a checkpoint
 and all of them are evaluated; `partial` is the mean of their scores and
 `binary` is true when all of them score 1. With `or`, `partial` is the score. A getter that raises
@@ -89,14 +92,17 @@ def score_task(
     run_steps(evaluator.postconfig, sandbox, post)
     report = ScoreReport(score=0.0, conj=evaluator.conj, postconfig=post.records)
     funcs = evaluator.funcs()
-    if funcs == [INFEASIBLE] or declared_infeasible:
+    if funcs == [INFEASIBLE] or (declared_infeasible and INFEASIBLE not in funcs):
         report.score = float(funcs == [INFEASIBLE] and declared_infeasible)
         report.parts.append({"func": INFEASIBLE, "declared": declared_infeasible, "score": report.score})
         return report
     context = GetterContext(sandbox=sandbox, cache=cache, work_dir=Path(work_dir))
     scores: list[float] = []
     for index, name in enumerate(funcs):
-        part = _score_one(name, index, evaluator, context)
+        if name == INFEASIBLE:
+            part = {"func": INFEASIBLE, "declared": declared_infeasible, "score": float(declared_infeasible)}
+        else:
+            part = _score_one(name, index, evaluator, context)
         report.parts.append(part)
         value = part["score"]
         if evaluator.conj == "or" and value == 1.0:
