@@ -75,11 +75,11 @@ def discover(suite: Path, only: list[str] | None = None) -> list[SuiteTask]:
     return tasks
 
 
-def mapped_solution(task: SuiteTask, home: str, target: Path) -> Path:
-    """Write the task's reference solution with `/home/user` mapped to `home`; returns `target`."""
-    if not task.solution_path.is_file():
-        raise TaskError(f"task {task.id} has no reference solution {task.solution_path.name}")
-    script = json.loads(task.solution_path.read_text(encoding="utf-8"))
+def mapped_solution(solution: Path, home: str, target: Path) -> Path:
+    """Write a solution script with `/home/user` mapped to `home`; returns `target`."""
+    if not solution.is_file():
+        raise TaskError(f"no reference solution {solution}")
+    script = json.loads(solution.read_text(encoding="utf-8"))
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(HomeMap(home).apply(script), indent=1), encoding="utf-8")
     return target

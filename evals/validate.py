@@ -51,15 +51,19 @@ class ValidationRow:
         return self.score == 1.0
 
 
-def validate_task(task: SuiteTask, cache_dir: Path, out_dir: Path) -> ValidationRow:
-    """Replay one task's reference solution on a fresh local sandbox; never raises."""
+def validate_task(
+    task: SuiteTask, cache_dir: Path, out_dir: Path, solution: Path | None = None
+) -> ValidationRow:
+    """Replay one task's reference solution (or another `solution` script) on a fresh local sandbox.
+
+    Never raises: a task that cannot be set up or run is a row with its error."""
     row = ValidationRow(task.id, task.domain, checkpoints=task.checkpoints)
     started = time.monotonic()
     sandbox = LocalSandbox(out_dir / "homes" / task.id, display=True)
     runs: list[RunResult] = []
 
     def run_agent(instruction: str, given: Sandbox) -> Path:
-        script = mapped_solution(task, given.home, out_dir / "scripts" / f"{task.id}.json")
+        script = mapped_solution(solution or task.solution_path, given.home, out_dir / "scripts" / f"{task.id}.json")
         config = RunConfig(
             instruction=instruction,
             models=RoleModels(main=f"scripted:{script}"),
