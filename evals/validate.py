@@ -24,6 +24,7 @@ from sandbox.base import Sandbox
 from sandbox.local import LocalSandbox
 from stateact.config import RunConfig
 from stateact.run import RunResult, execute
+from stateact.runlog import read_events
 from stateact.runtime import RoleModels
 
 SCRIPTED_MODEL = "scripted"
@@ -43,12 +44,20 @@ class ValidationRow:
     gate_passed: bool | None = None
     turns: int = 0
     seconds: float = 0.0
+    tool_errors: int = 0
+    """Tool calls of any agent in the run that came back as errors (a drifted solution)."""
     error: str = ""
     result_dir: str = ""
 
     @property
     def valid(self) -> bool:
-        return self.score == 1.0
+        """Every checkpoint met by a run that finished cleanly (and, when a gate ran, passed it)."""
+        return (
+            self.score == 1.0
+            and self.status == "finished"
+            and self.tool_errors == 0
+            and self.gate_passed is not False
+        )
 
 
 def validate_task(
@@ -108,10 +117,23 @@ def validate_task(
     if runs:
         run = runs[-1]
         row.status, row.gate_passed, row.turns = run.status, run.gate_passed, run.turns
-        if run.status not in ("finished",) and not row.error:
-            row.error = run.text[:500]
+        failed_calls = tool_errors(Path(run.run_dir))
+        row.tool_errors = len(failed_calls)
+        problems = [] if run.status == "finished" else [run.text[:300]]
+        problems += failed_calls[:3] + ([row.error] if row.error else [])
+        row.error = "; ".join(problems)[:500]
     row.seconds = round(time.monotonic() - started, 1)
     return row
+
+
+def tool_errors(run_dir: Path) -> list[str]:
+    """`scope tool: message` of every tool result in the run's log that is an error."""
+    found = []
+    for event in read_events(run_dir / "events.jsonl"):
+        if event.get("kind") == "tool_result" and event.get("is_error"):
+            text = (event.get("text") or "").strip().splitlines()
+            found.append(f"{event.get('scope')} {event.get('name')}: {text[0][:160] if text else ''}")
+    return found
 
 
 def validate_suite(
