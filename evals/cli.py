@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -25,11 +26,21 @@ def _suite_commands() -> None:
 
 @eval_app.command()
 def validate(
-    suite: Path = typer.Argument(OFFICE_SUITE, help="Suite folder: <domain>/<task_id>.json with solutions."),
-    task: list[str] = typer.Option(None, "--task", help="Validate only this task id (repeatable)."),
-    workers: int = typer.Option(1, "--workers", min=1, help="Tasks validated at once, each on its own display."),
-    out: Path = typer.Option(None, "--out", help="Folder for homes, runs and results (default runs/validate-<time>)."),
-    cache: Path = typer.Option(None, "--cache", help="Fixture cache folder (default <out>/cache; rebuilt every time)."),
+    suite: Annotated[
+        Path, typer.Argument(help="Suite folder: <domain>/<task_id>.json with solutions.")
+    ] = OFFICE_SUITE,
+    task: Annotated[
+        list[str] | None, typer.Option("--task", help="Validate only this task id (repeatable).")
+    ] = None,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Tasks validated at once, each on its own display.")
+    ] = 1,
+    out: Annotated[
+        Path | None, typer.Option(help="Folder for homes, runs and results (default runs/validate-<time>).")
+    ] = None,
+    cache: Annotated[
+        Path | None, typer.Option(help="Fixture cache folder (default <out>/cache; rebuilt every time).")
+    ] = None,
 ) -> None:
     """Replay every reference solution through the full harness on a local sandbox; each must score 1.0."""
     try:

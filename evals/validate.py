@@ -72,7 +72,9 @@ def validate_task(
     runs: list[RunResult] = []
 
     def run_agent(instruction: str, given: Sandbox) -> Path:
-        script = mapped_solution(solution or task.solution_path, given.home, out_dir / "scripts" / f"{task.id}.json")
+        script = mapped_solution(
+            solution or task.solution_path, given.home, out_dir / "scripts" / f"{task.id}.json"
+        )
         config = RunConfig(
             instruction=instruction,
             models=RoleModels(main=f"scripted:{script}"),
