@@ -91,3 +91,7 @@ TOKENS_IMAGE_MAX_PIXELS = 1_150_000
 
 BASH_COLLECT_CAP_CHARS = 32_000_000
 """A bash call returns early (the command still running) once this much output is waiting, bounding memory."""
+
+# Verified plan items
+PLAN_RECHECK_EVERY = 10
+"""Requests between re-checks of the evidence of verified plan items."""
