@@ -21,6 +21,11 @@ from stateact.models.base import ContextLengthError, ModelProvider, ModelRequest
 from stateact.runlog import RunLog
 from stateact.tools.base import Tool, ToolResult
 
+CUT_OFF_CALL = (
+    "Not run: your reply hit the output token limit while writing this call, so its arguments may be "
+    "incomplete. Send it again in smaller pieces (for example, write a long file in several steps)."
+)
+
 Injection = Callable[[], str | None]
 """Live text appended after the latest message of every request (e.g. the plan)."""
 
@@ -132,7 +137,7 @@ class AgentLoop:
                         continue
                     return self._end(LoopOutcome("replied", text, self.turns))
                 nudges = 0
-                terminal = self._run_tools(calls)
+                terminal = self._run_tools(calls, cut_off=calls[-1] if response.truncated else None)
                 if terminal is not None:
                     return self._end(LoopOutcome("finished", terminal.text, self.turns, terminal.data))
         except KeyboardInterrupt:
@@ -168,9 +173,10 @@ class AgentLoop:
         )
         return response
 
-    def _run_tools(self, calls: list[ToolUseBlock]) -> ToolResult | None:
+    def _run_tools(self, calls: list[ToolUseBlock], cut_off: ToolUseBlock | None = None) -> ToolResult | None:
         """Run each call in order; results go back in one user message. Returns a terminal result.
 
+        `cut_off` is a call the output limit truncated: its arguments may be incomplete, so it is not run.
         On an interrupt the calls not yet done get error results, so the history stays valid to resume.
         """
         results: list[ToolResult] = []
@@ -179,6 +185,10 @@ class AgentLoop:
             for call in calls:
                 if terminal is not None:
                     results.append(ToolResult.error("Not run: an earlier call in this turn ended the task."))
+                    continue
+                if call is cut_off:
+                    self.log.emit("tool_cut_off", self.scope, id=call.id, name=call.name, input=call.input)
+                    results.append(ToolResult.error(CUT_OFF_CALL))
                     continue
                 results.append(self._run_one(call))
                 if results[-1].terminal:

@@ -253,6 +253,39 @@ def test_anthropic_final_client_error_is_not_retried(anthropic_server):
     assert len(server.requests) == 1
 
 
+def test_anthropic_call_cut_off_by_the_output_limit_is_not_run(anthropic_server, run_log):
+    server = anthropic_server(
+        anthropic_reply(
+            tool_calls=[("echo", {"text": "a"}), ("echo", {"text": "half of a lo"})], stop_reason="max_tokens"
+        ),
+        anthropic_reply(tool_calls=[("finish", {"answer": "retried"})]),
+    )
+
+    outcome = make_loop(anthropic_model(server), run_log).run("Echo.")
+
+    assert outcome.status == "finished"
+    complete, cut = server.requests[1]["messages"][2]["content"]
+    assert (complete["is_error"], complete["content"][0]["text"]) == (False, "echo: a")
+    assert cut["is_error"] and "output token limit" in cut["content"][0]["text"]
+    assert [e["name"] for e in events(run_log) if e["kind"] == "tool_cut_off"] == ["echo"]
+
+
+def test_anthropic_thinking_blocks_go_back_unchanged_with_their_tool_calls(anthropic_server, run_log):
+    server = anthropic_server(
+        anthropic_reply("Echoing.", [("echo", {"text": "a"})], thinking="The user wants an echo."),
+        anthropic_reply(tool_calls=[("echo", {"text": "b"})], thinking="Once more."),
+        anthropic_reply(tool_calls=[("finish", {"answer": "ok"})]),
+    )
+
+    outcome = make_loop(anthropic_model(server), run_log).run("Echo twice.")
+
+    assert outcome.status == "finished"
+    first_reply, second_reply = server.requests[2]["messages"][1], server.requests[2]["messages"][3]
+    assert [b["type"] for b in first_reply["content"]] == ["thinking", "text", "tool_use"]
+    assert first_reply["content"][0]["thinking"] == "The user wants an echo."
+    assert [b["type"] for b in second_reply["content"]] == ["thinking", "tool_use"]
+
+
 def test_anthropic_blank_text_and_empty_system_are_not_sent(anthropic_server):
     server = anthropic_server(anthropic_reply("ok"))
     request = ModelRequest(

@@ -62,6 +62,10 @@ def _seconds(value: str | None) -> float | None:
         return None  # an HTTP date; the backoff applies
 
 
+TRUNCATED_STOP_REASONS = frozenset({"max_tokens", "length", "model_context_window_exceeded"})
+"""Stop reasons (Anthropic and OpenAI) of a reply cut off before the model finished it."""
+
+
 @dataclass
 class ModelResponse:
     """One assistant turn."""
@@ -76,6 +80,11 @@ class ModelResponse:
 
     def tool_uses(self) -> list[ToolUseBlock]:
         return [b for b in self.content if isinstance(b, ToolUseBlock)]
+
+    @property
+    def truncated(self) -> bool:
+        """The reply was cut off by an output or window limit: its last block may be incomplete."""
+        return self.stop_reason in TRUNCATED_STOP_REASONS
 
 
 @dataclass
