@@ -153,13 +153,17 @@ class AgentLoop:
             chars=sum(len(b.text) for m in request.messages for b in m.content if isinstance(b, TextBlock)),
         )
         started = time.monotonic()
-        try:
-            response = self.model.complete(request)
-        except ContextLengthError as exc:
-            self.log.emit("context_overflow", self.scope, message=str(exc))
-            if not self.context.on_overflow(self):
-                raise
-            response = self.model.complete(self.build_request())
+        recoveries = 0
+        while True:
+            try:
+                response = self.model.complete(request)
+                break
+            except ContextLengthError as exc:
+                self.log.emit("context_overflow", self.scope, message=str(exc), recoveries=recoveries)
+                if recoveries >= settings.CONTEXT_OVERFLOW_RECOVERIES or not self.context.on_overflow(self):
+                    raise
+                recoveries += 1
+                request = self.build_request()
         self.turns += 1
         usd = self.meter.record(self.role, self.model.name, response.usage)
         self.log.emit(

@@ -48,3 +48,7 @@ TEXT_REPLY_NUDGES = 3
 
 # Finish gate
 GATE_MAX_ROUNDS = 3
+
+# Agent loop
+CONTEXT_OVERFLOW_RECOVERIES = 2
+"""Times in a row the loop lets the context manager shrink the history after a context-length error."""

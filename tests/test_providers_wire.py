@@ -396,6 +396,21 @@ def test_openai_malformed_tool_arguments_come_back_as_an_error_result(openai_ser
     assert result["is_error"] is True
 
 
+def test_openai_loose_servers_object_arguments_and_missing_ids_are_accepted(openai_server, run_log):
+    loose = openai_reply(tool_calls=[("echo", {"text": "x"}), ("echo", "")])
+    first, second = loose["choices"][0]["message"]["tool_calls"]
+    first["function"]["arguments"] = {"text": "object arguments"}
+    second["id"] = ""
+    server = openai_server(loose, openai_reply(tool_calls=[("finish", {"answer": "ok"})]))
+
+    outcome = make_loop(openai_model(server), run_log).run("Echo.")
+
+    assert outcome.status == "finished"
+    results = server.requests[1]["messages"][3:]
+    assert results[0]["content"] == "echo: object arguments"
+    assert results[1]["tool_call_id"].startswith("call_") and "text: Field required" in results[1]["content"]
+
+
 def test_openai_text_reply_ends_the_loop_as_replied(openai_server, run_log):
     server = openai_server(openai_reply("I think the answer is 4."))
 
@@ -454,13 +469,14 @@ def test_logged_conversation_rebuilds_with_images(anthropic_server, run_log):
         anthropic_reply(tool_calls=[("finish", {"answer": "x"})]),
     )
     loop = make_loop(anthropic_model(server), run_log)
-    loop.run([TextBlock(text="Look."), ImageBlock.from_bytes(png("red"))])
+    loop.run([TextBlock(text="Look."), ImageBlock.from_bytes(jpeg(), "image/jpeg")])
 
     records = [e["message"] for e in events(run_log) if e["kind"] == "message"]
     rebuilt = [load_message(r, run_log.run_dir) for r in records]
 
     assert rebuilt == loop.messages
-    assert rebuilt[0].images()[0].to_bytes() == png("red")
+    assert rebuilt[0].images()[0].to_bytes() == jpeg()
+    assert rebuilt[0].images()[0].path.endswith(".jpg") and rebuilt[2].images()[0].path.endswith(".png")
 
 
 def test_retry_honours_the_wait_the_server_asked_for():
