@@ -174,6 +174,7 @@ class AgentLoop:
             usage=response.usage.model_dump(),
             usd=round(usd, 6),
             seconds=round(time.monotonic() - started, 3),
+            **({"retried": response.retried} if response.retried else {}),
         )
         return response
 

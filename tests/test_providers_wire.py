@@ -207,15 +207,19 @@ def test_anthropic_usage_with_cache_tokens_is_priced_from_the_catalog(anthropic_
     assert response["usage"]["cache_read_tokens"] == 5_000
 
 
-@pytest.mark.parametrize("failure", [anthropic_overloaded, anthropic_rate_limited], ids=["529", "429"])
-def test_anthropic_retries_a_transient_error(anthropic_server, failure):
+@pytest.mark.parametrize(
+    ("failure", "status"), [(anthropic_overloaded, 529), (anthropic_rate_limited, 429)], ids=["529", "429"]
+)
+def test_anthropic_retries_a_transient_error(anthropic_server, run_log, failure, status):
     server = anthropic_server(failure(), anthropic_reply("fine now"))
 
-    response = anthropic_model(server).complete(request_of(Message.user_text("hi")))
+    outcome = make_loop(anthropic_model(server), run_log).run("hi")
 
-    assert response.message().text() == "fine now"
+    assert (outcome.status, outcome.text) == ("replied", "fine now")
     assert len(server.requests) == 2
     assert server.requests[0] == server.requests[1]
+    (retried,) = next(e for e in events(run_log) if e["kind"] == "response")["retried"]
+    assert retried.startswith(f"anthropic {status}: ") and "(retry 1 after" in retried
 
 
 def test_anthropic_prompt_too_long_is_a_context_length_error(anthropic_server):

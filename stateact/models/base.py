@@ -74,6 +74,8 @@ class ModelResponse:
     usage: Usage = field(default_factory=Usage)
     stop_reason: str = ""
     model: str = ""
+    retried: list[str] = field(default_factory=list)
+    """Transient errors retried before this reply came."""
 
     def message(self) -> Message:
         return Message(role="assistant", content=list(self.content) or [TextBlock(text="(empty reply)")])
@@ -120,9 +122,16 @@ class ModelProvider(ABC):
     def supports_images(self) -> bool:
         return True
 
-    def with_retries(self, call: Callable[[], T]) -> T:
-        """Run one API call under this provider's retry policy."""
-        return with_retries(call, self.retries, self.backoff_base_s)
+    def with_retries(self, call: Callable[[], ModelResponse]) -> ModelResponse:
+        """Run one API call under this provider's retry policy; the reply lists the errors retried."""
+        retried: list[str] = []
+
+        def note(attempt: int, exc: Exception, delay: float) -> None:
+            retried.append(f"{exc} (retry {attempt} after {delay:.2f}s)")
+
+        response = with_retries(call, self.retries, self.backoff_base_s, on_retry=note)
+        response.retried = retried
+        return response
 
 
 def with_retries(
