@@ -18,9 +18,12 @@ from stateact.context import ContextManager, PassThrough
 from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.meter import Meter
 from stateact.models.base import ContextLengthError, ModelProvider, ModelRequest, ProviderError
+from stateact.prompts import PROMPTS_DIR
 from stateact.runlog import RunLog
 from stateact.tools.base import Tool, ToolResult
 
+TEXT_REPLY_NUDGE = (PROMPTS_DIR / "text_reply_nudge.md").read_text(encoding="utf-8").strip()
+"""Sent when a loop that must act through tools gets a reply without a tool call."""
 CUT_OFF_CALL = (
     "Not run: your reply hit the output token limit while writing this call, so its arguments may be "
     "incomplete. Send it again in smaller pieces (for example, write a long file in several steps)."
@@ -128,12 +131,7 @@ class AgentLoop:
                     text = response.message().text()
                     if self.nudge_text_replies and nudges < settings.TEXT_REPLY_NUDGES:
                         nudges += 1
-                        self.append(
-                            Message.user_text(
-                                "You replied without calling a tool. Continue the task with a tool call; "
-                                "when the task is complete, call `finish`."
-                            )
-                        )
+                        self.append(Message.user_text(TEXT_REPLY_NUDGE))
                         continue
                     return self._end(LoopOutcome("replied", text, self.turns))
                 nudges = 0

@@ -36,7 +36,9 @@ def test_set_update_add_and_render(tool: PlanTool) -> None:
         action="update",
         updates=[{"id": 1, "status": "done", "note": "~/q3.xlsx"}, {"id": 2, "status": "in_progress"}],
     )
-    added = call(tool, action="add", items=[{"title": "Export PDF", "status": "blocked", "note": "no printer"}])
+    added = call(
+        tool, action="add", items=[{"title": "Export PDF", "status": "blocked", "note": "no printer"}]
+    )
     assert not result.is_error and not added.is_error
     assert added.text == (
         "Plan (1/3 done):\n"
@@ -51,7 +53,10 @@ def test_persisted_atomically_and_reloaded(tool: PlanTool, context) -> None:
     call(tool, action="update", updates=[{"id": 2, "status": "done"}])
     path = context.run_dir / PLAN_FILE
     saved = json.loads(path.read_text())
-    assert [(i["id"], i["title"], i["status"]) for i in saved["items"]] == [(1, "a", "pending"), (2, "b", "done")]
+    assert [(i["id"], i["title"], i["status"]) for i in saved["items"]] == [
+        (1, "a", "pending"),
+        (2, "b", "done"),
+    ]
     assert not list(context.run_dir.glob("*.tmp"))
     reloaded = Plan.for_run(context.run_dir)
     assert reloaded.render() == tool.plan.render()

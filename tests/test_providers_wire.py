@@ -230,6 +230,15 @@ def test_anthropic_prompt_too_long_is_a_context_length_error(anthropic_server):
     assert len(server.requests) == 1, "a context error is not retried"
 
 
+def test_anthropic_request_too_large_is_a_context_length_error(anthropic_server):
+    server = anthropic_server(
+        anthropic_error(413, "request_too_large", "Request exceeds the maximum allowed size")
+    )
+
+    with pytest.raises(ContextLengthError, match="anthropic 413: Request exceeds"):
+        anthropic_model(server).complete(request_of(Message.user_text("many screenshots")))
+
+
 def test_anthropic_error_that_survives_retries_ends_the_loop(anthropic_server, run_log):
     server = anthropic_server(*[anthropic_overloaded() for _ in range(3)])
     loop = make_loop(anthropic_model(server, retries=2), run_log)
@@ -372,6 +381,18 @@ def test_openai_retries_a_transient_error(openai_server, failure):
 
     assert response.message().text() == "recovered"
     assert len(server.requests) == 2
+
+
+def test_openai_reply_without_choices_is_retried(openai_server):
+    empty = openai_reply("unused")
+    empty["choices"] = []
+    server = openai_server(empty, openai_reply("second try"))
+
+    response = openai_model(server).complete(request_of(Message.user_text("hi")))
+
+    assert response.message().text() == "second try"
+    (retried,) = response.retried
+    assert retried.startswith("openai-compatible server returned no choices (retry 1 after")
 
 
 def test_openai_context_length_exceeded_is_a_context_length_error(openai_server):
