@@ -185,7 +185,7 @@ class WireServer:
         with self._lock:
             self.requests.append(body)
             self.headers.append(headers)
-            problems = self.validate(body, headers) if isinstance(body, dict) else ["body: not a JSON object"]
+            problems = self._problems(body, headers)
             if problems:
                 self.problems.extend(f"request {len(self.requests)}: {p}" for p in problems)
                 return self.error(400, "; ".join(problems))
@@ -199,6 +199,14 @@ class WireServer:
             with self._lock:
                 self.remember(reply)
         return reply
+
+    def _problems(self, body: Any, headers: dict[str, str]) -> list[str]:
+        if not isinstance(body, dict):
+            return ["body: not a JSON object"]
+        try:
+            return self.validate(body, headers)
+        except (AttributeError, TypeError, KeyError) as exc:  # a body too malformed to walk
+            return [f"malformed request: {type(exc).__name__}: {exc}"]
 
     def remember(self, reply: dict) -> None:
         """Note what a reply said that later requests must echo (nothing by default)."""
