@@ -630,6 +630,16 @@ def _result(tool_id: str) -> dict:
             "JSON schema is invalid",
         ),
         ({"messages": [{"role": "user", "content": [{"type": "text", "text": " "}]}]}, "non-whitespace"),
+        (
+            {
+                "messages": [
+                    {"role": "user", "content": "a"},
+                    _tool_use("t1"),
+                    {"role": "user", "content": [_result("t1")]},
+                ]
+            },
+            "must define tools",
+        ),
     ],
     ids=[
         "roles",
@@ -641,6 +651,7 @@ def _result(tool_id: str) -> dict:
         "cache",
         "schema",
         "blank",
+        "no-tools",
     ],
 )
 def test_anthropic_server_rejects_invalid_requests(body, expected):

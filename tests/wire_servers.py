@@ -364,6 +364,9 @@ class AnthropicWireServer(WireServer):
             problems.append("messages: at least one message is required")
             return problems
         breakpoints += self._check_messages(messages, problems)
+        kinds = {b.get("type") for m in messages if isinstance(m.get("content"), list) for b in m["content"]}
+        if kinds & {"tool_use", "tool_result"} and not body.get("tools"):
+            problems.append("Requests which include `tool_use` or `tool_result` blocks must define tools.")
         if breakpoints > ANTHROPIC_MAX_CACHE_BREAKPOINTS:
             problems.append(
                 f"A maximum of {ANTHROPIC_MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. "
