@@ -29,6 +29,12 @@ CUT_OFF_CALL = (
     "incomplete. Send it again in smaller pieces (for example, write a long file in several steps)."
 )
 
+UNKNOWN_OUTCOME = (
+    "The run was interrupted while this call was pending or running: its outcome is unknown. "
+    "Check the machine's state before relying on it."
+)
+"""The result given to a tool call whose run was cut short by an interrupt or a crash."""
+
 Injection = Callable[[], str | None]
 """Live text appended after the latest message of every request (e.g. the plan)."""
 
@@ -112,6 +118,12 @@ class AgentLoop:
         self.append(Message(role="user", content=content))
         return self.resume()
 
+    def restore(self, messages: list[Message], turns: int, elapsed_s: float) -> None:
+        """Take up an earlier history (a resumed run): no message is logged again."""
+        self.messages = list(messages)
+        self.turns = turns
+        self._started = time.monotonic() - elapsed_s
+
     def resume(self) -> LoopOutcome:
         """Continue from the current history (its last message must be from the user)."""
         nudges = 0
@@ -167,6 +179,7 @@ class AgentLoop:
         self.log.emit(
             "response",
             self.scope,
+            role=self.role,
             turn=self.turns,
             stop_reason=response.stop_reason,
             usage=response.usage.model_dump(),
@@ -197,7 +210,7 @@ class AgentLoop:
                 if results[-1].terminal:
                     terminal = results[-1]
         finally:
-            results += [ToolResult.error("Not run: the run was interrupted.")] * (len(calls) - len(results))
+            results += [ToolResult.error(UNKNOWN_OUTCOME)] * (len(calls) - len(results))
             blocks = [
                 ToolResultBlock(tool_use_id=call.id, content=result.blocks(), is_error=result.is_error)
                 for call, result in zip(calls, results, strict=True)

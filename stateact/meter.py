@@ -27,12 +27,16 @@ class Meter:
     def record(self, role: str, model_name: str, usage: Usage) -> float:
         """Add one model call; returns its cost in dollars."""
         usd = cost_usd(model_name, usage)
+        self.add(role, usage, usd)
+        return usd
+
+    def add(self, role: str, usage: Usage, usd: float) -> None:
+        """Add one model call whose cost is known."""
         with self._lock:
             spend = self.by_role.setdefault(role, ScopeSpend())
             spend.usage = spend.usage + usage
             spend.usd += usd
             spend.turns += 1
-        return usd
 
     def _spends(self) -> dict[str, ScopeSpend]:
         """A snapshot of the totals (other loops may record from their own threads meanwhile)."""
@@ -57,11 +61,6 @@ class Meter:
                 for role, s in spends.items()
             },
         }
-
-    def restore(self, summary: dict) -> None:
-        """Load totals saved by `summary` (used when a run resumes)."""
-        for role, item in summary.get("by_role", {}).items():
-            self.by_role[role] = ScopeSpend(Usage(**item["usage"]), item["usd"], item["turns"])
 
 
 def _sum_usage(spends: Iterable[ScopeSpend]) -> Usage:

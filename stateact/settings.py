@@ -89,6 +89,9 @@ TOKENS_IMAGE_MAX_EDGE = 1568
 TOKENS_IMAGE_MAX_PIXELS = 1_150_000
 """Providers downscale images with more pixels than this before counting them."""
 
+BASH_COLLECT_CAP_CHARS = 32_000_000
+"""A bash call returns early (the command still running) once this much output is waiting, bounding memory."""
+
 # Agent loop
 CONTEXT_OVERFLOW_RECOVERIES = 2
 """Times in a row the loop lets the context manager shrink the history after a context-length error."""

@@ -61,12 +61,15 @@ class Plan:
 
     @classmethod
     def load(cls, path: Path) -> Plan:
-        """The plan saved at `path`, or an empty plan saved there from now on."""
+        """The plan saved at `path`, or an empty plan saved there from now on; PlanError if unreadable."""
         path = Path(path)
         if not path.exists():
             return cls(path)
-        payload = json.loads(path.read_text(encoding="utf-8"))
-        return cls(path, (PlanItem.model_validate(item) for item in payload.get("items", [])))
+        try:
+            payload = json.loads(path.read_text(encoding="utf-8"))
+            return cls(path, [PlanItem.model_validate(item) for item in payload["items"]])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise PlanError(f"{path} is not a saved plan: {type(exc).__name__}: {exc}") from exc
 
     @classmethod
     def for_run(cls, run_dir: Path) -> Plan:
