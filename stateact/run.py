@@ -7,7 +7,6 @@ import time
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Protocol
 
 from sandbox.base import Sandbox
 from sandbox.local import LocalSandbox
@@ -20,16 +19,6 @@ from stateact.resume import ResumeError, RunState, load_run_state, restore_loop
 from stateact.runlog import EventListener, RunLog
 from stateact.runtime import RunContext
 from stateact.variants import get_variant
-
-
-class TaskHooks(Protocol):
-    """What a task file adds around the agent: setup on the machine before, scoring after."""
-
-    def setup(self, sandbox: Sandbox, log: RunLog) -> str:
-        """Prepare the machine; returns the instruction as the agent sees it (paths mapped)."""
-
-    def score(self, sandbox: Sandbox, result: RunResult, log: RunLog) -> dict:
-        """Score the machine's final state; the dict (with a `score` key) goes into result.json."""
 
 
 @dataclass
@@ -46,8 +35,6 @@ class RunResult:
     usd: float
     seconds: float
     spend: dict
-    evaluation: dict | None = None
-    """The task's score and checkpoints, when the run came from a task file."""
 
 
 def new_run_id() -> str:
@@ -66,12 +53,16 @@ def make_sandbox(config: RunConfig, run_dir: Path) -> Sandbox:
 
 
 def execute(
-    config: RunConfig, listener: EventListener | None = None, hooks: TaskHooks | None = None
+    config: RunConfig, listener: EventListener | None = None, sandbox: Sandbox | None = None
 ) -> RunResult:
-    """Run one task; the run folder is complete (config, events, result) whatever happens."""
+    """Run one task; the run folder is complete (config, events, result) whatever happens.
+
+    With `sandbox` given (already started, e.g. after a task file's setup), the agent acts on it
+    and the caller closes it; otherwise the run makes its own from the config and closes it.
+    """
     config = config.model_copy(update={"run_id": config.run_id or new_run_id()})
     get_variant(config.harness)
-    return _drive(config, None, listener, hooks)
+    return _drive(config, None, listener, sandbox)
 
 
 def resume(
@@ -91,7 +82,7 @@ def resume(
 
 
 def _drive(
-    config: RunConfig, state: RunState | None, listener: EventListener | None, hooks: TaskHooks | None = None
+    config: RunConfig, state: RunState | None, listener: EventListener | None, given: Sandbox | None = None
 ) -> RunResult:
     variant = get_variant(config.harness)
     run_dir = run_dir_of(config)
@@ -101,15 +92,16 @@ def _drive(
     log.write_json("config.json", config.model_dump(mode="json"))
     meter = Meter()
     started = time.monotonic() - (state.elapsed_s if state else 0.0)
-    sandbox = make_sandbox(config, run_dir)
+    sandbox = given or make_sandbox(config, run_dir)
     outcome = LoopOutcome("error", "the run did not start", 0)
     loop = None
     try:
         sandbox.start()
-        context = RunContext(run_dir, config.instruction, sandbox, log, meter, config.models)
+        instruction = (state.instruction if state else "") or config.instruction
+        context = RunContext(run_dir, instruction, sandbox, log, meter, config.models)
         log.emit(
             "run_start",
-            instruction=config.instruction,
+            instruction=instruction,
             harness=variant.name,
             home=sandbox.home,
             sandbox_tag=getattr(sandbox, "tag", None),
@@ -142,20 +134,9 @@ def _drive(
             seconds=round(time.monotonic() - started, 2),
             spend=meter.summary(),
         )
-        if hooks is not None and outcome.status != "interrupted":
-            result.evaluation = _evaluate(hooks, sandbox, result, log)
-        sandbox.close()
+        if given is None:
+            sandbox.close()
         log.write_json("result.json", asdict(result))
         log.emit("run_end", status=result.status, usd=result.usd, turns=result.turns)
         log.close()
     return result
-
-
-def _evaluate(hooks: TaskHooks, sandbox: Sandbox, result: RunResult, log: RunLog) -> dict:
-    """Score the run; a scorer failure is recorded as a zero score with its reason, never lost."""
-    try:
-        evaluation = hooks.score(sandbox, result, log)
-    except Exception as exc:
-        evaluation = {"score": 0.0, "error": f"{type(exc).__name__}: {exc}"}
-    log.emit("evaluation", **evaluation)
-    return evaluation
