@@ -38,7 +38,7 @@ def png(width: int = 1280, height: int = 800, shade: int = 0) -> bytes:
 
 
 class Produce(Tool):
-    """Prints `lines` numbered lines tagged with `tag`; optionally attaches a screenshot."""
+    """Prints `lines` numbered lines tagged with `tag`; optionally attaches a screen-sized PNG."""
 
     name = "produce"
     description = "Print numbered lines."
@@ -48,12 +48,9 @@ class Produce(Tool):
         lines: int = 40
         screenshot: bool = False
 
-    def __init__(self, sandbox: LocalSandbox | None = None) -> None:
-        self.sandbox = sandbox
-
     def run(self, params: Input) -> ToolResult:
         text = "\n".join(f"{params.tag} line {i}: value={i * 37 % 101}" for i in range(params.lines))
-        images = (self.sandbox.screenshot(),) if params.screenshot and self.sandbox else ()
+        images = (png(shade=len(params.tag)),) if params.screenshot else ()
         return ToolResult(text=text, images=images)
 
 
@@ -88,17 +85,17 @@ def steps(count: int, lines: int = 40, screenshot_every: int = 0) -> list[dict]:
     return turns + [{"tool_calls": [{"name": "finish", "input": {"answer": "all done"}}]}]
 
 
-def make_loop(tmp_path, model, policy, tools=None, injections=None) -> AgentLoop:
+def make_loop(tmp_path, model, policy) -> AgentLoop:
     return AgentLoop(
         scope="main",
         model=model,
-        tools=tools or [Produce(), Finish()],
+        tools=[Produce(), Finish()],
         system_prompt="You are a careful agent. Work through the shell.",
         log=RunLog(tmp_path / "run"),
         meter=Meter(),
         budget=Budget(max_turns=1000, max_usd=None, max_seconds=None),
         context=policy,
-        injections=injections if injections is not None else [policy.stall_note, lambda: PLAN],
+        injections=[policy.stall_note, lambda: PLAN],
     )
 
 
@@ -285,16 +282,12 @@ def test_failing_compactor_falls_back_to_a_mechanical_summary(tmp_path):
 
 # -- cache stability ------------------------------------------------------------------------
 def test_requests_share_their_whole_prefix_except_at_compaction_and_stripping(tmp_path):
-    sandbox = LocalSandbox(tmp_path / "work", display=True)
-    sandbox.start()
-    try:
-        main = ScriptedProvider(steps(40, lines=20, screenshot_every=3), context_window=12_000)
-        compactor = ScriptedProvider([{"text": "## Progress\nsummary"}] * 10)
-        policy = policy_for(12_000, compactor, keep_images=2, image_chunk=2)
-        loop = make_loop(tmp_path, main, policy, tools=[Produce(sandbox), Finish()])
-        assert loop.run(TASK).status == "finished"
-    finally:
-        sandbox.close()
+    main = ScriptedProvider(steps(40, lines=20, screenshot_every=3), context_window=12_000)
+    compactor = ScriptedProvider([{"text": "## Progress\nsummary"}] * 10)
+    policy = policy_for(12_000, compactor, keep_images=2, image_chunk=2)
+    loop = make_loop(tmp_path, main, policy)
+    assert loop.run(TASK).status == "finished"
+    assert not events(loop, "tool_crash")
 
     tokens = counter()
     changed = 0
