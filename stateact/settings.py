@@ -49,6 +49,14 @@ TEXT_REPLY_NUDGES = 3
 # Finish gate
 GATE_MAX_ROUNDS = 3
 
+# CLI
+DEFAULT_MODEL = "anthropic:claude-sonnet-4-5"
+"""The main model when neither --model nor STATEACT_MODEL is given."""
+
+# Main agent tools
+EDITOR_SNIPPET_CONTEXT_LINES = 4
+"""Unchanged lines shown around an edit in the editor's confirmation."""
+
 # Context management
 CONTEXT_COMPACT_THRESHOLD = 0.8
 """Compact when the next prompt would pass this share of the model's context window."""
