@@ -1,7 +1,8 @@
 """A 500-step scripted run on the local sandbox, under the harness's context management.
 
-Each step runs a bash command with sizeable output in a persistent shell; every
-tenth step also takes a screenshot of the sandbox display. The main model is
+Each step runs a bash command with sizeable output through the bash tool; every
+tenth step also takes a screenshot of the sandbox display, and the plan tool
+sets and updates a five-item plan that is injected at the end of each request. The main model is
 scripted and refuses any prompt over its context window, as a real provider
 would. Prints the largest request in tokens, the number of compactions, the
 cacheable-prefix share (per request, the share of its tokens identical to the
@@ -26,7 +27,6 @@ from pydantic import BaseModel
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sandbox.local import LocalSandbox  # noqa: E402
-from stateact import settings  # noqa: E402
 from stateact.cache_prefix import request_blocks, shared_prefix_tokens  # noqa: E402
 from stateact.context_policy import build_context_manager  # noqa: E402
 from stateact.loop import AgentLoop, Budget  # noqa: E402
@@ -34,11 +34,14 @@ from stateact.meter import Meter  # noqa: E402
 from stateact.models.base import ModelRequest, ModelResponse  # noqa: E402
 from stateact.models.catalog import lookup  # noqa: E402
 from stateact.models.scripted import ScriptedProvider  # noqa: E402
-from stateact.output_caps import middle_truncate  # noqa: E402
+from stateact.prompts import render_main_prompt  # noqa: E402
 from stateact.runlog import RunLog  # noqa: E402
 from stateact.runtime import RoleModels, RunContext  # noqa: E402
 from stateact.tokens import counter  # noqa: E402
 from stateact.tools.base import Tool, ToolResult  # noqa: E402
+from stateact.tools.bash import BashTool  # noqa: E402
+from stateact.tools.finish import FinishTool  # noqa: E402
+from stateact.tools.plan import Plan, PlanTool, plan_injection  # noqa: E402
 
 MODEL = "scripted"
 COMMANDS = (
@@ -53,24 +56,6 @@ SUMMARY = (
     "/usr/lib/x86_64-linux-gnu, /usr/share, /etc/services\n## Values and facts\n{facts}\n"
     "## Failed attempts\nnone\n## Open questions\nnone\n## Plan item ids\np1 done, p2 in progress, p3 open"
 )
-
-
-class Shell(Tool):
-    """A minimal bash tool on the sandbox's persistent shell (output capped like the real one)."""
-
-    name = "bash"
-    description = "Run a command in a persistent bash shell."
-
-    class Input(BaseModel):
-        command: str
-
-    def __init__(self, sandbox: LocalSandbox, scratch: Path) -> None:
-        self.shell = sandbox.open_shell(scratch)
-
-    def run(self, params: Input) -> ToolResult:
-        result = self.shell.run(params.command, settings.BASH_SOFT_TIMEOUT_S)
-        text = middle_truncate(result.output, settings.BASH_OUTPUT_CAP_CHARS)
-        return ToolResult(text=f"{text}\n[exit code {result.exit_code}; cwd {result.cwd}]")
 
 
 class Screenshot(Tool):
@@ -88,17 +73,6 @@ class Screenshot(Tool):
         image = self.sandbox.screenshot()
         self.taken += 1
         return ToolResult(text="screenshot taken", images=(image,))
-
-
-class Finish(Tool):
-    name = "finish"
-    description = "End the task."
-
-    class Input(BaseModel):
-        answer: str
-
-    def run(self, params: Input) -> ToolResult:
-        return ToolResult(text=params.answer, terminal=True)
 
 
 class MeasuredProvider(ScriptedProvider):
@@ -132,26 +106,26 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+PLAN_ITEMS = ["find the data", "read the totals", "check the values", "write the report", "verify it"]
+
+
 def script(steps: int, screenshot_every: int) -> list[dict]:
-    turns = []
-    for step in range(steps):
+    """The main model's turns: a plan, then bash steps (some with a screenshot, some updating the plan)."""
+    turns = [{"tool_calls": [{"name": "plan", "input": {"action": "set", "items": PLAN_ITEMS}}]}]
+    for step in range(1, steps):
         template = COMMANDS[step % len(COMMANDS)]
         start = 1 + (step * 37) % 400
         calls = [{"name": "bash", "input": {"command": template.format(start=start, end=start + 90)}}]
         if screenshot_every and step % screenshot_every == screenshot_every - 1:
             calls.append({"name": "screenshot", "input": {}})
+        if step % (steps // len(PLAN_ITEMS)) == 0:
+            item = step * len(PLAN_ITEMS) // steps
+            calls.append(
+                {"name": "plan", "input": {"action": "update", "updates": [{"id": item, "status": "done"}]}}
+            )
         turns.append({"text": f"Step {step}: looking further.", "tool_calls": calls})
-    turns.append({"tool_calls": [{"name": "finish", "input": {"answer": "report complete"}}]})
+    turns.append({"tool_calls": [{"name": "finish", "input": {"summary": "report complete"}}]})
     return turns
-
-
-def plan_at(provider: MeasuredProvider, steps: int):
-    def plan() -> str:
-        done = provider._position * 5 // max(steps, 1)
-        items = [f"- [{'x' if i < done else ' '}] p{i + 1} collect part {i + 1}" for i in range(5)]
-        return "Plan checklist:\n" + "\n".join(items)
-
-    return plan
 
 
 def main() -> None:
@@ -179,19 +153,20 @@ def main() -> None:
             models=RoleModels(main=f"scripted:{script_path}"),
         )
         model = MeasuredProvider(script(args.steps, args.screenshot_every), window)
-        plan = plan_at(model, args.steps)
-        policy = build_context_manager(context, MODEL, plan=plan)
+        plan = Plan.for_run(context.run_dir)
+        policy = build_context_manager(context, MODEL, plan=plan_injection(plan))
         screenshot = Screenshot(sandbox)
+        tools = [BashTool(context), PlanTool(context, plan), screenshot, FinishTool(context)]
         loop = AgentLoop(
             scope="main",
             model=model,
-            tools=[Shell(sandbox, root / "scratch"), screenshot, Finish()],
-            system_prompt="You are a careful agent. You act through bash. " * 20,
+            tools=tools,
+            system_prompt=render_main_prompt({t.name for t in tools}, sandbox.home),
             log=log,
             meter=context.meter,
             budget=Budget(max_turns=args.steps + 10, max_usd=None, max_seconds=None),
             context=policy,
-            injections=[policy.stall_note, plan],
+            injections=[policy.stall_note, plan_injection(plan)],
         )
         outcome = loop.run(context.task)
         loop.close_tools()

@@ -20,9 +20,9 @@ from stateact import settings
 from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, Usage
 from stateact.models.base import ModelProvider, ModelRequest, ProviderError
 from stateact.models.catalog import lookup
-from stateact.output_caps import middle_truncate
 from stateact.runlog import load_message
 from stateact.tokens import TokenCounter
+from stateact.tools.truncate import middle_truncate
 
 SUMMARY_OPEN = "<context_summary"
 SUMMARY_CLOSE = "</context_summary>"

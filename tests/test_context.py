@@ -200,7 +200,7 @@ def test_long_tool_output_is_capped_in_the_view_only(monkeypatch):
     ]
     view = cap_tool_outputs(history)
     capped, report = view[2].tool_results()
-    assert "characters of this tool output omitted" in capped.text()
+    assert "characters cut from the middle; shortened to save context" in capped.text()
     assert capped.text().startswith("row 0\n") and capped.text().endswith("row 1999\n")
     assert len(capped.text()) < 1200 and len(report.text()) < 500
     assert history[2].tool_results()[0].text() == long_text
