@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from stateact.compaction import Compactor
 from stateact.context_policy import ContextPolicy
-from stateact.loop import AgentLoop, Budget
-from stateact.meter import Meter
+from stateact.loop import AgentLoop
 from stateact.models import create_model
 from stateact.models.scripted import ScriptedProvider
-from stateact.runlog import RunLog, read_events
+from stateact.runlog import read_events
 from stateact.stall import StallDetector
 from stateact.tokens import counter
-from tests.test_context import PLAN, TASK, Finish, Produce
+from tests.test_context import PLAN, TASK, make_loop
 from tests.wire_servers import (
     AnthropicWireServer,
     OpenAIWireServer,
@@ -41,17 +40,7 @@ def run(tmp_path, spec: str) -> AgentLoop:
         keep_images=2,
         image_chunk=2,
     )
-    loop = AgentLoop(
-        scope="main",
-        model=create_model(spec),
-        tools=[Produce(), Finish()],
-        system_prompt="You are a careful agent.",
-        log=RunLog(tmp_path / "run"),
-        meter=Meter(),
-        budget=Budget(max_turns=100, max_usd=None, max_seconds=None),
-        context=policy,
-        injections=[policy.stall_note, lambda: PLAN],
-    )
+    loop = make_loop(tmp_path, create_model(spec), policy)
     assert loop.run(TASK).status == "finished"
     return loop
 
