@@ -18,7 +18,7 @@ from pathlib import Path
 
 from stateact import settings
 from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, Usage
-from stateact.models.base import ModelProvider, ModelRequest, ProviderError
+from stateact.models.base import ModelProvider, ModelRequest
 from stateact.models.catalog import lookup
 from stateact.runlog import load_message
 from stateact.tokens import TokenCounter
@@ -122,9 +122,11 @@ def wrap_summary(body: str, replaced: int, plan: str | None) -> str:
 @dataclass
 class Summary:
     text: str
-    usage: Usage
+    usage: Usage | None
+    """The compactor call's usage; None when no call completed."""
     model: str
-    fallback: bool
+    error: str = ""
+    """Why the compactor model's summary could not be used (the text is then a mechanical digest)."""
 
 
 class Compactor:
@@ -137,17 +139,21 @@ class Compactor:
     def summarize(self, history: list[Message], split: int, plan: str | None) -> Summary:
         """Summarize `history[1:split]`; a failing compactor gives a mechanical digest instead."""
         replaced = history[1:split]
+        usage: Usage | None = None
+        model = ""
         try:
             provider = self._provider()
+            model = provider.name
             request = self._request(history[0], previous_summary(history), replaced, plan, provider.name)
             response = provider.complete(request)
+            usage = response.usage
             body = response.message().text().strip()
             if body:
-                return Summary(wrap_summary(body, split - 1, plan), response.usage, provider.name, False)
-            usage, model = response.usage, provider.name
-        except ProviderError:
-            usage, model = Usage(), ""
-        return Summary(wrap_summary(self._digest(history, replaced), split - 1, plan), usage, model, True)
+                return Summary(wrap_summary(body, split - 1, plan), usage, model)
+            error = "the compactor replied with no text"
+        except Exception as exc:  # any failure of the compactor falls back to the digest
+            error = f"{type(exc).__name__}: {exc}"
+        return Summary(wrap_summary(self._digest(history, replaced), split - 1, plan), usage, model, error)
 
     def _request(
         self, first: Message, earlier: str, replaced: list[Message], plan: str | None, model: str

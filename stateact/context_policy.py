@@ -153,7 +153,7 @@ class ContextPolicy:
             loop.log.emit("compaction_skipped", loop.scope, reason=reason, problems=problems)
             return False
         history[:] = compacted
-        if summary.model:
+        if summary.usage is not None:
             loop.meter.record("compactor", summary.model, summary.usage)
         self.compactions += 1
         loop.log.emit(
@@ -166,9 +166,10 @@ class ContextPolicy:
             tokens_before=before,
             tokens_after=self.estimate(history),
             window=self.window,
-            fallback=summary.fallback,
+            fallback=bool(summary.error),
+            error=summary.error,
             model=summary.model,
-            usage=summary.usage.model_dump(),
+            usage=summary.usage.model_dump() if summary.usage else None,
         )
         return True
 

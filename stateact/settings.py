@@ -80,7 +80,7 @@ CONTEXT_REPORT_TOOL_PREFIXES = ("delegate", "gui", "web")
 """Tool-name prefixes whose results are subagent reports."""
 CONTEXT_STALL_REPEATS = 3
 """The same tool calls with the same output this many times in a row is a stall."""
-CONTEXT_STALL_IDLE_STEPS = 8
+CONTEXT_STALL_IDLE_STEPS = 5
 """This many steps in a row without a new successful result is a stall."""
 TOKENS_IMAGE_PIXELS_PER_TOKEN = 750
 """Image tokens are estimated as width x height / this."""
