@@ -76,10 +76,15 @@ class Screenshot(Tool):
 
 
 class MeasuredProvider(ScriptedProvider):
-    """The scripted main model, measuring each request and keeping none of them."""
+    """The scripted main model, measuring each request.
 
-    def __init__(self, turns: list[dict], window: int) -> None:
+    Scripted providers record every request for tests; real ones keep none, so this one
+    drops its own records and those of the providers in `forget` (the scripted compactor).
+    """
+
+    def __init__(self, turns: list[dict], window: int, forget: list[ScriptedProvider]) -> None:
         super().__init__(turns, spec="scripted:benchmark", name=MODEL, context_window=window)
+        self.forget = [self, *forget]
         self.largest = 0
         self.shares: list[float] = []
         self.rss_mb: dict[int, float] = {}
@@ -93,7 +98,8 @@ class MeasuredProvider(ScriptedProvider):
         self._previous = blocks
         self.largest = max(self.largest, total)
         response = super().complete(request)
-        self.requests.clear()
+        for provider in self.forget:
+            provider.requests.clear()
         if self._position in (100, 300, 500):
             self.rss_mb[self._position] = rss_mb()
         return response
@@ -152,7 +158,9 @@ def main() -> None:
             meter=Meter(),
             models=RoleModels(main=f"scripted:{script_path}"),
         )
-        model = MeasuredProvider(script(args.steps, args.screenshot_every), window)
+        model = MeasuredProvider(
+            script(args.steps, args.screenshot_every), window, forget=[context.provider("compactor")]
+        )
         plan = Plan.for_run(context.run_dir)
         policy = build_context_manager(context, MODEL, plan=plan_injection(plan))
         screenshot = Screenshot(sandbox)
