@@ -76,7 +76,7 @@ CONTEXT_TOOL_OUTPUT_CAP_CHARS = 20_000
 """A tool result longer than this is middle-truncated in the request view."""
 CONTEXT_REPORT_CAP_CHARS = 8_000
 """Cap on a delegation report (a result of a tool named in CONTEXT_REPORT_TOOL_PREFIXES)."""
-CONTEXT_REPORT_TOOL_PREFIXES = ("delegate", "gui", "web")
+CONTEXT_REPORT_TOOL_PREFIXES = ("delegate",)
 """Tool-name prefixes whose results are subagent reports."""
 CONTEXT_STALL_REPEATS = 3
 """The same tool calls with the same output this many times in a row is a stall."""
