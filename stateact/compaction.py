@@ -6,7 +6,7 @@ The kept suffix always starts at an assistant message, so every tool_result
 still answers the tool_use just before it and roles keep alternating. A
 compaction is fully described by its summary text and the number of messages
 it replaced, which is what the `compaction` event records: `apply_compaction`
-replays it and `rebuild_history` rebuilds a compacted history from a run log.
+replays it (`stateact.resume` rebuilds a stopped run's history this way).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from stateact import settings
 from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, Usage
 from stateact.models.base import ModelProvider, ModelRequest
 from stateact.models.catalog import lookup
-from stateact.runlog import load_message
 from stateact.tokens import TokenCounter
 from stateact.tools.truncate import middle_truncate
 
@@ -190,25 +189,11 @@ class Compactor:
         return "\n".join(lines)
 
 
-def rebuild_history(events: Iterable[dict], scope: str, run_dir: Path) -> list[Message]:
-    """The history of one loop as it stood at the end of a run log: messages and compactions replayed."""
-    history: list[Message] = []
-    for event in events:
-        if event.get("scope") != scope:
-            continue
-        if event["kind"] == "message":
-            history.append(load_message(event["message"], run_dir))
-        elif event["kind"] == "compaction":
-            history = apply_compaction(history, event["summary"], event["replaced"])
-    return history
-
-
 __all__ = [
     "Compactor",
     "Summary",
     "apply_compaction",
     "choose_split",
     "pairing_problems",
-    "rebuild_history",
     "render_transcript",
 ]

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from sandbox.local import LocalSandbox
 from stateact.cache_prefix import request_blocks, shared_prefix_tokens
-from stateact.compaction import Compactor, pairing_problems, rebuild_history
+from stateact.compaction import Compactor, apply_compaction, pairing_problems
 from stateact.context_policy import ContextPolicy, build_context_manager
 from stateact.image_policy import PLACEHOLDER, strip_old_images
 from stateact.loop import AgentLoop, Budget
@@ -21,7 +21,7 @@ from stateact.models.anthropic_provider import to_wire
 from stateact.models.base import ModelRequest
 from stateact.models.scripted import ScriptedProvider
 from stateact.output_caps import cap_tool_outputs
-from stateact.runlog import RunLog, read_events
+from stateact.runlog import RunLog, load_message, read_events
 from stateact.runtime import RoleModels, RunContext
 from stateact.stall import StallDetector
 from stateact.tokens import counter, image_tokens
@@ -243,7 +243,12 @@ def test_compaction_triggers_at_threshold_and_requests_stay_valid(tmp_path):
     assert "round 0" in second_input
     assert loop.meter.by_role["compactor"].turns == len(compactions)
     # the run log rebuilds the compacted history exactly
-    rebuilt = rebuild_history(read_events(loop.log.events_path), "main", loop.log.run_dir)
+    rebuilt: list[Message] = []
+    for event in read_events(loop.log.events_path):
+        if event["kind"] == "message":
+            rebuilt.append(load_message(event["message"], loop.log.run_dir))
+        elif event["kind"] == "compaction":
+            rebuilt = apply_compaction(rebuilt, event["summary"], event["replaced"])
     assert [m.model_dump() for m in rebuilt] == [m.model_dump() for m in loop.messages]
 
 
