@@ -379,3 +379,22 @@ def recalculate_in_place(workbook: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="office-recalc-") as tmp:
         produced = headless_convert(workbook, workbook.suffix.lstrip(".").lower(), Path(tmp))
         replace_atomically(produced, workbook)
+
+
+def window_command(prog: str, description: str, action):
+    """The main function of a program that applies `action(document, discard)` to open documents."""
+
+    def main(argv: list[str]) -> int:
+        parser = Parser(prog=prog, description=description)
+        parser.add_argument("files", nargs="+", help="documents open in LibreOffice")
+        parser.add_argument(
+            "--discard",
+            action="store_true",
+            help="if LibreOffice asks to save changes made in its window, drop them (default: stop with an error)",
+        )
+        args = parser.parse_args(argv)
+        for document in [existing_file(raw) for raw in args.files]:
+            print(action(document, args.discard))
+        return 0
+
+    return main
