@@ -7,7 +7,8 @@ import os
 import signal
 from pathlib import Path
 
-from sandbox.base import CommandResult, Sandbox
+from sandbox.base import CommandResult, Sandbox, SandboxError
+from sandbox.local import LocalSandbox
 
 QUIET_PROFILE_XCU = """<?xml version="1.0" encoding="UTF-8"?>
 <oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" \
@@ -16,6 +17,24 @@ xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
 <value>false</value></prop></item>
 </oor:items>
 """
+
+
+DESKTOP_START_ATTEMPTS = 3
+"""Display :0 may be served by a foreign X server in another mount namespace, which makes the window
+manager fail on our Xvfb there now and then; a new start picks again."""
+
+
+def start_desktop(home: Path) -> LocalSandbox:
+    """A started LocalSandbox with its own Xvfb display and window manager."""
+    for attempt in range(DESKTOP_START_ATTEMPTS):
+        box = LocalSandbox(home, display=True)
+        try:
+            box.start()
+            return box
+        except SandboxError:
+            if attempt == DESKTOP_START_ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")
 
 
 def run_tool(sandbox: Sandbox, command: str, timeout: float = 120.0) -> CommandResult:
