@@ -7,14 +7,17 @@ from pathlib import Path
 
 import pytest
 from docx import Document
-from toolkit_helpers import kill_profile_processes, quiet_profile, run_tool, start_desktop
+from toolkit_helpers import kill_profile_processes, quiet_profile, run_tool
+
+from sandbox.local import LocalSandbox
 
 WINDOW_TIMEOUT_S = 60.0
 
 
 @pytest.fixture(scope="module")
 def desktop(tmp_path_factory):
-    box = start_desktop(tmp_path_factory.mktemp("desktop"))
+    box = LocalSandbox(tmp_path_factory.mktemp("desktop"), display=True)
+    box.start()
     try:
         yield box
     finally:

@@ -5,10 +5,14 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 from pathlib import Path
 
-from sandbox.base import CommandResult, Sandbox, SandboxError
-from sandbox.local import LocalSandbox
+from sandbox.base import CommandResult, Sandbox
+from sandbox.toolkit import TOOLKIT_BIN
+
+sys.path.insert(0, str(TOOLKIT_BIN))
+from _officekit import soffice_processes  # noqa: E402
 
 QUIET_PROFILE_XCU = """<?xml version="1.0" encoding="UTF-8"?>
 <oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" \
@@ -17,24 +21,6 @@ xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
 <value>false</value></prop></item>
 </oor:items>
 """
-
-
-DESKTOP_START_ATTEMPTS = 3
-"""Display :0 may be served by a foreign X server in another mount namespace, which makes the window
-manager fail on our Xvfb there now and then; a new start picks again."""
-
-
-def start_desktop(home: Path) -> LocalSandbox:
-    """A started LocalSandbox with its own Xvfb display and window manager."""
-    for attempt in range(DESKTOP_START_ATTEMPTS):
-        box = LocalSandbox(home, display=True)
-        try:
-            box.start()
-            return box
-        except SandboxError:
-            if attempt == DESKTOP_START_ATTEMPTS - 1:
-                raise
-    raise AssertionError("unreachable")
 
 
 def run_tool(sandbox: Sandbox, command: str, timeout: float = 120.0) -> CommandResult:
@@ -54,14 +40,8 @@ def quiet_profile(folder: Path) -> str:
 
 def kill_profile_processes(profile_url: str) -> None:
     """End the LibreOffice processes a test started with its own profile."""
-    needle = f"-env:UserInstallation={profile_url}".encode()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if needle in argv:
+    argument = f"-env:UserInstallation={profile_url}"
+    for pid, argv in soffice_processes():
+        if argument in argv:
             with contextlib.suppress(ProcessLookupError):
-                os.kill(int(entry.name), signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
