@@ -26,12 +26,8 @@ from sandbox.toolkit.settings import TOOLKIT_REMOTE_DIR
 
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory):
-    box = LocalSandbox(tmp_path_factory.mktemp("home"))
-    box.start()
-    try:
+    with LocalSandbox(tmp_path_factory.mktemp("home")) as box:
         yield box
-    finally:
-        box.close()
 
 
 @pytest.fixture

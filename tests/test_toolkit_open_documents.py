@@ -16,12 +16,8 @@ WINDOW_TIMEOUT_S = 60.0
 
 @pytest.fixture(scope="module")
 def desktop(tmp_path_factory):
-    box = LocalSandbox(tmp_path_factory.mktemp("desktop"), display=True)
-    box.start()
-    try:
+    with LocalSandbox(tmp_path_factory.mktemp("desktop"), display=True) as box:
         yield box
-    finally:
-        box.close()
 
 
 @pytest.fixture
