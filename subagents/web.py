@@ -1,0 +1,212 @@
+"""The web subagent: the main agent's `delegate_web` tool.
+
+Each delegation runs a fresh AgentLoop (scope `web#N`, role `web`) whose tools
+drive one BrowserSession shared by every delegation of the run, so tabs and
+cookies persist between them. The loop ends with `done` or `fail`, or stops at
+its step budget; the main agent receives a short report either way:
+DONE / FAIL / INCOMPLETE, the facts found, the final URL and the downloaded files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.sync_api import Error as PlaywrightError
+from pydantic import BaseModel, Field
+
+from stateact.loop import AgentLoop, Budget, LoopOutcome
+from stateact.messages import Message, TextBlock, ToolResultBlock
+from stateact.runtime import RunContext
+from stateact.tools.base import Tool, ToolResult
+from subagents import settings
+from subagents.browser import BrowserSession, first_line
+from subagents.dom_markdown import OBSERVATION_MARK
+from subagents.web_tools import web_tools
+
+PROMPT_PATH = Path(__file__).parent / "prompts" / "web.md"
+
+
+class OlderObservationsTrimmed:
+    """Context policy of the web loop: only the latest few page observations are sent in full.
+
+    An older observation keeps its header line (title and URL) and loses the
+    page text, which a later observation supersedes anyway. The history itself
+    is untouched.
+    """
+
+    def __init__(self, keep: int = settings.WEB_FULL_OBSERVATIONS_KEPT) -> None:
+        self.keep = keep
+
+    def before_request(self, loop: AgentLoop) -> None:
+        return None
+
+    def on_overflow(self, loop: AgentLoop) -> bool:
+        return False
+
+    def view(self, messages: list[Message]) -> list[Message]:
+        seen = 0
+        out: list[Message] = []
+        for message in reversed(messages):
+            if message.role == "user":
+                content = []
+                for block in reversed(message.content):
+                    block, seen = self._trim_block(block, seen)
+                    content.append(block)
+                message = Message(role="user", content=list(reversed(content)))
+            out.append(message)
+        return list(reversed(out))
+
+    def _trim_block(self, block, seen: int):
+        if isinstance(block, ToolResultBlock):
+            inner = []
+            for part in reversed(block.content):
+                part, seen = self._trim_block(part, seen)
+                inner.append(part)
+            return block.model_copy(update={"content": list(reversed(inner))}), seen
+        if not isinstance(block, TextBlock) or OBSERVATION_MARK not in block.text:
+            return block, seen
+        seen += 1
+        if seen <= self.keep:
+            return block, seen
+        before, _, after = block.text.partition(OBSERVATION_MARK)
+        header = after.split("\n", 1)[0]
+        return TextBlock(text=f"{before}{OBSERVATION_MARK}{header}\n(older page view omitted)"), seen
+
+
+class DelegateWebTool(Tool):
+    """`delegate_web(subgoal, context)`: hand a web subgoal to the browser subagent."""
+
+    name = "delegate_web"
+    description = (
+        "Hand a web subgoal to a browser agent that reads pages as text and clicks, fills, downloads and "
+        "runs JavaScript in a real Chromium. The browser keeps its tabs and cookies between delegations. "
+        "Say exactly what to achieve and which facts to bring back; downloads land in ~/Downloads. "
+        "Returns DONE / FAIL / INCOMPLETE, the facts found, the final URL and downloaded files."
+    )
+
+    class Input(BaseModel):
+        subgoal: str = Field(min_length=1, description="What to achieve on the web, and what to report back.")
+        context: str = Field(
+            "",
+            description="What the browser agent needs to know: URLs, credentials, values to enter, formats.",
+        )
+
+    def __init__(
+        self,
+        context: RunContext,
+        cdp_url: str | None = None,
+        max_steps: int = settings.WEB_MAX_STEPS,
+        max_seconds: float = settings.WEB_MAX_SECONDS,
+    ) -> None:
+        self.run_context = context
+        self.session = BrowserSession(context.sandbox, cdp_url=cdp_url)
+        self.budget = Budget(max_turns=max_steps, max_usd=None, max_seconds=max_seconds)
+        self.delegations = 0
+
+    def run(self, params: Input) -> ToolResult:
+        self.delegations += 1
+        scope = f"web#{self.delegations}"
+        log = self.run_context.log
+        try:
+            self.session.start()
+            first_look = self.session.observe()
+        except PlaywrightError as exc:
+            log.emit("web_browser_error", scope, error=first_line(exc))
+            return ToolResult.error(f"The web browser could not be started: {first_line(exc)}")
+        downloads_before = len(self.session.downloads)
+        loop = AgentLoop(
+            scope=scope,
+            role="web",
+            model=self.run_context.provider("web"),
+            tools=web_tools(self.session),
+            system_prompt=PROMPT_PATH.read_text(encoding="utf-8"),
+            log=log,
+            meter=self.run_context.meter,
+            budget=self.budget,
+            context=OlderObservationsTrimmed(),
+        )
+        outcome = loop.run(self._task(params, first_look))
+        report = WebReport.from_outcome(
+            outcome,
+            max_steps=self.budget.max_turns,
+            final_url=self._final_url(),
+            downloads=self.session.downloads[downloads_before:],
+        )
+        log.emit("web_report", scope, **report.data())
+        return ToolResult(text=report.text(scope), data=report.data())
+
+    def _task(self, params: Input, first_look: str) -> str:
+        parts = [f"Subgoal: {params.subgoal.strip()}"]
+        if params.context.strip():
+            parts.append(f"Context from the main agent:\n{params.context.strip()}")
+        parts.append(f"Downloads are saved in {self.session.downloads_dir}.")
+        parts.append(f"The browser now shows:\n{first_look}")
+        return "\n\n".join(parts)
+
+    def _final_url(self) -> str:
+        try:
+            return self.session.page.url
+        except PlaywrightError as exc:
+            return f"(unknown: {first_line(exc)})"
+
+    def close(self) -> None:
+        """Close the browser at the end of the run."""
+        self.session.close()
+
+
+class WebReport(BaseModel):
+    """What one delegation achieved, as the main agent reads it."""
+
+    status: str
+    """DONE, FAIL or INCOMPLETE."""
+    summary: str
+    facts: list[str] = Field(default_factory=list)
+    final_url: str = ""
+    downloads: list[str] = Field(default_factory=list)
+    steps: int = 0
+    max_steps: int = 0
+
+    @classmethod
+    def from_outcome(
+        cls, outcome: LoopOutcome, max_steps: int, final_url: str, downloads: list[str]
+    ) -> WebReport:
+        if outcome.status == "finished" and outcome.data.get("status") in ("DONE", "FAIL"):
+            status, summary = outcome.data["status"], outcome.data.get("summary", "")
+            facts = list(outcome.data.get("facts", []))
+        else:
+            status, facts = "INCOMPLETE", []
+            reason = {
+                "budget": "it ran out of budget",
+                "error": "of an error",
+                "replied": "it answered without calling done or fail",
+            }
+            summary = (
+                f"The web agent stopped before finishing because {reason.get(outcome.status, outcome.status)}"
+            )
+            summary += f": {outcome.text.strip()[:1500]}" if outcome.text.strip() else "."
+        return cls(
+            status=status,
+            summary=summary,
+            facts=facts,
+            final_url=final_url,
+            downloads=downloads,
+            steps=outcome.turns,
+            max_steps=max_steps,
+        )
+
+    def data(self) -> dict:
+        return self.model_dump()
+
+    def text(self, scope: str) -> str:
+        lines = [
+            f"Web subagent ({scope}): {self.status} after {self.steps} of {self.max_steps} steps.",
+            self.summary,
+        ]
+        if self.facts:
+            lines.append("Facts:")
+            lines.extend(f"- {fact}" for fact in self.facts)
+        lines.append(f"Final URL: {self.final_url}")
+        if self.downloads:
+            lines.append("Downloaded files:")
+            lines.extend(f"- {path}" for path in self.downloads)
+        return "\n".join(lines)

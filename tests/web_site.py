@@ -1,0 +1,74 @@
+"""A small shop site on 127.0.0.1 for the web subagent's tests: login, a paginated table, widgets, a download.
+
+Static pages come from tests/sites/shop. Dynamic routes: POST /login sets a
+session cookie; the table pages and /report.csv need that cookie.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs
+
+SITE_DIR = Path(__file__).parent / "sites" / "shop"
+USER, PASSWORD = "alice", "secret"
+REPORT_CSV = b"item,price,stock\nBucket,3.20,0\nEasel,45.10,0\nHammer,9.99,0\n"
+COOKIE = "session=alice-ok"
+
+
+class ShopHandler(SimpleHTTPRequestHandler):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, directory=str(SITE_DIR), **kwargs)
+
+    def log_message(self, format: str, *args) -> None:
+        return None
+
+    def _signed_in(self) -> bool:
+        return COOKIE in (self.headers.get("Cookie") or "")
+
+    def _redirect(self, location: str, cookie: str | None = None) -> None:
+        self.send_response(303)
+        self.send_header("Location", location)
+        if cookie:
+            self.send_header("Set-Cookie", f"{cookie}; Path=/")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        form = parse_qs(self.rfile.read(length).decode())
+        if self.path == "/login" and form.get("user") == [USER] and form.get("password") == [PASSWORD]:
+            self._redirect("/table-1.html", COOKIE)
+        else:
+            self._redirect("/login.html?error=1")
+
+    def do_GET(self) -> None:
+        needs_login = self.path.startswith("/table-") or self.path.startswith("/report.csv")
+        if needs_login and not self._signed_in():
+            self._redirect("/login.html")
+        elif self.path.startswith("/report.csv"):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/csv")
+            self.send_header("Content-Disposition", 'attachment; filename="stock-report.csv"')
+            self.send_header("Content-Length", str(len(REPORT_CSV)))
+            self.end_headers()
+            self.wfile.write(REPORT_CSV)
+        else:
+            super().do_GET()
+
+
+@contextmanager
+def serve_site(handler: type[SimpleHTTPRequestHandler] = ShopHandler) -> Iterator[str]:
+    """Serve the site on a free local port; yields its base URL and stops the server afterwards."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
