@@ -189,22 +189,28 @@ def find_lines(
     hits = [i for i, line in enumerate(lines) if pattern.search(line)]
     if not hits:
         return f"No match for {query!r} in the page text ({len(lines)} lines)."
-    blocks: list[tuple[int, int]] = []
-    for i in hits:
-        lo, hi = max(0, i - context), min(len(lines), i + context + 1)
-        if blocks and lo <= blocks[-1][1]:
-            blocks[-1] = (blocks[-1][0], hi)
-        else:
-            blocks.append((lo, hi))
-    shown, used, matched_shown = [], 0, 0
-    for lo, hi in blocks:
-        block = "\n".join(f"{n + 1}: {lines[n]}" for n in range(lo, hi))
-        if used + len(block) > cap and shown:
+    shown: list[str] = []
+    used = shown_hits = 0
+    last = -1
+    for hit in hits:
+        window = [n for n in range(max(last + 1, hit - context), min(len(lines), hit + context + 1))]
+        block = [
+            f"{n + 1}: {_clip(lines[n], settings.WEB_FIND_LINE_CHARS)}" for n in window if lines[n].strip()
+        ]
+        size = sum(len(line) + 1 for line in block)
+        if shown and used + size > cap:
             break
-        shown.append(block[:cap])
-        used += len(block)
-        matched_shown += sum(1 for i in hits if lo <= i < hi)
+        if shown and window and window[0] > last + 1:
+            shown.append("…")
+        shown.extend(block)
+        used += size
+        shown_hits += 1
+        last = window[-1] if window else last
     note = f"{len(hits)} matching lines for {query!r}"
-    if matched_shown < len(hits):
-        note += f"; {len(hits) - matched_shown} not shown (narrow the query)"
-    return note + ":\n" + "\n…\n".join(shown)
+    if shown_hits < len(hits):
+        note += f"; {len(hits) - shown_hits} not shown (narrow the query)"
+    return note + ":\n" + "\n".join(shown)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"

@@ -38,6 +38,8 @@ WEB_MAX_URL_CHARS = 160
 """Link targets longer than this are shortened in the observation."""
 WEB_FIND_CAP_CHARS = 6_000
 """Characters of matches the `find` action returns."""
+WEB_FIND_LINE_CHARS = 800
+"""A longer matching line is clipped in `find` results."""
 WEB_FIND_CONTEXT_LINES = 1
 """Lines shown around each `find` match."""
 WEB_JS_RESULT_CAP_CHARS = 10_000

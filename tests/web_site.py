@@ -13,6 +13,9 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs
 
+from sandbox.local import LocalSandbox
+from subagents.browser import BrowserSession
+
 SITE_DIR = Path(__file__).parent / "sites" / "shop"
 USER, PASSWORD = "alice", "secret"
 REPORT_CSV = b"item,price,stock\nBucket,3.20,0\nEasel,45.10,0\nHammer,9.99,0\n"
@@ -72,3 +75,17 @@ def serve_site(handler: type[SimpleHTTPRequestHandler] = ShopHandler) -> Iterato
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+@contextmanager
+def browser_session(home: Path, cdp_url: str | None = None) -> Iterator[BrowserSession]:
+    """A started BrowserSession over a LocalSandbox whose home is `home`; both closed afterwards."""
+    sandbox = LocalSandbox(home)
+    sandbox.start()
+    session = BrowserSession(sandbox, cdp_url=cdp_url)
+    try:
+        session.start()
+        yield session
+    finally:
+        session.close()
+        sandbox.close()
