@@ -128,10 +128,13 @@ def _place_viewport_lines(markdown: str, snapshot: PageSnapshot) -> str:
         (_VIEW_BOTTOM, f"── viewport ends here ({snapshot.below} px below) ──"),
     ):
         at = markdown.find(sentinel)
-        markdown = markdown.replace(sentinel, "")
-        if at >= 0:
-            start = markdown.rfind("\n", 0, at) + 1
-            markdown = f"{markdown[:start]}{line}\n{markdown[start:]}"
+        if at < 0:
+            continue
+        start = markdown.rfind("\n", 0, at) + 1
+        rest = markdown[at + 1 :]
+        markdown = (
+            f"{markdown[:start]}{line}\n{markdown[start:at]}{rest.lstrip(' ') if at == start else rest}"
+        )
     return markdown
 
 
