@@ -99,6 +99,7 @@ class AgentLoop:
     def run(self, task: str | list[TextBlock | ImageBlock]) -> LoopOutcome:
         """Start on a task and loop until a terminal tool result, a reply, a budget or an error."""
         content = [TextBlock(text=task)] if isinstance(task, str) else list(task)
+        self._started = time.monotonic()
         self.log.emit("loop_start", self.scope, model=self.model.spec, tools=sorted(self.tools))
         self.append(Message(role="user", content=content))
         return self.resume()
@@ -168,24 +169,32 @@ class AgentLoop:
         return response
 
     def _run_tools(self, calls: list[ToolUseBlock]) -> ToolResult | None:
-        """Run each call in order; results go back in one user message. Returns a terminal result."""
-        blocks: list[ToolResultBlock] = []
+        """Run each call in order; results go back in one user message. Returns a terminal result.
+
+        On an interrupt the calls not yet done get error results, so the history stays valid to resume.
+        """
+        results: list[ToolResult] = []
         terminal: ToolResult | None = None
-        for call in calls:
-            if terminal is not None:
-                result = ToolResult.error("Not run: an earlier call in this turn ended the task.")
-            else:
-                result = self._run_one(call)
-                if result.terminal:
-                    terminal = result
-            blocks.append(
+        try:
+            for call in calls:
+                if terminal is not None:
+                    results.append(ToolResult.error("Not run: an earlier call in this turn ended the task."))
+                    continue
+                results.append(self._run_one(call))
+                if results[-1].terminal:
+                    terminal = results[-1]
+        finally:
+            results += [ToolResult.error("Not run: the run was interrupted.")] * (len(calls) - len(results))
+            blocks = [
                 ToolResultBlock(tool_use_id=call.id, content=result.blocks(), is_error=result.is_error)
-            )
-        self.append(Message(role="user", content=blocks))
+                for call, result in zip(calls, results, strict=True)
+            ]
+            self.append(Message(role="user", content=blocks))
         return terminal
 
     def _run_one(self, call: ToolUseBlock) -> ToolResult:
-        self.log.emit("tool_call", self.scope, id=call.id, name=call.name, input=call.input)
+        arguments = {"raw_arguments": call.raw_arguments} if call.raw_arguments is not None else {}
+        self.log.emit("tool_call", self.scope, id=call.id, name=call.name, input=call.input, **arguments)
         started = time.monotonic()
         tool = self.tools.get(call.name)
         if tool is None:

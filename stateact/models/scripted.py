@@ -4,7 +4,9 @@ A script is JSON: a list of turns, or `{"turns": [...]}`, or per-role lists
 `{"roles": {"main": [...], "gui": [...]}}`. A turn is
 `{"text": "...", "tool_calls": [{"name": "bash", "input": {...}}]}`.
 Each role plays its own list in order across all its loops; running past the
-end is a ProviderError. Usage is estimated at four characters a token.
+end is a ProviderError. Usage is the offline token estimate of `stateact.tokens`
+(images by their size, not their base64 text). With `context_window` set, a
+prompt estimated above it raises ContextLengthError, as a real provider would.
 """
 
 from __future__ import annotations
@@ -15,9 +17,14 @@ import threading
 from pathlib import Path
 
 from stateact.messages import TextBlock, ToolUseBlock, Usage
-from stateact.models.base import ModelProvider, ModelRequest, ModelResponse, ProviderError
-
-CHARS_PER_TOKEN = 4
+from stateact.models.base import (
+    ContextLengthError,
+    ModelProvider,
+    ModelRequest,
+    ModelResponse,
+    ProviderError,
+)
+from stateact.tokens import counter
 
 
 def load_script(path: Path, role: str) -> list[dict]:
@@ -38,10 +45,17 @@ def load_script(path: Path, role: str) -> list[dict]:
 class ScriptedProvider(ModelProvider):
     """Plays a fixed list of turns; records every request it receives."""
 
-    def __init__(self, turns: list[dict], spec: str = "scripted:", name: str = "scripted") -> None:
+    def __init__(
+        self,
+        turns: list[dict],
+        spec: str = "scripted:",
+        name: str = "scripted",
+        context_window: int | None = None,
+    ) -> None:
         self.turns = turns
         self.spec = spec
         self.name = name
+        self.context_window = context_window
         self.requests: list[ModelRequest] = []
         self._position = 0
         self._ids = itertools.count(1)
@@ -52,8 +66,14 @@ class ScriptedProvider(ModelProvider):
         return len(self.turns) - self._position
 
     def complete(self, request: ModelRequest) -> ModelResponse:
+        tokens = counter()
+        prompt_tokens = tokens.preamble(request.system, request.tools) + tokens.messages(request.messages)
         with self._lock:
             self.requests.append(request)
+            if self.context_window is not None and prompt_tokens > self.context_window:
+                raise ContextLengthError(
+                    f"prompt is too long: {prompt_tokens} tokens > {self.context_window} maximum"
+                )
             if self._position >= len(self.turns):
                 raise ProviderError(f"script exhausted after {len(self.turns)} turns ({self.spec})")
             turn = self.turns[self._position]
@@ -67,11 +87,7 @@ class ScriptedProvider(ModelProvider):
                         id=f"toolu_s{next(self._ids):04d}", name=call["name"], input=call.get("input", {})
                     )
                 )
-        prompt_chars = len(request.system) + sum(len(m.model_dump_json()) for m in request.messages)
-        output_chars = sum(len(b.model_dump_json()) for b in content)
-        usage = Usage(
-            input_tokens=prompt_chars // CHARS_PER_TOKEN, output_tokens=output_chars // CHARS_PER_TOKEN
-        )
+        usage = Usage(input_tokens=prompt_tokens, output_tokens=sum(tokens.block(b) for b in content))
         return ModelResponse(
             content=content,
             usage=usage,
