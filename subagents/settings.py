@@ -46,3 +46,5 @@ WEB_JS_RESULT_CAP_CHARS = 10_000
 """Characters of a JavaScript result returned to the model."""
 WEB_FULL_OBSERVATIONS_KEPT = 2
 """Most recent page observations sent in full; older ones shrink to their header line."""
+WEB_OBSERVATION_TRIM_CHUNK = 3
+"""Older observations shrink this many at a time, so the cached request prefix changes only every few steps."""

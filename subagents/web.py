@@ -14,6 +14,7 @@ from pathlib import Path
 from playwright.sync_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
+from stateact.image_policy import images_to_strip, strip_old_images
 from stateact.loop import AgentLoop, Budget, LoopOutcome
 from stateact.messages import Message, TextBlock, ToolResultBlock
 from stateact.runtime import RunContext
@@ -27,15 +28,23 @@ PROMPT_PATH = Path(__file__).parent / "prompts" / "web.md"
 
 
 class OlderObservationsTrimmed:
-    """Context policy of the web loop: only the latest few page observations are sent in full.
+    """Context policy of the web loop: only the latest page observations are sent in full.
 
     An older observation keeps its header line (title and URL) and loses the
-    page text, which a later observation supersedes anyway. The history itself
-    is untouched.
+    page text, which later observations supersede. Observations are trimmed a
+    chunk at a time (between `keep` and `keep + chunk - 1` stay whole), so the
+    request prefix, and the provider's prompt cache, changes only every few
+    steps. Old screenshots leave the view the same way. The history itself is
+    untouched.
     """
 
-    def __init__(self, keep: int = settings.WEB_FULL_OBSERVATIONS_KEPT) -> None:
+    def __init__(
+        self,
+        keep: int = settings.WEB_FULL_OBSERVATIONS_KEPT,
+        chunk: int = settings.WEB_OBSERVATION_TRIM_CHUNK,
+    ) -> None:
         self.keep = keep
+        self.chunk = chunk
 
     def before_request(self, loop: AgentLoop) -> None:
         return None
@@ -44,33 +53,31 @@ class OlderObservationsTrimmed:
         return False
 
     def view(self, messages: list[Message]) -> list[Message]:
-        seen = 0
-        out: list[Message] = []
-        for message in reversed(messages):
-            if message.role == "user":
-                content = []
-                for block in reversed(message.content):
-                    block, seen = self._trim_block(block, seen)
-                    content.append(block)
-                message = Message(role="user", content=list(reversed(content)))
+        total = sum(self._observations(block) for message in messages for block in message.content)
+        budget = [images_to_strip(total, self.keep, self.chunk)]
+        out = []
+        for message in messages:
+            if budget[0] > 0 and message.role == "user":
+                message = Message(
+                    role="user", content=[self._trim(block, budget) for block in message.content]
+                )
             out.append(message)
-        return list(reversed(out))
+        return strip_old_images(out)
 
-    def _trim_block(self, block, seen: int):
+    def _observations(self, block) -> int:
         if isinstance(block, ToolResultBlock):
-            inner = []
-            for part in reversed(block.content):
-                part, seen = self._trim_block(part, seen)
-                inner.append(part)
-            return block.model_copy(update={"content": list(reversed(inner))}), seen
-        if not isinstance(block, TextBlock) or OBSERVATION_MARK not in block.text:
-            return block, seen
-        seen += 1
-        if seen <= self.keep:
-            return block, seen
+            return sum(self._observations(part) for part in block.content)
+        return int(isinstance(block, TextBlock) and OBSERVATION_MARK in block.text)
+
+    def _trim(self, block, budget: list[int]):
+        if isinstance(block, ToolResultBlock):
+            return block.model_copy(update={"content": [self._trim(part, budget) for part in block.content]})
+        if budget[0] <= 0 or not isinstance(block, TextBlock) or OBSERVATION_MARK not in block.text:
+            return block
+        budget[0] -= 1
         before, _, after = block.text.partition(OBSERVATION_MARK)
         header = after.split("\n", 1)[0]
-        return TextBlock(text=f"{before}{OBSERVATION_MARK}{header}\n(older page view omitted)"), seen
+        return TextBlock(text=f"{before}{OBSERVATION_MARK}{header}\n(older page view omitted)")
 
 
 class DelegateWebTool(Tool):

@@ -191,23 +191,28 @@ def test_option_matching():
     assert _match_option("Overnight", options) is None
 
 
-def test_older_observations_shrink_to_their_header():
+def test_older_observations_shrink_to_their_header_a_chunk_at_a_time():
     def observation(n: int) -> str:
         return f"Clicked [{n}].\n\n{OBSERVATION_MARK} Page {n} — http://x/{n} ===\nViewport ...\n\nbody {n}"
 
+    def trimmed(n: int) -> str:
+        return f"Clicked [{n}].\n\n{OBSERVATION_MARK} Page {n} — http://x/{n} ===\n(older page view omitted)"
+
     messages = [Message(role="user", content=[TextBlock(text="Subgoal\n\n" + observation(0))])]
-    for n in range(1, 4):
+    for n in range(1, 6):
         messages.append(Message(role="assistant", content=[TextBlock(text=f"step {n}")]))
         result = ToolResultBlock(tool_use_id=f"t{n}", content=[TextBlock(text=observation(n))])
         messages.append(Message(role="user", content=[result]))
-    view = OlderObservationsTrimmed(keep=2).view(messages)
-    texts = [m.content[0].text if m.role == "assistant" else "" for m in view]
-    assert texts[1] == "step 1"
-    assert view[0].content[0].text == (
-        f"Subgoal\n\nClicked [0].\n\n{OBSERVATION_MARK} Page 0 — http://x/0 ===\n(older page view omitted)"
-    )
-    assert view[2].content[0].text() == (
-        f"Clicked [1].\n\n{OBSERVATION_MARK} Page 1 — http://x/1 ===\n(older page view omitted)"
-    )
-    assert view[4].content[0].text() == observation(2) and view[6].content[0].text() == observation(3)
+
+    def shown(count: int) -> list[str]:
+        view = OlderObservationsTrimmed(keep=2, chunk=3).view(messages[: 2 * count - 1])
+        return [
+            m.content[0].text if i == 0 else m.content[0].text()
+            for i, m in enumerate(view)
+            if m.role == "user"
+        ]
+
+    assert shown(4) == ["Subgoal\n\n" + observation(0), *(observation(n) for n in range(1, 4))]
+    assert shown(5) == ["Subgoal\n\n" + trimmed(0), trimmed(1), trimmed(2), observation(3), observation(4)]
+    assert shown(6)[:3] == shown(5)[:3] and shown(6)[3:] == [observation(3), observation(4), observation(5)]
     assert messages[0].content[0].text.endswith("body 0")  # the history itself is untouched

@@ -10,15 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.local import LocalSandbox
 from stateact.loop import AgentLoop
 from stateact.messages import ToolUseBlock
-from stateact.meter import Meter
-from stateact.runlog import RunLog, read_events
+from stateact.runlog import read_events
 from stateact.runtime import RoleModels, RunContext
 from subagents import settings
 from subagents.web import DelegateWebTool
 from subagents.web_tools import web_tools
+from tests.tool_context import run_context as tool_run_context
 from tests.web_site import REPORT_CSV, ShopHandler, browser_session, serve_site
 
 
@@ -43,22 +42,11 @@ def site():
 
 @pytest.fixture
 def run_context(tmp_path):
-    """A run on a local sandbox without display; the test writes its script to `script.json`."""
-    sandbox = LocalSandbox(tmp_path / "home")
-    sandbox.start()
+    """A run on a local sandbox without display, whose models play `script.json`."""
     script = tmp_path / "script.json"
-    context = RunContext(
-        run_dir=tmp_path / "run",
-        task="a task",
-        sandbox=sandbox,
-        log=RunLog(tmp_path / "run"),
-        meter=Meter(),
-        models=RoleModels(main=f"scripted:{script}"),
-    )
-    try:
+    with tool_run_context(tmp_path) as context:
+        context.models = RoleModels(main=f"scripted:{script}")
         yield context, script
-    finally:
-        sandbox.close()
 
 
 def requests_text(context: RunContext, role: str) -> list[str]:

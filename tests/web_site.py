@@ -6,6 +6,7 @@ session cookie; the table pages and /report.csv need that cookie.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +18,19 @@ from sandbox.local import LocalSandbox
 from subagents.browser import BrowserSession
 
 SITE_DIR = Path(__file__).parent / "sites" / "shop"
+STOCK = [
+    ("Anvil", "12.50", 4),
+    ("Bucket", "3.20", 0),
+    ("Chisel", "7.75", 11),
+    ("Drill", "89.00", 2),
+    ("Easel", "45.10", 0),
+    ("File", "4.40", 7),
+    ("Gauge", "15.00", 3),
+    ("Hammer", "9.99", 0),
+    ("Island bench", "310.00", 1),
+]
+ROWS_PER_PAGE = 3
+TABLE_PAGE = re.compile(r"^/table-(\d+)\.html$")
 USER, PASSWORD = "alice", "secret"
 REPORT_CSV = b"item,price,stock\nBucket,3.20,0\nEasel,45.10,0\nHammer,9.99,0\n"
 COOKIE = "session=alice-ok"
@@ -52,15 +66,41 @@ class ShopHandler(SimpleHTTPRequestHandler):
         needs_login = self.path.startswith("/table-") or self.path.startswith("/report.csv")
         if needs_login and not self._signed_in():
             self._redirect("/login.html")
+        elif match := TABLE_PAGE.match(self.path):
+            self._send(200, "text/html", table_page(int(match.group(1))))
         elif self.path.startswith("/report.csv"):
-            self.send_response(200)
-            self.send_header("Content-Type", "text/csv")
-            self.send_header("Content-Disposition", 'attachment; filename="stock-report.csv"')
-            self.send_header("Content-Length", str(len(REPORT_CSV)))
-            self.end_headers()
-            self.wfile.write(REPORT_CSV)
+            self._send(200, "text/csv", REPORT_CSV, 'attachment; filename="stock-report.csv"')
         else:
             super().do_GET()
+
+    def _send(self, status: int, content_type: str, body: bytes, disposition: str = "") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        if disposition:
+            self.send_header("Content-Disposition", disposition)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def table_page(number: int) -> bytes:
+    """Page `number` of the stock table, with Previous / Next links; a 404-like page past the end."""
+    pages = -(-len(STOCK) // ROWS_PER_PAGE)
+    rows = STOCK[(number - 1) * ROWS_PER_PAGE : number * ROWS_PER_PAGE] if 1 <= number <= pages else []
+    body = "".join(f"<tr><td>{name}</td><td>{price}</td><td>{stock}</td></tr>" for name, price, stock in rows)
+    previous = f'<a href="/table-{number - 1}.html">Previous</a>' if number > 1 else ""
+    following = f'<a href="/table-{number + 1}.html">Next</a>' if number < pages else ""
+    return f"""<!doctype html>
+<html><head><title>Stock, page {number} of {pages}</title></head>
+<body>
+<h1>Stock</h1>
+<p>Signed in as alice. <a href="/widgets.html">Tools</a></p>
+<table>
+  <thead><tr><th>Item</th><th>Price</th><th>In stock</th></tr></thead>
+  <tbody>{body}</tbody>
+</table>
+<nav>{previous} Page {number} of {pages} {following}</nav>
+</body></html>""".encode()
 
 
 @contextmanager
