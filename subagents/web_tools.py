@@ -91,7 +91,9 @@ class Navigate(WebAction):
                 "below is what loaded so far."
             ) from exc
         except PlaywrightError as exc:
-            if "Download is starting" in str(exc):
+            if "Download is starting" in str(exc) and self.session.wait_for_download(
+                settings.WEB_NAVIGATION_TIMEOUT_MS
+            ):
                 return f"{url} is a file: it was downloaded instead of shown."
             raise WebActionError(f"Could not open {url}: {first_line(exc)}") from exc
         return f"Opened {page.url}."

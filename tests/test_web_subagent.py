@@ -226,9 +226,15 @@ def test_bad_calls_and_timeouts_are_error_results_with_a_fresh_page(tmp_path, si
         unreachable = act("navigate", url="http://127.0.0.1:9/")
         assert unreachable.is_error and "Could not open http://127.0.0.1:9/" in unreachable.text
 
+        second_tab = act("navigate", url=f"{site}/help.html", new_tab=True)
+        assert "Tabs: tab 1: 127.0.0.1 · tab 2 (active): Help center" in second_tab.text
+        act("switch_tab", tab=1)
         closed = act("close_tab", tab=1)
-        assert not closed.is_error and "(untitled) — about:blank" in closed.text
-        assert act("list_tabs").text == "tab 2 (active): about:blank — about:blank"
+        assert not closed.is_error and "=== page: Help center" in closed.text
+        assert act("switch_tab", tab=1).text.startswith(
+            "There is no tab 1. Open tabs: tab 2 (active): Help center"
+        )
+        assert act("list_tabs").text == f"tab 2 (active): Help center — {site}/help.html"
         shot = act("screenshot")
         assert shot.images and shot.images[0].startswith(b"\x89PNG")
 
@@ -255,8 +261,9 @@ def test_download_by_url_and_upload_through_the_sandbox(tmp_path, site):
         target = tmp_path / "home" / "Downloads" / "stock-report.csv"
         assert f"Downloaded {site}/report.csv (text/csv) to {target}." in second.text
         assert target.read_bytes() == REPORT_CSV
-        again = act("download", url=f"{site}/report.csv")
-        assert "stock-report (1).csv" in again.text
+        again = act("navigate", url=f"{site}/report.csv")
+        assert not again.is_error and "is a file: it was downloaded instead of shown" in again.text
+        assert f"Downloaded {site}/report.csv to {target.with_name('stock-report (1).csv')}." in again.text
         assert session.downloads == [
             str(tmp_path / "home" / "Downloads" / "login.html"),
             str(target),
@@ -303,3 +310,14 @@ def test_attaches_over_cdp_and_leaves_the_browser_running(tmp_path, site):
     finally:
         browser.kill()
         browser.wait()
+
+
+def test_a_browser_that_went_away_is_started_again(tmp_path, site):
+    with browser_session(tmp_path) as session:
+        navigate = next(tool for tool in web_tools(session) if tool.name == "navigate")
+        session.page.goto(f"{site}/help.html")
+        session._browser.close()  # the browser dies between two actions
+        result = navigate.invoke(ToolUseBlock(id="x", name="navigate", input={"url": f"{site}/widgets.html"}))
+        assert not result.is_error
+        assert "The browser had gone away; a new one was started" in result.text
+        assert "=== page: Tools" in result.text
