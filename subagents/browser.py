@@ -140,10 +140,12 @@ class BrowserSession:
         self._pending_downloads.append(download)
 
     def _on_close(self, page: Page) -> None:
-        self._tab_ids.pop(page, None)
+        closed = self._tab_ids.pop(page, None)
         if page is self._page:
             remaining = self.tabs()
             self._page = remaining[-1][1] if remaining else None
+            if remaining:
+                self._notes.append(f"The active tab {closed} closed; tab {remaining[-1][0]} is active now.")
 
     def _on_dialog(self, dialog: Dialog) -> None:
         kind = dialog.type

@@ -36,7 +36,8 @@
     let url = raw;
     try {
       const u = new URL(raw, document.baseURI);
-      url = u.origin === location.origin ? u.pathname + u.search + u.hash : u.href;
+      const samePage = u.origin === location.origin && u.pathname === location.pathname && u.search === location.search;
+      url = samePage && u.hash ? u.hash : u.origin === location.origin ? u.pathname + u.search + u.hash : u.href;
     } catch (e) { /* keep raw */ }
     if (url.startsWith('data:')) return 'data:…';
     return url.length > maxUrl ? url.slice(0, maxUrl) + '…' : url;

@@ -48,3 +48,5 @@ WEB_FULL_OBSERVATIONS_KEPT = 2
 """Most recent page observations sent in full; older ones shrink to their header line."""
 WEB_OBSERVATION_TRIM_CHUNK = 3
 """Older observations shrink this many at a time, so the cached request prefix changes only every few steps."""
+WEB_REPORT_NOTE_CHARS = 1_500
+"""Characters of the web agent's own words quoted in a report when it stopped early."""

@@ -138,6 +138,9 @@ class DelegateWebTool(Tool):
             max_steps=self.budget.max_turns,
             final_url=self._final_url(),
             downloads=self.session.downloads[downloads_before:],
+            last_words=next(
+                (m.text() for m in reversed(loop.messages) if m.role == "assistant" and m.text()), ""
+            ),
         )
         log.emit("web_report", scope, **report.data())
         return ToolResult(text=report.text(scope), data=report.data())
@@ -175,8 +178,9 @@ class WebReport(BaseModel):
 
     @classmethod
     def from_outcome(
-        cls, outcome: LoopOutcome, max_steps: int, final_url: str, downloads: list[str]
+        cls, outcome: LoopOutcome, max_steps: int, final_url: str, downloads: list[str], last_words: str = ""
     ) -> WebReport:
+        """The report of a finished loop; `last_words` is the agent's latest text, kept when it stopped early."""
         if outcome.status == "finished" and outcome.data.get("status") in ("DONE", "FAIL"):
             status, summary = outcome.data["status"], outcome.data.get("summary", "")
             facts = list(outcome.data.get("facts", []))
@@ -186,11 +190,11 @@ class WebReport(BaseModel):
                 "budget": "it ran out of budget",
                 "error": "of an error",
                 "replied": "it answered without calling done or fail",
-            }
-            summary = (
-                f"The web agent stopped before finishing because {reason.get(outcome.status, outcome.status)}"
-            )
-            summary += f": {outcome.text.strip()[:1500]}" if outcome.text.strip() else "."
+            }.get(outcome.status, outcome.status)
+            summary = f"The web agent stopped before finishing because {reason}"
+            summary += f": {_clip(outcome.text)}" if outcome.text.strip() else "."
+            if last_words.strip() and outcome.status != "replied":
+                summary += f"\nIts last note: {_clip(last_words)}"
         return cls(
             status=status,
             summary=summary,
@@ -217,3 +221,9 @@ class WebReport(BaseModel):
             lines.append("Downloaded files:")
             lines.extend(f"- {path}" for path in self.downloads)
         return "\n".join(lines)
+
+
+def _clip(text: str) -> str:
+    text = text.strip()
+    limit = settings.WEB_REPORT_NOTE_CHARS
+    return text if len(text) <= limit else text[:limit] + "…"

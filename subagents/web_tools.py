@@ -142,6 +142,17 @@ class Click(WebAction):
         return f"Clicked [{params.index}]."
 
 
+class Hover(WebAction):
+    name = "hover"
+    description = "Move the mouse over an element, e.g. to open a menu that shows on hover."
+    Input = _IndexInput
+
+    def act(self, params: _IndexInput) -> str:
+        self.session.element(params.index).hover()
+        self.session.page.wait_for_timeout(200)
+        return f"Hovering over [{params.index}]."
+
+
 class Fill(WebAction):
     name = "fill"
     description = "Replace the text of an input, textarea or editable element; optionally press Enter after."
@@ -476,6 +487,7 @@ ACTIONS: tuple[type[WebAction], ...] = (
     Forward,
     Reload,
     Click,
+    Hover,
     Fill,
     Select,
     Check,

@@ -169,7 +169,10 @@ def test_wrong_password_fails_truthfully_and_budget_gives_incomplete(run_context
         {"tool_calls": [call("fail", reason="The shop refused the password.", facts=[])]},
         {"tool_calls": [call("navigate", url=f"{site}/table-1.html")]},
         {"tool_calls": [call("navigate", url=f"{site}/help.html")]},
-        {"tool_calls": [call("navigate", url=f"{site}/widgets.html")]},
+        {
+            "text": "The tools page has the shipping select.",
+            "tool_calls": [call("navigate", url=f"{site}/widgets.html")],
+        },
     ]
     script.write_text(json.dumps({"roles": {"web": web}}))
     tool = DelegateWebTool(context, max_steps=3)
@@ -189,6 +192,7 @@ def test_wrong_password_fails_truthfully_and_budget_gives_incomplete(run_context
     assert stopped.data["status"] == "INCOMPLETE" and stopped.data["steps"] == 3
     assert "ran out of budget: turn budget spent (3 of 3)" in stopped.text
     assert f"Final URL: {site}/widgets.html" in stopped.text
+    assert "Its last note: The tools page has the shipping select." in stopped.text
 
 
 def test_bad_calls_and_timeouts_are_error_results_with_a_fresh_page(tmp_path, site, monkeypatch):
@@ -235,6 +239,13 @@ def test_bad_calls_and_timeouts_are_error_results_with_a_fresh_page(tmp_path, si
             "There is no tab 1. Open tabs: tab 2 (active): Help center"
         )
         assert act("list_tabs").text == f"tab 2 (active): Help center — {site}/help.html"
+        session.page.set_content(
+            "<style>.items{display:none} .menu{cursor:pointer} .menu:hover .items{display:block}</style>"
+            "<div class=menu>Account<div class=items><a href='#profile'>Profile</a></div></div>"
+        )
+        menu = int(re.search(r"\[(\d+)\]<div> Account", session.observe()).group(1))
+        hovered = act("hover", index=menu)
+        assert f"*[{menu + 1}] [Profile](#profile)" in hovered.text
         shot = act("screenshot")
         assert shot.images and shot.images[0].startswith(b"\x89PNG")
 
