@@ -226,7 +226,7 @@ class BrowserSession:
 
     # -- observing -------------------------------------------------------------------
     def snapshot(self) -> PageSnapshot:
-        """Serialize the active tab, retrying once when a navigation replaced the document."""
+        """Serialize the active tab, retrying when a navigation replaced the document meanwhile."""
         page = self.page
         for attempt in range(3):
             try:
@@ -244,7 +244,7 @@ class BrowserSession:
         try:
             snap = self.snapshot()
         except PlaywrightError as exc:
-            return f"(The page at {self.page.url} could not be read: {first_line(exc)})"
+            return f"(The page at {self.page.url} could not be read: {error_summary(exc)})"
         tabs = self.tabs()
         return render_page(snap, f"Tabs: {self.tabs_line()}" if len(tabs) > 1 else "")
 
@@ -310,7 +310,7 @@ class BrowserSession:
                 try:
                     download.save_as(local)
                 except PlaywrightError as exc:
-                    notes.append(f"A download of {download.url} failed: {first_line(exc)}.")
+                    notes.append(f"A download of {download.url} failed: {error_summary(exc)}.")
                     continue
                 path = self.store_download(download.suggested_filename, local.read_bytes())
             notes.append(f"Downloaded {download.url} to {path}.")
@@ -351,12 +351,17 @@ def _filename_from_disposition(header: str) -> str:
     return match.group(1).strip() if match else ""
 
 
-def first_line(exc: BaseException) -> str:
-    """The meaning of a Playwright error: its first line, plus the last step of its call log."""
-    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+def error_summary(exc: BaseException) -> str:
+    """The meaning of a Playwright error: its first line, plus the telling steps of its call log."""
+    lines = [line.strip().lstrip("- ") for line in str(exc).strip().splitlines() if line.strip()]
     if not lines:
         return type(exc).__name__
-    head = lines[0]
-    if "Call log:" in lines and lines[-1] != "Call log:":
-        head += f" (last step: {lines[-1].lstrip('- ')})"
-    return head
+    head, log = lines[0], lines[lines.index("Call log:") + 1 :] if "Call log:" in lines else []
+    telling = [step for step in log if not _ROUTINE_STEP.match(step)]
+    steps = list(dict.fromkeys(telling))[-2:]
+    return head + (f" ({'; '.join(steps)})" if steps else "")
+
+
+_ROUTINE_STEP = re.compile(
+    r"^(retrying|waiting \d+ ?ms|\d+ × |attempting|scrolling into view|done scrolling)"
+)

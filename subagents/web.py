@@ -20,7 +20,7 @@ from stateact.messages import Message, TextBlock, ToolResultBlock
 from stateact.runtime import RunContext
 from stateact.tools.base import Tool, ToolResult
 from subagents import settings
-from subagents.browser import BrowserSession, first_line
+from subagents.browser import BrowserSession, error_summary
 from subagents.dom_markdown import OBSERVATION_MARK
 from subagents.web_tools import web_tools
 
@@ -118,8 +118,8 @@ class DelegateWebTool(Tool):
             self.session.start()
             first_look = self.session.observe()
         except PlaywrightError as exc:
-            log.emit("web_browser_error", scope, error=first_line(exc))
-            return ToolResult.error(f"The web browser could not be started: {first_line(exc)}")
+            log.emit("web_browser_error", scope, error=error_summary(exc))
+            return ToolResult.error(f"The web browser could not be started: {error_summary(exc)}")
         downloads_before = len(self.session.downloads)
         loop = AgentLoop(
             scope=scope,
@@ -157,7 +157,7 @@ class DelegateWebTool(Tool):
         try:
             return self.session.page.url
         except PlaywrightError as exc:
-            return f"(unknown: {first_line(exc)})"
+            return f"(unknown: {error_summary(exc)})"
 
     def close(self) -> None:
         """Close the browser at the end of the run."""

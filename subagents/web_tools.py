@@ -12,6 +12,7 @@ import json
 import mimetypes
 import posixpath
 import re
+from abc import abstractmethod
 from typing import ClassVar, Literal
 
 from playwright.sync_api import Error as PlaywrightError
@@ -21,7 +22,7 @@ from pydantic import BaseModel, Field
 from sandbox.base import SandboxError
 from stateact.tools.base import Tool, ToolResult
 from subagents import settings
-from subagents.browser import BrowserSession, WebActionError, first_line
+from subagents.browser import BrowserSession, WebActionError, error_summary
 from subagents.dom_markdown import find_lines
 
 
@@ -36,9 +37,9 @@ class WebAction(Tool):
     def __init__(self, session: BrowserSession) -> None:
         self.session = session
 
+    @abstractmethod
     def act(self, params) -> str | ToolResult:
         """Do the action; return a short account of it, or a whole result."""
-        raise NotImplementedError
 
     def run(self, params) -> ToolResult:
         is_error = False
@@ -47,15 +48,17 @@ class WebAction(Tool):
         except WebActionError as exc:
             outcome, is_error = str(exc), True
         except PlaywrightTimeoutError as exc:
-            outcome, is_error = f"Timed out: {first_line(exc)}", True
+            outcome, is_error = f"Timed out: {error_summary(exc)}", True
+            if "intercepts pointer events" in str(exc):
+                outcome += "\nAnother element covers it (a dialog, banner or overlay): close that first."
         except PlaywrightError as exc:
-            outcome, is_error = f"The browser refused: {first_line(exc)}", True
+            outcome, is_error = f"The browser refused: {error_summary(exc)}", True
         if isinstance(outcome, ToolResult):
             return outcome
         try:
             notes = self.session.settle(self.watches_popups) if self.observes else self.session.drain_notes()
         except PlaywrightError as exc:
-            notes = [f"(Could not wait for the page: {first_line(exc)})"]
+            notes = [f"(Could not wait for the page: {error_summary(exc)})"]
         parts = [outcome, *notes]
         if self.observes:
             parts.append("\n" + self.session.observe())
@@ -95,7 +98,7 @@ class Navigate(WebAction):
                 settings.WEB_NAVIGATION_TIMEOUT_MS
             ):
                 return f"{url} is a file: it was downloaded instead of shown."
-            raise WebActionError(f"Could not open {url}: {first_line(exc)}") from exc
+            raise WebActionError(f"Could not open {url}: {error_summary(exc)}") from exc
         return f"Opened {page.url}."
 
 
@@ -331,7 +334,7 @@ class RunJavaScript(WebAction):
         except PlaywrightError as exc:
             if isinstance(exc, PlaywrightTimeoutError):
                 raise
-            raise WebActionError(f"The script failed: {first_line(exc)}") from exc
+            raise WebActionError(f"The script failed: {error_summary(exc)}") from exc
         text = json.dumps(value, ensure_ascii=False, default=str)
         cap = settings.WEB_JS_RESULT_CAP_CHARS
         if len(text) > cap:
