@@ -197,6 +197,7 @@ def test_wrong_password_fails_truthfully_and_budget_gives_incomplete(run_context
 
 def test_bad_calls_and_timeouts_are_error_results_with_a_fresh_page(tmp_path, site, monkeypatch):
     monkeypatch.setattr(settings, "WEB_NAVIGATION_TIMEOUT_MS", 1_000)
+    monkeypatch.setattr(settings, "WEB_ACTION_TIMEOUT_MS", 1_000)
     with browser_session(tmp_path) as session:
         tools = {tool.name: tool for tool in web_tools(session)}
 
@@ -246,6 +247,16 @@ def test_bad_calls_and_timeouts_are_error_results_with_a_fresh_page(tmp_path, si
         menu = int(re.search(r"\[(\d+)\]<div> Account", session.observe()).group(1))
         hovered = act("hover", index=menu)
         assert f"*[{menu + 1}] [Profile](#profile)" in hovered.text
+        session.page.set_content(
+            "<button>Buy</button><div style='position:fixed;inset:0'>Cookies? <button>Accept</button></div>"
+        )
+        session.observe()
+        covered = act("click", index=menu + 2)
+        assert covered.is_error and "intercepts pointer events" in covered.text
+        assert (
+            "Another element covers it" in covered.text
+            and f"Cookies? [{menu + 3}]<button> Accept" in covered.text
+        )
         shot = act("screenshot")
         assert shot.images and shot.images[0].startswith(b"\x89PNG")
 
