@@ -257,6 +257,13 @@ def test_bad_calls_and_timeouts_are_error_results_with_a_fresh_page(tmp_path, si
             "Another element covers it" in covered.text
             and f"Cookies? [{menu + 3}]<button> Accept" in covered.text
         )
+        session.page.set_content(
+            "<button onclick=\"document.title = confirm('Delete?') + ':' + prompt('Name?', 'Ann')\">Go</button>"
+        )
+        asked = act("click", index=int(re.search(r"\[(\d+)\]<button> Go", session.observe()).group(1)))
+        assert "A JavaScript confirm said 'Delete?'; it was accepted." in asked.text
+        assert "A JavaScript prompt said 'Name?'; it was accepted with 'Ann'." in asked.text
+        assert "=== page: true:Ann —" in asked.text
         shot = act("screenshot")
         assert shot.images and shot.images[0].startswith(b"\x89PNG")
 
