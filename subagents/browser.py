@@ -54,6 +54,7 @@ class BrowserSession:
         """Sandbox paths of every file downloaded in this session, in order."""
         self.next_id = 1
         self._playwright: Playwright | None = None
+        self._profile: tempfile.TemporaryDirectory | None = None
         self._browser: Browser | None = None
         self._context: BrowserContext | None = None
         self._page: Page | None = None
@@ -86,15 +87,20 @@ class BrowserSession:
                 contexts = self._browser.contexts
                 self._context = contexts[0] if contexts else self._browser.new_context(accept_downloads=True)
             else:
-                self._browser = self._playwright.chromium.launch(
+                # A persistent profile, as a user's browser has: chrome:// pages work in it.
+                self._profile = tempfile.TemporaryDirectory(
+                    prefix="stateact-web-profile-", ignore_cleanup_errors=True
+                )
+                width, height = settings.WEB_VIEWPORT
+                self._context = self._playwright.chromium.launch_persistent_context(
+                    self._profile.name,
                     executable_path=settings.WEB_CHROMIUM_PATH,
                     headless=True,
                     args=list(settings.WEB_CHROMIUM_ARGS),
+                    viewport={"width": width, "height": height},
+                    accept_downloads=True,
                 )
-                width, height = settings.WEB_VIEWPORT
-                self._context = self._browser.new_context(
-                    viewport={"width": width, "height": height}, accept_downloads=True
-                )
+                self._browser = self._context.browser
         except BaseException:
             self._stop_playwright()
             raise
@@ -106,9 +112,11 @@ class BrowserSession:
 
     def close(self) -> None:
         """Close the launched browser (an attached one is only disconnected); safe to call twice."""
-        if self._browser is not None:
-            with contextlib.suppress(PlaywrightError):
+        with contextlib.suppress(PlaywrightError):
+            if self.cdp_url and self._browser is not None:
                 self._browser.close()
+            elif self._context is not None:
+                self._context.close()
         self._stop_playwright()
 
     def _stop_playwright(self) -> None:
@@ -116,6 +124,9 @@ class BrowserSession:
             with contextlib.suppress(PlaywrightError):
                 self._playwright.stop()
         self._playwright = self._browser = self._context = self._page = None
+        if self._profile is not None:
+            self._profile.cleanup()
+            self._profile = None
         self._tab_ids.clear()
         self._opened.clear()
         self._pending_downloads.clear()

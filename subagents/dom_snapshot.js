@@ -43,22 +43,24 @@
     return url.length > maxUrl ? url.slice(0, maxUrl) + '…' : url;
   }
 
-  function isInteractive(el, style) {
+  // 2: a control by nature (link, button, input, ARIA widget); 1: clickable by hint only
+  // (a click handler, tabindex, a pointer cursor its parent lacks); 0: not interactive.
+  function interactivity(el, style) {
     const tag = el.tagName;
-    if (tag === 'A') return el.hasAttribute('href');
-    if (tag === 'BUTTON' || tag === 'SELECT' || tag === 'TEXTAREA' || tag === 'SUMMARY') return true;
-    if (tag === 'INPUT') return el.type !== 'hidden';
+    if (tag === 'A') return el.hasAttribute('href') ? 2 : 0;
+    if (tag === 'BUTTON' || tag === 'SELECT' || tag === 'TEXTAREA' || tag === 'SUMMARY') return 2;
+    if (tag === 'INPUT') return el.type !== 'hidden' ? 2 : 0;
     const role = el.getAttribute('role');
-    if (role && ROLES.has(role)) return true;
-    if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return true;
-    if (el.hasAttribute('onclick') || typeof el.onclick === 'function') return true;
+    if (role && ROLES.has(role)) return 2;
+    if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return 2;
+    if (el.hasAttribute('onclick') || typeof el.onclick === 'function') return 1;
     const tabindex = el.getAttribute('tabindex');
-    if (tabindex !== null && parseInt(tabindex, 10) >= 0) return true;
+    if (tabindex !== null && parseInt(tabindex, 10) >= 0) return 1;
     if (style.cursor === 'pointer') {
-      const parent = el.parentElement;
-      return !parent || styleOf(parent).cursor !== 'pointer';
+      const parent = el.assignedSlot || el.parentElement || el.getRootNode().host;
+      return !parent || styleOf(parent).cursor !== 'pointer' ? 1 : 0;
     }
-    return false;
+    return 0;
   }
 
   function label(el) {
@@ -140,13 +142,14 @@
     if (topState === 'done' && bottomState === 'pending' && rect.top >= vh) { out.push(bottom); bottomState = 'done'; }
   }
 
-  function walkChildren(node, inTop) {
+  function walkChildren(node, inTop, inside) {
     const root = node.shadowRoot || node;
     const kids = node.tagName === 'SLOT' && node.assignedNodes().length ? node.assignedNodes() : root.childNodes;
-    for (const child of kids) walk(child, inTop);
+    for (const child of kids) walk(child, inTop, inside);
   }
 
-  function walk(node, inTop) {
+  // `inside`: an ancestor is indexed, so elements clickable only by hint are part of it.
+  function walk(node, inTop, inside) {
     if (truncated) return;
     if (node.nodeType === Node.TEXT_NODE) {
       const text = node.nodeValue;
@@ -161,15 +164,16 @@
     const el = node;
     const tag = el.tagName;
     if (SKIP.has(tag)) return;
-    if (el.checkVisibility && !el.checkVisibility({ visibilityProperty: true })) return;
     const style = styleOf(el);
+    // display:contents (slots, wrappers) has no box of its own, so checkVisibility() is false for it.
+    if (style.display !== 'contents' && el.checkVisibility && !el.checkVisibility({ visibilityProperty: true })) return;
 
     if (tag === 'IFRAME' || tag === 'FRAME') {
       let doc = null;
       try { doc = el.contentDocument; } catch (e) { doc = null; }
       if (doc && doc.body) {
         out.push('<div>');
-        walk(doc.body, false);
+        walk(doc.body, false, false);
         out.push('</div>');
       } else {
         out.push(`<div>[frame: ${esc(shortUrl(el.src) || 'cross-origin')}]</div>`);
@@ -179,12 +183,23 @@
     if (tag === 'IMG') {
       const alt = el.getAttribute('alt') || el.getAttribute('title');
       if (alt) out.push(`[image: ${esc(alt)}]`);
-      if (!isInteractive(el, style)) return;
+      if (!interactivity(el, style)) return;
     }
 
     if (tag === 'BR' || tag === 'HR') { out.push(`<${tag.toLowerCase()}>`); return; }
+    let close = '';
+    if (KEEP.has(tag)) {
+      const attrs = (tag === 'TD' || tag === 'TH') && el.colSpan > 1 ? ` colspan="${el.colSpan}"` : '';
+      out.push(`<${tag.toLowerCase()}${attrs}>`);
+      close = `</${tag.toLowerCase()}>`;
+    } else if (style.display && !style.display.startsWith('inline') && style.display !== 'contents') {
+      out.push('<div>');
+      close = '</div>';
+    }
+
     let opened = '';
-    if (isInteractive(el, style)) {
+    const level = interactivity(el, style);
+    if (level === 2 || (level === 1 && !inside)) {
       const rect = el.getBoundingClientRect();
       const control = tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA';
       if (control || rect.width > 0 || rect.height > 0) {
@@ -192,7 +207,7 @@
         const { id, isNew } = stamp(el);
         out.push(`<sa-i id="${id}" new="${isNew ? 1 : 0}" d="${esc(describe(el))}">`);
         opened = '</sa-i>';
-        if (control) { out.push(opened); return; }
+        if (control) { out.push(opened, close); return; }
         if (tag === 'A') {
           out.push(`<a href="${esc(shortUrl(el.getAttribute('href')))}">`);
           if (!el.innerText || !el.innerText.trim()) out.push(esc(label(el) || el.querySelector('img[alt]')?.alt || ''));
@@ -201,21 +216,11 @@
       }
     }
 
-    let close = '';
-    if (KEEP.has(tag)) {
-      const attrs = (tag === 'TD' || tag === 'TH') && el.colSpan > 1 ? ` colspan="${el.colSpan}"` : '';
-      out.push(`<${tag.toLowerCase()}${attrs}>`);
-      close = `</${tag.toLowerCase()}>`;
-    } else if (tag !== 'A' && style.display && !style.display.startsWith('inline') && style.display !== 'contents') {
-      out.push('<div>');
-      close = '</div>';
-    }
-    walkChildren(el, inTop);
-    out.push(close);
-    out.push(opened);
+    walkChildren(el, inTop, inside || opened !== '');
+    out.push(opened, close);
   }
 
-  if (document.body) walk(document.body, true);
+  if (document.body) walk(document.body, true, false);
   return {
     html: out.join(''),
     nextId: next,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from stateact.messages import Message, TextBlock, ToolResultBlock
@@ -69,15 +71,18 @@ def test_indices_stay_stable_and_new_elements_are_marked(session, site):
     session.element(3).click()
     opened = session.snapshot()
     assert opened.fresh == 3
-    assert "*[6]<div> Red *[7]<div> Green *[8]<div> Blue" in opened.markdown
-    assert opened.markdown.replace("*[6]<div> Red *[7]<div> Green *[8]<div> Blue\n\n", "") == WIDGETS_MARKDOWN
+    assert "*[6]<div> Red\n\n*[7]<div> Green\n\n*[8]<div> Blue" in opened.markdown
+    assert (
+        opened.markdown.replace("*[6]<div> Red\n\n*[7]<div> Green\n\n*[8]<div> Blue\n\n", "")
+        == WIDGETS_MARKDOWN
+    )
     again = session.snapshot()
-    assert again.fresh == 0 and "[6]<div> Red [7]<div> Green [8]<div> Blue" in again.markdown
+    assert again.fresh == 0 and "\n[6]<div> Red\n\n[7]<div> Green\n\n[8]<div> Blue" in again.markdown
     session.element(3).click()  # close the menu: its options are hidden, not gone
     assert "Red" not in session.snapshot().markdown
     session.element(3).click()  # reopen: the same elements keep their numbers and are not new
     reopened = session.snapshot()
-    assert reopened.fresh == 0 and "[6]<div> Red [7]<div> Green [8]<div> Blue" in reopened.markdown
+    assert reopened.fresh == 0 and "\n[6]<div> Red\n\n[7]<div> Green\n\n[8]<div> Blue" in reopened.markdown
 
 
 def test_select_state_follows_the_choice(session, site):
@@ -168,6 +173,34 @@ def test_frames_and_shadow_dom_are_serialized_and_clickable(session):
     assert "Shadow text" in text and "[2]<button> Shadow button" in text
     session.element(1).click()
     assert "[1]<button> Pressed" in session.snapshot().markdown
+
+
+def test_slotted_content_of_custom_elements_and_hint_only_clickables(session):
+    session.page.set_content(
+        """<script>
+          customElements.define('x-card', class extends HTMLElement {
+            constructor() {
+              super();
+              this.attachShadow({mode: 'open'}).innerHTML =
+                '<div><h2><slot name="title"></slot></h2><slot></slot><div style="cursor:pointer">More</div></div>';
+            }
+          });
+        </script>
+        <x-card><span slot="title">Card title</span><p>Card body</p><button>Act</button></x-card>
+        <button><div style="cursor:pointer">Inner text</div></button>"""
+    )
+    assert session.snapshot().markdown == (
+        "## Card title\n\nCard body\n\n[1]<button> Act\n\n[2]<div> More\n\n[3]<button> Inner text"
+    )
+
+
+def test_chrome_settings_pages_are_readable(session):
+    session.page.goto("chrome://settings/search")
+    session.page.get_by_text("Manage search engines").first.wait_for()
+    text = session.snapshot().markdown
+    assert "## Search engine" in text
+    assert re.search(r"\[\d+\] \[Search engine\]\(/search\)", text)
+    assert re.search(r"\[\d+\]<input type=search", text)
 
 
 def test_cap_is_cut_at_line_ends_and_short_text_is_untouched():

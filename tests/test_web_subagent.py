@@ -143,7 +143,7 @@ def test_main_agent_delegates_a_multi_step_web_subgoal(run_context, site):
 
     # what the model saw during the second delegation
     assert "The browser now shows:\n=== page: Stock, page 3 of 3" in seen[5]
-    assert "*[17]<div> Red *[18]<div> Green *[19]<div> Blue" in seen[7]
+    assert "*[17]<div> Red\n\n*[18]<div> Green\n\n*[19]<div> Blue" in seen[7]
     assert "A JavaScript alert said 'Preferences saved'; it was accepted." in seen[8]
     assert "Colour: Blue" in seen[8] and 'selected="Express"' in seen[8] and "Saved." in seen[8]
     assert "A new tab opened (tab 2:" in seen[9] and "Support code: HELP-42" in seen[9]
