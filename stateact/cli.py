@@ -44,7 +44,7 @@ def run(
 ) -> None:
     """Run one task and save its trajectory, cost and verdict in a run folder."""
     from stateact.progress import ProgressPrinter
-    from stateact.run import execute
+    from stateact.run import execute, new_run_id
 
     try:
         config = RunConfig(
@@ -60,6 +60,7 @@ def run(
             max_turns=max_steps,
             max_usd=max_usd,
             max_seconds=max_minutes * 60,
+            run_id=new_run_id(),
         )
         result = execute(config, ProgressPrinter(console))
     except ValidationError as exc:
@@ -70,15 +71,53 @@ def run(
         console.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
-        console.print("[yellow]interrupted[/yellow]")
-        raise typer.Exit(130) from None
+        _interrupted(config.runs_root / config.run_id)
+    _report(result)
+
+
+def _interrupted(run_dir: Path) -> None:
+    console.print(
+        f"[yellow]interrupted[/yellow]: the sandbox was closed. Resume with:\n  stateact resume {run_dir}"
+    )
+    raise typer.Exit(130)
+
+
+def _report(result) -> None:
     colour = "green" if result.status == "finished" else "red"
     console.print(
         f"[{colour}]{result.status}[/{colour}] after {result.turns} turns, ${result.usd:.4f}, "
         f"{result.seconds:.1f}s — {result.run_dir}"
     )
-    if result.status not in ("finished",):
+    if result.status != "finished":
         raise typer.Exit(1)
+
+
+@app.command()
+def resume(
+    run_dir: Annotated[Path, typer.Argument(help="The folder of a stopped run.")],
+    max_steps: Annotated[int | None, typer.Option(help="Raise the main-agent turn budget.")] = None,
+    max_usd: Annotated[float | None, typer.Option(help="Raise the dollar budget.")] = None,
+    max_minutes: Annotated[float | None, typer.Option(help="Raise the wall-time budget.")] = None,
+) -> None:
+    """Continue a stopped run (crash, kill, Ctrl-C, spent budget, provider outage) from its log."""
+    from stateact.progress import ProgressPrinter
+    from stateact.resume import ResumeError
+    from stateact.run import resume as resume_run
+
+    try:
+        result = resume_run(
+            run_dir,
+            ProgressPrinter(console),
+            max_turns=max_steps,
+            max_usd=max_usd,
+            max_seconds=max_minutes * 60 if max_minutes is not None else None,
+        )
+    except ResumeError as exc:
+        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        _interrupted(run_dir)
+    _report(result)
 
 
 @app.command()

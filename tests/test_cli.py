@@ -16,7 +16,11 @@ WORKDIR = Path("/tmp/stateact-quickstart")  # the example script names this abso
 
 def stateact(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "stateact", *args], cwd=cwd, capture_output=True, text=True, timeout=120,
+        [sys.executable, "-m", "stateact", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={"PATH": "/usr/bin:/bin", "COLUMNS": "200", "PYTHONPATH": str(REPO)},
     )
 
@@ -30,9 +34,18 @@ def test_scripted_multi_step_file_task(tmp_path):
     subprocess.run(["rm", "-rf", str(WORKDIR)], check=True)
     runs = tmp_path / "runs"
     done = stateact(
-        "run", "Write ~/notes/todo.md: a Todo heading, items 'buy milk' and 'call Bob', 'call Bob' checked.",
-        "--model", f"scripted:{QUICKSTART}", "--harness", "no-verify", "--workdir", str(WORKDIR),
-        "--no-display", "--runs-root", str(runs), cwd=tmp_path,
+        "run",
+        "Write ~/notes/todo.md: a Todo heading, items 'buy milk' and 'call Bob', 'call Bob' checked.",
+        "--model",
+        f"scripted:{QUICKSTART}",
+        "--harness",
+        "no-verify",
+        "--workdir",
+        str(WORKDIR),
+        "--no-display",
+        "--runs-root",
+        str(runs),
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "finished after 8 turns" in done.stdout
@@ -67,8 +80,16 @@ def test_script_running_out_ends_with_error_and_a_complete_run_folder(tmp_path):
     script.write_text(json.dumps([{"tool_calls": [{"name": "bash", "input": {"command": "echo one"}}]}]))
     runs = tmp_path / "runs"
     done = stateact(
-        "run", "Do two things.", "--model", f"scripted:{script}", "--workdir", str(tmp_path / "home"),
-        "--no-display", "--runs-root", str(runs), cwd=tmp_path,
+        "run",
+        "Do two things.",
+        "--model",
+        f"scripted:{script}",
+        "--workdir",
+        str(tmp_path / "home"),
+        "--no-display",
+        "--runs-root",
+        str(runs),
+        cwd=tmp_path,
     )
     assert done.returncode == 1
     assert "error" in done.stdout
@@ -80,12 +101,22 @@ def test_script_running_out_ends_with_error_and_a_complete_run_folder(tmp_path):
 
 
 def test_bad_model_spec_and_harness_are_clear_errors(tmp_path):
-    bad_spec = stateact("run", "x", "--model", "nonsense", "--no-display", "--runs-root", str(tmp_path), cwd=tmp_path)
+    bad_spec = stateact(
+        "run", "x", "--model", "nonsense", "--no-display", "--runs-root", str(tmp_path), cwd=tmp_path
+    )
     assert bad_spec.returncode == 2
     assert "bad model spec" in bad_spec.stdout + bad_spec.stderr
     bad_harness = stateact(
-        "run", "x", "--model", "scripted:/nonexistent.json", "--harness", "nope", "--no-display",
-        "--runs-root", str(tmp_path), cwd=tmp_path,
+        "run",
+        "x",
+        "--model",
+        "scripted:/nonexistent.json",
+        "--harness",
+        "nope",
+        "--no-display",
+        "--runs-root",
+        str(tmp_path),
+        cwd=tmp_path,
     )
     assert bad_harness.returncode == 2
     assert "unknown harness" in bad_harness.stdout

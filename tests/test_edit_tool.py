@@ -46,15 +46,23 @@ def test_view_file_with_line_numbers_and_ranges(editor: EditTool, home: Path) ->
     assert call(editor, command="view", path=str(target)).text == (
         "     1\talpha\n     2\tbeta\n     3\tgamma\n     4\tdelta"
     )
-    assert call(editor, command="view", path=str(target), view_range=[2, 3]).text == "     2\tbeta\n     3\tgamma"
-    assert call(editor, command="view", path=str(target), view_range=[3, -1]).text == "     3\tgamma\n     4\tdelta"
+    assert (
+        call(editor, command="view", path=str(target), view_range=[2, 3]).text
+        == "     2\tbeta\n     3\tgamma"
+    )
+    assert (
+        call(editor, command="view", path=str(target), view_range=[3, -1]).text
+        == "     3\tgamma\n     4\tdelta"
+    )
     assert call(editor, command="view", path=str(target), view_range=[4, 99]).text == "     4\tdelta"
 
 
 def test_view_range_errors(editor: EditTool, home: Path) -> None:
     target = home / "notes.txt"
     target.write_text("one\ntwo\n")
-    assert "outside the file's lines 1-2" in error_text(editor, command="view", path=str(target), view_range=[5, 6])
+    assert "outside the file's lines 1-2" in error_text(
+        editor, command="view", path=str(target), view_range=[5, 6]
+    )
     assert "outside" in error_text(editor, command="view", path=str(target), view_range=[0, 1])
     assert "before its start" in error_text(editor, command="view", path=str(target), view_range=[2, 1])
     assert "view_range" in error_text(editor, command="view", path=str(target), view_range=[1])
@@ -100,7 +108,9 @@ def test_view_refuses_binary_and_non_utf8(editor: EditTool, home: Path) -> None:
 
 def test_paths_must_be_absolute_and_exist(editor: EditTool, home: Path) -> None:
     text = error_text(editor, command="view", path="notes.txt")
-    assert "must be absolute" in text and str(home / "notes.txt") in text
+    assert "must be absolute" in text and f"`{home / 'notes.txt'}`" in text
+    assert f"`{home / '.config' / 'app.ini'}`" in error_text(editor, command="view", path="~/.config/app.ini")
+    assert f"`{home / 'a.txt'}`" in error_text(editor, command="view", path="./a.txt")
     assert "does not exist" in error_text(editor, command="view", path=str(home / "missing.txt"))
     assert "does not exist" in error_text(editor, command="str_replace", path=str(home / "m"), old_str="a")
 
@@ -150,6 +160,10 @@ def test_crlf_files_keep_their_line_ends(editor: EditTool, home: Path) -> None:
     assert call(editor, command="view", path=str(target)).text == "     1\tone\n     2\ttwo"
     call(editor, command="str_replace", path=str(target), old_str="one\ntwo", new_str="one\nTWO")
     assert target.read_bytes() == b"one\r\nTWO\r\n"
+    mixed = home / "mixed.txt"
+    mixed.write_bytes(b"a\r\nb\nc\n")
+    call(editor, command="str_replace", path=str(mixed), old_str="b\n", new_str="B\n")
+    assert mixed.read_bytes() == b"a\r\nB\nc\n"
 
 
 # -- insert ------------------------------------------------------------------------------
@@ -166,11 +180,17 @@ def test_insert_at_top_middle_and_end(editor: EditTool, home: Path) -> None:
 def test_insert_errors(editor: EditTool, home: Path) -> None:
     target = home / "list.txt"
     target.write_text("a\nb\n")
-    assert "beyond the end" in error_text(editor, command="insert", path=str(target), insert_line=3, new_str="x")
+    assert "beyond the end" in error_text(
+        editor, command="insert", path=str(target), insert_line=3, new_str="x"
+    )
     assert "insert_line" in error_text(editor, command="insert", path=str(target), new_str="x")
     assert "new_str" in error_text(editor, command="insert", path=str(target), insert_line=1)
-    assert "nothing to insert" in error_text(editor, command="insert", path=str(target), insert_line=1, new_str="")
-    assert "insert_line" in error_text(editor, command="insert", path=str(target), insert_line=-1, new_str="x")
+    assert "nothing to insert" in error_text(
+        editor, command="insert", path=str(target), insert_line=1, new_str=""
+    )
+    assert "insert_line" in error_text(
+        editor, command="insert", path=str(target), insert_line=-1, new_str="x"
+    )
     assert target.read_text() == "a\nb\n"
 
 
@@ -206,7 +226,9 @@ def test_read_only_variant_offers_only_view(context, home: Path) -> None:
     viewer = EditTool(context, read_only=True)
     schema = viewer.spec().input_schema
     assert set(schema["properties"]) == {"command", "path", "view_range"}
-    assert schema["properties"]["command"].get("enum", [schema["properties"]["command"].get("const")]) == ["view"]
+    assert schema["properties"]["command"].get("enum", [schema["properties"]["command"].get("const")]) == [
+        "view"
+    ]
     (home / "a.txt").write_text("keep\n")
     assert call(viewer, command="view", path=str(home / "a.txt")).text == "     1\tkeep"
     refused = error_text(viewer, command="create", path=str(home / "b.txt"), file_text="x")

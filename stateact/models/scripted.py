@@ -2,7 +2,8 @@
 
 A script is JSON: a list of turns, or `{"turns": [...]}`, or per-role lists
 `{"roles": {"main": [...], "gui": [...]}}`. A turn is
-`{"text": "...", "tool_calls": [{"name": "bash", "input": {...}}]}`.
+`{"text": "...", "tool_calls": [{"name": "bash", "input": {...}}], "delay": 0.5}`
+(`delay`, optional, is the model's thinking time in seconds).
 Each role plays its own list in order across all its loops; running past the
 end is a ProviderError. Usage is the offline token estimate of `stateact.tokens`
 (images by their size, not their base64 text). With `context_window` set, a
@@ -11,9 +12,9 @@ prompt estimated above it raises ContextLengthError, as a real provider would.
 
 from __future__ import annotations
 
-import itertools
 import json
 import threading
+import time
 from pathlib import Path
 
 from stateact.messages import TextBlock, ToolUseBlock, Usage
@@ -58,8 +59,12 @@ class ScriptedProvider(ModelProvider):
         self.context_window = context_window
         self.requests: list[ModelRequest] = []
         self._position = 0
-        self._ids = itertools.count(1)
         self._lock = threading.Lock()
+
+    def seek(self, position: int) -> None:
+        """Continue from turn `position` (a resumed run skips the turns already played)."""
+        with self._lock:
+            self._position = min(max(0, position), len(self.turns))
 
     @property
     def remaining(self) -> int:
@@ -81,12 +86,15 @@ class ScriptedProvider(ModelProvider):
             content: list[TextBlock | ToolUseBlock] = []
             if turn.get("text"):
                 content.append(TextBlock(text=turn["text"]))
-            for call in turn.get("tool_calls", []):
+            for index, call in enumerate(turn.get("tool_calls", [])):
                 content.append(
                     ToolUseBlock(
-                        id=f"toolu_s{next(self._ids):04d}", name=call["name"], input=call.get("input", {})
+                        id=f"toolu_s{self._position:04d}_{index}",
+                        name=call["name"],
+                        input=call.get("input", {}),
                     )
                 )
+        time.sleep(float(turn.get("delay", 0)))
         usage = Usage(input_tokens=prompt_tokens, output_tokens=sum(tokens.block(b) for b in content))
         return ModelResponse(
             content=content,
