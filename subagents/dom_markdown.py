@@ -14,29 +14,28 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from markdownify import MarkdownConverter
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Frame, Page
 
 from subagents import settings
 
 ELEMENT_ATTRIBUTE = "data-stateact-id"
 """The attribute the snapshot script stamps on interactive elements."""
+FRAME_ATTRIBUTE = "data-stateact-frame"
+"""The attribute that names an other-origin <iframe> whose document is serialized separately."""
 OBSERVATION_MARK = "=== page:"
 """First characters of every page observation (context management finds them by it)."""
 
 _SCRIPT = (Path(__file__).parent / "dom_snapshot.js").read_text(encoding="utf-8")
 _VIEW_TOP = "\ue000"
 _VIEW_BOTTOM = "\ue001"
+_FRAME_OPEN = "\ue002"
+_FRAME_CLOSE = "\ue003"
 _INNER_SPACES = re.compile(r"(?<=\S) {2,}")
 _LEADING_INDEX_SPACE = re.compile(r"^ (?=\*?\[\d)")
 _BLANK_RUNS = re.compile(r"\n{3,}")
-
-
-class Evaluator(Protocol):
-    """A Playwright Page or Frame."""
-
-    def evaluate(self, expression: str, arg: object = None) -> object: ...
 
 
 @dataclass(frozen=True)
@@ -90,21 +89,9 @@ def html_to_markdown(html: str) -> str:
     return _BLANK_RUNS.sub("\n\n", "\n".join(lines)).strip()
 
 
-def snapshot_page(target: Evaluator, next_id: int) -> PageSnapshot:
-    """Serialize the page (same-origin frames included); new elements get ids from `next_id` on."""
-    raw = target.evaluate(
-        _SCRIPT,
-        {
-            "attr": ELEMENT_ATTRIBUTE,
-            "nextId": next_id,
-            "maxElements": settings.WEB_MAX_ELEMENTS,
-            "maxOptions": settings.WEB_MAX_SELECT_OPTIONS,
-            "maxValue": settings.WEB_MAX_VALUE_CHARS,
-            "maxUrl": settings.WEB_MAX_URL_CHARS,
-            "top": _VIEW_TOP,
-            "bottom": _VIEW_BOTTOM,
-        },
-    )
+def snapshot_page(target: Page | Frame, next_id: int) -> PageSnapshot:
+    """Serialize a page, its frames included; new elements get ids from `next_id` on."""
+    raw = _serialize(target, next_id, viewport=True, depth=0)
     snapshot = PageSnapshot(
         url=raw["url"],
         title=raw["title"],
@@ -119,6 +106,64 @@ def snapshot_page(target: Evaluator, next_id: int) -> PageSnapshot:
     )
     markdown = _place_viewport_lines(html_to_markdown(raw["html"]), snapshot)
     return PageSnapshot(**{**snapshot.__dict__, "markdown": markdown})
+
+
+def _serialize(target: Page | Frame, next_id: int, viewport: bool, depth: int) -> dict:
+    """Run the snapshot script in one document, then put each other-origin frame in its placeholder."""
+    raw = target.evaluate(
+        _SCRIPT,
+        {
+            "attr": ELEMENT_ATTRIBUTE,
+            "frameAttr": FRAME_ATTRIBUTE,
+            "nextId": next_id,
+            "maxElements": settings.WEB_MAX_ELEMENTS,
+            "maxOptions": settings.WEB_MAX_SELECT_OPTIONS,
+            "maxValue": settings.WEB_MAX_VALUE_CHARS,
+            "maxUrl": settings.WEB_MAX_URL_CHARS,
+            "top": _VIEW_TOP,
+            "bottom": _VIEW_BOTTOM,
+            "frameOpen": _FRAME_OPEN,
+            "frameClose": _FRAME_CLOSE,
+            "viewport": viewport,
+        },
+    )
+    if not raw["frames"]:
+        return raw
+    children = _frames_by_key(target) if depth < settings.WEB_MAX_FRAME_DEPTH else {}
+    for key in raw["frames"]:
+        placeholder = f"{_FRAME_OPEN}{key}{_FRAME_CLOSE}"
+        frame = children.get(key)
+        try:
+            if frame is None:
+                raise PlaywrightError("not reachable")
+            inner = _serialize(frame, raw["nextId"], viewport=False, depth=depth + 1)
+        except PlaywrightError as exc:
+            raw["html"] = raw["html"].replace(
+                placeholder, f"[frame {key}: not read ({str(exc).splitlines()[0]})]"
+            )
+            continue
+        raw["html"] = raw["html"].replace(placeholder, inner["html"])
+        raw["nextId"] = inner["nextId"]
+        for count in ("indexed", "fresh"):
+            raw[count] += inner[count]
+        raw["truncated"] = raw["truncated"] or inner["truncated"]
+    return raw
+
+
+def _frames_by_key(target: Page | Frame) -> dict[str, Frame]:
+    """The frames below a document, by the key a snapshot script stamped on their <iframe> elements."""
+    found = {}
+    pending = list(getattr(target, "main_frame", target).child_frames)
+    while pending:
+        frame = pending.pop()
+        pending.extend(frame.child_frames)
+        try:
+            key = frame.frame_element().get_attribute(FRAME_ATTRIBUTE)
+        except PlaywrightError:
+            continue
+        if key:
+            found[key] = frame
+    return found
 
 
 def _place_viewport_lines(markdown: str, snapshot: PageSnapshot) -> str:

@@ -3,7 +3,7 @@
 // and wrapped as <sa-i id=.. new=.. d="descriptor">children</sa-i>.
 // Viewport edges are marked in the text with the `top` and `bottom` sentinels.
 (args) => {
-  const { attr, nextId, maxElements, maxOptions, maxValue, maxUrl, top, bottom } = args;
+  const { attr, frameAttr, nextId, maxElements, maxOptions, maxValue, maxUrl, top, bottom, frameOpen, frameClose, viewport } = args;
   let next = nextId;
   let walked = 0;
   let indexed = 0;
@@ -16,8 +16,11 @@
   const vh = window.innerHeight;
   const scrollY = Math.round(window.scrollY);
   const scrollHeight = Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0);
-  let topState = scrollY > 0 ? 'pending' : 'done';
-  let bottomState = scrollY + vh < scrollHeight - 1 ? 'pending' : 'done';
+  let topState = viewport && scrollY > 0 ? 'pending' : 'done';
+  let bottomState = viewport && scrollY + vh < scrollHeight - 1 ? 'pending' : 'done';
+  const frames = [];
+  let frameCounter = window.__stateactFrames || 0;
+  const framePrefix = window.__stateactFramePrefix || (window.__stateactFramePrefix = Math.random().toString(36).slice(2, 8));
 
   const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK', 'TITLE', 'svg', 'SVG', 'CANVAS', 'OBJECT', 'EMBED']);
   const KEEP = new Set(['H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'P', 'UL', 'OL', 'LI', 'TABLE', 'THEAD', 'TBODY', 'TFOOT',
@@ -176,7 +179,11 @@
         walk(doc.body, false, false);
         out.push('</div>');
       } else {
-        out.push(`<div>[frame: ${esc(shortUrl(el.src) || 'cross-origin')}]</div>`);
+        // Another origin: the caller serializes that frame itself and puts it where this placeholder is.
+        let key = el.getAttribute(frameAttr);
+        if (!key) { key = `${framePrefix}-${++frameCounter}`; el.setAttribute(frameAttr, key); }
+        frames.push(key);
+        out.push(`<div>${frameOpen}${key}${frameClose}</div>`);
       }
       return;
     }
@@ -221,8 +228,10 @@
   }
 
   if (document.body) walk(document.body, true, false);
+  window.__stateactFrames = frameCounter;
   return {
     html: out.join(''),
+    frames,
     nextId: next,
     indexed,
     fresh,

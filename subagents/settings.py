@@ -30,6 +30,8 @@ WEB_OBSERVATION_CAP_CHARS = 40_000
 """Page markdown longer than this is cut to a window around the viewport, with a note."""
 WEB_MAX_ELEMENTS = 40_000
 """DOM elements the serializer walks before it stops with a note."""
+WEB_MAX_FRAME_DEPTH = 3
+"""Levels of nested other-origin frames serialized into the page."""
 WEB_MAX_SELECT_OPTIONS = 40
 """Options of a <select> listed in the observation."""
 WEB_MAX_VALUE_CHARS = 300

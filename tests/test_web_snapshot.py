@@ -175,6 +175,25 @@ def test_frames_and_shadow_dom_are_serialized_and_clickable(session):
     assert "[1]<button> Pressed" in session.snapshot().markdown
 
 
+def test_other_origin_frames_are_serialized_in_place_and_clickable(session, site):
+    other_origin = site.replace("127.0.0.1", "localhost")
+    session.page.goto(f"{site}/help.html")
+    session.page.set_content(
+        f"<h1>Checkout</h1><iframe src='{other_origin}/widgets.html' width=900 height=600></iframe><p>After</p>"
+    )
+    frame = session.page.frame_locator("iframe")
+    frame.get_by_text("Save preferences").wait_for()
+    snap = session.snapshot()
+    text = snap.markdown
+    assert text.index("# Checkout") < text.index("# Tools") < text.index("[4]<button> Save preferences")
+    assert text.index("[5] [Download the stock report]") < text.index("After")
+    assert snap.indexed == 5
+    assert session.page.locator("iframe").get_attribute("data-stateact-frame")  # read as another origin
+    session.element(3).click()  # the custom dropdown inside the frame
+    assert "*[6]<div> Red" in session.snapshot().markdown
+    assert session.snapshot().markdown.count("# Tools") == 1
+
+
 def test_slotted_content_of_custom_elements_and_hint_only_clickables(session):
     session.page.set_content(
         """<script>
