@@ -4,7 +4,10 @@
 interactive element with a persistent id attribute (so an index stays the same
 across steps while the element lives; ids are never reused within a session),
 marks elements first seen in this snapshot as new (`*[13]`), and emits
-simplified HTML that markdownify turns into markdown. `render_page` adds the
+simplified HTML that markdownify turns into markdown. It walks open shadow
+roots, slots and same-origin frames itself; each other-origin frame is
+serialized by running the script in that frame, and spliced in where its
+<iframe> stands. `render_page` adds the
 header (title, URL, scroll position) and caps the text to a window around the
 viewport; `find_lines` searches the whole markdown for the `find` action.
 """
