@@ -104,32 +104,39 @@ class Navigate(WebAction):
 
 class _HistoryAction(WebAction):
     Input = _NoInput
-    verb: ClassVar[str]
+    method: ClassVar[str]
+    """The Page method: go_back, go_forward or reload."""
+    done: ClassVar[str]
+    """What was done, e.g. 'Went back to'."""
 
     def act(self, params: _NoInput) -> str:
         page = self.session.page
-        response = getattr(page, self.verb)(wait_until="domcontentloaded")
-        if response is None and self.verb != "reload":
-            return f"There was no page to go {self.verb} to; stayed on {page.url}."
-        return f"Went {self.verb} to {page.url}." if self.verb != "reload" else f"Reloaded {page.url}."
+        before = page.url
+        response = getattr(page, self.method)(wait_until="domcontentloaded")
+        if response is None and page.url == before and self.method != "reload":
+            return f"There is no page to go to in that direction; stayed on {before}."
+        return f"{self.done} {page.url}."
 
 
 class Back(_HistoryAction):
     name = "back"
     description = "Go back one page in the active tab's history."
-    verb = "go_back"
+    method = "go_back"
+    done = "Went back to"
 
 
 class Forward(_HistoryAction):
     name = "forward"
     description = "Go forward one page in the active tab's history."
-    verb = "go_forward"
+    method = "go_forward"
+    done = "Went forward to"
 
 
 class Reload(_HistoryAction):
     name = "reload"
     description = "Reload the active tab."
-    verb = "reload"
+    method = "reload"
+    done = "Reloaded"
 
 
 class Click(WebAction):

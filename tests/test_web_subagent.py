@@ -233,6 +233,12 @@ def test_bad_calls_and_timeouts_are_error_results_with_a_fresh_page(tmp_path, si
 
         second_tab = act("navigate", url=f"{site}/help.html", new_tab=True)
         assert "Tabs: tab 1: 127.0.0.1 · tab 2 (active): Help center" in second_tab.text
+        act("navigate", url=f"{site}/widgets.html")
+        assert act("back").text.startswith(f"Went back to {site}/help.html.")
+        assert act("forward").text.startswith(f"Went forward to {site}/widgets.html.")
+        assert act("forward").text.startswith("There is no page to go to in that direction")
+        assert act("reload").text.startswith(f"Reloaded {site}/widgets.html.")
+        act("back")
         act("switch_tab", tab=1)
         closed = act("close_tab", tab=1)
         assert not closed.is_error and "=== page: Help center" in closed.text
