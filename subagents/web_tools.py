@@ -148,7 +148,20 @@ class Click(WebAction):
     watches_popups = True
 
     def act(self, params: _IndexInput) -> str:
-        self.session.element(params.index).click()
+        element = self.session.element(params.index)
+        if not element.evaluate("e => e.closest('a[href]')?.target.toLowerCase() === '_blank'"):
+            element.click()
+            return f"Clicked [{params.index}]."
+        # A link to a new tab: wait for that tab rather than hope it opens within the short poll.
+        clicked = False
+        try:
+            with self.session.page.context.expect_page(timeout=settings.WEB_SETTLE_TIMEOUT_MS):
+                element.click()
+                clicked = True
+        except PlaywrightTimeoutError:
+            if not clicked:
+                raise
+            return f"Clicked [{params.index}]; the link did not open a new tab."
         return f"Clicked [{params.index}]."
 
 
