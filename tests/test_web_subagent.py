@@ -253,15 +253,20 @@ def test_bad_calls_and_timeouts_are_error_results_with_a_fresh_page(tmp_path, si
         menu = int(re.search(r"\[(\d+)\]<div> Account", session.observe()).group(1))
         hovered = act("hover", index=menu)
         assert f"*[{menu + 1}] [Profile](#profile)" in hovered.text
+        session.page.set_content("<a href='/x' target=_blank onclick='event.preventDefault()'>Blocked</a>")
+        blocked = int(re.search(r"\[(\d+)\] \[Blocked\]", session.observe()).group(1))
+        assert act("click", index=blocked).text.startswith(
+            f"Clicked [{blocked}]; the link did not open a new tab."
+        )
         session.page.set_content(
             "<button>Buy</button><div style='position:fixed;inset:0'>Cookies? <button>Accept</button></div>"
         )
         session.observe()
-        covered = act("click", index=menu + 2)
+        covered = act("click", index=menu + 3)
         assert covered.is_error and "intercepts pointer events" in covered.text
         assert (
             "Another element covers it" in covered.text
-            and f"Cookies? [{menu + 3}]<button> Accept" in covered.text
+            and f"Cookies? [{menu + 4}]<button> Accept" in covered.text
         )
         session.page.set_content(
             "<button onclick=\"document.title = confirm('Delete?') + ':' + prompt('Name?', 'Ann')\">Go</button>"
