@@ -13,6 +13,7 @@ import json
 import os
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 from stateact.messages import ImageBlock, Message
 
 EventListener = Callable[[dict], None]
+IMAGE_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
 
 
 class RunLog:
@@ -34,6 +36,9 @@ class RunLog:
         existing = list(read_events(self.events_path)) if self.events_path.exists() else []
         self._repair_torn_tail()
         self._seq = itertools.count(existing[-1]["seq"] + 1 if existing else 1)
+        self._scopes = Counter(
+            e["scope"].split("#")[0] for e in existing if e["kind"] == "loop_start" and "#" in e["scope"]
+        )
         self._file = self.events_path.open("a", encoding="utf-8")
         self._lock = threading.Lock()
         self._listeners: list[EventListener] = []
@@ -52,6 +57,12 @@ class RunLog:
     def _count_files(self) -> int:
         return sum(len(list(d.iterdir())) for d in (self.images_dir, self.outputs_dir) if d.exists())
 
+    def next_scope(self, role: str) -> str:
+        """A fresh scope name for a subagent loop, like `gui#3`, unique across resumes of the run."""
+        with self._lock:
+            self._scopes[role] += 1
+            return f"{role}#{self._scopes[role]}"
+
     def subscribe(self, listener: EventListener) -> None:
         self._listeners.append(listener)
 
@@ -66,9 +77,11 @@ class RunLog:
             listener(event)
         return event
 
-    def save_image(self, png: bytes, stem: str = "image") -> Path:
+    def save_image(self, png: bytes, stem: str = "image", media_type: str = "image/png") -> Path:
+        """Write an image under `images/`, named with a running number and its type's extension."""
         self.images_dir.mkdir(exist_ok=True)
-        path = self.images_dir / f"{next(self._file_counter):05d}_{stem}.png"
+        extension = IMAGE_EXTENSIONS.get(media_type, "png")
+        path = self.images_dir / f"{next(self._file_counter):05d}_{stem}.{extension}"
         path.write_bytes(png)
         return path
 
@@ -82,7 +95,8 @@ class RunLog:
         """A message as JSON, with image bytes moved to files under `images/`."""
         for image in message.images():
             if image.path is None:
-                image.path = str(self.save_image(image.to_bytes(), message.role).relative_to(self.run_dir))
+                saved = self.save_image(image.to_bytes(), message.role, image.media_type)
+                image.path = str(saved.relative_to(self.run_dir))
         record = message.model_dump(mode="json")
         _strip_image_data(record)
         return record

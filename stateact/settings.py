@@ -50,7 +50,7 @@ TEXT_REPLY_NUDGES = 3
 GATE_MAX_ROUNDS = 3
 
 # CLI
-DEFAULT_MODEL = "anthropic:claude-sonnet-4-5"
+DEFAULT_MODEL = "anthropic:claude-sonnet-5-5"
 """The main model when neither --model nor STATEACT_MODEL is given."""
 
 # Main agent tools
@@ -76,11 +76,11 @@ CONTEXT_TOOL_OUTPUT_CAP_CHARS = 20_000
 """A tool result longer than this is middle-truncated in the request view."""
 CONTEXT_REPORT_CAP_CHARS = 8_000
 """Cap on a delegation report (a result of a tool named in CONTEXT_REPORT_TOOL_PREFIXES)."""
-CONTEXT_REPORT_TOOL_PREFIXES = ("delegate", "gui", "web")
+CONTEXT_REPORT_TOOL_PREFIXES = ("delegate",)
 """Tool-name prefixes whose results are subagent reports."""
 CONTEXT_STALL_REPEATS = 3
 """The same tool calls with the same output this many times in a row is a stall."""
-CONTEXT_STALL_IDLE_STEPS = 8
+CONTEXT_STALL_IDLE_STEPS = 5
 """This many steps in a row without a new successful result is a stall."""
 TOKENS_IMAGE_PIXELS_PER_TOKEN = 750
 """Image tokens are estimated as width x height / this."""
@@ -109,3 +109,11 @@ VM_SHELL_POLL_MAX_S = 1.0
 VM_SHELL_READ_CAP_BYTES = 4 << 20
 """Most bytes of shell output fetched from the VM per read."""
 VM_SHELL_START_TIMEOUT_S = 15.0
+
+# Verified plan items
+PLAN_RECHECK_EVERY = 10
+"""Requests between re-checks of the evidence of verified plan items."""
+
+# Agent loop
+CONTEXT_OVERFLOW_RECOVERIES = 2
+"""Times in a row the loop lets the context manager shrink the history after a context-length error."""

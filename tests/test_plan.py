@@ -43,8 +43,8 @@ def test_set_update_add_and_render(tool: PlanTool) -> None:
     )
     assert not result.is_error and not added.is_error
     assert added.text == (
-        "Plan (1/3 done):\n"
-        "[x] 1. Find the workbook — ~/q3.xlsx\n"
+        "Plan (1/3 done, 0 verified):\n"
+        "[x] 1. Find the workbook (claimed, unverified) — ~/q3.xlsx\n"
         "[>] 2. Fix totals — sheet Q3\n"
         "[!] 3. Export PDF — no printer"
     )
@@ -80,7 +80,7 @@ def test_injection_block(tool: PlanTool) -> None:
     inject = plan_injection(tool.plan)
     assert inject() is None
     call(tool, action="set", items=["only step"])
-    assert inject() == "<plan>\nPlan (0/1 done):\n[ ] 1. only step\n</plan>"
+    assert inject() == "<plan>\nPlan (0/1 done, 0 verified):\n[ ] 1. only step\n</plan>"
 
 
 def test_unknown_id_changes_nothing(tool: PlanTool, context) -> None:

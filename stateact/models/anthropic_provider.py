@@ -7,7 +7,15 @@ import os
 import anthropic
 
 from stateact import settings
-from stateact.messages import ImageBlock, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from stateact.messages import (
+    ImageBlock,
+    Message,
+    ReasoningBlock,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
 from stateact.models.base import (
     ContextLengthError,
     ModelProvider,
@@ -19,6 +27,7 @@ from stateact.models.base import (
     status_error,
 )
 
+PROVIDER = "anthropic"
 CACHE = {"type": "ephemeral"}
 MESSAGE_BREAKPOINTS = 2
 """Cache breakpoints on the latest user turns (system and tools take the other two of four)."""
@@ -41,6 +50,8 @@ def _block(block) -> dict:
         return {"type": "text", "text": block.text}
     if isinstance(block, ImageBlock):
         return _image(block)
+    if isinstance(block, ReasoningBlock):
+        return dict(block.payload)
     if isinstance(block, ToolUseBlock):
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
     if isinstance(block, ToolResultBlock):
@@ -53,9 +64,19 @@ def _block(block) -> dict:
     raise TypeError(f"unknown block {block!r}")
 
 
+def _message(message: Message) -> dict:
+    """One message on the wire; reasoning from other providers is left out."""
+    kept = [b for b in message.content if not isinstance(b, ReasoningBlock) or b.provider == PROVIDER]
+    return {"role": message.role, "content": _blocks(kept)}
+
+
 def to_wire(request: ModelRequest) -> dict:
-    """The keyword arguments of `messages.create` for a request, with cache breakpoints."""
-    messages = [{"role": m.role, "content": _blocks(m.content)} for m in request.messages]
+    """The keyword arguments of `messages.create` for a request, with cache breakpoints.
+
+    Thinking blocks travel in the history as ReasoningBlocks and go back unchanged, as the API
+    requires (models that think by default emit them even when not asked to).
+    """
+    messages = [_message(m) for m in request.messages]
     marked = 0
     for index in range(len(messages) - 1, -1, -1):
         if marked == MESSAGE_BREAKPOINTS:
@@ -126,12 +147,18 @@ class AnthropicProvider(ModelProvider):
             raise RetryableError(f"anthropic: cannot reach the API: {exc}") from exc
         except anthropic.AnthropicError as exc:
             raise ProviderError(f"anthropic: {type(exc).__name__}: {exc}") from exc
-        content: list[TextBlock | ToolUseBlock] = []
+        content: list[TextBlock | ToolUseBlock | ReasoningBlock] = []
         for block in reply.content:
             if block.type == "text":
                 content.append(TextBlock(text=block.text))
             elif block.type == "tool_use":
                 content.append(ToolUseBlock(id=block.id, name=block.name, input=dict(block.input or {})))
+            elif block.type == "thinking":
+                payload = {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+                content.append(ReasoningBlock(provider=PROVIDER, payload=payload))
+            elif block.type == "redacted_thinking":
+                payload = {"type": "redacted_thinking", "data": block.data}
+                content.append(ReasoningBlock(provider=PROVIDER, payload=payload))
         usage = reply.usage
         return ModelResponse(
             content=content,
