@@ -13,8 +13,10 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from evals.suite import OFFICE_SUITE, discover
-from evals.validate import validate_suite
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from evals.suite import OFFICE_SUITE, discover  # noqa: E402
+from evals.validate import validate_suite  # noqa: E402
 
 
 def main(workers: int) -> None:
