@@ -10,6 +10,7 @@ A task is valid when its score is 1.0 (every checkpoint met).
 
 from __future__ import annotations
 
+import shutil
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from evals import settings
 from evals.fixtures.build import build_fixtures
+from evals.results import task_result_dir
 from evals.runner import run_task_file
 from evals.suite import SuiteTask, mapped_solution
 from sandbox.base import Sandbox
@@ -68,6 +70,13 @@ def validate_task(
     Never raises: a task that cannot be set up or run is a row with its error."""
     row = ValidationRow(task.id, task.domain, checkpoints=task.checkpoints)
     started = time.monotonic()
+    results = out_dir / "results"
+    for stale in (  # a validation always replays; leftovers of an earlier one into the same folder go
+        out_dir / "homes" / task.id,
+        out_dir / "runs" / task.id,
+        task_result_dir(results, settings.VALIDATE_HARNESS, SCRIPTED_MODEL, task.domain, task.id),
+    ):
+        shutil.rmtree(stale, ignore_errors=True)
     sandbox = LocalSandbox(out_dir / "homes" / task.id, display=True)
     runs: list[RunResult] = []
 
@@ -96,7 +105,7 @@ def validate_task(
             sandbox,
             run_agent,
             cache_dir,
-            out_dir / "results",
+            results,
             model=SCRIPTED_MODEL,
             harness=settings.VALIDATE_HARNESS,
         )
