@@ -67,7 +67,19 @@ def _progress(row: ValidationRow) -> None:
 
 def validation_table(rows: list[ValidationRow]) -> Table:
     table = Table(title="Reference solution validation")
-    for column in ("task", "domain", "score", "checkpoints", "run", "gate", "turns", "seconds", "problem"):
+    columns = (
+        "task",
+        "domain",
+        "score",
+        "checkpoints",
+        "run",
+        "gate",
+        "turns",
+        "unplayed",
+        "seconds",
+        "problem",
+    )
+    for column in columns:
         table.add_column(column, overflow="fold")
     for row in rows:
         table.add_row(
@@ -78,6 +90,7 @@ def validation_table(rows: list[ValidationRow]) -> Table:
             row.status,
             {None: "-", True: "PASS", False: "FAIL"}[row.gate_passed],
             str(row.turns),
+            " ".join(f"{role}:{count}" for role, count in row.unplayed.items()) or "-",
             f"{row.seconds:.0f}",
             row.error[:160],
         )

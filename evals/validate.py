@@ -10,11 +10,13 @@ A task is valid when its score is 1.0 (every checkpoint met).
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 import traceback
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from evals import settings
@@ -48,6 +50,8 @@ class ValidationRow:
     seconds: float = 0.0
     tool_errors: int = 0
     """Tool calls of any agent in the run that came back as errors (a drifted solution)."""
+    unplayed: dict[str, int] = field(default_factory=dict)
+    """Script turns per role the run never asked for (e.g. `gate` turns when no gate ran)."""
     error: str = ""
     result_dir: str = ""
 
@@ -129,12 +133,23 @@ def validate_task(
         run = runs[-1]
         row.status, row.gate_passed, row.turns = run.status, run.gate_passed, run.turns
         failed_calls = tool_errors(Path(run.run_dir))
+        row.unplayed = unplayed_turns(Path(run.run_dir), solution or task.solution_path)
         row.tool_errors = len(failed_calls)
         problems = [] if run.status == "finished" else [run.text[:300]]
         problems += failed_calls[:3] + ([row.error] if row.error else [])
         row.error = "; ".join(problems)[:500]
     row.seconds = round(time.monotonic() - started, 1)
     return row
+
+
+def unplayed_turns(run_dir: Path, solution: Path) -> dict[str, int]:
+    """Turns per role of the solution script left over after the run (roles with none left omitted)."""
+    played = Counter(
+        e.get("role") for e in read_events(run_dir / "events.jsonl") if e.get("kind") == "response"
+    )
+    roles = json.loads(solution.read_text(encoding="utf-8"))["roles"]
+    left = {role: len(turns) - played.get(role, 0) for role, turns in roles.items()}
+    return {role: count for role, count in left.items() if count > 0}
 
 
 def tool_errors(run_dir: Path) -> list[str]:

@@ -89,6 +89,8 @@ def check_valid(row: ValidationRow) -> None:
         pytest.skip(f"the harness has no {missing_tool} tool yet")
     assert row.valid, row
     assert row.met == row.checkpoints and row.partial == 1.0
+    gate_ran = row.gate_passed is not None
+    assert set(row.unplayed) <= (set() if gate_ran else {"gate"}), row.unplayed  # every other turn played
 
 
 @pytest.mark.parametrize(
