@@ -5,7 +5,8 @@
 Each task gets a fresh LocalSandbox with its own display; its setup runs, then
 `stateact.run.execute` plays the reference solution (the `scripted` provider,
 one script for every role) with the `stateact` harness, then the task is scored.
-A task is valid when its score is 1.0 (every checkpoint met).
+A task is valid when its score is 1.0 (every checkpoint met), its run finished,
+no agent's tool call failed and the gate, if one ran, did not fail.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import shutil
 import time
 import traceback
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -163,9 +165,15 @@ def tool_errors(run_dir: Path) -> list[str]:
 
 
 def validate_suite(
-    tasks: list[SuiteTask], out_dir: Path, cache_dir: Path | None = None, workers: int = 1, on_row=None
+    tasks: list[SuiteTask],
+    out_dir: Path,
+    cache_dir: Path | None = None,
+    workers: int = 1,
+    on_row: Callable[[ValidationRow], None] | None = None,
 ) -> list[ValidationRow]:
-    """Build the fixtures, then validate every task (`workers` at a time); rows in the tasks' order."""
+    """Build the fixtures, then validate every task (`workers` at a time); rows in the tasks' order.
+
+    `on_row` is called with each row as soon as its task is done (progress output)."""
     out_dir = Path(out_dir)
     cache_dir = Path(cache_dir) if cache_dir is not None else out_dir / "cache"
     build_fixtures(cache_dir)
