@@ -1,0 +1,218 @@
+"""FinishGate: a fresh, narration-blind, read-only reviewer that the finish tool consults.
+
+    gate = FinishGate(context, task_started_at=start_time)
+    verdict = gate.review()          # each call is one round
+    result = gate.finish_result(verdict)   # what the finish tool returns
+
+Each round: a deterministic pre-gate (no model call; a failure is a FAIL verdict), then a
+fingerprint and snapshot of the task's files, then a fresh AgentLoop (scope `gate#N`, role
+`gate`) whose only input is the verbatim instruction (`context.task`) plus file facts, with
+read-only tools, ending in a `verdict` call. Afterwards any change to the task's files is
+recorded as a `gate_violation` event and undone from the snapshot. After `max_rounds`
+FAIL rounds the gate is exhausted and the run ends with the last verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from gate import settings as gate_settings
+from gate.deliverables import MentionedPath, mentioned_paths
+from gate.pregate import run_pregate
+from gate.snapshot import Snapshot
+from gate.tools import PROBE_TOOLS, ReadOnlyShell, VerdictTool, ViewFile
+from gate.verdict import CheckItem, Finding, Verdict
+from stateact import settings
+from stateact.loop import AgentLoop, Budget, LoopOutcome
+from stateact.runtime import RunContext
+from stateact.tools.base import Tool, ToolResult
+
+PROMPTS = Path(__file__).parent / "prompts"
+
+
+class FinishGate:
+    """Bounded review rounds over the deliverable the task instruction names."""
+
+    def __init__(
+        self,
+        context: RunContext,
+        max_rounds: int = settings.GATE_MAX_ROUNDS,
+        task_started_at: float | None = None,
+        deliverables: Sequence[str] | None = None,
+    ) -> None:
+        """`task_started_at`: epoch seconds on the sandbox's clock when the task began (enables the
+        "changed since the task started" check). `deliverables`: the output paths when the harness knows
+        them; by default they are read from the instruction."""
+        self.context = context
+        self.max_rounds = max_rounds
+        self.task_started_at = task_started_at
+        self.paths = (
+            [MentionedPath(p, True) for p in deliverables]
+            if deliverables is not None
+            else mentioned_paths(context.task)
+        )
+        self.verdicts: list[Verdict] = []
+
+    @property
+    def rounds_used(self) -> int:
+        return len(self.verdicts)
+
+    @property
+    def last_verdict(self) -> Verdict | None:
+        return self.verdicts[-1] if self.verdicts else None
+
+    @property
+    def exhausted(self) -> bool:
+        """True once `max_rounds` rounds ended in FAIL: the run ends with the last verdict."""
+        return self.rounds_used >= self.max_rounds and not self.verdicts[-1].passed
+
+    @property
+    def rounds_left(self) -> int:
+        return max(0, self.max_rounds - self.rounds_used)
+
+    def review(self) -> Verdict:
+        """Run one round and return its verdict; once exhausted, returns the last verdict again."""
+        if self.exhausted or self.rounds_used >= self.max_rounds:
+            return self.verdicts[-1]
+        number = self.rounds_used + 1
+        scope = f"gate#{number}"
+        log = self.context.log
+        log.emit(
+            "gate_start",
+            scope,
+            round=number,
+            max_rounds=self.max_rounds,
+            paths=[{"path": p.path, "output": p.output} for p in self.paths],
+            task_started_at=self.task_started_at,
+        )
+        pregate = run_pregate(self.context.sandbox, self.paths, self.task_started_at)
+        if pregate.findings:
+            verdict = Verdict(
+                passed=False,
+                findings=pregate.findings,
+                round=number,
+                source="pregate",
+                summary="The deterministic file check failed before any review.",
+            )
+        else:
+            verdict = self._model_round(number, scope, pregate.facts)
+        self.verdicts.append(verdict)
+        log.emit(
+            "gate_verdict", scope, **verdict.to_dict(), rounds_used=self.rounds_used, exhausted=self.exhausted
+        )
+        return verdict
+
+    def finish_result(self, verdict: Verdict) -> ToolResult:
+        """The finish tool's result: terminal on PASS or when the rounds are spent."""
+        return ToolResult(
+            text=verdict.feedback(self.rounds_left),
+            terminal=verdict.passed or self.exhausted,
+            data={"gate": verdict.to_dict(), "rounds_used": self.rounds_used, "exhausted": self.exhausted},
+        )
+
+    # -- one model round ------------------------------------------------------------
+    def _model_round(self, number: int, scope: str, facts: list[dict]) -> Verdict:
+        files = [p.path for p in self.paths]
+        snapshot = self._take_snapshot(scope, files)
+        loop = AgentLoop(
+            scope=scope,
+            role="gate",
+            model=self.context.provider("gate"),
+            tools=self._tools(),
+            system_prompt=self._system_prompt(),
+            log=self.context.log,
+            meter=self.context.meter,
+            budget=Budget(
+                max_turns=gate_settings.GATE_MAX_TURNS,
+                max_usd=self.context.meter.total_usd + gate_settings.GATE_MAX_USD,
+                max_seconds=gate_settings.GATE_MAX_SECONDS,
+            ),
+        )
+        try:
+            outcome = loop.run(self._task_text(facts))
+        finally:
+            loop.close_tools()
+            violations = self._undo_changes(scope, number, snapshot, files)
+        return _verdict_from(outcome, number, violations)
+
+    def _tools(self) -> list[Tool]:
+        sandbox = self.context.sandbox
+        return [ReadOnlyShell(sandbox), ViewFile(sandbox), *(tool(sandbox) for tool in PROBE_TOOLS), VerdictTool()]
+
+    def _system_prompt(self) -> str:
+        start = ""
+        if self.task_started_at is not None:
+            stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.task_started_at))
+            start = f" The task started at {stamp} (epoch {self.task_started_at:.0f}); files the task asks for must be newer."
+        template = (PROMPTS / "gate.md").read_text(encoding="utf-8")
+        return template.format(home=self.context.sandbox.home, start_line=start)
+
+    def _task_text(self, facts: list[dict]) -> str:
+        lines = [json.dumps(_brief_fact(f), ensure_ascii=False) for f in facts] or ["(no file paths named)"]
+        template = (PROMPTS / "task.md").read_text(encoding="utf-8")
+        return template.format(instruction=self.context.task, facts="\n".join(lines))
+
+    def _take_snapshot(self, scope: str, files: list[str]) -> Snapshot | None:
+        try:
+            return Snapshot.take(self.context.sandbox, files)
+        except Exception as exc:  # the guard still applies; the round goes on without undo
+            self.context.log.emit("gate_snapshot_error", scope, error=f"{type(exc).__name__}: {exc}")
+            return None
+
+    def _undo_changes(self, scope: str, number: int, snapshot: Snapshot | None, files: list[str]) -> list[str]:
+        if snapshot is None:
+            return []
+        changes = snapshot.changes(files)
+        if not changes:
+            snapshot.discard()
+            return []
+        outcome = snapshot.restore(changes)
+        violations = [c.describe() for c in changes]
+        self.context.log.emit(
+            "gate_violation",
+            scope,
+            round=number,
+            changes=violations,
+            restored=outcome.get("restored", []),
+            removed=outcome.get("removed", []),
+            not_restored=outcome.get("failed", {}),
+        )
+        return violations
+
+
+def _brief_fact(fact: dict) -> dict:
+    keep = ("path", "resolved", "exists", "size", "mtime_text", "modified_after_start", "format", "lock_file")
+    brief = {k: fact[k] for k in keep if k in fact and fact[k] is not None}
+    if fact.get("same_name_elsewhere"):
+        brief["same_name_elsewhere"] = fact["same_name_elsewhere"]
+    return brief
+
+
+def _verdict_from(outcome: LoopOutcome, number: int, violations: list[str]) -> Verdict:
+    data = outcome.data if outcome.status == "finished" else {}
+    if "verdict" not in data:
+        return Verdict(
+            passed=gate_settings.GATE_UNDECIDED_PASSES,
+            findings=[
+                Finding(
+                    problem="the gate ended without a verdict",
+                    location="finish gate",
+                    evidence=f"{outcome.status}: {outcome.text[:300]}",
+                )
+            ],
+            round=number,
+            violations=violations,
+            source="undecided",
+        )
+    return Verdict(
+        passed=data["verdict"] == "PASS",
+        findings=[Finding.model_validate(f) for f in data.get("findings", [])],
+        round=number,
+        violations=violations,
+        source="model",
+        checklist=[CheckItem.model_validate(c) for c in data.get("checklist", [])],
+        summary=data.get("summary", ""),
+    )

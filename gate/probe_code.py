@@ -1,0 +1,597 @@
+"""Read-only probes of saved files, run INSIDE the sandbox as one Python script.
+
+This module is sent as source text through `Sandbox.run_python` (so it works on a VM
+too) with a request appended, and prints one JSON object. It depends only on the
+standard library; openpyxl, python-docx and python-pptx are imported when present.
+Every file is opened for reading only; SQLite databases through a read-only URI.
+
+Request: {"probe": NAME, "args": {...}}. Probes: file_facts, spreadsheet, document,
+presentation, data, sqlite.
+"""
+
+import csv
+import datetime
+import decimal
+import hashlib
+import io
+import json
+import os
+import re
+import sqlite3
+import sys
+import urllib.parse
+import zipfile
+import xml.etree.ElementTree as ET
+
+OOXML_MAIN = {"xlsx": "xl/workbook.xml", "xlsm": "xl/workbook.xml", "docx": "word/document.xml", "pptx": "ppt/presentation.xml"}
+ODF_MIME = {
+    "ods": "application/vnd.oasis.opendocument.spreadsheet",
+    "odt": "application/vnd.oasis.opendocument.text",
+    "odp": "application/vnd.oasis.opendocument.presentation",
+}
+TEXT_EXTS = {"txt", "csv", "tsv", "json", "md", "html", "htm", "xml", "py", "sh", "ini", "cfg", "yaml", "yml", "log", "tex", "svg"}
+
+
+def expand(path):
+    return os.path.abspath(os.path.expanduser(path))
+
+
+def plain(value):
+    """A JSON-safe form of a cell or field value."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else str(value)
+    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, (decimal.Decimal, datetime.timedelta)):
+        return str(value)
+    return str(value)
+
+
+def lock_file(path):
+    """LibreOffice's lock file for `path` (`.~lock.NAME#` beside it), with its owner line, if present."""
+    lock = os.path.join(os.path.dirname(path), ".~lock." + os.path.basename(path) + "#")
+    if not os.path.exists(lock):
+        return None
+    try:
+        with open(lock, "rb") as handle:
+            owner = handle.read(300).decode("utf-8", "replace").strip()
+    except OSError:
+        owner = ""
+    return {"path": lock, "owner": owner}
+
+
+def sniff_format(path):
+    """What the bytes say the file is."""
+    with open(path, "rb") as handle:
+        head = handle.read(16)
+    if head.startswith(b"PK"):
+        try:
+            with zipfile.ZipFile(path) as archive:
+                names = set(archive.namelist())
+                if "mimetype" in names:
+                    mime = archive.read("mimetype").decode("ascii", "replace").strip()
+                    for ext, known in ODF_MIME.items():
+                        if mime == known:
+                            return ext
+                    return "zip:" + mime
+                for ext, main in OOXML_MAIN.items():
+                    if main in names:
+                        return ext
+                return "zip"
+        except zipfile.BadZipFile:
+            return "corrupt-zip"
+    if head.startswith(b"SQLite format 3"):
+        return "sqlite"
+    if head.startswith(b"%PDF"):
+        return "pdf"
+    if head.startswith(b"\x89PNG"):
+        return "png"
+    if head.startswith(b"\xff\xd8"):
+        return "jpg"
+    if head.startswith(b"\xd0\xcf\x11\xe0"):
+        return "ole"
+    try:
+        with open(path, "rb") as handle:
+            handle.read(65536).decode("utf-8")
+        return "text"
+    except UnicodeDecodeError:
+        return "binary"
+
+
+def format_matches(ext, sniffed):
+    if ext in ("xlsm",):
+        ext = "xlsx"
+    if ext in OOXML_MAIN or ext in ODF_MIME or ext in ("sqlite", "pdf", "png"):
+        return sniffed == ext
+    if ext in ("db", "sqlite3"):
+        return sniffed == "sqlite"
+    if ext in ("jpg", "jpeg"):
+        return sniffed == "jpg"
+    if ext in ("xls", "doc", "ppt"):
+        return sniffed == "ole"
+    if ext in TEXT_EXTS:
+        return sniffed == "text"
+    return None
+
+
+def parse_check(path, ext):
+    """Open the file with the reader its extension calls for; returns an error text or None."""
+    try:
+        if ext in ("xlsx", "xlsm"):
+            import openpyxl
+
+            openpyxl.load_workbook(path, read_only=True).close()
+        elif ext == "docx":
+            import docx
+
+            docx.Document(path)
+        elif ext == "pptx":
+            import pptx
+
+            pptx.Presentation(path)
+        elif ext in ODF_MIME:
+            with zipfile.ZipFile(path) as archive:
+                ET.fromstring(archive.read("content.xml"))
+        elif ext == "json":
+            with open(path, encoding="utf-8") as handle:
+                json.load(handle)
+        elif ext in ("csv", "tsv"):
+            with open(path, encoding="utf-8-sig", newline="") as handle:
+                list(csv.reader(handle))
+        elif ext in ("db", "sqlite", "sqlite3"):
+            connection = sqlite3.connect(readonly_uri(path), uri=True)
+            try:
+                connection.execute("select count(*) from sqlite_master").fetchone()
+            finally:
+                connection.close()
+        elif ext in TEXT_EXTS:
+            with open(path, encoding="utf-8") as handle:
+                handle.read()
+        else:
+            return None
+    except ImportError as exc:
+        return "cannot check: " + str(exc)
+    except Exception as exc:  # any reader error means the file does not parse
+        return type(exc).__name__ + ": " + str(exc)[:300]
+    return None
+
+
+def readonly_uri(path):
+    return "file:" + urllib.parse.quote(path) + "?mode=ro"
+
+
+def same_name_elsewhere(path, limit=10):
+    """Files with the same name under the home folder (hidden folders skipped)."""
+    name = os.path.basename(path)
+    found = []
+    for root, dirs, files in os.walk(os.path.expanduser("~")):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        if name in files:
+            found.append(os.path.join(root, name))
+            if len(found) >= limit:
+                break
+    return found
+
+
+def file_facts(paths, since=None, parse=True):
+    out = []
+    for raw in paths:
+        path = expand(raw)
+        fact = {"path": raw, "resolved": path, "exists": os.path.exists(path)}
+        if not fact["exists"]:
+            fact["same_name_elsewhere"] = same_name_elsewhere(path)
+            fact["lock_file"] = lock_file(path)
+            out.append(fact)
+            continue
+        stat = os.stat(path)
+        fact["is_dir"] = os.path.isdir(path)
+        fact["size"] = stat.st_size
+        fact["mtime"] = stat.st_mtime
+        fact["mtime_text"] = datetime.datetime.fromtimestamp(stat.st_mtime).isoformat(timespec="seconds")
+        if since is not None:
+            fact["modified_after_start"] = stat.st_mtime > since
+        fact["lock_file"] = lock_file(path)
+        if not fact["is_dir"]:
+            ext = os.path.splitext(path)[1].lower().lstrip(".")
+            fact["extension"] = ext
+            fact["format"] = sniff_format(path)
+            fact["format_matches_extension"] = format_matches(ext, fact["format"])
+            if parse:
+                fact["parse_error"] = parse_check(path, ext)
+        out.append(fact)
+    return {"files": out}
+
+
+def cell_range(ws, spec, limit):
+    from openpyxl.utils.cell import range_boundaries
+
+    if spec:
+        min_col, min_row, max_col, max_row = range_boundaries(spec.upper())
+    else:
+        min_col, min_row, max_col, max_row = 1, 1, ws.max_column, ws.max_row
+    cells = []
+    for row in ws.iter_rows(min_row=min_row or 1, max_row=max_row or ws.max_row, min_col=min_col or 1, max_col=max_col or ws.max_column):
+        for cell in row:
+            if cell.value is None and not spec:
+                continue
+            cells.append(cell)
+            if len(cells) >= limit:
+                return cells, True
+    return cells, False
+
+
+def spreadsheet(path, sheet=None, cells=None, max_cells=400):
+    import openpyxl
+
+    path = expand(path)
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in (".xlsx", ".xlsm"):
+        return {"error": "the spreadsheet probe reads .xlsx/.xlsm; for " + ext + " use file_facts or the shell"}
+    formulas = openpyxl.load_workbook(path, data_only=False)
+    values = openpyxl.load_workbook(path, data_only=True)
+    sheets = []
+    for ws in formulas.worksheets:
+        charts = [{"type": type(chart).__name__, "title": chart_title(chart)} for chart in getattr(ws, "_charts", [])]
+        sheets.append({
+            "name": ws.title,
+            "dimensions": ws.dimensions,
+            "max_row": ws.max_row,
+            "max_column": ws.max_column,
+            "charts": charts,
+            "images": len(getattr(ws, "_images", [])),
+            "merged": [str(r) for r in list(ws.merged_cells.ranges)[:50]],
+            "freeze_panes": ws.freeze_panes,
+            "state": ws.sheet_state,
+        })
+    out = {"path": path, "sheets": sheets, "active_sheet": formulas.active.title if formulas.active else None}
+    chart_parts = []
+    with zipfile.ZipFile(path) as archive:
+        chart_parts = [n for n in archive.namelist() if re.match(r"xl/charts/chart\d+\.xml$", n)]
+    out["chart_parts_in_file"] = len(chart_parts)
+    name = sheet or formulas.active.title
+    if name not in formulas.sheetnames:
+        out["error"] = "no sheet named " + repr(name) + "; sheets: " + ", ".join(formulas.sheetnames)
+        return out
+    ws, wv = formulas[name], values[name]
+    picked, truncated = cell_range(ws, cells, max_cells)
+    rows = []
+    uncached = []
+    for cell in picked:
+        cached = wv[cell.coordinate].value
+        entry = {"cell": cell.coordinate, "value": plain(cached)}
+        if isinstance(cell.value, str) and cell.value.startswith("="):
+            entry["formula"] = cell.value
+            if cached is None:
+                uncached.append(cell.coordinate)
+        elif cell.value is not None and type(cell.value).__name__ == "ArrayFormula":
+            entry["formula"] = getattr(cell.value, "text", str(cell.value))
+        if cell.number_format and cell.number_format != "General":
+            entry["number_format"] = cell.number_format
+        if cell.data_type not in ("n", "s", "f") and cell.value is not None:
+            entry["type"] = cell.data_type
+        rows.append(entry)
+    out["sheet"] = name
+    out["cells"] = rows
+    out["truncated"] = truncated
+    if uncached:
+        out["formulas_without_cached_value"] = uncached[:50]
+        out["note"] = (
+            "these formulas have no cached value: the file was written by a library and never recalculated; "
+            "checkers that read values see them as empty"
+        )
+    return out
+
+
+def chart_title(chart):
+    try:
+        title = chart.title
+        if title is None:
+            return None
+        if isinstance(title, str):
+            return title
+        texts = []
+        for paragraph in title.tx.rich.p:
+            for run in paragraph.r or []:
+                texts.append(run.t)
+        return "".join(texts)
+    except Exception:
+        return None
+
+
+def run_font(run):
+    font = run.font
+    facts = {}
+    for key in ("name", "size", "bold", "italic", "underline"):
+        value = getattr(font, key, None)
+        if value is not None:
+            facts[key] = value.pt if key == "size" and hasattr(value, "pt") else plain(value)
+    try:
+        if font.color is not None and font.color.type is not None and font.color.rgb is not None:
+            facts["color"] = str(font.color.rgb)
+    except Exception:
+        pass
+    return facts
+
+
+def document(path, start=0, limit=300, fonts=True):
+    path = expand(path)
+    ext = os.path.splitext(path)[1].lower()
+    if ext == ".docx":
+        return docx_document(path, start, limit, fonts)
+    if ext in (".odt", ".ods", ".odp"):
+        return odf_document(path, start, limit)
+    return {"error": "the document probe reads .docx and .odt; use `data` for text files"}
+
+
+def docx_document(path, start, limit, fonts):
+    import docx
+
+    doc = docx.Document(path)
+    paragraphs = []
+    for index, paragraph in enumerate(doc.paragraphs):
+        if index < start:
+            continue
+        if len(paragraphs) >= limit:
+            break
+        entry = {"i": index, "text": paragraph.text, "style": paragraph.style.name if paragraph.style is not None else None}
+        if paragraph.alignment is not None:
+            entry["alignment"] = str(paragraph.alignment)
+        if fonts:
+            runs = [dict(run_font(run), text=run.text) for run in paragraph.runs if run.text]
+            if runs:
+                entry["runs"] = runs
+        paragraphs.append(entry)
+    tables = []
+    for table in doc.tables[:20]:
+        tables.append([[cell.text for cell in row.cells] for row in table.rows[:100]])
+    sections = []
+    for section in doc.sections:
+        sections.append({
+            "orientation": str(section.orientation),
+            "page_width_cm": round(section.page_width.cm, 2) if section.page_width else None,
+            "page_height_cm": round(section.page_height.cm, 2) if section.page_height else None,
+            "header": "\n".join(p.text for p in section.header.paragraphs) if section.header else "",
+            "footer": "\n".join(p.text for p in section.footer.paragraphs) if section.footer else "",
+        })
+    return {
+        "path": path,
+        "paragraph_count": len(doc.paragraphs),
+        "paragraphs": paragraphs,
+        "tables": tables,
+        "sections": sections,
+        "inline_images": len(doc.inline_shapes),
+    }
+
+
+def odf_document(path, start, limit):
+    ns = {
+        "text": "urn:oasis:names:tc:opendocument:xmlns:text:1.0",
+        "table": "urn:oasis:names:tc:opendocument:xmlns:table:1.0",
+    }
+    with zipfile.ZipFile(path) as archive:
+        root = ET.fromstring(archive.read("content.xml"))
+    paragraphs = []
+    all_paragraphs = [el for el in root.iter() if el.tag in ("{%s}p" % ns["text"], "{%s}h" % ns["text"])]
+    for index, element in enumerate(all_paragraphs):
+        if index < start or len(paragraphs) >= limit:
+            continue
+        paragraphs.append({
+            "i": index,
+            "text": "".join(element.itertext()),
+            "style": element.get("{%s}style-name" % ns["text"]),
+            "heading": element.tag.endswith("}h"),
+        })
+    tables = []
+    for table in root.iter("{%s}table" % ns["table"]):
+        rows = []
+        for row in table.iter("{%s}table-row" % ns["table"]):
+            rows.append(["".join(c.itertext()) for c in row.iter("{%s}table-cell" % ns["table"])])
+            if len(rows) >= 100:
+                break
+        tables.append({"name": table.get("{%s}name" % ns["table"]), "rows": rows})
+    return {"path": path, "paragraph_count": len(all_paragraphs), "paragraphs": paragraphs, "tables": tables[:20]}
+
+
+def presentation(path, limit=300):
+    import pptx
+    from pptx.util import Emu
+
+    path = expand(path)
+    deck = pptx.Presentation(path)
+    slides = []
+    for number, slide in enumerate(deck.slides, start=1):
+        shapes = []
+        for shape in slide.shapes:
+            entry = {"name": shape.name, "type": str(shape.shape_type), "id": shape.shape_id}
+            if shape.is_placeholder:
+                entry["placeholder"] = str(shape.placeholder_format.type)
+            if shape.has_text_frame:
+                entry["text"] = shape.text_frame.text
+                fonts = [run_font(r) for p in shape.text_frame.paragraphs for r in p.runs if r.text]
+                fonts = [f for f in fonts if f]
+                if fonts:
+                    entry["fonts"] = fonts[:10]
+            if getattr(shape, "has_table", False) and shape.has_table:
+                entry["table"] = [[cell.text for cell in row.cells] for row in shape.table.rows]
+            if getattr(shape, "has_chart", False) and shape.has_chart:
+                entry["chart"] = str(shape.chart.chart_type)
+            if shape.left is not None:
+                entry["box_cm"] = [round(Emu(v).cm, 2) for v in (shape.left, shape.top, shape.width, shape.height)]
+            shapes.append(entry)
+            if len(shapes) >= limit:
+                break
+        notes = slide.notes_slide.notes_text_frame.text if slide.has_notes_slide else ""
+        slides.append({"slide": number, "layout": slide.slide_layout.name, "shapes": shapes, "notes": notes})
+    return {
+        "path": path,
+        "slide_count": len(slides),
+        "slide_size_cm": [round(Emu(deck.slide_width).cm, 2), round(Emu(deck.slide_height).cm, 2)],
+        "slides": slides,
+    }
+
+
+def data(path, start=1, limit=300, as_text=False):
+    path = expand(path)
+    ext = "" if as_text else os.path.splitext(path)[1].lower()
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    if as_text and b"\x00" in raw[:65536]:
+        return {"error": "binary file (" + sniff_format(path) + "); use the probes for office files and databases"}
+    facts = {"path": path, "bytes": len(raw), "utf8_bom": raw.startswith(b"\xef\xbb\xbf")}
+    text = raw.decode("utf-8-sig", errors="replace")
+    facts["ends_with_newline"] = text.endswith("\n")
+    facts["crlf"] = "\r\n" in text
+    if ext == ".json":
+        try:
+            parsed = json.loads(text)
+        except ValueError as exc:
+            facts["json_error"] = str(exc)
+        else:
+            dumped = json.dumps(parsed, indent=1, ensure_ascii=False)
+            facts["json"] = parsed if len(dumped) < 20000 else None
+            if facts["json"] is None:
+                facts["json_truncated"] = dumped[:20000]
+        return facts
+    if ext in (".csv", ".tsv"):
+        delimiter = "\t" if ext == ".tsv" else ","
+        try:
+            delimiter = csv.Sniffer().sniff(text[:5000], delimiters=",;\t|").delimiter
+        except csv.Error:
+            pass
+        rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+        facts["delimiter"] = delimiter
+        facts["row_count"] = len(rows)
+        facts["blank_rows"] = sum(1 for r in rows if not any(c.strip() for c in r))
+        facts["rows"] = [{"row": i, "cells": r} for i, r in enumerate(rows, start=1) if start <= i < start + limit]
+        return facts
+    lines = text.splitlines()
+    facts["line_count"] = len(lines)
+    facts["lines"] = [{"n": i, "text": line} for i, line in enumerate(lines, start=1) if start <= i < start + limit]
+    return facts
+
+
+def sqlite(path, query, limit=300):
+    path = expand(path)
+    if not os.path.exists(path):
+        return {"error": "no such database: " + path}
+    connection = sqlite3.connect(readonly_uri(path), uri=True)
+    try:
+        connection.execute("PRAGMA query_only = ON")
+        cursor = connection.execute(query)
+        columns = [c[0] for c in cursor.description or []]
+        rows = cursor.fetchmany(limit + 1)
+    finally:
+        connection.close()
+    return {
+        "columns": columns,
+        "rows": [[plain(v) for v in row] for row in rows[:limit]],
+        "truncated": len(rows) > limit,
+    }
+
+
+def fingerprint(roots, files, skip_hidden_dirs, max_files, hash_max):
+    """Path -> [size, mtime, sha256 or None] for the given files and every file under the roots."""
+    out = {}
+
+    def add(path):
+        if path in out or len(out) >= max_files or not os.path.isfile(path) or os.path.islink(path):
+            return
+        stat = os.stat(path)
+        digest = None
+        if stat.st_size <= hash_max:
+            sha = hashlib.sha256()
+            with open(path, "rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    sha.update(block)
+            digest = sha.hexdigest()
+        out[path] = [stat.st_size, stat.st_mtime, digest]
+
+    for raw in files:
+        add(expand(raw))
+    for raw in roots:
+        for root, dirs, names in os.walk(expand(raw)):
+            if skip_hidden_dirs:
+                dirs[:] = [d for d in dirs if not d.startswith(".")]
+            dirs.sort()
+            for name in sorted(names):
+                add(os.path.join(root, name))
+    return {"files": out, "capped": len(out) >= max_files}
+
+
+def snapshot(paths, store):
+    """Copy files (keeping times) into `store`; returns path -> copy."""
+    import shutil
+
+    os.makedirs(store, exist_ok=True)
+    copies = {}
+    for index, path in enumerate(paths):
+        copy = os.path.join(store, str(index))
+        shutil.copy2(path, copy)
+        copies[path] = copy
+    return {"copies": copies}
+
+
+def restore(copies, remove, store, expected):
+    """Put snapshot copies back (verifying their hash first), delete created files, drop the store."""
+    import shutil
+
+    restored, failed, removed = [], {}, []
+    for path, copy in copies.items():
+        try:
+            with open(copy, "rb") as handle:
+                digest = hashlib.sha256(handle.read()).hexdigest()
+            if expected.get(path) and digest != expected[path]:
+                failed[path] = "the snapshot copy was altered"
+                continue
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            shutil.copy2(copy, path)
+            restored.append(path)
+        except OSError as exc:
+            failed[path] = str(exc)
+    for path in remove:
+        try:
+            os.remove(path)
+            removed.append(path)
+        except OSError as exc:
+            failed[path] = str(exc)
+    shutil.rmtree(store, ignore_errors=True)
+    return {"restored": restored, "removed": removed, "failed": failed}
+
+
+def discard(store):
+    import shutil
+
+    shutil.rmtree(store, ignore_errors=True)
+    return {"discarded": store}
+
+
+def make_store():
+    import tempfile
+
+    return {"store": tempfile.mkdtemp(prefix="stateact-gate-snapshot-")}
+
+
+PROBES = {
+    "file_facts": file_facts,
+    "spreadsheet": spreadsheet,
+    "document": document,
+    "presentation": presentation,
+    "data": data,
+    "sqlite": sqlite,
+    "fingerprint": fingerprint,
+    "snapshot": snapshot,
+    "restore": restore,
+    "discard": discard,
+    "make_store": make_store,
+}
+
+
+def main(request_json):
+    request = json.loads(request_json)
+    try:
+        result = PROBES[request["probe"]](**request.get("args", {}))
+    except Exception as exc:  # reported to the caller as a probe error
+        result = {"error": type(exc).__name__ + ": " + str(exc)[:500]}
+    sys.stdout.write("\n@@PROBE@@" + json.dumps(result, default=plain, ensure_ascii=False) + "\n")
