@@ -65,7 +65,6 @@ _WRITERS = {
     "csplit": "writes files",
     "wget": "downloads files",
     "curl": "can write files",
-    "git": "can change the working tree",
     "crontab": "changes scheduled jobs",
     "kill": "ends processes",
     "pkill": "ends processes",
@@ -104,7 +103,7 @@ _CODE_FLAGS = {"-c", "-e", "-E", "--eval", "-r"}
 
 _WRITE_PATTERNS = re.compile(
     r"""open\s*\([^)]*['"][^'"]*[wax+][^'"]*['"]"""  # open(path, "w") / "a" / "x" / "r+"
-    r"|mode\s*=\s*['"][^'"]*[wax+]"
+    r"""|mode\s*=\s*['"][^'"]*[wax+]"""
     r"|\.write\w*\s*\(|\.save\w*\s*\(|\.to_(?:csv|excel|json|parquet|sql|pickle|html|feather)\s*\("
     r"|\bwrite_(?:text|bytes)\b|\bos\.(?:remove|unlink|rename|replace|rmdir|removedirs|mkdir|makedirs|"
     r"chmod|chown|utime|truncate|link|symlink|system|popen|spawn\w*|exec\w*|kill|open|write)\b"
@@ -114,6 +113,7 @@ _WRITE_PATTERNS = re.compile(
     r"|\bunlink\b|\bsystem\s*\(|`|\bqx\b|\bprint\s*\{",
     re.IGNORECASE,
 )
+_GIT_READERS = {"log", "status", "diff", "show", "ls-files", "blame", "grep", "rev-parse", "describe", "shortlog"}
 _SAFE_REDIRECT_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr"}
 
 
@@ -202,6 +202,8 @@ def _check_command_word(words: list[str], index: int) -> tuple[str | None, int |
         return "`unzip` is allowed only to list, test or print to stdout (`unzip -l`, `unzip -p`)", None
     if name in {"gzip", "gunzip", "bzip2", "xz", "zstd"} and not any(a in {"-c", "-l", "-t", "--stdout"} for a in args):
         return f"`{name}` replaces files unless given -c, -l or -t", None
+    if name == "git" and (not args or args[0] not in _GIT_READERS):
+        return f"`git` is allowed only to read ({', '.join(sorted(_GIT_READERS))})", None
     if name == "sqlite3" and "-readonly" not in args:
         return "`sqlite3` must be run with -readonly (or use the query_sqlite probe)", None
     if name in _SHELLS:

@@ -81,6 +81,16 @@ def _check(fact: dict, output: bool) -> list[Finding]:
                 evidence=f"file signature read as {fact['format']}",
             )
         )
+    if fact.get("uncached_formulas"):
+        found.append(
+            Finding(
+                problem="formulas have no cached values (the file was written by a library and never "
+                "recalculated), so anything reading the saved values sees them as empty; open and recalculate "
+                "it in LibreOffice and save, or write the computed values",
+                location=path,
+                evidence="formula cells without a cached value: " + ", ".join(fact["uncached_formulas"]),
+            )
+        )
     if output and fact.get("modified_after_start") is False:
         found.append(
             Finding(

@@ -158,6 +158,28 @@ def parse_check(path, ext):
     return None
 
 
+def uncached_formulas(path, limit=10):
+    """Cells (Sheet!A1) whose formula has no cached value: never recalculated since a library wrote it."""
+    import openpyxl
+
+    formulas = openpyxl.load_workbook(path, read_only=True)
+    values = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    found = []
+    try:
+        for ws in formulas.worksheets:
+            cached_rows = values[ws.title].iter_rows(values_only=True)
+            for row, cached in zip(ws.iter_rows(), cached_rows):
+                for cell, value in zip(row, cached):
+                    if isinstance(cell.value, str) and cell.value.startswith("=") and value is None:
+                        found.append(ws.title + "!" + cell.coordinate)
+                        if len(found) >= limit:
+                            return found
+    finally:
+        formulas.close()
+        values.close()
+    return found
+
+
 def readonly_uri(path):
     return "file:" + urllib.parse.quote(path) + "?mode=ro"
 
@@ -200,6 +222,8 @@ def file_facts(paths, since=None, parse=True):
             fact["format_matches_extension"] = format_matches(ext, fact["format"])
             if parse:
                 fact["parse_error"] = parse_check(path, ext)
+                if ext in ("xlsx", "xlsm") and not fact["parse_error"]:
+                    fact["uncached_formulas"] = uncached_formulas(path)
         out.append(fact)
     return {"files": out}
 

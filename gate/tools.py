@@ -97,7 +97,7 @@ class ProbeTool(Tool):
             result = run_probe(self.sandbox, self.probe, **params.model_dump())
         except ProbeError as exc:
             return ToolResult.error(str(exc))
-        text = cap(json.dumps(result, ensure_ascii=False, indent=1))
+        text = cap(json.dumps(result, ensure_ascii=False, separators=(",", ":")))
         return ToolResult(text=text, is_error="error" in result and len(result) == 1)
 
 

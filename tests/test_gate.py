@@ -1,0 +1,339 @@
+"""The finish gate end to end: scripted gate model, real files, real shell, real LibreOffice."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import openpyxl
+import pytest
+from pydantic import BaseModel
+
+from gate import FinishGate
+from sandbox.local import LocalSandbox
+from stateact.loop import AgentLoop
+from stateact.meter import Meter
+from stateact.runlog import RunLog, read_events
+from stateact.runtime import RoleModels, RunContext
+from stateact.tools.base import Tool, ToolResult
+
+ROWS = [("Pens", 3, 4), ("Paper", 10, 2.5), ("Ink", 2, 12), ("Tape", 5, 1.5)]
+MARKER = "NARRATION-MARKER-7f3a9c"
+
+
+@pytest.fixture
+def sandbox(tmp_path):
+    box = LocalSandbox(tmp_path / "home")
+    box.start()
+    try:
+        yield box
+    finally:
+        box.close()
+
+
+def instruction_for(path: str) -> str:
+    return (
+        f"In the workbook {path}, fill column D (header 'Total') with Qty times Price for each item row, "
+        "and put the grand total of column D in D6. Save the workbook."
+    )
+
+
+def write_sales(path: Path, totals: list[float] | None = None, formulas: bool = False) -> None:
+    """A sales workbook; totals as literal values, or as formulas (no cached values until recalculated)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Sales"
+    ws.append(["Item", "Qty", "Price", "Total"])
+    for index, row in enumerate(ROWS, start=2):
+        value = f"=B{index}*C{index}" if formulas else (totals[index - 2] if totals else row[1] * row[2])
+        ws.append([*row, value])
+    ws["D6"] = "=SUM(D2:D5)" if formulas else sum(totals or [r[1] * r[2] for r in ROWS])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    wb.save(path)
+
+
+def recalculate(sandbox: LocalSandbox, path: Path) -> None:
+    """Let LibreOffice compute and cache the formulas, as saving from Calc would."""
+    out = path.parent / "recalc"
+    result = sandbox.run(f"soffice --headless --norestore --calc --convert-to xlsx --outdir {out} {path}", 120)
+    assert (out / path.name).exists(), result.output
+    os.replace(out / path.name, path)
+    out.rmdir()
+
+
+def make_context(tmp_path: Path, sandbox: LocalSandbox, task: str, gate_turns: list, main_turns=()) -> RunContext:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"roles": {"gate": gate_turns, "main": list(main_turns)}}))
+    run_dir = tmp_path / "run"
+    return RunContext(
+        run_dir=run_dir,
+        task=task,
+        sandbox=sandbox,
+        log=RunLog(run_dir),
+        meter=Meter(),
+        models=RoleModels(main=f"scripted:{script}"),
+    )
+
+
+def call(name: str, **tool_input) -> dict:
+    return {"tool_calls": [{"name": name, "input": tool_input}]}
+
+
+def verdict(passed: bool, findings=(), summary="") -> dict:
+    return call(
+        "verdict",
+        verdict="PASS" if passed else "FAIL",
+        findings=list(findings),
+        checklist=[{"requirement": "D2:D5 = Qty*Price, D6 = sum", "result": "pass" if passed else "fail"}],
+        summary=summary,
+    )
+
+
+def events(context: RunContext, kind: str) -> list[dict]:
+    return [e for e in read_events(context.log.events_path) if e["kind"] == kind]
+
+
+def tool_result_texts(request) -> str:
+    return "\n".join(r.text() for m in request.messages for r in m.tool_results())
+
+
+def test_correct_recalculated_xlsx_passes(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    started = time.time() - 5
+    write_sales(path, formulas=True)
+    recalculate(sandbox, path)
+    turns = [call("inspect_spreadsheet", path=str(path), cells="A1:D6"), verdict(True, summary="All totals hold.")]
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
+    gate = FinishGate(context, task_started_at=started)
+
+    result = gate.review()
+
+    assert result.passed and result.source == "model" and result.violations == []
+    seen = tool_result_texts(context.provider("gate").requests[1])
+    assert '{"cell":"D6","value":68.5,"formula":"=SUM(D2:D5)"}' in seen
+    assert gate.finish_result(result).terminal
+    assert [e["passed"] for e in events(context, "gate_verdict")] == [True]
+
+
+def test_one_wrong_value_fails_with_a_finding_naming_the_cell(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    started = time.time() - 5
+    write_sales(path, totals=[12, 25, 99, 7.5])  # D4 should be 2*12 = 24
+    finding = {
+        "problem": "Total for Ink is 99, Qty*Price is 24",
+        "location": f"{path} Sales!D4",
+        "evidence": "inspect_spreadsheet: D4 value 99, B4=2, C4=12",
+        "requirement": "column D = Qty times Price",
+    }
+    turns = [call("inspect_spreadsheet", path=str(path)), verdict(False, [finding])]
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
+    gate = FinishGate(context, task_started_at=started)
+
+    result = gate.review()
+
+    seen = tool_result_texts(context.provider("gate").requests[1])
+    assert '{"cell":"D4","value":99}' in seen  # the probe showed the gate the wrong value
+    assert not result.passed and "Sales!D4" in result.findings[0].location
+    feedback = gate.finish_result(result)
+    assert not feedback.terminal and "Sales!D4" in feedback.text and "2 gate round(s) left" in feedback.text
+    logged = events(context, "gate_verdict")[0]
+    assert logged["findings"][0]["location"].endswith("Sales!D4") and not logged["exhausted"]
+
+
+def test_deliverable_in_the_wrong_folder_fails_without_a_model_call(tmp_path, sandbox):
+    wanted = Path(sandbox.home) / "Documents" / "sales.xlsx"
+    write_sales(Path(sandbox.home) / "sales.xlsx")
+    context = make_context(tmp_path, sandbox, instruction_for(str(wanted)), [])
+    gate = FinishGate(context, task_started_at=time.time() - 60)
+
+    result = gate.review()
+
+    assert not result.passed and result.source == "pregate"
+    assert result.findings[0].location == str(wanted)
+    assert "wrong folder" in result.findings[0].evidence and f"{sandbox.home}/sales.xlsx" in result.findings[0].evidence
+    assert context.provider("gate").requests == []
+
+
+def test_deliverable_described_only_in_notes_fails(tmp_path, sandbox):
+    wanted = Path(sandbox.home) / "Documents" / "sales.xlsx"
+    notes = Path(sandbox.home) / "notes.md"
+    notes.write_text(f"Done: saved {wanted} with totals 12, 25, 24, 7.5 and grand total 68.5 in D6.\n")
+    context = make_context(tmp_path, sandbox, instruction_for(str(wanted)), [])
+    gate = FinishGate(context, task_started_at=time.time() - 60)
+
+    result = gate.review()
+
+    assert not result.passed
+    assert [f.location for f in result.findings] == [str(wanted)]
+    assert "notes.md" not in result.findings[0].evidence
+
+
+def test_gate_cannot_change_the_deliverable_through_or_past_the_guard(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    started = time.time() - 5
+    write_sales(path)
+    before = path.read_bytes()
+    stores_before = set(Path(tempfile.gettempdir()).glob("stateact-gate-snapshot-*"))
+    mtime_before = path.stat().st_mtime_ns
+    sneaky = (
+        'python3 -c "import pathlib; p = pathlib.Path(\'{0}\'); getattr(p, \'write_\' + \'bytes\')(b\'hacked\'); '
+        "getattr(pathlib.Path('{1}'), 'write_' + 'text')('side file')\""
+    ).format(path, Path(sandbox.home) / "gate_notes.txt")
+    turns = [
+        call("bash", command=f"echo hacked > {path}"),
+        call("bash", command=f"rm {path}"),
+        call("bash", command=sneaky),
+        call("bash", command=f"wc -c {path}"),
+        verdict(True),
+    ]
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
+    gate = FinishGate(context, task_started_at=started)
+
+    result = gate.review()
+
+    results = [r for m in context.provider("gate").requests[-1].messages for r in m.tool_results()]
+    assert results[0].is_error and "redirection" in results[0].text()
+    assert results[1].is_error and "`rm`" in results[1].text()
+    assert not results[2].is_error and "[exit code 0]" in results[2].text()
+    assert results[3].text().startswith("6 ")  # the write went through during the round
+    assert path.read_bytes() == before and path.stat().st_mtime_ns == mtime_before
+    assert not (Path(sandbox.home) / "gate_notes.txt").exists()
+    assert f"changed: {path}" in result.violations
+    assert any(v.startswith("created: ") and v.endswith("gate_notes.txt") for v in result.violations)
+    [violation] = events(context, "gate_violation")
+    assert violation["scope"] == "gate#1" and str(path) in violation["restored"]
+    assert set(Path(tempfile.gettempdir()).glob("stateact-gate-snapshot-*")) == stores_before  # store dropped
+
+
+def test_three_fail_rounds_exhaust_the_gate(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_sales(path, totals=[12, 25, 99, 7.5])
+    finding = {"problem": "D4 is 99, expected 24", "location": f"{path} Sales!D4", "evidence": "probe"}
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), [verdict(False, [finding])] * 3)
+    gate = FinishGate(context, max_rounds=3, task_started_at=time.time() - 60)
+
+    outcomes = []
+    for _ in range(3):
+        outcomes.append((gate.review(), gate.exhausted))
+    again = gate.review()
+
+    assert [exhausted for _, exhausted in outcomes] == [False, False, True]
+    assert gate.rounds_used == 3 and again is outcomes[-1][0]
+    assert len(context.provider("gate").requests) == 3
+    final = gate.finish_result(again)
+    assert final.terminal and "No gate rounds left" in final.text and final.data["exhausted"]
+    logged = events(context, "gate_verdict")
+    assert [(e["scope"], e["passed"], e["exhausted"]) for e in logged] == [
+        ("gate#1", False, False),
+        ("gate#2", False, False),
+        ("gate#3", False, True),
+    ]
+
+
+class FinishTool(Tool):
+    """The shape of the harness's finish tool: every call goes through the gate."""
+
+    name = "finish"
+    description = "Declare the task done."
+
+    class Input(BaseModel):
+        summary: str
+
+    def __init__(self, gate: FinishGate) -> None:
+        self.gate = gate
+
+    def run(self, params: Input) -> ToolResult:
+        return self.gate.finish_result(self.gate.review())
+
+
+def test_gate_requests_hold_none_of_the_main_agents_history(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    started = time.time() - 5
+    write_sales(path, totals=[12, 25, 99, 7.5])
+    main_turns = [
+        {"text": f"Plan {MARKER}: totals are right.", **call("finish", summary=f"All done {MARKER}")},
+        {"text": f"Fixed {MARKER}.", **call("finish", summary=f"Fixed D4 {MARKER}")},
+    ]
+    finding = {"problem": "D4 is 99, expected 24", "location": f"{path} Sales!D4", "evidence": "B4=2, C4=12"}
+    gate_turns = [verdict(False, [finding]), call("inspect_spreadsheet", path=str(path)), verdict(True)]
+    task = instruction_for(str(path))
+    context = make_context(tmp_path, sandbox, task, gate_turns, main_turns)
+    gate = FinishGate(context, task_started_at=started)
+    main = AgentLoop(
+        scope="main",
+        model=context.provider("main"),
+        tools=[FinishTool(gate)],
+        system_prompt="main agent",
+        log=context.log,
+        meter=context.meter,
+    )
+
+    outcome = main.run(task)
+
+    assert outcome.status == "finished" and gate.rounds_used == 2 and gate.last_verdict.passed
+    assert "Sales!D4" in tool_result_texts(context.provider("main").requests[1])  # findings reached the agent
+    gate_requests = context.provider("gate").requests
+    assert len(gate_requests) == 3
+    for request in gate_requests:
+        dumped = request.system + "".join(m.model_dump_json() for m in request.messages)
+        assert MARKER not in dumped
+        assert task in request.messages[0].text()  # the verbatim instruction
+    assert context.meter.by_role["gate"].turns == 3
+
+
+def test_document_held_open_by_libreoffice_fails_the_pregate(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_sales(path)
+    sandbox.launch(f"soffice --headless --norestore --calc {path}")
+    lock = path.parent / f".~lock.{path.name}#"
+    deadline = time.monotonic() + 60
+    while not lock.exists() and time.monotonic() < deadline:
+        time.sleep(0.3)
+    assert lock.exists(), "LibreOffice did not open the document"
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), [])
+
+    result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+    assert not result.passed and result.source == "pregate"
+    assert "open in LibreOffice" in result.findings[0].problem and lock.name in result.findings[0].evidence
+
+
+def test_uncached_formulas_and_stale_files_fail_the_pregate(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_sales(path, formulas=True)
+    old = time.time() - 3600
+    os.utime(path, (old, old))
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), [])
+
+    result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+    problems = " | ".join(f.problem + " " + f.evidence for f in result.findings)
+    assert "no cached values" in problems and "Sales!D6" in problems
+    assert "not been changed since the task started" in problems
+
+
+def test_undecided_round_is_a_fail_by_default(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_sales(path)
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), [{"text": "Looks fine to me."}])
+
+    result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+    assert not result.passed and result.source == "undecided"
+    assert "without a verdict" in result.findings[0].problem
+
+
+def test_fail_verdict_without_findings_is_sent_back_to_the_gate_model(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_sales(path)
+    finding = {"problem": "x", "location": f"{path} Sales!A1", "evidence": "y"}
+    turns = [call("verdict", verdict="FAIL"), verdict(False, [finding])]
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
+
+    result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+    assert "needs at least one finding" in tool_result_texts(context.provider("gate").requests[1])
+    assert result.findings[0].location.endswith("Sales!A1")
