@@ -140,7 +140,12 @@ class FinishGate:
 
     def _tools(self) -> list[Tool]:
         sandbox = self.context.sandbox
-        return [ReadOnlyShell(sandbox), ViewFile(sandbox), *(tool(sandbox) for tool in PROBE_TOOLS), VerdictTool()]
+        return [
+            ReadOnlyShell(sandbox),
+            ViewFile(sandbox),
+            *(tool(sandbox) for tool in PROBE_TOOLS),
+            VerdictTool(),
+        ]
 
     def _system_prompt(self) -> str:
         start = ""
@@ -162,7 +167,9 @@ class FinishGate:
             self.context.log.emit("gate_snapshot_error", scope, error=f"{type(exc).__name__}: {exc}")
             return None
 
-    def _undo_changes(self, scope: str, number: int, snapshot: Snapshot | None, files: list[str]) -> list[str]:
+    def _undo_changes(
+        self, scope: str, number: int, snapshot: Snapshot | None, files: list[str]
+    ) -> list[str]:
         if snapshot is None:
             return []
         changes = snapshot.changes(files)

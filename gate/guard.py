@@ -36,7 +36,19 @@ from pathlib import PurePosixPath
 
 _OPERATORS = {";", "&&", "||", "|", "|&", "&", "(", ")", "()", "\n", ";;"}
 _KEYWORDS = {"{", "}", "then", "do", "else", "elif", "if", "while", "until", "time", "!", "in", "done", "fi"}
-_WRAPPERS = {"sudo", "env", "nohup", "nice", "ionice", "timeout", "command", "builtin", "exec", "stdbuf", "xargs"}
+_WRAPPERS = {
+    "sudo",
+    "env",
+    "nohup",
+    "nice",
+    "ionice",
+    "timeout",
+    "command",
+    "builtin",
+    "exec",
+    "stdbuf",
+    "xargs",
+}
 """Commands that run another command given in their arguments."""
 
 _WRITERS = {
@@ -113,7 +125,18 @@ _WRITE_PATTERNS = re.compile(
     r"|\bunlink\b|\bsystem\s*\(|`|\bqx\b|\bprint\s*\{",
     re.IGNORECASE,
 )
-_GIT_READERS = {"log", "status", "diff", "show", "ls-files", "blame", "grep", "rev-parse", "describe", "shortlog"}
+_GIT_READERS = {
+    "log",
+    "status",
+    "diff",
+    "show",
+    "ls-files",
+    "blame",
+    "grep",
+    "rev-parse",
+    "describe",
+    "shortlog",
+}
 _SAFE_REDIRECT_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr"}
 
 
@@ -183,7 +206,10 @@ def _check_command_word(words: list[str], index: int) -> tuple[str | None, int |
         wrapped = _wrapped_command_index(name, args)
         return None, (index + 1 + wrapped) if wrapped is not None else None
     if name in _WRITERS:
-        return f"`{name}` {_WRITERS[name]}; the gate is read-only (use the probes or read-only commands)", None
+        return (
+            f"`{name}` {_WRITERS[name]}; the gate is read-only (use the probes or read-only commands)",
+            None,
+        )
     if name in _EDITORS:
         return f"`{name}` is an editor; the gate is read-only (use `view` to read files)", None
     if name in _PACKAGE_MANAGERS:
@@ -194,13 +220,22 @@ def _check_command_word(words: list[str], index: int) -> tuple[str | None, int |
         return "`sed` with a `w` command writes a file; the gate is read-only", None
     if name in ("awk", "gawk") and any("inplace" in a or re.search(r">\s*\"", a) for a in args):
         return "`awk` writing to files is not allowed; the gate is read-only", None
-    if name == "find" and any(a in {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf", "-fls"} for a in args):
-        return "`find` with -delete/-exec/-fprint can change files; use plain `find` and run reads separately", None
-    if name == "tar" and not any(a in {"-t", "--list", "-tf", "-tvf", "-ztf", "-tzf"} or a.startswith("-t") for a in args):
+    if name == "find" and any(
+        a in {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf", "-fls"} for a in args
+    ):
+        return (
+            "`find` with -delete/-exec/-fprint can change files; use plain `find` and run reads separately",
+            None,
+        )
+    if name == "tar" and not any(
+        a in {"-t", "--list", "-tf", "-tvf", "-ztf", "-tzf"} or a.startswith("-t") for a in args
+    ):
         return "`tar` is allowed only to list an archive (`tar -tf`)", None
     if name == "unzip" and not any(a in {"-l", "-p", "-t", "-v", "-Z", "-lv", "-tq"} for a in args):
         return "`unzip` is allowed only to list, test or print to stdout (`unzip -l`, `unzip -p`)", None
-    if name in {"gzip", "gunzip", "bzip2", "xz", "zstd"} and not any(a in {"-c", "-l", "-t", "--stdout"} for a in args):
+    if name in {"gzip", "gunzip", "bzip2", "xz", "zstd"} and not any(
+        a in {"-c", "-l", "-t", "--stdout"} for a in args
+    ):
         return f"`{name}` replaces files unless given -c, -l or -t", None
     if name == "git" and (not args or args[0] not in _GIT_READERS):
         return f"`git` is allowed only to read ({', '.join(sorted(_GIT_READERS))})", None
@@ -220,7 +255,20 @@ def _wrapped_command_index(name: str, args: list[str]) -> int | None:
         arg = args[position]
         if arg.startswith("-"):
             position += 1
-            if name in ("timeout", "nice", "ionice", "stdbuf", "sudo", "xargs") and arg in {"-n", "-s", "-k", "-u", "-c", "-I", "-d", "-P", "-L", "-E", "-a", "-g"}:
+            if name in ("timeout", "nice", "ionice", "stdbuf", "sudo", "xargs") and arg in {
+                "-n",
+                "-s",
+                "-k",
+                "-u",
+                "-c",
+                "-I",
+                "-d",
+                "-P",
+                "-L",
+                "-E",
+                "-a",
+                "-g",
+            }:
                 position += 1
             continue
         if _is_assignment(arg) or (name == "timeout" and re.fullmatch(r"[\d.]+[smhd]?", arg)):
@@ -238,18 +286,32 @@ def _check_shell(name: str, args: list[str]) -> str | None:
 
 
 def _check_interpreter(name: str, args: list[str]) -> str | None:
-    code_flag = next((i for i, a in enumerate(args) if a in _CODE_FLAGS or (a.startswith("-") and a[-1:] in "ce" and len(a) <= 4 and not a.startswith("--"))), None)
+    code_flag = next(
+        (
+            i
+            for i, a in enumerate(args)
+            if a in _CODE_FLAGS
+            or (a.startswith("-") and a[-1:] in "ce" and len(a) <= 4 and not a.startswith("--"))
+        ),
+        None,
+    )
     if name in {"python", "python3"} and any(a == "-m" for a in args):
         module = args[args.index("-m") + 1] if args.index("-m") + 1 < len(args) else ""
         if module in {"json.tool", "zipfile", "tarfile", "tokenize", "pydoc"}:
-            return None if module != "zipfile" or not ({"-c", "-e", "--create", "--extract"} & set(args)) else "`python -m zipfile` may only list or test"
+            return (
+                None
+                if module != "zipfile" or not ({"-c", "-e", "--create", "--extract"} & set(args))
+                else "`python -m zipfile` may only list or test"
+            )
         return f"`{name} -m {module}` may write files; use the probes"
     if name == "perl" and any(a.startswith("-i") or re.fullmatch(r"-\w*i\w*", a) for a in args):
         return "`perl -i` edits files in place; the gate is read-only"
     if code_flag is None or code_flag + 1 >= len(args):
         if args and all(a.startswith("-") for a in args) and any(a in {"--version", "-V"} for a in args):
             return None
-        return f"`{name}` running a script file or stdin cannot be checked; use `{name} -c 'code'` or the probes"
+        return (
+            f"`{name}` running a script file or stdin cannot be checked; use `{name} -c 'code'` or the probes"
+        )
     code = args[code_flag + 1]
     match = _WRITE_PATTERNS.search(code)
     if match:

@@ -31,9 +31,16 @@ def run_pregate(sandbox: Sandbox, paths: list[MentionedPath], task_started_at: f
     if "error" in result:
         return PregateResult([], [{"error": result["error"]}])
     facts = result["files"]
-    located = [f for fact in facts if _is_bare(fact["path"]) and not fact["exists"] for f in fact["same_name_elsewhere"]]
+    located = [
+        f
+        for fact in facts
+        if _is_bare(fact["path"]) and not fact["exists"]
+        for f in fact["same_name_elsewhere"]
+    ]
     if located:
-        facts = facts + run_probe(sandbox, "file_facts", paths=located, since=task_started_at).get("files", [])
+        facts = facts + run_probe(sandbox, "file_facts", paths=located, since=task_started_at).get(
+            "files", []
+        )
     outputs = {p.path for p in paths if p.output}
     findings = []
     for fact in facts:
@@ -56,7 +63,13 @@ def _check(fact: dict, output: bool) -> list[Finding]:
         evidence = f"{fact['resolved']} is missing"
         if elsewhere:
             evidence += f"; a file with that name exists at {', '.join(elsewhere)} (wrong folder?)"
-        return [Finding(problem="the file the instruction asks for does not exist at this path", location=path, evidence=evidence)]
+        return [
+            Finding(
+                problem="the file the instruction asks for does not exist at this path",
+                location=path,
+                evidence=evidence,
+            )
+        ]
     found: list[Finding] = []
     lock = fact.get("lock_file")
     if lock:

@@ -9,6 +9,7 @@ Request: {"probe": NAME, "args": {...}}. Probes: file_facts, spreadsheet, docume
 presentation, data, sqlite.
 """
 
+import contextlib
 import csv
 import datetime
 import decimal
@@ -20,16 +21,39 @@ import re
 import sqlite3
 import sys
 import urllib.parse
-import zipfile
 import xml.etree.ElementTree as ET
+import zipfile
 
-OOXML_MAIN = {"xlsx": "xl/workbook.xml", "xlsm": "xl/workbook.xml", "docx": "word/document.xml", "pptx": "ppt/presentation.xml"}
+OOXML_MAIN = {
+    "xlsx": "xl/workbook.xml",
+    "xlsm": "xl/workbook.xml",
+    "docx": "word/document.xml",
+    "pptx": "ppt/presentation.xml",
+}
 ODF_MIME = {
     "ods": "application/vnd.oasis.opendocument.spreadsheet",
     "odt": "application/vnd.oasis.opendocument.text",
     "odp": "application/vnd.oasis.opendocument.presentation",
 }
-TEXT_EXTS = {"txt", "csv", "tsv", "json", "md", "html", "htm", "xml", "py", "sh", "ini", "cfg", "yaml", "yml", "log", "tex", "svg"}
+TEXT_EXTS = {
+    "txt",
+    "csv",
+    "tsv",
+    "json",
+    "md",
+    "html",
+    "htm",
+    "xml",
+    "py",
+    "sh",
+    "ini",
+    "cfg",
+    "yaml",
+    "yml",
+    "log",
+    "tex",
+    "svg",
+}
 
 
 def expand(path):
@@ -168,8 +192,8 @@ def uncached_formulas(path, limit=10):
     try:
         for ws in formulas.worksheets:
             cached_rows = values[ws.title].iter_rows(values_only=True)
-            for row, cached in zip(ws.iter_rows(), cached_rows):
-                for cell, value in zip(row, cached):
+            for row, cached in zip(ws.iter_rows(), cached_rows):  # noqa: B905 (runs on older Pythons too)
+                for cell, value in zip(row, cached):  # noqa: B905
                     if isinstance(cell.value, str) and cell.value.startswith("=") and value is None:
                         found.append(ws.title + "!" + cell.coordinate)
                         if len(found) >= limit:
@@ -236,7 +260,12 @@ def cell_range(ws, spec, limit):
     else:
         min_col, min_row, max_col, max_row = 1, 1, ws.max_column, ws.max_row
     cells = []
-    for row in ws.iter_rows(min_row=min_row or 1, max_row=max_row or ws.max_row, min_col=min_col or 1, max_col=max_col or ws.max_column):
+    for row in ws.iter_rows(
+        min_row=min_row or 1,
+        max_row=max_row or ws.max_row,
+        min_col=min_col or 1,
+        max_col=max_col or ws.max_column,
+    ):
         for cell in row:
             if cell.value is None and not spec:
                 continue
@@ -252,23 +281,30 @@ def spreadsheet(path, sheet=None, cells=None, max_cells=400):
     path = expand(path)
     ext = os.path.splitext(path)[1].lower()
     if ext not in (".xlsx", ".xlsm"):
-        return {"error": "the spreadsheet probe reads .xlsx/.xlsm; for " + ext + " use file_facts or the shell"}
+        return {
+            "error": "the spreadsheet probe reads .xlsx/.xlsm; for " + ext + " use file_facts or the shell"
+        }
     formulas = openpyxl.load_workbook(path, data_only=False)
     values = openpyxl.load_workbook(path, data_only=True)
     sheets = []
     for ws in formulas.worksheets:
-        charts = [{"type": type(chart).__name__, "title": chart_title(chart)} for chart in getattr(ws, "_charts", [])]
-        sheets.append({
-            "name": ws.title,
-            "dimensions": ws.dimensions,
-            "max_row": ws.max_row,
-            "max_column": ws.max_column,
-            "charts": charts,
-            "images": len(getattr(ws, "_images", [])),
-            "merged": [str(r) for r in list(ws.merged_cells.ranges)[:50]],
-            "freeze_panes": ws.freeze_panes,
-            "state": ws.sheet_state,
-        })
+        charts = [
+            {"type": type(chart).__name__, "title": chart_title(chart)}
+            for chart in getattr(ws, "_charts", [])
+        ]
+        sheets.append(
+            {
+                "name": ws.title,
+                "dimensions": ws.dimensions,
+                "max_row": ws.max_row,
+                "max_column": ws.max_column,
+                "charts": charts,
+                "images": len(getattr(ws, "_images", [])),
+                "merged": [str(r) for r in list(ws.merged_cells.ranges)[:50]],
+                "freeze_panes": ws.freeze_panes,
+                "state": ws.sheet_state,
+            }
+        )
     out = {"path": path, "sheets": sheets, "active_sheet": formulas.active.title if formulas.active else None}
     chart_parts = []
     with zipfile.ZipFile(path) as archive:
@@ -359,7 +395,11 @@ def docx_document(path, start, limit, fonts):
             continue
         if len(paragraphs) >= limit:
             break
-        entry = {"i": index, "text": paragraph.text, "style": paragraph.style.name if paragraph.style is not None else None}
+        entry = {
+            "i": index,
+            "text": paragraph.text,
+            "style": paragraph.style.name if paragraph.style is not None else None,
+        }
         if paragraph.alignment is not None:
             entry["alignment"] = str(paragraph.alignment)
         if fonts:
@@ -372,13 +412,15 @@ def docx_document(path, start, limit, fonts):
         tables.append([[cell.text for cell in row.cells] for row in table.rows[:100]])
     sections = []
     for section in doc.sections:
-        sections.append({
-            "orientation": str(section.orientation),
-            "page_width_cm": round(section.page_width.cm, 2) if section.page_width else None,
-            "page_height_cm": round(section.page_height.cm, 2) if section.page_height else None,
-            "header": "\n".join(p.text for p in section.header.paragraphs) if section.header else "",
-            "footer": "\n".join(p.text for p in section.footer.paragraphs) if section.footer else "",
-        })
+        sections.append(
+            {
+                "orientation": str(section.orientation),
+                "page_width_cm": round(section.page_width.cm, 2) if section.page_width else None,
+                "page_height_cm": round(section.page_height.cm, 2) if section.page_height else None,
+                "header": "\n".join(p.text for p in section.header.paragraphs) if section.header else "",
+                "footer": "\n".join(p.text for p in section.footer.paragraphs) if section.footer else "",
+            }
+        )
     return {
         "path": path,
         "paragraph_count": len(doc.paragraphs),
@@ -390,32 +432,37 @@ def docx_document(path, start, limit, fonts):
 
 
 def odf_document(path, start, limit):
-    ns = {
-        "text": "urn:oasis:names:tc:opendocument:xmlns:text:1.0",
-        "table": "urn:oasis:names:tc:opendocument:xmlns:table:1.0",
-    }
+    text_ns = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
+    table_ns = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
     with zipfile.ZipFile(path) as archive:
         root = ET.fromstring(archive.read("content.xml"))
     paragraphs = []
-    all_paragraphs = [el for el in root.iter() if el.tag in ("{%s}p" % ns["text"], "{%s}h" % ns["text"])]
+    all_paragraphs = [el for el in root.iter() if el.tag in (text_ns + "p", text_ns + "h")]
     for index, element in enumerate(all_paragraphs):
         if index < start or len(paragraphs) >= limit:
             continue
-        paragraphs.append({
-            "i": index,
-            "text": "".join(element.itertext()),
-            "style": element.get("{%s}style-name" % ns["text"]),
-            "heading": element.tag.endswith("}h"),
-        })
+        paragraphs.append(
+            {
+                "i": index,
+                "text": "".join(element.itertext()),
+                "style": element.get(text_ns + "style-name"),
+                "heading": element.tag.endswith("}h"),
+            }
+        )
     tables = []
-    for table in root.iter("{%s}table" % ns["table"]):
+    for table in root.iter(table_ns + "table"):
         rows = []
-        for row in table.iter("{%s}table-row" % ns["table"]):
-            rows.append(["".join(c.itertext()) for c in row.iter("{%s}table-cell" % ns["table"])])
+        for row in table.iter(table_ns + "table-row"):
+            rows.append(["".join(c.itertext()) for c in row.iter(table_ns + "table-cell")])
             if len(rows) >= 100:
                 break
-        tables.append({"name": table.get("{%s}name" % ns["table"]), "rows": rows})
-    return {"path": path, "paragraph_count": len(all_paragraphs), "paragraphs": paragraphs, "tables": tables[:20]}
+        tables.append({"name": table.get(table_ns + "name"), "rows": rows})
+    return {
+        "path": path,
+        "paragraph_count": len(all_paragraphs),
+        "paragraphs": paragraphs,
+        "tables": tables[:20],
+    }
 
 
 def presentation(path, limit=300):
@@ -442,7 +489,9 @@ def presentation(path, limit=300):
             if getattr(shape, "has_chart", False) and shape.has_chart:
                 entry["chart"] = str(shape.chart.chart_type)
             if shape.left is not None:
-                entry["box_cm"] = [round(Emu(v).cm, 2) for v in (shape.left, shape.top, shape.width, shape.height)]
+                entry["box_cm"] = [
+                    round(Emu(v).cm, 2) for v in (shape.left, shape.top, shape.width, shape.height)
+                ]
             shapes.append(entry)
             if len(shapes) >= limit:
                 break
@@ -462,7 +511,9 @@ def data(path, start=1, limit=300, as_text=False):
     with open(path, "rb") as handle:
         raw = handle.read()
     if as_text and b"\x00" in raw[:65536]:
-        return {"error": "binary file (" + sniff_format(path) + "); use the probes for office files and databases"}
+        return {
+            "error": "binary file (" + sniff_format(path) + "); use the probes for office files and databases"
+        }
     facts = {"path": path, "bytes": len(raw), "utf8_bom": raw.startswith(b"\xef\xbb\xbf")}
     text = raw.decode("utf-8-sig", errors="replace")
     facts["ends_with_newline"] = text.endswith("\n")
@@ -480,20 +531,39 @@ def data(path, start=1, limit=300, as_text=False):
         return facts
     if ext in (".csv", ".tsv"):
         delimiter = "\t" if ext == ".tsv" else ","
-        try:
+        with contextlib.suppress(csv.Error):
             delimiter = csv.Sniffer().sniff(text[:5000], delimiters=",;\t|").delimiter
-        except csv.Error:
-            pass
         rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
         facts["delimiter"] = delimiter
         facts["row_count"] = len(rows)
         facts["blank_rows"] = sum(1 for r in rows if not any(c.strip() for c in r))
-        facts["rows"] = [{"row": i, "cells": r} for i, r in enumerate(rows, start=1) if start <= i < start + limit]
+        facts["rows"] = [
+            {"row": i, "cells": r} for i, r in enumerate(rows, start=1) if start <= i < start + limit
+        ]
         return facts
     lines = text.splitlines()
     facts["line_count"] = len(lines)
-    facts["lines"] = [{"n": i, "text": line} for i, line in enumerate(lines, start=1) if start <= i < start + limit]
+    facts["lines"] = [
+        {"n": i, "text": line} for i, line in enumerate(lines, start=1) if start <= i < start + limit
+    ]
     return facts
+
+
+def listing(path, depth=2, limit=300):
+    """Files and folders under `path`, `depth` levels deep, hidden entries skipped."""
+    root = expand(path)
+    if not os.path.isdir(root):
+        return {"error": "not a folder: " + root}
+    entries = []
+    for current, dirs, files in os.walk(root):
+        level = current[len(root) :].count(os.sep)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if level + 1 < depth else []
+        for name in sorted(dirs) + sorted(f for f in files if not f.startswith(".")):
+            full = os.path.join(current, name)
+            entries.append(full + ("/" if os.path.isdir(full) else ""))
+        if len(entries) >= limit:
+            break
+    return {"path": root, "entries": entries[:limit], "truncated": len(entries) > limit}
 
 
 def sqlite(path, query, limit=300):
@@ -604,6 +674,7 @@ PROBES = {
     "presentation": presentation,
     "data": data,
     "sqlite": sqlite,
+    "listing": listing,
     "fingerprint": fingerprint,
     "snapshot": snapshot,
     "restore": restore,

@@ -77,7 +77,9 @@ class Snapshot:
 
     def restore(self, changes: list[Change]) -> dict:
         """Put back every changed file that has a copy and delete created files; drops the store."""
-        copies = {c.path: self.copies[c.path] for c in changes if c.kind != "created" and c.path in self.copies}
+        copies = {
+            c.path: self.copies[c.path] for c in changes if c.kind != "created" and c.path in self.copies
+        }
         missing = [c.path for c in changes if c.kind != "created" and c.path not in self.copies]
         result = run_probe(
             self.sandbox,
@@ -88,7 +90,9 @@ class Snapshot:
             store=self.store,
             expected={path: self.files[path][2] for path in copies},
         )
-        result.setdefault("failed", {}).update({path: "no snapshot copy (over the size caps)" for path in missing})
+        result.setdefault("failed", {}).update(
+            {path: "no snapshot copy (over the size caps)" for path in missing}
+        )
         return result
 
     def discard(self) -> None:
@@ -118,7 +122,10 @@ def _choose_copies(files: Fingerprint, deliverables: list[str], sandbox: Sandbox
     chosen, total = [], 0
     for path in order:
         size = files[path][0]
-        if size > settings.GATE_SNAPSHOT_FILE_MAX_BYTES or total + size > settings.GATE_SNAPSHOT_TOTAL_MAX_BYTES:
+        if (
+            size > settings.GATE_SNAPSHOT_FILE_MAX_BYTES
+            or total + size > settings.GATE_SNAPSHOT_TOTAL_MAX_BYTES
+        ):
             continue
         chosen.append(path)
         total += size

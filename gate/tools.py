@@ -79,9 +79,11 @@ class ViewFile(Tool):
     def _listing(self, path: str, error: str) -> ToolResult:
         if "IsADirectoryError" not in error:
             return ToolResult.error(f"Cannot view {path}: {error}")
-        quoted = path.replace("'", "'\\''")
-        result = self.sandbox.run(f"find '{quoted}' -maxdepth 2 -not -path '*/.*' | sort | head -300")
-        return ToolResult(text=cap(result.output))
+        found = run_probe(self.sandbox, "listing", path=path, depth=settings.GATE_LISTING_DEPTH)
+        if "error" in found:
+            return ToolResult.error(found["error"])
+        more = "\n[more entries not shown]" if found["truncated"] else ""
+        return ToolResult(text=cap("\n".join(found["entries"]) + more))
 
 
 class ProbeTool(Tool):
@@ -126,8 +128,12 @@ class InspectSpreadsheet(ProbeTool):
     class Input(BaseModel):
         path: str
         sheet: str | None = Field(default=None, description="Sheet name; the active sheet when omitted.")
-        cells: str | None = Field(default=None, description="A range like 'B2:D20'; all non-empty cells if omitted.")
-        max_cells: int = Field(default=settings.GATE_PROBE_MAX_CELLS, ge=1, le=5 * settings.GATE_PROBE_MAX_CELLS)
+        cells: str | None = Field(
+            default=None, description="A range like 'B2:D20'; all non-empty cells if omitted."
+        )
+        max_cells: int = Field(
+            default=settings.GATE_PROBE_MAX_CELLS, ge=1, le=5 * settings.GATE_PROBE_MAX_CELLS
+        )
 
 
 class InspectDocument(ProbeTool):
@@ -175,7 +181,9 @@ class ReadData(ProbeTool):
 class QuerySqlite(ProbeTool):
     name = "query_sqlite"
     probe = "sqlite"
-    description = "Run one SELECT (or PRAGMA) on an SQLite database opened read-only; returns columns and rows."
+    description = (
+        "Run one SELECT (or PRAGMA) on an SQLite database opened read-only; returns columns and rows."
+    )
 
     class Input(BaseModel):
         path: str
@@ -204,7 +212,9 @@ class VerdictTool(Tool):
         checklist: list[CheckItem] = Field(
             default_factory=list, description="Each requirement from the instruction and how it tested."
         )
-        findings: list[Finding] = Field(default_factory=list, description="Problems found (required on FAIL).")
+        findings: list[Finding] = Field(
+            default_factory=list, description="Problems found (required on FAIL)."
+        )
         summary: str = Field(default="", description="One or two sentences.")
 
         @model_validator(mode="after")
@@ -214,4 +224,6 @@ class VerdictTool(Tool):
             return self
 
     def run(self, params: Input) -> ToolResult:
-        return ToolResult(text=f"Verdict recorded: {params.verdict}.", terminal=True, data=params.model_dump())
+        return ToolResult(
+            text=f"Verdict recorded: {params.verdict}.", terminal=True, data=params.model_dump()
+        )

@@ -58,13 +58,17 @@ def write_sales(path: Path, totals: list[float] | None = None, formulas: bool = 
 def recalculate(sandbox: LocalSandbox, path: Path) -> None:
     """Let LibreOffice compute and cache the formulas, as saving from Calc would."""
     out = path.parent / "recalc"
-    result = sandbox.run(f"soffice --headless --norestore --calc --convert-to xlsx --outdir {out} {path}", 120)
+    result = sandbox.run(
+        f"soffice --headless --norestore --calc --convert-to xlsx --outdir {out} {path}", 120
+    )
     assert (out / path.name).exists(), result.output
     os.replace(out / path.name, path)
     out.rmdir()
 
 
-def make_context(tmp_path: Path, sandbox: LocalSandbox, task: str, gate_turns: list, main_turns=()) -> RunContext:
+def make_context(
+    tmp_path: Path, sandbox: LocalSandbox, task: str, gate_turns: list, main_turns=()
+) -> RunContext:
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"roles": {"gate": gate_turns, "main": list(main_turns)}}))
     run_dir = tmp_path / "run"
@@ -105,7 +109,10 @@ def test_correct_recalculated_xlsx_passes(tmp_path, sandbox):
     started = time.time() - 5
     write_sales(path, formulas=True)
     recalculate(sandbox, path)
-    turns = [call("inspect_spreadsheet", path=str(path), cells="A1:D6"), verdict(True, summary="All totals hold.")]
+    turns = [
+        call("inspect_spreadsheet", path=str(path), cells="A1:D6"),
+        verdict(True, summary="All totals hold."),
+    ]
     context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
     gate = FinishGate(context, task_started_at=started)
 
@@ -153,7 +160,10 @@ def test_deliverable_in_the_wrong_folder_fails_without_a_model_call(tmp_path, sa
 
     assert not result.passed and result.source == "pregate"
     assert result.findings[0].location == str(wanted)
-    assert "wrong folder" in result.findings[0].evidence and f"{sandbox.home}/sales.xlsx" in result.findings[0].evidence
+    assert (
+        "wrong folder" in result.findings[0].evidence
+        and f"{sandbox.home}/sales.xlsx" in result.findings[0].evidence
+    )
     assert context.provider("gate").requests == []
 
 
@@ -179,8 +189,8 @@ def test_gate_cannot_change_the_deliverable_through_or_past_the_guard(tmp_path, 
     stores_before = set(Path(tempfile.gettempdir()).glob("stateact-gate-snapshot-*"))
     mtime_before = path.stat().st_mtime_ns
     sneaky = (
-        'python3 -c "import pathlib; p = pathlib.Path(\'{0}\'); getattr(p, \'write_\' + \'bytes\')(b\'hacked\'); '
-        "getattr(pathlib.Path('{1}'), 'write_' + 'text')('side file')\""
+        "python3 -c \"import pathlib; p = pathlib.Path('{}'); getattr(p, 'write_' + 'bytes')(b'hacked'); "
+        "getattr(pathlib.Path('{}'), 'write_' + 'text')('side file')\""
     ).format(path, Path(sandbox.home) / "gate_notes.txt")
     turns = [
         call("bash", command=f"echo hacked > {path}"),
