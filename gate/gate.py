@@ -22,6 +22,7 @@ from pathlib import Path
 from gate import settings as gate_settings
 from gate.deliverables import MentionedPath, mentioned_paths
 from gate.pregate import run_pregate
+from gate.probes import run_probe
 from gate.snapshot import Snapshot
 from gate.tools import PROBE_TOOLS, ReadOnlyShell, VerdictTool, ViewFile
 from gate.verdict import CheckItem, Finding, Verdict
@@ -158,7 +159,20 @@ class FinishGate:
     def _task_text(self, facts: list[dict]) -> str:
         lines = [json.dumps(_brief_fact(f), ensure_ascii=False) for f in facts] or ["(no file paths named)"]
         template = (PROMPTS / "task.md").read_text(encoding="utf-8")
-        return template.format(instruction=self.context.task, facts="\n".join(lines))
+        return template.format(
+            instruction=self.context.task, facts="\n".join(lines), recent=self._recent_files()
+        )
+
+    def _recent_files(self) -> str:
+        if self.task_started_at is None:
+            return "(unknown: no task start time)"
+        found = run_probe(self.context.sandbox, "recent_files", since=self.task_started_at)
+        if "error" in found:
+            return f"(could not list: {found['error']})"
+        lines = [f"{f['modified']}  {f['path']}" for f in found["files"]] or ["(none)"]
+        if found["more"]:
+            lines.append(f"... and {found['more']} more")
+        return "\n".join(lines)
 
     def _take_snapshot(self, scope: str, files: list[str]) -> Snapshot | None:
         try:

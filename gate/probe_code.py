@@ -549,6 +549,29 @@ def data(path, start=1, limit=300, as_text=False):
     return facts
 
 
+def recent_files(since, limit=50):
+    """Files under the home folder (hidden folders skipped) modified after `since`, newest first."""
+    found = []
+    for root, dirs, files in os.walk(os.path.expanduser("~")):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files:
+            path = os.path.join(root, name)
+            try:
+                mtime = os.stat(path).st_mtime
+            except OSError:
+                continue
+            if mtime > since:
+                found.append((mtime, path))
+    found.sort(reverse=True)
+    return {
+        "files": [
+            {"path": p, "modified": datetime.datetime.fromtimestamp(m).isoformat(timespec="seconds")}
+            for m, p in found[:limit]
+        ],
+        "more": max(0, len(found) - limit),
+    }
+
+
 def listing(path, depth=2, limit=300):
     """Files and folders under `path`, `depth` levels deep, hidden entries skipped."""
     root = expand(path)
@@ -675,6 +698,7 @@ PROBES = {
     "data": data,
     "sqlite": sqlite,
     "listing": listing,
+    "recent_files": recent_files,
     "fingerprint": fingerprint,
     "snapshot": snapshot,
     "restore": restore,

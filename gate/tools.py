@@ -11,7 +11,7 @@ from gate import settings
 from gate.guard import check_command
 from gate.probes import ProbeError, run_probe
 from gate.verdict import CheckItem, Finding
-from sandbox.base import Sandbox
+from sandbox.base import Sandbox, SandboxError
 from stateact.tools.base import Tool, ToolResult
 
 
@@ -84,6 +84,27 @@ class ViewFile(Tool):
             return ToolResult.error(found["error"])
         more = "\n[more entries not shown]" if found["truncated"] else ""
         return ToolResult(text=cap("\n".join(found["entries"]) + more))
+
+
+class Screenshot(Tool):
+    name = "screenshot"
+    description = (
+        "Take a screenshot of the machine's screen, for requirements about visible application state. "
+        "Looking changes nothing; prefer the probes for file contents."
+    )
+
+    class Input(BaseModel):
+        pass
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self.sandbox = sandbox
+
+    def run(self, params: Input) -> ToolResult:
+        try:
+            png = self.sandbox.screenshot()
+        except (SandboxError, OSError) as exc:
+            return ToolResult.error(f"No screenshot: {exc}")
+        return ToolResult(text="Screenshot of the whole screen.", images=(png,))
 
 
 class ProbeTool(Tool):

@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import openpyxl
-import pytest
 from pydantic import BaseModel
 
 from gate import FinishGate
@@ -24,14 +23,7 @@ ROWS = [("Pens", 3, 4), ("Paper", 10, 2.5), ("Ink", 2, 12), ("Tape", 5, 1.5)]
 MARKER = "NARRATION-MARKER-7f3a9c"
 
 
-@pytest.fixture
-def sandbox(tmp_path):
-    box = LocalSandbox(tmp_path / "home")
-    box.start()
-    try:
-        yield box
-    finally:
-        box.close()
+pytest_plugins = ["tests.gate_fixtures"]
 
 
 def instruction_for(path: str) -> str:
@@ -119,6 +111,8 @@ def test_correct_recalculated_xlsx_passes(tmp_path, sandbox):
     result = gate.review()
 
     assert result.passed and result.source == "model" and result.violations == []
+    first = context.provider("gate").requests[0].messages[0].text()
+    assert first.split("changed since the task started")[1].count(f"  {path}") == 1
     seen = tool_result_texts(context.provider("gate").requests[1])
     assert '{"cell":"D6","value":68.5,"formula":"=SUM(D2:D5)"}' in seen
     assert gate.finish_result(result).terminal

@@ -10,7 +10,6 @@ from pathlib import Path
 import docx
 import openpyxl
 import pptx
-import pytest
 from docx.shared import Pt
 from openpyxl.chart import BarChart, Reference
 
@@ -21,20 +20,12 @@ from gate.tools import (
     InspectSpreadsheet,
     QuerySqlite,
     ReadData,
+    Screenshot,
     ViewFile,
 )
-from sandbox.local import LocalSandbox
 from stateact.messages import ToolUseBlock
 
-
-@pytest.fixture
-def sandbox(tmp_path):
-    box = LocalSandbox(tmp_path / "home")
-    box.start()
-    try:
-        yield box
-    finally:
-        box.close()
+pytest_plugins = ["tests.gate_fixtures"]
 
 
 def invoke(tool, **tool_input):
@@ -184,3 +175,8 @@ def test_view_numbers_lines_lists_folders_and_declines_binaries(sandbox):
 def test_probe_on_a_missing_file_is_an_error_result_not_a_crash(sandbox):
     result, _ = invoke(InspectSpreadsheet(sandbox), path="~/missing.xlsx")
     assert result.is_error and "FileNotFoundError" in result.text
+
+
+def test_screenshot_without_a_display_is_a_clear_error(sandbox):
+    result, _ = invoke(Screenshot(sandbox))
+    assert result.is_error and "no display" in result.text
