@@ -22,7 +22,7 @@ from pathlib import Path
 from gate import settings as gate_settings
 from gate.deliverables import MentionedPath, mentioned_paths
 from gate.pregate import run_pregate
-from gate.probes import run_probe
+from gate.probes import ProbeError, run_probe
 from gate.snapshot import Snapshot
 from gate.tools import PROBE_TOOLS, ReadOnlyShell, VerdictTool, ViewFile
 from gate.verdict import CheckItem, Finding, Verdict
@@ -166,7 +166,10 @@ class FinishGate:
     def _recent_files(self) -> str:
         if self.task_started_at is None:
             return "(unknown: no task start time)"
-        found = run_probe(self.context.sandbox, "recent_files", since=self.task_started_at)
+        try:
+            found = run_probe(self.context.sandbox, "recent_files", since=self.task_started_at)
+        except ProbeError as exc:
+            found = {"error": str(exc)}
         if "error" in found:
             return f"(could not list: {found['error']})"
         lines = [f"{f['modified']}  {f['path']}" for f in found["files"]] or ["(none)"]
@@ -215,18 +218,16 @@ def _brief_fact(fact: dict) -> dict:
 def _verdict_from(outcome: LoopOutcome, number: int, violations: list[str]) -> Verdict:
     data = outcome.data if outcome.status == "finished" else {}
     if "verdict" not in data:
-        return Verdict(
-            passed=gate_settings.GATE_UNDECIDED_PASSES,
-            findings=[
-                Finding(
-                    problem="the gate ended without a verdict",
-                    location="finish gate",
-                    evidence=f"{outcome.status}: {outcome.text[:300]}",
-                )
-            ],
-            round=number,
-            violations=violations,
-            source="undecided",
+        return _undecided(
+            number, violations, "the gate ended without a verdict", f"{outcome.status}: {outcome.text[:300]}"
+        )
+    if data["verdict"] == "PASS" and violations:
+        return _undecided(
+            number,
+            violations,
+            "the gate changed the task's files during its review (undone since), so its PASS judged a state "
+            "that no longer exists and was discarded",
+            "; ".join(violations[:10]),
         )
     return Verdict(
         passed=data["verdict"] == "PASS",
@@ -236,4 +237,14 @@ def _verdict_from(outcome: LoopOutcome, number: int, violations: list[str]) -> V
         source="model",
         checklist=[CheckItem.model_validate(c) for c in data.get("checklist", [])],
         summary=data.get("summary", ""),
+    )
+
+
+def _undecided(number: int, violations: list[str], problem: str, evidence: str) -> Verdict:
+    return Verdict(
+        passed=gate_settings.GATE_UNDECIDED_PASSES,
+        findings=[Finding(problem=problem, location="finish gate", evidence=evidence)],
+        round=number,
+        violations=violations,
+        source="undecided",
     )

@@ -375,6 +375,16 @@ def run_font(run):
     return facts
 
 
+def style_font(style):
+    """Font facts a paragraph style gives its runs, following the style's base styles."""
+    facts = {}
+    while style is not None:
+        for key, value in run_font(style).items():
+            facts.setdefault(key, value)
+        style = style.base_style
+    return facts
+
+
 def document(path, start=0, limit=300, fonts=True):
     path = expand(path)
     ext = os.path.splitext(path)[1].lower()
@@ -402,6 +412,9 @@ def docx_document(path, start, limit, fonts):
         }
         if paragraph.alignment is not None:
             entry["alignment"] = str(paragraph.alignment)
+        inherited = style_font(paragraph.style) if fonts and paragraph.style is not None else {}
+        if inherited:
+            entry["style_font"] = inherited
         if fonts:
             runs = [dict(run_font(run), text=run.text) for run in paragraph.runs if run.text]
             if runs:

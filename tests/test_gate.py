@@ -205,6 +205,9 @@ def test_gate_cannot_change_the_deliverable_through_or_past_the_guard(tmp_path, 
     assert results[3].text().startswith("6 ")  # the write went through during the round
     assert path.read_bytes() == before and path.stat().st_mtime_ns == mtime_before
     assert not (Path(sandbox.home) / "gate_notes.txt").exists()
+    assert (
+        not result.passed and "was discarded" in result.findings[0].problem
+    )  # its PASS judged altered files
     assert f"changed: {path}" in result.violations
     assert any(v.startswith("created: ") and v.endswith("gate_notes.txt") for v in result.violations)
     [violation] = events(context, "gate_violation")

@@ -79,6 +79,7 @@ def test_document_probe_reads_text_styles_fonts_and_tables(sandbox):
     _, data = invoke(InspectDocument(sandbox), path=str(path))
 
     assert data["paragraphs"][0]["style"] == "Heading 1"
+    assert data["paragraphs"][0]["style_font"] == {"size": 14.0, "bold": True, "color": "365F91"}  # inherited
     assert data["paragraphs"][1]["text"] == "Revenue rose 12%"
     assert {"text": "12%", "bold": True, "name": "Arial", "size": 14.0}.items() <= data["paragraphs"][1][
         "runs"
