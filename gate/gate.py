@@ -136,7 +136,7 @@ class FinishGate:
             outcome = loop.run(self._task_text(facts))
         finally:
             loop.close_tools()
-            violations = self._undo_changes(scope, number, snapshot, files)
+            violations = self._undo_changes(scope, number, snapshot)
         return _verdict_from(outcome, number, violations)
 
     def _tools(self) -> list[Tool]:
@@ -179,31 +179,33 @@ class FinishGate:
 
     def _take_snapshot(self, scope: str, files: list[str]) -> Snapshot | None:
         try:
-            return Snapshot.take(self.context.sandbox, files)
-        except Exception as exc:  # the guard still applies; the round goes on without undo
+            snapshot = Snapshot.take(self.context.sandbox, files)
+        except (ProbeError, RuntimeError) as exc:  # the guard still applies; the round goes on without undo
             self.context.log.emit("gate_snapshot_error", scope, error=f"{type(exc).__name__}: {exc}")
             return None
+        self.context.log.emit("gate_snapshot", scope, **snapshot.summary)
+        return snapshot
 
-    def _undo_changes(
-        self, scope: str, number: int, snapshot: Snapshot | None, files: list[str]
-    ) -> list[str]:
+    def _undo_changes(self, scope: str, number: int, snapshot: Snapshot | None) -> list[str]:
+        """Record and undo whatever the round changed in the task's files."""
         if snapshot is None:
             return []
-        changes = snapshot.changes(files)
-        if not changes:
-            snapshot.discard()
-            return []
-        outcome = snapshot.restore(changes)
-        violations = [c.describe() for c in changes]
-        self.context.log.emit(
-            "gate_violation",
-            scope,
-            round=number,
-            changes=violations,
-            restored=outcome.get("restored", []),
-            removed=outcome.get("removed", []),
-            not_restored=outcome.get("failed", {}),
-        )
+        try:
+            check = snapshot.check_and_restore()
+        except (ProbeError, RuntimeError) as exc:
+            self.context.log.emit("gate_snapshot_error", scope, error=f"{type(exc).__name__}: {exc}")
+            return [f"unknown: the after-check failed ({exc})"]
+        violations = check.violations()
+        if violations:
+            self.context.log.emit(
+                "gate_violation",
+                scope,
+                round=number,
+                changes=violations,
+                restored=check.restored,
+                removed=check.removed,
+                not_restored=check.failed,
+            )
         return violations
 
 

@@ -621,86 +621,107 @@ def sqlite(path, query, limit=300):
     }
 
 
-def fingerprint(roots, files, skip_hidden_dirs, max_files, hash_max):
-    """Path -> [size, mtime, sha256 or None] for the given files and every file under the roots."""
+def fingerprint(roots, files, max_files, hash_max):
+    """Path -> [size, mtime, sha256 or None] for the given files and every file under the roots
+    (hidden folders skipped)."""
     out = {}
 
     def add(path):
         if path in out or len(out) >= max_files or not os.path.isfile(path) or os.path.islink(path):
             return
         stat = os.stat(path)
-        digest = None
-        if stat.st_size <= hash_max:
-            sha = hashlib.sha256()
-            with open(path, "rb") as handle:
-                for block in iter(lambda: handle.read(1 << 20), b""):
-                    sha.update(block)
-            digest = sha.hexdigest()
-        out[path] = [stat.st_size, stat.st_mtime, digest]
+        out[path] = [stat.st_size, stat.st_mtime, file_hash(path) if stat.st_size <= hash_max else None]
 
     for raw in files:
         add(expand(raw))
     for raw in roots:
         for root, dirs, names in os.walk(expand(raw)):
-            if skip_hidden_dirs:
-                dirs[:] = [d for d in dirs if not d.startswith(".")]
-            dirs.sort()
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             for name in sorted(names):
                 add(os.path.join(root, name))
-    return {"files": out, "capped": len(out) >= max_files}
+    return out
 
 
-def snapshot(paths, store):
-    """Copy files (keeping times) into `store`; returns path -> copy."""
+def file_hash(path):
+    sha = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            sha.update(block)
+    return sha.hexdigest()
+
+
+def snapshot_take(scope, copy_file_max, copy_total_max):
+    """Fingerprint the scope and copy files into a new store (deliverables first, then the newest,
+    within the caps). The store keeps `state.json`; its hash lets the caller detect tampering."""
     import shutil
-
-    os.makedirs(store, exist_ok=True)
-    copies = {}
-    for index, path in enumerate(paths):
-        copy = os.path.join(store, str(index))
-        shutil.copy2(path, copy)
-        copies[path] = copy
-    return {"copies": copies}
-
-
-def restore(copies, remove, store, expected):
-    """Put snapshot copies back (verifying their hash first), delete created files, drop the store."""
-    import shutil
-
-    restored, failed, removed = [], {}, []
-    for path, copy in copies.items():
-        try:
-            with open(copy, "rb") as handle:
-                digest = hashlib.sha256(handle.read()).hexdigest()
-            if expected.get(path) and digest != expected[path]:
-                failed[path] = "the snapshot copy was altered"
-                continue
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            shutil.copy2(copy, path)
-            restored.append(path)
-        except OSError as exc:
-            failed[path] = str(exc)
-    for path in remove:
-        try:
-            os.remove(path)
-            removed.append(path)
-        except OSError as exc:
-            failed[path] = str(exc)
-    shutil.rmtree(store, ignore_errors=True)
-    return {"restored": restored, "removed": removed, "failed": failed}
-
-
-def discard(store):
-    import shutil
-
-    shutil.rmtree(store, ignore_errors=True)
-    return {"discarded": store}
-
-
-def make_store():
     import tempfile
 
-    return {"store": tempfile.mkdtemp(prefix="stateact-gate-snapshot-")}
+    files = fingerprint(**scope)
+    wanted = {expand(p) for p in scope["files"]}
+    store = tempfile.mkdtemp(prefix="stateact-gate-snapshot-")
+    copies, total = {}, 0
+    for path in sorted(files, key=lambda p: (p not in wanted, -files[p][1])):
+        size = files[path][0]
+        if size > copy_file_max or total + size > copy_total_max:
+            continue
+        copy = os.path.join(store, str(len(copies)))
+        shutil.copy2(path, copy)
+        copies[path] = copy
+        total += size
+    state = os.path.join(store, "state.json")
+    with open(state, "w", encoding="utf-8") as handle:
+        json.dump({"files": files, "copies": copies}, handle)
+    return {
+        "store": store,
+        "state_sha256": file_hash(state),
+        "files": len(files),
+        "copies": len(copies),
+        "copied_bytes": total,
+        "capped": len(files) >= scope["max_files"],
+    }
+
+
+def snapshot_check(store, state_sha256, scope, restore):
+    """Compare the scope with the stored fingerprint; with `restore`, put changed files back from their
+    verified copies and delete created files. The store is removed."""
+    import shutil
+
+    state_path = os.path.join(store, "state.json")
+    if file_hash(state_path) != state_sha256:
+        return {"error": "the snapshot store was altered; nothing restored"}
+    with open(state_path, encoding="utf-8") as handle:
+        state = json.load(handle)
+    before, copies = state["files"], state["copies"]
+    after = fingerprint(**scope)
+    changes = []
+    for path, (size, mtime, digest) in before.items():
+        now = after.get(path)
+        if now is None:
+            changes.append([path, "deleted"])
+        elif now[0] != size or (digest and now[2] and now[2] != digest):
+            changes.append([path, "changed"])
+        elif now[1] != mtime:
+            changes.append([path, "touched"])
+    if len(after) < scope["max_files"]:
+        changes.extend([path, "created"] for path in after if path not in before)
+    restored, removed, failed = [], [], {}
+    for path, kind in changes if restore else []:
+        try:
+            if kind == "created":
+                os.remove(path)
+                removed.append(path)
+            elif path not in copies:
+                failed[path] = "no snapshot copy (over the size caps)"
+            elif before[path][2] and file_hash(copies[path]) != before[path][2]:
+                failed[path] = "the snapshot copy was altered"
+            else:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                shutil.copy2(copies[path], path)
+                restored.append(path)
+        except OSError as exc:
+            failed[path] = str(exc)
+    shutil.rmtree(store, ignore_errors=True)
+    return {"changes": changes, "restored": restored, "removed": removed, "failed": failed}
 
 
 PROBES = {
@@ -712,11 +733,8 @@ PROBES = {
     "sqlite": sqlite,
     "listing": listing,
     "recent_files": recent_files,
-    "fingerprint": fingerprint,
-    "snapshot": snapshot,
-    "restore": restore,
-    "discard": discard,
-    "make_store": make_store,
+    "snapshot_take": snapshot_take,
+    "snapshot_check": snapshot_check,
 }
 
 

@@ -344,3 +344,22 @@ def test_fail_verdict_without_findings_is_sent_back_to_the_gate_model(tmp_path, 
 
     assert "needs at least one finding" in tool_result_texts(context.provider("gate").requests[1])
     assert result.findings[0].location.endswith("Sales!A1")
+
+
+def test_change_to_a_file_over_the_copy_cap_is_recorded_as_not_restored(tmp_path, sandbox, monkeypatch):
+    from gate import settings as gate_settings
+
+    monkeypatch.setattr(gate_settings, "GATE_SNAPSHOT_FILE_MAX_BYTES", 100)
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_sales(path)
+    sneaky = f"python3 -c \"import pathlib; getattr(pathlib.Path('{path}'), 'write_' + 'bytes')(b'x')\""
+    context = make_context(
+        tmp_path, sandbox, instruction_for(str(path)), [call("bash", command=sneaky), verdict(True)]
+    )
+
+    result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+    [violation] = events(context, "gate_violation")
+    assert violation["not_restored"] == {str(path): "no snapshot copy (over the size caps)"}
+    assert result.violations == [f"changed: {path}"] and not result.passed
+    assert events(context, "gate_snapshot")[0]["copies"] == 0
