@@ -109,7 +109,7 @@ class FinishGate:
     def finish_result(self, verdict: Verdict) -> ToolResult:
         """The finish tool's result: terminal on PASS or when the rounds are spent."""
         return ToolResult(
-            text=verdict.feedback(self.rounds_left),
+            text=verdict.report(),
             terminal=verdict.passed or self.exhausted,
             data={"gate": verdict.to_dict(), "rounds_used": self.rounds_used, "exhausted": self.exhausted},
         )

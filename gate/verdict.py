@@ -57,20 +57,13 @@ class Verdict:
             "violations": list(self.violations),
         }
 
-    def feedback(self, rounds_left: int) -> str:
-        """The text the main agent gets as the finish tool's result."""
+    def report(self) -> str:
+        """The verdict as text for the main agent: on FAIL, every finding with its location and evidence."""
         if self.passed:
             return f"Finish gate round {self.round}: PASS. {self.summary}".strip()
         lines = [f"Finish gate round {self.round}: FAIL. The task is not done yet."]
         if self.summary:
             lines.append(self.summary)
-        lines.append("Findings:")
+        lines.append("Findings (fix them in the saved deliverable itself):")
         lines.extend(f.line() for f in self.findings)
-        if rounds_left > 0:
-            lines.append(
-                f"Fix these in the saved deliverable itself, then call finish again ({rounds_left} gate "
-                "round(s) left)."
-            )
-        else:
-            lines.append("No gate rounds left: the run ends with this verdict.")
         return "\n".join(lines)
