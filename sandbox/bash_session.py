@@ -69,6 +69,7 @@ class BashSession:
         self._marker_re: re.Pattern[str] | None = None
         self._marker = ""
         self._pending = ""
+        self._scan_from = 0
         self._busy = False
         self.cwd = cwd
         self._spawn()
@@ -78,7 +79,8 @@ class BashSession:
         nonce = secrets.token_hex(6)
         marker = f"__SA_{nonce}__"
         self._marker = marker
-        self._marker_re = re.compile(rf"\n?{marker}(-?\d+)__(.*?)__END\r?\n")
+        self._marker_re = re.compile(rf"{marker}(-?\d+)__(.*?)__END\r?\n")
+        self._scan_from = 0
         self._child = pexpect.spawn(
             self._argv[0],
             self._argv[1:],
@@ -175,10 +177,12 @@ class BashSession:
         """Read until the prompt marker or the timeout, whichever comes first."""
         deadline = time.monotonic() + max(0.0, timeout)
         while True:
-            match = self._marker_re.search(self._pending)
+            match = self._find_marker()
             if match:
                 output = self._pending[: match.start()]
+                output = output[:-1] if output.endswith("\n") else output
                 self._pending = self._pending[match.end() :]
+                self._scan_from = 0
                 self._busy = False
                 self.cwd = match.group(2)
                 return ShellOutput(clean_terminal_text(output), int(match.group(1)), self.cwd)
@@ -198,15 +202,28 @@ class BashSession:
         if keep < 0 or not self._marker.startswith(self._pending[keep + 1 :]):
             keep = len(self._pending)
         partial, self._pending = self._pending[:keep], self._pending[keep:]
+        self._scan_from = 0
         return ShellOutput(clean_terminal_text(partial), None, self.cwd, running=True)
+
+    def _find_marker(self) -> re.Match[str] | None:
+        """The prompt marker line in the pending text, scanning only text not searched before."""
+        start = self._pending.find(self._marker, self._scan_from)
+        if start < 0:
+            self._scan_from = max(0, len(self._pending) - len(self._marker) + 1)
+            return None
+        self._scan_from = start  # the marker's line may still be arriving
+        return self._marker_re.match(self._pending, start)
 
     def _died(self) -> ShellOutput:
         leftover = clean_terminal_text(self._pending)
         self._pending = ""
+        self._scan_from = 0
+        self._child.close(force=True)
+        status = self._child.exitstatus
         restarted = self.restart()
         return ShellOutput(
             leftover,
-            None,
+            status,
             restarted.cwd,
             note="the shell exited (did the command run `exit`?); " + restarted.note,
         )

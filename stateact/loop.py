@@ -21,6 +21,12 @@ from stateact.models.base import ContextLengthError, ModelProvider, ModelRequest
 from stateact.runlog import RunLog
 from stateact.tools.base import Tool, ToolResult
 
+UNKNOWN_OUTCOME = (
+    "The run was interrupted while this call was pending or running: its outcome is unknown. "
+    "Check the machine's state before relying on it."
+)
+"""The result given to a tool call whose run was cut short by an interrupt or a crash."""
+
 Injection = Callable[[], str | None]
 """Live text appended after the latest message of every request (e.g. the plan)."""
 
@@ -99,9 +105,16 @@ class AgentLoop:
     def run(self, task: str | list[TextBlock | ImageBlock]) -> LoopOutcome:
         """Start on a task and loop until a terminal tool result, a reply, a budget or an error."""
         content = [TextBlock(text=task)] if isinstance(task, str) else list(task)
+        self._started = time.monotonic()
         self.log.emit("loop_start", self.scope, model=self.model.spec, tools=sorted(self.tools))
         self.append(Message(role="user", content=content))
         return self.resume()
+
+    def restore(self, messages: list[Message], turns: int, elapsed_s: float) -> None:
+        """Take up an earlier history (a resumed run): no message is logged again."""
+        self.messages = list(messages)
+        self.turns = turns
+        self._started = time.monotonic() - elapsed_s
 
     def resume(self) -> LoopOutcome:
         """Continue from the current history (its last message must be from the user)."""
@@ -159,6 +172,7 @@ class AgentLoop:
         self.log.emit(
             "response",
             self.scope,
+            role=self.role,
             turn=self.turns,
             stop_reason=response.stop_reason,
             usage=response.usage.model_dump(),
@@ -168,24 +182,32 @@ class AgentLoop:
         return response
 
     def _run_tools(self, calls: list[ToolUseBlock]) -> ToolResult | None:
-        """Run each call in order; results go back in one user message. Returns a terminal result."""
-        blocks: list[ToolResultBlock] = []
+        """Run each call in order; results go back in one user message. Returns a terminal result.
+
+        On an interrupt the calls not yet done get error results, so the history stays valid to resume.
+        """
+        results: list[ToolResult] = []
         terminal: ToolResult | None = None
-        for call in calls:
-            if terminal is not None:
-                result = ToolResult.error("Not run: an earlier call in this turn ended the task.")
-            else:
-                result = self._run_one(call)
-                if result.terminal:
-                    terminal = result
-            blocks.append(
+        try:
+            for call in calls:
+                if terminal is not None:
+                    results.append(ToolResult.error("Not run: an earlier call in this turn ended the task."))
+                    continue
+                results.append(self._run_one(call))
+                if results[-1].terminal:
+                    terminal = results[-1]
+        finally:
+            results += [ToolResult.error(UNKNOWN_OUTCOME)] * (len(calls) - len(results))
+            blocks = [
                 ToolResultBlock(tool_use_id=call.id, content=result.blocks(), is_error=result.is_error)
-            )
-        self.append(Message(role="user", content=blocks))
+                for call, result in zip(calls, results, strict=True)
+            ]
+            self.append(Message(role="user", content=blocks))
         return terminal
 
     def _run_one(self, call: ToolUseBlock) -> ToolResult:
-        self.log.emit("tool_call", self.scope, id=call.id, name=call.name, input=call.input)
+        arguments = {"raw_arguments": call.raw_arguments} if call.raw_arguments is not None else {}
+        self.log.emit("tool_call", self.scope, id=call.id, name=call.name, input=call.input, **arguments)
         started = time.monotonic()
         tool = self.tools.get(call.name)
         if tool is None:

@@ -26,12 +26,16 @@ class Meter:
     def record(self, role: str, model_name: str, usage: Usage) -> float:
         """Add one model call; returns its cost in dollars."""
         usd = cost_usd(model_name, usage)
+        self.add(role, usage, usd)
+        return usd
+
+    def add(self, role: str, usage: Usage, usd: float) -> None:
+        """Add one model call whose cost is known."""
         with self._lock:
             spend = self.by_role.setdefault(role, ScopeSpend())
             spend.usage = spend.usage + usage
             spend.usd += usd
             spend.turns += 1
-        return usd
 
     @property
     def total_usd(self) -> float:
@@ -53,8 +57,3 @@ class Meter:
                 for role, s in self.by_role.items()
             },
         }
-
-    def restore(self, summary: dict) -> None:
-        """Load totals saved by `summary` (used when a run resumes)."""
-        for role, item in summary.get("by_role", {}).items():
-            self.by_role[role] = ScopeSpend(Usage(**item["usage"]), item["usd"], item["turns"])
