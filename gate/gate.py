@@ -1,8 +1,7 @@
 """FinishGate: a fresh, narration-blind, read-only reviewer that the finish tool consults.
 
-    gate = FinishGate(context, task_started_at=start_time)
-    verdict = gate.review()          # each call is one round
-    result = gate.finish_result(verdict)   # what the finish tool returns
+    gate = FinishGate(context, task_started_at=sandbox_clock(context.sandbox))  # at the task's start
+    FinishTool(context, gate=gate)   # each finish call is one gate.review() round
 
 Each round: a deterministic pre-gate (no model call; a failure is a FAIL verdict), then a
 fingerprint and snapshot of the task's files, then a fresh AgentLoop (scope `gate#N`, role
@@ -24,12 +23,14 @@ from gate.deliverables import MentionedPath, mentioned_paths
 from gate.pregate import run_pregate
 from gate.probes import ProbeError, run_probe
 from gate.snapshot import Snapshot
-from gate.tools import PROBE_TOOLS, ReadOnlyShell, VerdictTool, ViewFile
+from gate.tools import PROBE_TOOLS, ReadOnlyShell, Screenshot, VerdictTool
 from gate.verdict import CheckItem, Finding, Verdict
+from sandbox.base import Sandbox
 from stateact import settings
 from stateact.loop import AgentLoop, Budget, LoopOutcome
 from stateact.runtime import RunContext
-from stateact.tools.base import Tool, ToolResult
+from stateact.tools.base import Tool
+from stateact.tools.edit import EditTool
 
 PROMPTS = Path(__file__).parent / "prompts"
 
@@ -106,14 +107,6 @@ class FinishGate:
         )
         return verdict
 
-    def finish_result(self, verdict: Verdict) -> ToolResult:
-        """The finish tool's result: terminal on PASS or when the rounds are spent."""
-        return ToolResult(
-            text=verdict.report(),
-            terminal=verdict.passed or self.exhausted,
-            data={"gate": verdict.to_dict(), "rounds_used": self.rounds_used, "exhausted": self.exhausted},
-        )
-
     # -- one model round ------------------------------------------------------------
     def _model_round(self, number: int, scope: str, facts: list[dict]) -> Verdict:
         files = [p.path for p in self.paths]
@@ -143,7 +136,8 @@ class FinishGate:
         sandbox = self.context.sandbox
         return [
             ReadOnlyShell(sandbox),
-            ViewFile(sandbox),
+            EditTool(self.context, read_only=True),
+            Screenshot(sandbox),
             *(tool(sandbox) for tool in PROBE_TOOLS),
             VerdictTool(),
         ]
@@ -207,6 +201,15 @@ class FinishGate:
                 not_restored=check.failed,
             )
         return violations
+
+
+def sandbox_clock(sandbox: Sandbox) -> float | None:
+    """The sandbox's clock in epoch seconds (a VM's clock may differ from the host's); None if unreadable."""
+    result = sandbox.run("date +%s.%N")
+    try:
+        return float(result.stdout.strip())
+    except ValueError:
+        return None
 
 
 def _brief_fact(fact: dict) -> dict:

@@ -585,23 +585,6 @@ def recent_files(since, limit=50):
     }
 
 
-def listing(path, depth=2, limit=300):
-    """Files and folders under `path`, `depth` levels deep, hidden entries skipped."""
-    root = expand(path)
-    if not os.path.isdir(root):
-        return {"error": "not a folder: " + root}
-    entries = []
-    for current, dirs, files in os.walk(root):
-        level = current[len(root) :].count(os.sep)
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if level + 1 < depth else []
-        for name in sorted(dirs) + sorted(f for f in files if not f.startswith(".")):
-            full = os.path.join(current, name)
-            entries.append(full + ("/" if os.path.isdir(full) else ""))
-        if len(entries) >= limit:
-            break
-    return {"path": root, "entries": entries[:limit], "truncated": len(entries) > limit}
-
-
 def sqlite(path, query, limit=300):
     path = expand(path)
     if not os.path.exists(path):
@@ -731,7 +714,6 @@ PROBES = {
     "presentation": presentation,
     "data": data,
     "sqlite": sqlite,
-    "listing": listing,
     "recent_files": recent_files,
     "snapshot_take": snapshot_take,
     "snapshot_check": snapshot_check,

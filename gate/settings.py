@@ -21,9 +21,6 @@ GATE_PROBE_MAX_CELLS = 400
 GATE_PROBE_MAX_ITEMS = 300
 """Paragraphs, rows, lines or shapes a document probe returns in one call."""
 
-GATE_LISTING_DEPTH = 2
-"""Levels of a folder the gate's `view` lists (hidden entries skipped)."""
-
 GATE_FINGERPRINT_MAX_FILES = 5_000
 """Files of the home folder the fingerprint covers (deliverables always come first)."""
 GATE_HASH_MAX_BYTES = 64 * 1024 * 1024

@@ -1,4 +1,7 @@
-"""The gate's tools: a guarded read-only shell, a file viewer, value-level probes and `verdict`."""
+"""The gate's own tools: a guarded read-only shell, a screenshot, value-level probes and `verdict`.
+
+The file viewer is the shared editor in its read-only mode (`EditTool(context, read_only=True)`).
+"""
 
 from __future__ import annotations
 
@@ -13,14 +16,12 @@ from gate.probes import ProbeError, run_probe
 from gate.verdict import CheckItem, Finding
 from sandbox.base import Sandbox, SandboxError
 from stateact.tools.base import Tool, ToolResult
+from stateact.tools.truncate import middle_truncate
 
 
-def cap(text: str, limit: int = settings.GATE_OUTPUT_CAP_CHARS) -> str:
-    """Middle-truncate long output, saying how much was cut."""
-    if len(text) <= limit:
-        return text
-    half = limit // 2
-    return f"{text[:half]}\n[... {len(text) - limit} characters cut; narrow the request ...]\n{text[-half:]}"
+def cap(text: str) -> str:
+    """Middle-truncate long output for the gate model."""
+    return middle_truncate(text, settings.GATE_OUTPUT_CAP_CHARS, "narrow the request")
 
 
 class ReadOnlyShell(Tool):
@@ -43,47 +44,6 @@ class ReadOnlyShell(Tool):
             return ToolResult.error(f"Refused: {refusal}.")
         result = self.sandbox.run(params.command, timeout=settings.GATE_SHELL_TIMEOUT_S)
         return ToolResult(text=cap(f"{result.output.rstrip()}\n[exit code {result.returncode}]"))
-
-
-class ViewFile(Tool):
-    name = "view"
-    description = (
-        "View a text file with line numbers (optionally a line range), or list a folder two levels deep. "
-        "View only: nothing can be edited. For office files, databases and csv use the probes."
-    )
-
-    class Input(BaseModel):
-        path: str = Field(description="Absolute path, or ~/... for the home folder.")
-        view_range: list[int] | None = Field(
-            default=None, description="[first, last] line numbers (1-based; last -1 means end of file)."
-        )
-
-    def __init__(self, sandbox: Sandbox) -> None:
-        self.sandbox = sandbox
-
-    def run(self, params: Input) -> ToolResult:
-        bounds = params.view_range or [1]
-        first, last = max(1, bounds[0]), bounds[1] if len(bounds) > 1 else -1
-        count = settings.GATE_PROBE_MAX_ITEMS if last == -1 else max(1, last - first + 1)
-        try:
-            lines = run_probe(self.sandbox, "data", path=params.path, start=first, limit=count, as_text=True)
-        except ProbeError as exc:
-            return ToolResult.error(str(exc))
-        if "error" in lines:
-            return self._listing(params.path, lines["error"])
-        body = "\n".join(f"{row['n']:6}\t{row['text']}" for row in lines["lines"])
-        more = lines["line_count"] - (first + len(lines["lines"]) - 1)
-        tail = f"\n[{more} more lines; ask for a view_range]" if more > 0 else ""
-        return ToolResult(text=cap(body + tail))
-
-    def _listing(self, path: str, error: str) -> ToolResult:
-        if "IsADirectoryError" not in error:
-            return ToolResult.error(f"Cannot view {path}: {error}")
-        found = run_probe(self.sandbox, "listing", path=path, depth=settings.GATE_LISTING_DEPTH)
-        if "error" in found:
-            return ToolResult.error(found["error"])
-        more = "\n[more entries not shown]" if found["truncated"] else ""
-        return ToolResult(text=cap("\n".join(found["entries"]) + more))
 
 
 class Screenshot(Tool):

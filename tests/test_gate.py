@@ -9,15 +9,15 @@ import time
 from pathlib import Path
 
 import openpyxl
-from pydantic import BaseModel
 
 from gate import FinishGate
 from sandbox.local import LocalSandbox
 from stateact.loop import AgentLoop
+from stateact.messages import ToolUseBlock
 from stateact.meter import Meter
 from stateact.runlog import RunLog, read_events
 from stateact.runtime import RoleModels, RunContext
-from stateact.tools.base import Tool, ToolResult
+from stateact.tools.finish import FinishTool
 
 ROWS = [("Pens", 3, 4), ("Paper", 10, 2.5), ("Ink", 2, 12), ("Tape", 5, 1.5)]
 MARKER = "NARRATION-MARKER-7f3a9c"
@@ -115,7 +115,6 @@ def test_correct_recalculated_xlsx_passes(tmp_path, sandbox):
     assert first.split("changed since the task started")[1].count(f"  {path}") == 1
     seen = tool_result_texts(context.provider("gate").requests[1])
     assert '{"cell":"D6","value":68.5,"formula":"=SUM(D2:D5)"}' in seen
-    assert gate.finish_result(result).terminal
     assert [e["passed"] for e in events(context, "gate_verdict")] == [True]
 
 
@@ -138,8 +137,9 @@ def test_one_wrong_value_fails_with_a_finding_naming_the_cell(tmp_path, sandbox)
     seen = tool_result_texts(context.provider("gate").requests[1])
     assert '{"cell":"D4","value":99}' in seen  # the probe showed the gate the wrong value
     assert not result.passed and "Sales!D4" in result.findings[0].location
-    feedback = gate.finish_result(result)
-    assert not feedback.terminal and "Sales!D4" in feedback.text and "evidence: inspect_spreadsheet" in feedback.text
+    report = result.report()
+    assert report.startswith("Finish gate round 1: FAIL") and "Sales!D4" in report
+    assert "evidence: inspect_spreadsheet: D4 value 99" in report
     logged = events(context, "gate_verdict")[0]
     assert logged["findings"][0]["location"].endswith("Sales!D4") and not logged["exhausted"]
 
@@ -222,38 +222,27 @@ def test_three_fail_rounds_exhaust_the_gate(tmp_path, sandbox):
     context = make_context(tmp_path, sandbox, instruction_for(str(path)), [verdict(False, [finding])] * 3)
     gate = FinishGate(context, max_rounds=3, task_started_at=time.time() - 60)
 
-    outcomes = []
-    for _ in range(3):
-        outcomes.append((gate.review(), gate.exhausted))
+    finish = FinishTool(context, gate=gate)
+
+    results = [
+        finish.invoke(ToolUseBlock(id=f"f{i}", name="finish", input={"summary": "done"})) for i in range(3)
+    ]
     again = gate.review()
 
-    assert [exhausted for _, exhausted in outcomes] == [False, False, True]
-    assert gate.rounds_used == 3 and again is outcomes[-1][0]
+    assert [(r.terminal, r.data["gate_passed"]) for r in results] == [
+        (False, False),
+        (False, False),
+        (True, False),
+    ]
+    assert "rounds are used up" in results[2].text and "Sales!D4" in results[2].text
+    assert gate.exhausted and gate.rounds_used == 3 and again is gate.last_verdict
     assert len(context.provider("gate").requests) == 3
-    final = gate.finish_result(again)
-    assert final.terminal and final.data["exhausted"]
     logged = events(context, "gate_verdict")
     assert [(e["scope"], e["passed"], e["exhausted"]) for e in logged] == [
         ("gate#1", False, False),
         ("gate#2", False, False),
         ("gate#3", False, True),
     ]
-
-
-class FinishTool(Tool):
-    """The shape of the harness's finish tool: every call goes through the gate."""
-
-    name = "finish"
-    description = "Declare the task done."
-
-    class Input(BaseModel):
-        summary: str
-
-    def __init__(self, gate: FinishGate) -> None:
-        self.gate = gate
-
-    def run(self, params: Input) -> ToolResult:
-        return self.gate.finish_result(self.gate.review())
 
 
 def test_gate_requests_hold_none_of_the_main_agents_history(tmp_path, sandbox):
@@ -272,7 +261,7 @@ def test_gate_requests_hold_none_of_the_main_agents_history(tmp_path, sandbox):
     main = AgentLoop(
         scope="main",
         model=context.provider("main"),
-        tools=[FinishTool(gate)],
+        tools=[FinishTool(context, gate=gate)],
         system_prompt="main agent",
         log=context.log,
         meter=context.meter,
@@ -363,3 +352,24 @@ def test_change_to_a_file_over_the_copy_cap_is_recorded_as_not_restored(tmp_path
     assert violation["not_restored"] == {str(path): "no snapshot copy (over the size caps)"}
     assert result.violations == [f"changed: {path}"] and not result.passed
     assert events(context, "gate_snapshot")[0]["copies"] == 0
+
+
+def test_gate_editor_only_views(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_sales(path)
+    notes = Path(sandbox.home) / "gate.txt"
+    turns = [
+        call("str_replace_based_edit_tool", command="create", path=str(notes), file_text="x"),
+        call("str_replace_based_edit_tool", command="view", path=sandbox.home),
+        verdict(True),
+    ]
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
+
+    result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+    created, viewed = [r for m in context.provider("gate").requests[-1].messages for r in m.tool_results()][
+        :2
+    ]
+    assert created.is_error and "command" in created.text() and not notes.exists()
+    assert not viewed.is_error and "sales.xlsx" in viewed.text()
+    assert result.passed and result.violations == []

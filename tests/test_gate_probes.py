@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import zipfile
 from pathlib import Path
 
 import docx
@@ -21,7 +20,6 @@ from gate.tools import (
     QuerySqlite,
     ReadData,
     Screenshot,
-    ViewFile,
 )
 from stateact.messages import ToolUseBlock
 
@@ -152,25 +150,6 @@ def test_file_facts_catch_a_format_that_does_not_match_the_extension(sandbox):
     assert bad["format"] == "text" and bad["format_matches_extension"] is False and bad["parse_error"]
     assert fine["format_matches_extension"] is True and fine["parse_error"] is None
     assert absent["exists"] is False
-
-
-def test_view_numbers_lines_lists_folders_and_declines_binaries(sandbox):
-    notes = Path(sandbox.home) / "Documents" / "notes.txt"
-    notes.parent.mkdir()
-    notes.write_text("\n".join(f"line {i}" for i in range(1, 11)))
-    with zipfile.ZipFile(Path(sandbox.home) / "a.zip", "w") as archive:
-        archive.writestr("x", b"\x00" * 100)
-    view = ViewFile(sandbox)
-
-    ranged, _ = invoke(view, path="~/Documents/notes.txt", view_range=[3, 4])
-    listing, _ = invoke(view, path="~")
-    binary, _ = invoke(view, path="~/a.zip")
-
-    assert (
-        ranged.text.splitlines()[:2] == ["     3\tline 3", "     4\tline 4"] and "6 more lines" in ranged.text
-    )
-    assert "Documents/notes.txt" in listing.text
-    assert binary.is_error and "binary file" in binary.text
 
 
 def test_probe_on_a_missing_file_is_an_error_result_not_a_crash(sandbox):
