@@ -4,7 +4,8 @@
     # -> [MentionedPath("~/data.xlsx", output=False), MentionedPath("/home/user/Documents/out.csv", output=True)]
 
 A path counts as an output when a producing verb (save, export, write, create, ...)
-comes shortly before it in the same sentence, or it is the only path named.
+comes shortly before it in the same sentence, unless a verb or preposition right before
+it makes it a source ("export ~/a.docx to PDF", "using ~/in.csv"); a lone path is an output.
 Bare file names ("report.docx", or quoted names with spaces) are kept as written; the probes resolve them
 against the home folder. Only the instruction text is read, never the agent's notes.
 """
@@ -29,6 +30,12 @@ _OUTPUT_VERBS = re.compile(
     r"rename|renamed|convert|converted|named|name it|as a new|into a new|download)\b",
     re.IGNORECASE,
 )
+_SOURCE_BEFORE = re.compile(
+    r"\b(export|convert|rename|copy|move|compress|open|opened|read|use|using|from|based on|of)\s+"
+    r"(?:the\s+)?(?:\w+\s+)?(?:file|document|spreadsheet|workbook|presentation|folder|image|data)?\s*(?:at\s+|in\s+)?$",
+    re.IGNORECASE,
+)
+"""A verb or preposition right before a path that makes it the thing read or converted, not the result."""
 _OUTPUT_WINDOW = 80
 """Characters before a path in which a producing verb makes it an output."""
 
@@ -63,4 +70,6 @@ def _inside_known(path: str, found: dict[str, int]) -> bool:
 def _is_output(instruction: str, start: int) -> bool:
     sentence_start = max(instruction.rfind(mark, 0, start) for mark in (". ", "\n", "; ", "! ", "? "))
     window = instruction[max(sentence_start + 1, start - _OUTPUT_WINDOW) : start]
+    if _SOURCE_BEFORE.search(window.rstrip(" \"'“‘`") + " "):
+        return False
     return _OUTPUT_VERBS.search(window) is not None
