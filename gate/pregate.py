@@ -35,7 +35,7 @@ def run_pregate(sandbox: Sandbox, paths: list[MentionedPath], task_started_at: f
         f
         for fact in facts
         if _is_bare(fact["path"]) and not fact["exists"]
-        for f in fact["same_name_elsewhere"]
+        for f in fact.get("same_name_elsewhere", [])
     ]
     if located:
         facts = facts + run_probe(sandbox, "file_facts", paths=located, since=task_started_at).get(
@@ -57,7 +57,7 @@ def _check(fact: dict, output: bool) -> list[Finding]:
     if not output and not fact.get("modified_after_start"):
         return []
     if not fact["exists"]:
-        elsewhere = fact["same_name_elsewhere"]
+        elsewhere = fact.get("same_name_elsewhere", [])
         if _is_bare(path) and elsewhere:
             return []
         evidence = f"{fact['resolved']} is missing"

@@ -224,32 +224,42 @@ def same_name_elsewhere(path, limit=10):
 def file_facts(paths, since=None, parse=True):
     out = []
     for raw in paths:
-        path = expand(raw)
-        fact = {"path": raw, "resolved": path, "exists": os.path.exists(path)}
-        if not fact["exists"]:
-            fact["same_name_elsewhere"] = same_name_elsewhere(path)
-            fact["lock_file"] = lock_file(path)
-            out.append(fact)
-            continue
-        stat = os.stat(path)
-        fact["is_dir"] = os.path.isdir(path)
-        fact["size"] = stat.st_size
-        fact["mtime"] = stat.st_mtime
-        fact["mtime_text"] = datetime.datetime.fromtimestamp(stat.st_mtime).isoformat(timespec="seconds")
-        if since is not None:
-            fact["modified_after_start"] = stat.st_mtime > since
-        fact["lock_file"] = lock_file(path)
-        if not fact["is_dir"]:
-            ext = os.path.splitext(path)[1].lower().lstrip(".")
-            fact["extension"] = ext
-            fact["format"] = sniff_format(path)
-            fact["format_matches_extension"] = format_matches(ext, fact["format"])
-            if parse:
-                fact["parse_error"] = parse_check(path, ext)
-                if ext in ("xlsx", "xlsm") and not fact["parse_error"]:
-                    fact["uncached_formulas"] = uncached_formulas(path)
+        fact = {"path": raw, "resolved": expand(raw)}
+        try:
+            fact.update(one_file_facts(fact["resolved"], since, parse))
+        except Exception as exc:  # one unreadable path does not hide the others
+            fact.setdefault("exists", os.path.exists(fact["resolved"]))
+            fact["error"] = type(exc).__name__ + ": " + str(exc)[:300]
         out.append(fact)
     return {"files": out}
+
+
+def one_file_facts(path, since, parse):
+    fact = {"exists": os.path.exists(path), "lock_file": lock_file(path)}
+    if not fact["exists"]:
+        fact["same_name_elsewhere"] = same_name_elsewhere(path)
+        return fact
+    stat = os.stat(path)
+    fact["is_dir"] = os.path.isdir(path)
+    fact["size"] = stat.st_size
+    fact["mtime"] = stat.st_mtime
+    fact["mtime_text"] = datetime.datetime.fromtimestamp(stat.st_mtime).isoformat(timespec="seconds")
+    if since is not None:
+        fact["modified_after_start"] = stat.st_mtime > since
+    if fact["is_dir"]:
+        return fact
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    fact["extension"] = ext
+    fact["format"] = sniff_format(path)
+    fact["format_matches_extension"] = format_matches(ext, fact["format"])
+    if parse:
+        fact["parse_error"] = parse_check(path, ext)
+        if ext in ("xlsx", "xlsm") and not fact["parse_error"]:
+            try:
+                fact["uncached_formulas"] = uncached_formulas(path)
+            except Exception as exc:  # reported, never fatal to the other facts
+                fact["uncached_formulas_error"] = type(exc).__name__ + ": " + str(exc)[:200]
+    return fact
 
 
 def cell_range(ws, spec, limit):
