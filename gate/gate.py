@@ -27,6 +27,7 @@ from gate.tools import PROBE_TOOLS, ReadOnlyShell, Screenshot, VerdictTool
 from gate.verdict import CheckItem, Finding, Verdict
 from sandbox.base import Sandbox
 from stateact import settings
+from stateact.context_policy import build_context_manager
 from stateact.loop import AgentLoop, Budget, LoopOutcome
 from stateact.runtime import RunContext
 from stateact.tools.base import Tool
@@ -111,10 +112,11 @@ class FinishGate:
     def _model_round(self, number: int, scope: str, facts: list[dict]) -> Verdict:
         files = [p.path for p in self.paths]
         snapshot = self._take_snapshot(scope, files)
+        model = self.context.provider("gate")
         loop = AgentLoop(
             scope=scope,
             role="gate",
-            model=self.context.provider("gate"),
+            model=model,
             tools=self._tools(),
             system_prompt=self._system_prompt(),
             log=self.context.log,
@@ -124,6 +126,7 @@ class FinishGate:
                 max_usd=self.context.meter.total_usd + gate_settings.GATE_MAX_USD,
                 max_seconds=gate_settings.GATE_MAX_SECONDS,
             ),
+            context=build_context_manager(self.context, model.name),
         )
         try:
             outcome = loop.run(self._task_text(facts))

@@ -114,8 +114,9 @@ _SHELLS = {"bash", "sh", "dash", "zsh", "ksh", "fish"}
 _CODE_FLAGS = {"-c", "-e", "-E", "--eval", "-r"}
 
 _WRITE_PATTERNS = re.compile(
-    r"""open\s*\([^)]*['"][^'"]*[wax+][^'"]*['"]"""  # open(path, "w") / "a" / "x" / "r+"
-    r"""|mode\s*=\s*['"][^'"]*[wax+]"""
+    r"""open\s*\([^)]*,\s*['"][rbtU]*[wax+][rbt+]*['"]"""  # open(path, "w") / "a" / "x" / "r+"
+    r"""|mode\s*=\s*['"][rbtU]*[wax+]"""
+    r"""|\w\s*\([^)]*,\s*['"](?:[wax]|[wax][bt+]|r\+|r[bt]\+|[wax][bt]\+)['"]"""  # ZipFile(p, "w"), ...
     r"|\.write\w*\s*\(|\.save\w*\s*\(|\.to_(?:csv|excel|json|parquet|sql|pickle|html|feather)\s*\("
     r"|\bwrite_(?:text|bytes)\b|\bos\.(?:remove|unlink|rename|replace|rmdir|removedirs|mkdir|makedirs|"
     r"chmod|chown|utime|truncate|link|symlink|system|popen|spawn\w*|exec\w*|kill|open|write)\b"

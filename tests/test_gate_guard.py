@@ -20,6 +20,9 @@ ALLOWED = [
     "stat -c '%s %Y' ~/out.xlsx 2>&1",
     "bash -c 'ls ~ | wc -l'",
     "git log --oneline",
+    "python3 -c \"print(open('/home/user/wax_data.xlsx', 'rb').read(4))\"",
+    "python3 -c \"print(open('/home/user/a.txt').read())\"",
+    "python3 -c \"import zipfile; print(zipfile.ZipFile('/home/user/a.xlsx', mode='r').namelist())\"",
 ]
 
 REFUSED = [
@@ -40,6 +43,9 @@ REFUSED = [
     ("sudo apt-get install -y foo", "packages"),
     ("nano f.txt", "editor"),
     ("python3 -c \"open('a.txt','w').write('x')\"", "writes"),
+    ("python3 -c \"f = open('/home/user/a.txt', 'a+'); print(f)\"", "writes"),
+    ("python3 -c \"import zipfile; zipfile.ZipFile('a.xlsx', mode='w')\"", "writes"),
+    ("python3 -c \"import zipfile; zipfile.ZipFile('a.xlsx', 'a')\"", "writes"),
     ("python3 -c \"import openpyxl; wb=openpyxl.load_workbook('a.xlsx'); wb.save('a.xlsx')\"", "writes"),
     ("python3 -c 'import os; os.remove(\"a\")'", "writes"),
     ('python3 -c \'import shutil; shutil.copy("a", "b")\'', "writes"),
