@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gate import settings as gate_settings
@@ -58,6 +58,10 @@ class FinishGate:
             else mentioned_paths(context.task)
         )
         self.verdicts: list[Verdict] = []
+
+    def resume_from(self, events: Iterable[dict]) -> None:
+        """Take back the rounds of a resumed run from its logged `gate_verdict` events."""
+        self.verdicts = [Verdict.from_dict(e) for e in events if e.get("kind") == "gate_verdict"]
 
     @property
     def rounds_used(self) -> int:

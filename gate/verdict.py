@@ -57,6 +57,19 @@ class Verdict:
             "violations": list(self.violations),
         }
 
+    @classmethod
+    def from_dict(cls, record: dict) -> Verdict:
+        """Rebuild a verdict from `to_dict()` output (e.g. a logged `gate_verdict` event)."""
+        return cls(
+            passed=record["passed"],
+            findings=[Finding.model_validate(f) for f in record.get("findings", [])],
+            round=record["round"],
+            violations=list(record.get("violations", [])),
+            source=record.get("source", "model"),
+            checklist=[CheckItem.model_validate(c) for c in record.get("checklist", [])],
+            summary=record.get("summary", ""),
+        )
+
     def report(self) -> str:
         """The verdict as text for the main agent: on FAIL, every finding with its location and evidence."""
         if self.passed:

@@ -128,14 +128,23 @@ def test_one_wrong_value_fails_with_a_finding_naming_the_cell(tmp_path, sandbox)
         "evidence": "inspect_spreadsheet: D4 value 99, B4=2, C4=12",
         "requirement": "column D = Qty times Price",
     }
-    turns = [call("inspect_spreadsheet", path=str(path)), verdict(False, [finding])]
+    recompute = (
+        f"python3 -c \"import openpyxl; ws = openpyxl.load_workbook('{path}').active; "
+        'print([ws.cell(r, 2).value * ws.cell(r, 3).value for r in range(2, 6)])"'
+    )
+    turns = [
+        call("inspect_spreadsheet", path=str(path)),
+        call("bash", command=recompute),
+        verdict(False, [finding]),
+    ]
     context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
     gate = FinishGate(context, task_started_at=started)
 
     result = gate.review()
 
-    seen = tool_result_texts(context.provider("gate").requests[1])
+    seen = tool_result_texts(context.provider("gate").requests[2])
     assert '{"cell":"D4","value":99}' in seen  # the probe showed the gate the wrong value
+    assert "[12, 25.0, 24, 7.5]" in seen  # and a read-only computation gave the expected ones
     assert not result.passed and "Sales!D4" in result.findings[0].location
     report = result.report()
     assert report.startswith("Finish gate round 1: FAIL") and "Sales!D4" in report
@@ -237,6 +246,9 @@ def test_three_fail_rounds_exhaust_the_gate(tmp_path, sandbox):
     assert "rounds are used up" in results[2].text and "Sales!D4" in results[2].text
     assert gate.exhausted and gate.rounds_used == 3 and again is gate.last_verdict
     assert len(context.provider("gate").requests) == 3
+    resumed = FinishGate(context)
+    resumed.resume_from(read_events(context.log.events_path))
+    assert resumed.exhausted and resumed.last_verdict.findings == again.findings
     logged = events(context, "gate_verdict")
     assert [(e["scope"], e["passed"], e["exhausted"]) for e in logged] == [
         ("gate#1", False, False),
