@@ -29,6 +29,7 @@ from sandbox.base import Sandbox
 from stateact import settings
 from stateact.context_policy import build_context_manager
 from stateact.loop import AgentLoop, Budget, LoopOutcome
+from stateact.models import ProviderError
 from stateact.runtime import RunContext
 from stateact.tools.base import Tool
 from stateact.tools.edit import EditTool
@@ -114,9 +115,13 @@ class FinishGate:
 
     # -- one model round ------------------------------------------------------------
     def _model_round(self, number: int, scope: str, facts: list[dict]) -> Verdict:
-        files = [p.path for p in self.paths]
-        snapshot = self._take_snapshot(scope, files)
-        model = self.context.provider("gate")
+        try:
+            model = self.context.provider("gate")
+        except (ProviderError, ValueError) as exc:
+            return _undecided(
+                number, [], "the gate's model could not be set up", f"{type(exc).__name__}: {exc}"
+            )
+        snapshot = self._take_snapshot(scope, [p.path for p in self.paths])
         loop = AgentLoop(
             scope=scope,
             role="gate",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gate.deliverables import MentionedPath
-from gate.probes import run_probe
+from gate.probes import ProbeError, run_probe
 from gate.verdict import Finding
 from sandbox.base import Sandbox
 
@@ -27,25 +27,30 @@ class PregateResult:
 def run_pregate(sandbox: Sandbox, paths: list[MentionedPath], task_started_at: float | None) -> PregateResult:
     if not paths:
         return PregateResult([], [])
-    result = run_probe(sandbox, "file_facts", paths=[p.path for p in paths], since=task_started_at)
-    if "error" in result:
-        return PregateResult([], [{"error": result["error"]}])
-    facts = result["files"]
-    located = [
-        f
-        for fact in facts
-        if _is_bare(fact["path"]) and not fact["exists"]
-        for f in fact.get("same_name_elsewhere", [])
-    ]
-    if located:
-        facts = facts + run_probe(sandbox, "file_facts", paths=located, since=task_started_at).get(
-            "files", []
-        )
+    try:
+        facts = _facts(sandbox, [p.path for p in paths], task_started_at)
+        located = [
+            f
+            for fact in facts
+            if _is_bare(fact["path"]) and not fact["exists"]
+            for f in fact.get("same_name_elsewhere", [])
+        ]
+        if located:
+            facts += _facts(sandbox, located, task_started_at)
+    except ProbeError as exc:  # the model round still runs; it sees why the file check is missing
+        return PregateResult([], [{"error": f"file check failed: {exc}"}])
     outputs = {p.path for p in paths if p.output}
     findings = []
     for fact in facts:
         findings.extend(_check(fact, fact["path"] in outputs or fact["path"] in located))
     return PregateResult(findings, facts)
+
+
+def _facts(sandbox: Sandbox, paths: list[str], since: float | None) -> list[dict]:
+    result = run_probe(sandbox, "file_facts", paths=paths, since=since)
+    if "error" in result:
+        raise ProbeError(result["error"])
+    return result["files"]
 
 
 def _is_bare(path: str) -> bool:

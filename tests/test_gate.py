@@ -385,3 +385,18 @@ def test_gate_editor_only_views(tmp_path, sandbox):
     assert created.is_error and "command" in created.text() and not notes.exists()
     assert not viewed.is_error and "sales.xlsx" in viewed.text()
     assert result.passed and result.violations == []
+
+
+def test_unusable_gate_model_gives_an_undecided_verdict_not_a_crash(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_sales(path)
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), [])
+    context.models = RoleModels(main=context.models.main, gate=f"scripted:{tmp_path / 'missing.json'}")
+
+    gate = FinishGate(context, task_started_at=time.time() - 60)
+    result = gate.review()
+
+    assert not result.passed and result.source == "undecided" and gate.rounds_used == 1
+    assert (
+        "could not be set up" in result.findings[0].problem and "missing.json" in result.findings[0].evidence
+    )
