@@ -199,9 +199,13 @@ class VerdictTool(Tool):
         summary: str = Field(default="", description="One or two sentences.")
 
         @model_validator(mode="after")
-        def _fail_needs_findings(self):
+        def _consistent(self):
             if self.verdict == "FAIL" and not self.findings:
                 raise ValueError("a FAIL verdict needs at least one finding (problem, location, evidence)")
+            if self.verdict == "PASS" and not self.checklist:
+                raise ValueError("a PASS verdict needs the checklist of requirements you tested")
+            if self.verdict == "PASS" and any(item.result == "fail" for item in self.checklist):
+                raise ValueError("a checklist item failed: the verdict must be FAIL, with a finding for it")
             return self
 
     def run(self, params: Input) -> ToolResult:

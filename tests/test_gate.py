@@ -347,6 +347,24 @@ def test_fail_verdict_without_findings_is_sent_back_to_the_gate_model(tmp_path, 
     assert result.findings[0].location.endswith("Sales!A1")
 
 
+def test_pass_verdict_must_agree_with_its_checklist(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_sales(path)
+    failed_item = {"requirement": "D6 = sum", "result": "fail", "evidence": "D6 is 0"}
+    turns = [
+        call("verdict", verdict="PASS"),
+        call("verdict", verdict="PASS", checklist=[failed_item]),
+        verdict(True),
+    ]
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
+
+    result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+    replies = tool_result_texts(context.provider("gate").requests[2])
+    assert "needs the checklist" in replies and "a checklist item failed" in replies
+    assert result.passed and result.checklist[0].result == "pass"
+
+
 def test_change_to_a_file_over_the_copy_cap_is_recorded_as_not_restored(tmp_path, sandbox, monkeypatch):
     from gate import settings as gate_settings
 
