@@ -2,7 +2,8 @@
 
 For each path the instruction names: an output must exist (a bare file name may sit
 anywhere under the home folder), parse with the reader its extension calls for, match
-its extension's format, and have changed since the task started; no named file may
+its extension's format, and have changed since the task started; a workbook must hold
+cached values for its formulas and no error values (#DIV/0!, #REF!, ...); no named file may
 still be held open by LibreOffice (its lock file means unsaved work, or a later
 ctrl+s that would overwrite the file with a stale copy).
 """
@@ -107,6 +108,17 @@ def _check(fact: dict, output: bool) -> list[Finding]:
                 "it in LibreOffice and save, or write the computed values",
                 location=path,
                 evidence="formula cells without a cached value: " + ", ".join(fact["uncached_formulas"]),
+            )
+        )
+    if fact.get("error_cells"):
+        found.append(
+            Finding(
+                problem="cells hold spreadsheet errors instead of values",
+                location=path,
+                evidence=", ".join(
+                    f"{c['cell']} = {c['value']}" + (f" (formula {c['formula']})" if c["formula"] else "")
+                    for c in fact["error_cells"]
+                ),
             )
         )
     if output and fact.get("modified_after_start") is False:

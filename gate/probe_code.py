@@ -182,26 +182,51 @@ def parse_check(path, ext):
     return None
 
 
-def uncached_formulas(path, limit=10):
-    """Cells (Sheet!A1) whose formula has no cached value: never recalculated since a library wrote it."""
+SPREADSHEET_ERRORS = {
+    "#DIV/0!",
+    "#N/A",
+    "#NAME?",
+    "#NULL!",
+    "#NUM!",
+    "#REF!",
+    "#VALUE!",
+    "#SPILL!",
+    "#CALC!",
+    "Err:502",
+    "Err:504",
+    "Err:508",
+    "Err:522",
+}
+
+
+def formula_problems(path, limit=10):
+    """Formula cells (Sheet!A1) with no cached value (written by a library, never recalculated) and
+    cells whose saved value is a spreadsheet error such as #DIV/0! or #REF!."""
     import openpyxl
 
     formulas = openpyxl.load_workbook(path, read_only=True)
     values = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    found = []
+    uncached, errors = [], []
     try:
         for ws in formulas.worksheets:
             cached_rows = values[ws.title].iter_rows(values_only=True)
             for row, cached in zip(ws.iter_rows(), cached_rows):  # noqa: B905 (runs on older Pythons too)
                 for cell, value in zip(row, cached):  # noqa: B905
-                    if isinstance(cell.value, str) and cell.value.startswith("=") and value is None:
-                        found.append(ws.title + "!" + cell.coordinate)
-                        if len(found) >= limit:
-                            return found
+                    is_formula = isinstance(cell.value, str) and cell.value.startswith("=")
+                    if is_formula and value is None and len(uncached) < limit:
+                        uncached.append(ws.title + "!" + cell.coordinate)
+                    elif isinstance(value, str) and value in SPREADSHEET_ERRORS and len(errors) < limit:
+                        errors.append(
+                            {
+                                "cell": ws.title + "!" + cell.coordinate,
+                                "value": value,
+                                "formula": cell.value if is_formula else None,
+                            }
+                        )
     finally:
         formulas.close()
         values.close()
-    return found
+    return {"uncached": uncached, "errors": errors}
 
 
 def readonly_uri(path):
@@ -256,9 +281,10 @@ def one_file_facts(path, since, parse):
         fact["parse_error"] = parse_check(path, ext)
         if ext in ("xlsx", "xlsm") and not fact["parse_error"]:
             try:
-                fact["uncached_formulas"] = uncached_formulas(path)
+                problems = formula_problems(path)
+                fact["uncached_formulas"], fact["error_cells"] = problems["uncached"], problems["errors"]
             except Exception as exc:  # reported, never fatal to the other facts
-                fact["uncached_formulas_error"] = type(exc).__name__ + ": " + str(exc)[:200]
+                fact["formula_check_error"] = type(exc).__name__ + ": " + str(exc)[:200]
     return fact
 
 

@@ -418,3 +418,21 @@ def test_unusable_gate_model_gives_an_undecided_verdict_not_a_crash(tmp_path, sa
     assert (
         "could not be set up" in result.findings[0].problem and "missing.json" in result.findings[0].evidence
     )
+
+
+def test_saved_error_values_fail_the_pregate(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_sales(path, formulas=True)
+    book = openpyxl.load_workbook(path)
+    book["Sales"]["D4"] = "=B4/0"
+    book.save(path)
+    recalculate(sandbox, path)
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), [])
+
+    result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+    [finding] = result.findings
+    assert result.source == "pregate" and "spreadsheet errors" in finding.problem
+    assert (
+        "Sales!D4 = #DIV/0! (formula =B4/0)" in finding.evidence and "Sales!D6 = #DIV/0!" in finding.evidence
+    )
