@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gate import settings as gate_settings
-from gate.deliverables import MentionedPath, mentioned_paths
+from gate.deliverables import MentionedPath, cell_references, mentioned_paths
 from gate.pregate import run_pregate
 from gate.probes import ProbeError, run_probe
 from gate.snapshot import Snapshot
@@ -163,11 +163,23 @@ class FinishGate:
         return template.format(home=self.context.sandbox.home, start_line=start)
 
     def _task_text(self, facts: list[dict]) -> str:
-        lines = [json.dumps(_brief_fact(f), ensure_ascii=False) for f in facts] or ["(no file paths named)"]
+        briefs = [_brief_fact(f) for f in facts]
+        refs = cell_references(self.context.task)
+        for brief, fact in zip(briefs, facts, strict=True):
+            if refs and fact.get("exists") and fact.get("extension") in ("xlsx", "xlsm"):
+                brief["cells_named_in_the_instruction"] = self._named_cells(fact["resolved"], refs)
+        lines = [json.dumps(b, ensure_ascii=False) for b in briefs] or ["(no file paths named)"]
         template = (PROMPTS / "task.md").read_text(encoding="utf-8")
         return template.format(
             instruction=self.context.task, facts="\n".join(lines), recent=self._recent_files()
         )
+
+    def _named_cells(self, path: str, refs: list[str]) -> list | str:
+        try:
+            found = run_probe(self.context.sandbox, "named_cells", path=path, refs=refs)
+        except ProbeError as exc:
+            return f"(could not read: {exc})"
+        return found.get("cells", found.get("error", ""))
 
     def _recent_files(self) -> str:
         if self.task_started_at is None:

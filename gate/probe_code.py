@@ -352,22 +352,8 @@ def spreadsheet(path, sheet=None, cells=None, max_cells=400):
         return out
     ws, wv = formulas[name], values[name]
     picked, truncated = cell_range(ws, cells, max_cells)
-    rows = []
-    uncached = []
-    for cell in picked:
-        cached = wv[cell.coordinate].value
-        entry = {"cell": cell.coordinate, "value": plain(cached)}
-        if isinstance(cell.value, str) and cell.value.startswith("="):
-            entry["formula"] = cell.value
-            if cached is None:
-                uncached.append(cell.coordinate)
-        elif cell.value is not None and type(cell.value).__name__ == "ArrayFormula":
-            entry["formula"] = getattr(cell.value, "text", str(cell.value))
-        if cell.number_format and cell.number_format != "General":
-            entry["number_format"] = cell.number_format
-        if cell.data_type not in ("n", "s", "f") and cell.value is not None:
-            entry["type"] = cell.data_type
-        rows.append(entry)
+    rows = [cell_entry(cell, wv[cell.coordinate].value) for cell in picked]
+    uncached = [r["cell"] for r in rows if r.get("formula") and r["value"] is None]
     out["sheet"] = name
     out["cells"] = rows
     out["truncated"] = truncated
@@ -378,6 +364,47 @@ def spreadsheet(path, sheet=None, cells=None, max_cells=400):
             "checkers that read values see them as empty"
         )
     return out
+
+
+def cell_entry(cell, cached):
+    """A cell as the gate sees it: cached value, formula, number format, unusual type."""
+    entry = {"cell": cell.coordinate, "value": plain(cached)}
+    if isinstance(cell.value, str) and cell.value.startswith("="):
+        entry["formula"] = cell.value
+    elif cell.value is not None and type(cell.value).__name__ == "ArrayFormula":
+        entry["formula"] = getattr(cell.value, "text", str(cell.value))
+    if cell.number_format and cell.number_format != "General":
+        entry["number_format"] = cell.number_format
+    if cell.data_type not in ("n", "s", "f") and cell.value is not None:
+        entry["type"] = cell.data_type
+    return entry
+
+
+def named_cells(path, refs, limit=60):
+    """The cells an instruction names (`A1`, `B2:D4`, `Sheet!C3`), read from the workbook at `path`."""
+    import openpyxl
+    from openpyxl.utils.cell import range_boundaries
+
+    path = expand(path)
+    formulas = openpyxl.load_workbook(path, data_only=False)
+    values = openpyxl.load_workbook(path, data_only=True)
+    out = []
+    for ref in refs:
+        sheet, _, cells = ref.rpartition("!")
+        name = sheet.strip("'") or formulas.active.title
+        if name not in formulas.sheetnames:
+            continue
+        min_col, min_row, max_col, max_row = range_boundaries(cells.upper())
+        for row in formulas[name].iter_rows(
+            min_row=min_row, max_row=max_row, min_col=min_col, max_col=max_col
+        ):
+            for cell in row:
+                entry = cell_entry(cell, values[name][cell.coordinate].value)
+                entry["cell"] = name + "!" + cell.coordinate
+                out.append(entry)
+                if len(out) >= limit:
+                    return {"cells": out, "truncated": True}
+    return {"cells": out, "truncated": False}
 
 
 def chart_title(chart):
@@ -751,6 +778,7 @@ PROBES = {
     "data": data,
     "sqlite": sqlite,
     "recent_files": recent_files,
+    "named_cells": named_cells,
     "snapshot_take": snapshot_take,
     "snapshot_check": snapshot_check,
 }

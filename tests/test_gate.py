@@ -113,6 +113,7 @@ def test_correct_recalculated_xlsx_passes(tmp_path, sandbox):
     assert result.passed and result.source == "model" and result.violations == []
     first = context.provider("gate").requests[0].messages[0].text()
     assert first.split("changed since the task started")[1].count(f"  {path}") == 1
+    assert '{"cell": "Sales!D6", "value": 68.5, "formula": "=SUM(D2:D5)"}' in first  # D6 is named in the task
     seen = tool_result_texts(context.provider("gate").requests[1])
     assert '{"cell":"D6","value":68.5,"formula":"=SUM(D2:D5)"}' in seen
     assert [e["passed"] for e in events(context, "gate_verdict")] == [True]
