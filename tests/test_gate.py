@@ -11,6 +11,8 @@ from pathlib import Path
 import openpyxl
 
 from gate import FinishGate
+from gate.deliverables import mentioned_paths
+from gate.pregate import run_pregate
 from sandbox.local import LocalSandbox
 from stateact.loop import AgentLoop
 from stateact.messages import ToolUseBlock
@@ -437,3 +439,16 @@ def test_saved_error_values_fail_the_pregate(tmp_path, sandbox):
     assert (
         "Sales!D4 = #DIV/0! (formula =B4/0)" in finding.evidence and "Sales!D6 = #DIV/0!" in finding.evidence
     )
+
+
+def test_bare_file_names_are_looked_up_under_home(sandbox):
+    found = Path(sandbox.home) / "Documents" / "report.csv"
+    found.parent.mkdir()
+    found.write_text("a,b\n1,2\n")
+    started = time.time() - 60
+
+    present = run_pregate(sandbox, mentioned_paths("Save the table as report.csv in Documents."), started)
+    absent = run_pregate(sandbox, mentioned_paths("Save the table as summary.csv in Documents."), started)
+
+    assert present.findings == [] and str(found) in [f["resolved"] for f in present.facts]
+    assert [f.location for f in absent.findings] == ["summary.csv"]
