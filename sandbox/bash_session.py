@@ -36,6 +36,7 @@ NONINTERACTIVE_ENV = {
     "PIP_NO_INPUT": "1",
     "PIP_PROGRESS_BAR": "off",
     "GIT_TERMINAL_PROMPT": "0",
+    "GIT_EDITOR": "true",
     "PYTHONUNBUFFERED": "1",
 }
 
@@ -65,6 +66,7 @@ class BashSession:
         self._env = {**os.environ, **(env or {}), **NONINTERACTIVE_ENV}
         self._argv = argv or ["bash", "--noprofile", "--norc", "--noediting", "-i"]
         self._counter = itertools.count(1)
+        self._script_prefix = f"cmd_{secrets.token_hex(3)}"  # shells sharing a scratch folder never collide
         self._child: pexpect.spawn | None = None
         self._marker_re: re.Pattern[str] | None = None
         self._marker = ""
@@ -96,7 +98,7 @@ class BashSession:
         self._child.delaybeforesend = None
         setup = (
             "stty -echo -onlcr 2>/dev/null; unset HISTFILE; export PS1='' PS2='' PS0=''; "
-            f'PROMPT_COMMAND=\'printf "\\n{marker}%d__%s__END\\n" $? "$PWD"\''
+            f'PROMPT_COMMAND=\'printf "\\n{marker}%d__%s__END\\n" $? "$PWD"; PS1= PS2=\''
         )
         self._child.sendline(setup)
         self._busy = True
@@ -118,7 +120,7 @@ class BashSession:
     def run(self, command: str, timeout: float = settings.BASH_SOFT_TIMEOUT_S) -> ShellOutput:
         if self._busy:
             raise RuntimeError("a command is still running")
-        script = self._scratch / f"cmd_{next(self._counter)}.sh"
+        script = self._scratch / f"{self._script_prefix}_{next(self._counter)}.sh"
         script.write_text(command + "\n", encoding="utf-8")
         self._child.sendline(f". {_quote(str(script))}")
         self._busy = True
@@ -134,13 +136,19 @@ class BashSession:
         return self._collect(timeout)
 
     def interrupt(self) -> ShellOutput:
-        """Ctrl-C, then SIGQUIT, then SIGKILL of the foreground group, then a restart."""
+        """Ctrl-C, then SIGQUIT, then SIGKILL of the foreground group, then a restart.
+
+        When Ctrl-C alone was not enough, the shell's INT and QUIT traps are reset:
+        commands are sourced, so a `trap '' INT` would otherwise outlive its command.
+        """
         collected = ""
-        for step in (self._send_ctrl_c, self._send_sigquit, self._kill_foreground):
+        for attempt, step in enumerate((self._send_ctrl_c, self._send_sigquit, self._kill_foreground)):
             step()
             out = self._collect(settings.BASH_INTERRUPT_GRACE_S)
             collected += out.output
             if not out.running:
+                if attempt:
+                    self.run("trap - INT QUIT", settings.BASH_INTERRUPT_GRACE_S)
                 return ShellOutput(collected, out.exit_code, out.cwd, note="interrupted")
         restarted = self.restart()
         return ShellOutput(collected, None, restarted.cwd, note=restarted.note)
@@ -174,7 +182,7 @@ class BashSession:
             pass
 
     def _collect(self, timeout: float) -> ShellOutput:
-        """Read until the prompt marker or the timeout, whichever comes first."""
+        """Read until the prompt marker, the timeout or a memory-bounding amount of output."""
         deadline = time.monotonic() + max(0.0, timeout)
         while True:
             match = self._find_marker()
@@ -187,7 +195,7 @@ class BashSession:
                 self.cwd = match.group(2)
                 return ShellOutput(clean_terminal_text(output), int(match.group(1)), self.cwd)
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if remaining <= 0 or len(self._pending) >= settings.BASH_COLLECT_CAP_CHARS:
                 break
             try:
                 self._pending += self._child.read_nonblocking(
@@ -225,5 +233,5 @@ class BashSession:
             leftover,
             status,
             restarted.cwd,
-            note="the shell exited (did the command run `exit`?); " + restarted.note,
+            note="the shell exited (did the command run `exit`, or fail under `set -e`?); " + restarted.note,
         )

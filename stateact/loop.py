@@ -18,8 +18,16 @@ from stateact.context import ContextManager, PassThrough
 from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.meter import Meter
 from stateact.models.base import ContextLengthError, ModelProvider, ModelRequest, ProviderError
+from stateact.prompts import PROMPTS_DIR
 from stateact.runlog import RunLog
 from stateact.tools.base import Tool, ToolResult
+
+TEXT_REPLY_NUDGE = (PROMPTS_DIR / "text_reply_nudge.md").read_text(encoding="utf-8").strip()
+"""Sent when a loop that must act through tools gets a reply without a tool call."""
+CUT_OFF_CALL = (
+    "Not run: your reply hit the output token limit while writing this call, so its arguments may be "
+    "incomplete. Send it again in smaller pieces (for example, write a long file in several steps)."
+)
 
 UNKNOWN_OUTCOME = (
     "The run was interrupted while this call was pending or running: its outcome is unknown. "
@@ -135,16 +143,11 @@ class AgentLoop:
                     text = response.message().text()
                     if self.nudge_text_replies and nudges < settings.TEXT_REPLY_NUDGES:
                         nudges += 1
-                        self.append(
-                            Message.user_text(
-                                "You replied without calling a tool. Continue the task with a tool call; "
-                                "when the task is complete, call `finish`."
-                            )
-                        )
+                        self.append(Message.user_text(TEXT_REPLY_NUDGE))
                         continue
                     return self._end(LoopOutcome("replied", text, self.turns))
                 nudges = 0
-                terminal = self._run_tools(calls)
+                terminal = self._run_tools(calls, cut_off=calls[-1] if response.truncated else None)
                 if terminal is not None:
                     return self._end(LoopOutcome("finished", terminal.text, self.turns, terminal.data))
         except KeyboardInterrupt:
@@ -160,13 +163,17 @@ class AgentLoop:
             chars=sum(len(b.text) for m in request.messages for b in m.content if isinstance(b, TextBlock)),
         )
         started = time.monotonic()
-        try:
-            response = self.model.complete(request)
-        except ContextLengthError as exc:
-            self.log.emit("context_overflow", self.scope, message=str(exc))
-            if not self.context.on_overflow(self):
-                raise
-            response = self.model.complete(self.build_request())
+        recoveries = 0
+        while True:
+            try:
+                response = self.model.complete(request)
+                break
+            except ContextLengthError as exc:
+                self.log.emit("context_overflow", self.scope, message=str(exc), recoveries=recoveries)
+                if recoveries >= settings.CONTEXT_OVERFLOW_RECOVERIES or not self.context.on_overflow(self):
+                    raise
+                recoveries += 1
+                request = self.build_request()
         self.turns += 1
         usd = self.meter.record(self.role, self.model.name, response.usage)
         self.log.emit(
@@ -178,12 +185,14 @@ class AgentLoop:
             usage=response.usage.model_dump(),
             usd=round(usd, 6),
             seconds=round(time.monotonic() - started, 3),
+            **({"retried": response.retried} if response.retried else {}),
         )
         return response
 
-    def _run_tools(self, calls: list[ToolUseBlock]) -> ToolResult | None:
+    def _run_tools(self, calls: list[ToolUseBlock], cut_off: ToolUseBlock | None = None) -> ToolResult | None:
         """Run each call in order; results go back in one user message. Returns a terminal result.
 
+        `cut_off` is a call the output limit truncated: its arguments may be incomplete, so it is not run.
         On an interrupt the calls not yet done get error results, so the history stays valid to resume.
         """
         results: list[ToolResult] = []
@@ -192,6 +201,10 @@ class AgentLoop:
             for call in calls:
                 if terminal is not None:
                     results.append(ToolResult.error("Not run: an earlier call in this turn ended the task."))
+                    continue
+                if call is cut_off:
+                    self.log.emit("tool_cut_off", self.scope, id=call.id, name=call.name, input=call.input)
+                    results.append(ToolResult.error(CUT_OFF_CALL))
                     continue
                 results.append(self._run_one(call))
                 if results[-1].terminal:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 
 from stateact.messages import Usage
 from stateact.models.catalog import cost_usd
@@ -37,23 +38,33 @@ class Meter:
             spend.usd += usd
             spend.turns += 1
 
+    def _spends(self) -> dict[str, ScopeSpend]:
+        """A snapshot of the totals (other loops may record from their own threads meanwhile)."""
+        with self._lock:
+            return {role: replace(spend) for role, spend in self.by_role.items()}
+
     @property
     def total_usd(self) -> float:
-        return sum(s.usd for s in self.by_role.values())
+        return sum(s.usd for s in self._spends().values())
 
     @property
     def total_usage(self) -> Usage:
-        total = Usage()
-        for spend in self.by_role.values():
-            total = total + spend.usage
-        return total
+        return _sum_usage(self._spends().values())
 
     def summary(self) -> dict:
+        spends = self._spends()
         return {
-            "total_usd": round(self.total_usd, 6),
-            "usage": self.total_usage.model_dump(),
+            "total_usd": round(sum(s.usd for s in spends.values()), 6),
+            "usage": _sum_usage(spends.values()).model_dump(),
             "by_role": {
                 role: {"usd": round(s.usd, 6), "turns": s.turns, "usage": s.usage.model_dump()}
-                for role, s in self.by_role.items()
+                for role, s in spends.items()
             },
         }
+
+
+def _sum_usage(spends: Iterable[ScopeSpend]) -> Usage:
+    total = Usage()
+    for spend in spends:
+        total = total + spend.usage
+    return total

@@ -48,6 +48,8 @@ class RunState:
     elapsed_s: float = 0.0
     sandbox_tags: list[str] = field(default_factory=list)
     status: str = ""
+    instruction: str = ""
+    """The instruction as the agent first saw it (after a task's path mapping)."""
 
 
 def load_run_state(run_dir: Path) -> RunState:
@@ -66,12 +68,14 @@ def load_run_state(run_dir: Path) -> RunState:
     main_turns = 0
     first_t = last_t = None
     tags: list[str] = []
+    instruction = ""
     for event in read_events(run_dir / "events.jsonl"):
         first_t = first_t if first_t is not None else event["t"]
         last_t = event["t"]
         kind, scope = event["kind"], event["scope"]
-        if kind == "run_start" and event.get("sandbox_tag"):
-            tags.append(event["sandbox_tag"])
+        if kind == "run_start":
+            tags += [event["sandbox_tag"]] if event.get("sandbox_tag") else []
+            instruction = instruction or event.get("instruction", "")
         if kind == "response":
             role = event.get("role", scope.split("#")[0])
             spend.append((role, Usage(**event.get("usage", {})), event.get("usd", 0.0)))

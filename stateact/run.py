@@ -52,11 +52,17 @@ def make_sandbox(config: RunConfig, run_dir: Path) -> Sandbox:
     raise ValueError(f"unknown sandbox {config.sandbox!r}: use `local`")
 
 
-def execute(config: RunConfig, listener: EventListener | None = None) -> RunResult:
-    """Run one task; the run folder is complete (config, events, result) whatever happens."""
+def execute(
+    config: RunConfig, listener: EventListener | None = None, sandbox: Sandbox | None = None
+) -> RunResult:
+    """Run one task; the run folder is complete (config, events, result) whatever happens.
+
+    With `sandbox` given (already started, e.g. after a task file's setup), the agent acts on it
+    and the caller closes it; otherwise the run makes its own from the config and closes it.
+    """
     config = config.model_copy(update={"run_id": config.run_id or new_run_id()})
     get_variant(config.harness)
-    return _drive(config, None, listener)
+    return _drive(config, None, listener, sandbox)
 
 
 def resume(
@@ -75,7 +81,9 @@ def resume(
     return _drive(config, state, listener)
 
 
-def _drive(config: RunConfig, state: RunState | None, listener: EventListener | None) -> RunResult:
+def _drive(
+    config: RunConfig, state: RunState | None, listener: EventListener | None, given: Sandbox | None = None
+) -> RunResult:
     variant = get_variant(config.harness)
     run_dir = run_dir_of(config)
     log = RunLog(run_dir)
@@ -84,15 +92,16 @@ def _drive(config: RunConfig, state: RunState | None, listener: EventListener | 
     log.write_json("config.json", config.model_dump(mode="json"))
     meter = Meter()
     started = time.monotonic() - (state.elapsed_s if state else 0.0)
-    sandbox = make_sandbox(config, run_dir)
+    sandbox = given or make_sandbox(config, run_dir)
     outcome = LoopOutcome("error", "the run did not start", 0)
     loop = None
     try:
         sandbox.start()
-        context = RunContext(run_dir, config.instruction, sandbox, log, meter, config.models)
+        instruction = (state.instruction if state else "") or config.instruction
+        context = RunContext(run_dir, instruction, sandbox, log, meter, config.models)
         log.emit(
             "run_start",
-            instruction=config.instruction,
+            instruction=instruction,
             harness=variant.name,
             home=sandbox.home,
             sandbox_tag=getattr(sandbox, "tag", None),
@@ -101,7 +110,7 @@ def _drive(config: RunConfig, state: RunState | None, listener: EventListener | 
         budget = Budget(config.max_turns, config.max_usd, config.max_seconds)
         loop = build_main_loop(context, variant, budget)
         if state is None:
-            outcome = loop.run(config.instruction)
+            outcome = loop.run(instruction)
         else:
             restore_loop(loop, state, context)
             outcome = loop.resume()
@@ -114,7 +123,6 @@ def _drive(config: RunConfig, state: RunState | None, listener: EventListener | 
     finally:
         if loop is not None:
             loop.close_tools()
-        sandbox.close()
         result = RunResult(
             run_dir=str(run_dir),
             status=outcome.status,
@@ -126,6 +134,8 @@ def _drive(config: RunConfig, state: RunState | None, listener: EventListener | 
             seconds=round(time.monotonic() - started, 2),
             spend=meter.summary(),
         )
+        if given is None:
+            sandbox.close()
         log.write_json("result.json", asdict(result))
         log.emit("run_end", status=result.status, usd=result.usd, turns=result.turns)
         log.close()

@@ -50,7 +50,7 @@ TEXT_REPLY_NUDGES = 3
 GATE_MAX_ROUNDS = 3
 
 # CLI
-DEFAULT_MODEL = "anthropic:claude-sonnet-4-5"
+DEFAULT_MODEL = "anthropic:claude-sonnet-5-5"
 """The main model when neither --model nor STATEACT_MODEL is given."""
 
 # Main agent tools
@@ -88,3 +88,14 @@ TOKENS_IMAGE_MAX_EDGE = 1568
 """Providers downscale images whose long edge passes this before counting them."""
 TOKENS_IMAGE_MAX_PIXELS = 1_150_000
 """Providers downscale images with more pixels than this before counting them."""
+
+BASH_COLLECT_CAP_CHARS = 32_000_000
+"""A bash call returns early (the command still running) once this much output is waiting, bounding memory."""
+
+# Verified plan items
+PLAN_RECHECK_EVERY = 10
+"""Requests between re-checks of the evidence of verified plan items."""
+
+# Agent loop
+CONTEXT_OVERFLOW_RECOVERIES = 2
+"""Times in a row the loop lets the context manager shrink the history after a context-length error."""

@@ -84,6 +84,8 @@ def test_command_ignoring_sigint_is_stopped_by_escalation(bash: BashTool) -> Non
     assert not stopped.data["running"]
     assert "still running" not in stopped.text
     assert call(bash, command="echo recovered").text.startswith("recovered\n")
+    call(bash, command="sleep 100", timeout=0.5)
+    assert status(call(bash, interrupt=True)).startswith("[interrupted · exit 130 · ")
 
 
 def test_read_answered_with_input(bash: BashTool) -> None:
@@ -158,9 +160,33 @@ def test_misuse_gets_clear_errors(bash: BashTool) -> None:
     assert no_target.is_error and "Nothing is running" in no_target.text
     assert "nothing was running" in call(bash, interrupt=True).text
     call(bash, command="cat", timeout=0.5)
-    both = call(bash, command="ls", input="x")
-    assert both.is_error and "not both" in both.text
+    for combined in ({"command": "ls"}, {"interrupt": True}, {"restart": True}):
+        refused = call(bash, input="x", **combined)
+        assert refused.is_error and "on its own" in refused.text
     assert call(bash, input="typed\n", timeout=0.5).text.startswith("typed\n")
     call(bash, interrupt=True)
     bad = call(bash, command="ls", timeout=0)
     assert bad.is_error and "timeout" in bad.text
+
+
+def test_endless_output_returns_early_with_bounded_memory(bash: BashTool, monkeypatch) -> None:
+    monkeypatch.setattr(settings, "BASH_COLLECT_CAP_CHARS", 200_000)
+    flooding = call(bash, command="yes", timeout=600)
+    assert flooding.data["running"]
+    assert "characters cut from the middle" in flooding.text
+    assert status(flooding).startswith("[still running after ")
+    stopped = call(bash, interrupt=True)
+    assert status(stopped).startswith("[interrupted · exit 130 · ")
+
+
+def test_timeout_above_the_maximum_is_lowered(bash: BashTool) -> None:
+    result = call(bash, command="echo quick", timeout=settings.BASH_MAX_TIMEOUT_S * 10)
+    assert not result.is_error
+    assert f"[timeout lowered to the maximum, {settings.BASH_MAX_TIMEOUT_S:.0f}s]" in result.text
+    assert status(result).startswith("[exit 0 · ")
+
+
+def test_prompt_changes_do_not_leak_into_output(bash: BashTool) -> None:
+    call(bash, command="PS1='(venv) $ '; PS2='> '")
+    assert call(bash, command="echo clean").text.startswith("clean\n")
+    assert call(bash, command="for n in 1 2\ndo echo $n\ndone").text.startswith("1\n2\n[exit 0")

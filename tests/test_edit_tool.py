@@ -108,7 +108,9 @@ def test_view_refuses_binary_and_non_utf8(editor: EditTool, home: Path) -> None:
 
 def test_paths_must_be_absolute_and_exist(editor: EditTool, home: Path) -> None:
     text = error_text(editor, command="view", path="notes.txt")
-    assert "must be absolute" in text and str(home / "notes.txt") in text
+    assert "must be absolute" in text and f"`{home / 'notes.txt'}`" in text
+    assert f"`{home / '.config' / 'app.ini'}`" in error_text(editor, command="view", path="~/.config/app.ini")
+    assert f"`{home / 'a.txt'}`" in error_text(editor, command="view", path="./a.txt")
     assert "does not exist" in error_text(editor, command="view", path=str(home / "missing.txt"))
     assert "does not exist" in error_text(editor, command="str_replace", path=str(home / "m"), old_str="a")
 
@@ -158,6 +160,10 @@ def test_crlf_files_keep_their_line_ends(editor: EditTool, home: Path) -> None:
     assert call(editor, command="view", path=str(target)).text == "     1\tone\n     2\ttwo"
     call(editor, command="str_replace", path=str(target), old_str="one\ntwo", new_str="one\nTWO")
     assert target.read_bytes() == b"one\r\nTWO\r\n"
+    mixed = home / "mixed.txt"
+    mixed.write_bytes(b"a\r\nb\nc\n")
+    call(editor, command="str_replace", path=str(mixed), old_str="b\n", new_str="B\n")
+    assert mixed.read_bytes() == b"a\r\nB\nc\n"
 
 
 # -- insert ------------------------------------------------------------------------------

@@ -346,6 +346,34 @@ def test_context_overflow_is_handed_to_the_context_manager(run_log):
     assert len(events(run_log, "context_overflow")) == 1
 
 
+class AlwaysTooLong(ScriptedProvider):
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        self.requests.append(request)
+        raise ContextLengthError("prompt is too long: 300000 tokens > 200000 maximum")
+
+
+def test_overflow_recoveries_are_bounded(run_log):
+    context = DropOldest()
+    model = AlwaysTooLong([])
+    loop = AgentLoop(
+        scope="main",
+        model=model,
+        tools=[Add()],
+        system_prompt="s",
+        log=run_log,
+        meter=Meter(),
+        budget=UNLIMITED,
+        context=context,
+    )
+    loop.messages = [Message.user_text(f"old {i}") for i in range(3)]  # history from an earlier run
+
+    outcome = loop.resume()
+
+    assert outcome.status == "error"
+    assert context.overflows == settings.CONTEXT_OVERFLOW_RECOVERIES
+    assert len(model.requests) == settings.CONTEXT_OVERFLOW_RECOVERIES + 1
+
+
 def test_context_overflow_without_recovery_ends_with_an_error(run_log):
     model = OverflowOnce([turn(call("add", a=1, b=1)), turn(call("finish", answer="never"))])
     loop = AgentLoop(

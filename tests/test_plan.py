@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 from tool_context import run_context
 
-from stateact.messages import ToolUseBlock
+from stateact.loop import AgentLoop
+from stateact.messages import TextBlock, ToolUseBlock
+from stateact.models.scripted import ScriptedProvider
 from stateact.runlog import read_events
 from stateact.tools.base import ToolResult
-from stateact.tools.plan import PLAN_FILE, Plan, PlanTool, plan_injection
+from stateact.tools.plan import PLAN_FILE, Plan, PlanError, PlanTool, plan_injection
 
 
 @pytest.fixture
@@ -41,8 +43,8 @@ def test_set_update_add_and_render(tool: PlanTool) -> None:
     )
     assert not result.is_error and not added.is_error
     assert added.text == (
-        "Plan (1/3 done):\n"
-        "[x] 1. Find the workbook — ~/q3.xlsx\n"
+        "Plan (1/3 done, 0 verified):\n"
+        "[x] 1. Find the workbook (claimed, unverified) — ~/q3.xlsx\n"
         "[>] 2. Fix totals — sheet Q3\n"
         "[!] 3. Export PDF — no printer"
     )
@@ -78,7 +80,7 @@ def test_injection_block(tool: PlanTool) -> None:
     inject = plan_injection(tool.plan)
     assert inject() is None
     call(tool, action="set", items=["only step"])
-    assert inject() == "<plan>\nPlan (0/1 done):\n[ ] 1. only step\n</plan>"
+    assert inject() == "<plan>\nPlan (0/1 done, 0 verified):\n[ ] 1. only step\n</plan>"
 
 
 def test_unknown_id_changes_nothing(tool: PlanTool, context) -> None:
@@ -107,3 +109,41 @@ def test_missing_file_gives_an_empty_plan(tmp_path: Path) -> None:
     plan = Plan.for_run(tmp_path / "fresh")
     assert plan.items == [] and plan.render() == "(the plan is empty)"
     assert not (tmp_path / "fresh" / PLAN_FILE).exists()
+
+
+def test_unreadable_file_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / PLAN_FILE).write_text('{"items": [{"title": "no id"}]}')
+    with pytest.raises(PlanError, match="is not a saved plan"):
+        Plan.for_run(tmp_path)
+    (tmp_path / PLAN_FILE).write_text("{torn")
+    with pytest.raises(PlanError, match="is not a saved plan"):
+        Plan.for_run(tmp_path)
+
+
+def test_loop_shows_the_plan_at_the_end_of_each_request_only(tool: PlanTool, context) -> None:
+    model = ScriptedProvider(
+        [
+            {"tool_calls": [{"name": "plan", "input": {"action": "set", "items": ["inspect", "report"]}}]},
+            {
+                "tool_calls": [
+                    {"name": "plan", "input": {"action": "update", "updates": [{"id": 1, "status": "done"}]}}
+                ]
+            },
+            {"text": "all done"},
+        ]
+    )
+    loop = AgentLoop(
+        scope="main",
+        model=model,
+        tools=[tool],
+        system_prompt="test",
+        log=context.log,
+        meter=context.meter,
+        injections=[plan_injection(tool.plan)],
+    )
+    assert loop.run("do the task").status == "replied"
+    last_blocks = [request.messages[-1].content[-1] for request in model.requests]
+    assert not any("<plan>" in getattr(block, "text", "") for block in model.requests[0].messages[-1].content)
+    assert isinstance(last_blocks[1], TextBlock) and "[ ] 1. inspect" in last_blocks[1].text
+    assert isinstance(last_blocks[2], TextBlock) and "[x] 1. inspect" in last_blocks[2].text
+    assert not any("<plan>" in message.model_dump_json() for message in loop.messages)

@@ -207,15 +207,19 @@ def test_anthropic_usage_with_cache_tokens_is_priced_from_the_catalog(anthropic_
     assert response["usage"]["cache_read_tokens"] == 5_000
 
 
-@pytest.mark.parametrize("failure", [anthropic_overloaded, anthropic_rate_limited], ids=["529", "429"])
-def test_anthropic_retries_a_transient_error(anthropic_server, failure):
+@pytest.mark.parametrize(
+    ("failure", "status"), [(anthropic_overloaded, 529), (anthropic_rate_limited, 429)], ids=["529", "429"]
+)
+def test_anthropic_retries_a_transient_error(anthropic_server, run_log, failure, status):
     server = anthropic_server(failure(), anthropic_reply("fine now"))
 
-    response = anthropic_model(server).complete(request_of(Message.user_text("hi")))
+    outcome = make_loop(anthropic_model(server), run_log).run("hi")
 
-    assert response.message().text() == "fine now"
+    assert (outcome.status, outcome.text) == ("replied", "fine now")
     assert len(server.requests) == 2
     assert server.requests[0] == server.requests[1]
+    (retried,) = next(e for e in events(run_log) if e["kind"] == "response")["retried"]
+    assert retried.startswith(f"anthropic {status}: ") and "(retry 1 after" in retried
 
 
 def test_anthropic_prompt_too_long_is_a_context_length_error(anthropic_server):
@@ -224,6 +228,15 @@ def test_anthropic_prompt_too_long_is_a_context_length_error(anthropic_server):
     with pytest.raises(ContextLengthError, match="prompt is too long: 210345 tokens > 200000 maximum"):
         anthropic_model(server).complete(request_of(Message.user_text("a long prompt")))
     assert len(server.requests) == 1, "a context error is not retried"
+
+
+def test_anthropic_request_too_large_is_a_context_length_error(anthropic_server):
+    server = anthropic_server(
+        anthropic_error(413, "request_too_large", "Request exceeds the maximum allowed size")
+    )
+
+    with pytest.raises(ContextLengthError, match="anthropic 413: Request exceeds"):
+        anthropic_model(server).complete(request_of(Message.user_text("many screenshots")))
 
 
 def test_anthropic_error_that_survives_retries_ends_the_loop(anthropic_server, run_log):
@@ -251,6 +264,39 @@ def test_anthropic_final_client_error_is_not_retried(anthropic_server):
         anthropic_model(server).complete(request_of(Message.user_text("hi")))
     assert not isinstance(caught.value, RetryableError)
     assert len(server.requests) == 1
+
+
+def test_anthropic_call_cut_off_by_the_output_limit_is_not_run(anthropic_server, run_log):
+    server = anthropic_server(
+        anthropic_reply(
+            tool_calls=[("echo", {"text": "a"}), ("echo", {"text": "half of a lo"})], stop_reason="max_tokens"
+        ),
+        anthropic_reply(tool_calls=[("finish", {"answer": "retried"})]),
+    )
+
+    outcome = make_loop(anthropic_model(server), run_log).run("Echo.")
+
+    assert outcome.status == "finished"
+    complete, cut = server.requests[1]["messages"][2]["content"]
+    assert (complete["is_error"], complete["content"][0]["text"]) == (False, "echo: a")
+    assert cut["is_error"] and "output token limit" in cut["content"][0]["text"]
+    assert [e["name"] for e in events(run_log) if e["kind"] == "tool_cut_off"] == ["echo"]
+
+
+def test_anthropic_thinking_blocks_go_back_unchanged_with_their_tool_calls(anthropic_server, run_log):
+    server = anthropic_server(
+        anthropic_reply("Echoing.", [("echo", {"text": "a"})], thinking="The user wants an echo."),
+        anthropic_reply(tool_calls=[("echo", {"text": "b"})], thinking="Once more."),
+        anthropic_reply(tool_calls=[("finish", {"answer": "ok"})]),
+    )
+
+    outcome = make_loop(anthropic_model(server), run_log).run("Echo twice.")
+
+    assert outcome.status == "finished"
+    first_reply, second_reply = server.requests[2]["messages"][1], server.requests[2]["messages"][3]
+    assert [b["type"] for b in first_reply["content"]] == ["thinking", "text", "tool_use"]
+    assert first_reply["content"][0]["thinking"] == "The user wants an echo."
+    assert [b["type"] for b in second_reply["content"]] == ["thinking", "tool_use"]
 
 
 def test_anthropic_blank_text_and_empty_system_are_not_sent(anthropic_server):
@@ -337,6 +383,18 @@ def test_openai_retries_a_transient_error(openai_server, failure):
     assert len(server.requests) == 2
 
 
+def test_openai_reply_without_choices_is_retried(openai_server):
+    empty = openai_reply("unused")
+    empty["choices"] = []
+    server = openai_server(empty, openai_reply("second try"))
+
+    response = openai_model(server).complete(request_of(Message.user_text("hi")))
+
+    assert response.message().text() == "second try"
+    (retried,) = response.retried
+    assert retried.startswith("openai-compatible server returned no choices (retry 1 after")
+
+
 def test_openai_context_length_exceeded_is_a_context_length_error(openai_server):
     server = openai_server(openai_context_exceeded(140_000, 128_000))
 
@@ -361,6 +419,21 @@ def test_openai_malformed_tool_arguments_come_back_as_an_error_result(openai_ser
     assert call["raw_arguments"] == '{"text": "unterminated'
     result = next(e for e in events(run_log) if e["kind"] == "tool_result")
     assert result["is_error"] is True
+
+
+def test_openai_loose_servers_object_arguments_and_missing_ids_are_accepted(openai_server, run_log):
+    loose = openai_reply(tool_calls=[("echo", {"text": "x"}), ("echo", "")])
+    first, second = loose["choices"][0]["message"]["tool_calls"]
+    first["function"]["arguments"] = {"text": "object arguments"}
+    second["id"] = ""
+    server = openai_server(loose, openai_reply(tool_calls=[("finish", {"answer": "ok"})]))
+
+    outcome = make_loop(openai_model(server), run_log).run("Echo.")
+
+    assert outcome.status == "finished"
+    results = server.requests[1]["messages"][3:]
+    assert results[0]["content"] == "echo: object arguments"
+    assert results[1]["tool_call_id"].startswith("call_") and "text: Field required" in results[1]["content"]
 
 
 def test_openai_text_reply_ends_the_loop_as_replied(openai_server, run_log):
@@ -421,13 +494,14 @@ def test_logged_conversation_rebuilds_with_images(anthropic_server, run_log):
         anthropic_reply(tool_calls=[("finish", {"answer": "x"})]),
     )
     loop = make_loop(anthropic_model(server), run_log)
-    loop.run([TextBlock(text="Look."), ImageBlock.from_bytes(png("red"))])
+    loop.run([TextBlock(text="Look."), ImageBlock.from_bytes(jpeg(), "image/jpeg")])
 
     records = [e["message"] for e in events(run_log) if e["kind"] == "message"]
     rebuilt = [load_message(r, run_log.run_dir) for r in records]
 
     assert rebuilt == loop.messages
-    assert rebuilt[0].images()[0].to_bytes() == png("red")
+    assert rebuilt[0].images()[0].to_bytes() == jpeg()
+    assert rebuilt[0].images()[0].path.endswith(".jpg") and rebuilt[2].images()[0].path.endswith(".png")
 
 
 def test_retry_honours_the_wait_the_server_asked_for():
@@ -556,6 +630,16 @@ def _result(tool_id: str) -> dict:
             "JSON schema is invalid",
         ),
         ({"messages": [{"role": "user", "content": [{"type": "text", "text": " "}]}]}, "non-whitespace"),
+        (
+            {
+                "messages": [
+                    {"role": "user", "content": "a"},
+                    _tool_use("t1"),
+                    {"role": "user", "content": [_result("t1")]},
+                ]
+            },
+            "must define tools",
+        ),
     ],
     ids=[
         "roles",
@@ -567,6 +651,7 @@ def _result(tool_id: str) -> dict:
         "cache",
         "schema",
         "blank",
+        "no-tools",
     ],
 )
 def test_anthropic_server_rejects_invalid_requests(body, expected):

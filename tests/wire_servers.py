@@ -185,7 +185,7 @@ class WireServer:
         with self._lock:
             self.requests.append(body)
             self.headers.append(headers)
-            problems = self.validate(body, headers) if isinstance(body, dict) else ["body: not a JSON object"]
+            problems = self._problems(body, headers)
             if problems:
                 self.problems.extend(f"request {len(self.requests)}: {p}" for p in problems)
                 return self.error(400, "; ".join(problems))
@@ -194,7 +194,22 @@ class WireServer:
                 self.problems.append(message)
                 return self.error(500, message)
             turn = self.turns.popleft()
-        return turn(body) if callable(turn) else turn
+        reply = turn(body) if callable(turn) else turn
+        if isinstance(reply, dict):
+            with self._lock:
+                self.remember(reply)
+        return reply
+
+    def _problems(self, body: Any, headers: dict[str, str]) -> list[str]:
+        if not isinstance(body, dict):
+            return ["body: not a JSON object"]
+        try:
+            return self.validate(body, headers)
+        except (AttributeError, TypeError, KeyError) as exc:  # a body too malformed to walk
+            return [f"malformed request: {type(exc).__name__}: {exc}"]
+
+    def remember(self, reply: dict) -> None:
+        """Note what a reply said that later requests must echo (nothing by default)."""
 
     def validate(self, body: dict, headers: dict[str, str]) -> list[str]:
         raise NotImplementedError
@@ -245,12 +260,17 @@ def anthropic_reply(
     text: str | None = None,
     tool_calls: Iterable[tuple[str, dict]] = (),
     *,
+    thinking: str | None = None,
     stop_reason: str | None = None,
     usage: dict | None = None,
-    model: str = "claude-sonnet-4-5-20250929",
+    model: str = "claude-sonnet-5-5",
 ) -> dict:
-    """A Messages API response: optional text, then tool_use blocks for (name, input) pairs."""
-    content: list[dict] = [{"type": "text", "text": text}] if text else []
+    """A Messages API response: optional thinking and text, then tool_use blocks for (name, input) pairs."""
+    content: list[dict] = []
+    if thinking:
+        content.append({"type": "thinking", "thinking": thinking, "signature": _new_id("sig_")})
+    if text:
+        content.append({"type": "text", "text": text})
     content += [{"type": "tool_use", "id": _new_id("toolu_"), "name": n, "input": i} for n, i in tool_calls]
     return {
         "id": _new_id("msg_"),
@@ -298,11 +318,30 @@ def anthropic_prompt_too_long(tokens: int = 210_000, maximum: int = 200_000) -> 
     )
 
 
+THINKING_TYPES = ("thinking", "redacted_thinking")
+
+
 class AnthropicWireServer(WireServer):
-    """POST /v1/messages, checked like the Messages API checks it."""
+    """POST /v1/messages, checked like the Messages API checks it.
+
+    A reply sent with thinking blocks must come back with them unchanged and in place
+    whenever its tool_use blocks are sent back, as the API requires.
+    """
 
     path = "/v1/messages"
     vendor = "anthropic"
+
+    def __init__(self, turns: Iterable[Turn] = ()) -> None:
+        super().__init__(turns)
+        self.sent_with_thinking: dict[str, list[dict]] = {}
+        """tool_use id -> the content of the reply that carried it, when that reply had thinking."""
+
+    def remember(self, reply: dict) -> None:
+        content = reply.get("content", [])
+        if any(b.get("type") in THINKING_TYPES for b in content):
+            for block in content:
+                if block.get("type") == "tool_use":
+                    self.sent_with_thinking[block["id"]] = content
 
     def error(self, status: int, message: str) -> WireError:
         kind = {400: "invalid_request_error", 404: "not_found_error"}.get(status, "api_error")
@@ -325,6 +364,9 @@ class AnthropicWireServer(WireServer):
             problems.append("messages: at least one message is required")
             return problems
         breakpoints += self._check_messages(messages, problems)
+        kinds = {b.get("type") for m in messages if isinstance(m.get("content"), list) for b in m["content"]}
+        if kinds & {"tool_use", "tool_result"} and not body.get("tools"):
+            problems.append("Requests which include `tool_use` or `tool_result` blocks must define tools.")
         if breakpoints > ANTHROPIC_MAX_CACHE_BREAKPOINTS:
             problems.append(
                 f"A maximum of {ANTHROPIC_MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. "
@@ -377,6 +419,7 @@ class AnthropicWireServer(WireServer):
                 pending = []
             else:
                 pending = [b.get("id") for b in content if b.get("type") == "tool_use"]
+                self._check_thinking_echo(where, content, pending, problems)
                 for tool_id in pending:
                     if tool_id in seen_ids:
                         problems.append(f"{where}: tool_use ids must be unique ({tool_id!r})")
@@ -387,6 +430,23 @@ class AnthropicWireServer(WireServer):
                 f"immediately after: {', '.join(pending)}"
             )
         return breakpoints
+
+    def _check_thinking_echo(
+        self, where: str, content: list, tool_ids: list[str], problems: list[str]
+    ) -> None:
+        sent = next((self.sent_with_thinking[i] for i in tool_ids if i in self.sent_with_thinking), None)
+        if sent is None:
+            return
+        if content[0].get("type") not in THINKING_TYPES:
+            problems.append(
+                f"{where}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+                f"`{content[0].get('type')}`. When thinking is on, an assistant message with tool_use must "
+                "start with the thinking block it was sent with"
+            )
+        elif [b for b in content if b.get("type") in THINKING_TYPES] != [
+            b for b in sent if b.get("type") in THINKING_TYPES
+        ]:
+            problems.append(f"{where}: thinking blocks must be passed back unchanged (invalid `signature`)")
 
     @staticmethod
     def _check_results(
@@ -415,7 +475,10 @@ class AnthropicWireServer(WireServer):
 
     def _check_block(self, where: str, role: str, block: Any, problems: list[str]) -> None:
         kind = block.get("type") if isinstance(block, dict) else None
-        allowed = {"user": ("text", "image", "tool_result"), "assistant": ("text", "tool_use")}[role]
+        allowed = {
+            "user": ("text", "image", "tool_result"),
+            "assistant": ("text", "tool_use", *THINKING_TYPES),
+        }[role]
         if kind not in allowed:
             problems.append(f"{where}: block type {kind!r} is not allowed in a {role} message")
             return
@@ -435,7 +498,7 @@ class AnthropicWireServer(WireServer):
                 problems.append(p)
             if not isinstance(block.get("input"), dict):
                 problems.append(f"{where}.input: Input should be a valid dictionary")
-        else:
+        elif kind == "tool_result":
             if "is_error" in block and not isinstance(block["is_error"], bool):
                 problems.append(f"{where}.is_error: Input should be a valid boolean")
             inner = block.get("content", "")

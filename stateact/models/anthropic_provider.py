@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 import anthropic
 
 from stateact import settings
-from stateact.messages import ImageBlock, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from stateact.models.base import (
     ContextLengthError,
     ModelProvider,
@@ -53,9 +54,27 @@ def _block(block) -> dict:
     raise TypeError(f"unknown block {block!r}")
 
 
-def to_wire(request: ModelRequest) -> dict:
-    """The keyword arguments of `messages.create` for a request, with cache breakpoints."""
-    messages = [{"role": m.role, "content": _blocks(m.content)} for m in request.messages]
+Thinking = list[tuple[int, dict]]
+"""The thinking blocks of one reply as received, each with the number of other blocks before it."""
+
+
+def _message(message: Message, thinking: Mapping[str, Thinking]) -> dict:
+    """One message on the wire; an assistant turn gets back the thinking blocks its reply came with."""
+    content = _blocks(message.content)
+    calls = message.tool_uses()
+    if message.role == "assistant" and calls and calls[0].id in thinking:
+        for inserted, (position, block) in enumerate(thinking[calls[0].id]):
+            content.insert(position + inserted, block)
+    return {"role": message.role, "content": content}
+
+
+def to_wire(request: ModelRequest, thinking: Mapping[str, Thinking] | None = None) -> dict:
+    """The keyword arguments of `messages.create` for a request, with cache breakpoints.
+
+    `thinking` maps the first tool_use id of a reply to that reply's thinking blocks, which the API
+    requires back unchanged (models that think by default emit them even when not asked to).
+    """
+    messages = [_message(m, thinking or {}) for m in request.messages]
     marked = 0
     for index in range(len(messages) - 1, -1, -1):
         if marked == MESSAGE_BREAKPOINTS:
@@ -103,6 +122,7 @@ class AnthropicProvider(ModelProvider):
         self.name = model
         self.retries = retries
         self.backoff_base_s = backoff_base_s
+        self._thinking: dict[str, Thinking] = {}
         self.spec = f"anthropic:{model}" + (f"@{base_url}" if base_url else "")
         self.client = anthropic.Anthropic(
             api_key=api_key or os.environ.get("ANTHROPIC_API_KEY") or "missing-key",
@@ -112,7 +132,7 @@ class AnthropicProvider(ModelProvider):
         )
 
     def complete(self, request: ModelRequest) -> ModelResponse:
-        wire = to_wire(request)
+        wire = to_wire(request, self._thinking)
         return self.with_retries(lambda: self._call(wire))
 
     def _call(self, wire: dict) -> ModelResponse:
@@ -127,11 +147,24 @@ class AnthropicProvider(ModelProvider):
         except anthropic.AnthropicError as exc:
             raise ProviderError(f"anthropic: {type(exc).__name__}: {exc}") from exc
         content: list[TextBlock | ToolUseBlock] = []
+        thinking: Thinking = []
         for block in reply.content:
             if block.type == "text":
                 content.append(TextBlock(text=block.text))
             elif block.type == "tool_use":
                 content.append(ToolUseBlock(id=block.id, name=block.name, input=dict(block.input or {})))
+            elif block.type == "thinking":
+                thinking.append(
+                    (
+                        len(content),
+                        {"type": "thinking", "thinking": block.thinking, "signature": block.signature},
+                    )
+                )
+            elif block.type == "redacted_thinking":
+                thinking.append((len(content), {"type": "redacted_thinking", "data": block.data}))
+        calls = [b for b in content if isinstance(b, ToolUseBlock)]
+        if thinking and calls:
+            self._thinking[calls[0].id] = thinking
         usage = reply.usage
         return ModelResponse(
             content=content,

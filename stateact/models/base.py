@@ -62,6 +62,10 @@ def _seconds(value: str | None) -> float | None:
         return None  # an HTTP date; the backoff applies
 
 
+TRUNCATED_STOP_REASONS = frozenset({"max_tokens", "length", "model_context_window_exceeded"})
+"""Stop reasons (Anthropic and OpenAI) of a reply cut off before the model finished it."""
+
+
 @dataclass
 class ModelResponse:
     """One assistant turn."""
@@ -70,12 +74,19 @@ class ModelResponse:
     usage: Usage = field(default_factory=Usage)
     stop_reason: str = ""
     model: str = ""
+    retried: list[str] = field(default_factory=list)
+    """Transient errors retried before this reply came."""
 
     def message(self) -> Message:
         return Message(role="assistant", content=list(self.content) or [TextBlock(text="(empty reply)")])
 
     def tool_uses(self) -> list[ToolUseBlock]:
         return [b for b in self.content if isinstance(b, ToolUseBlock)]
+
+    @property
+    def truncated(self) -> bool:
+        """The reply was cut off by an output or window limit: its last block may be incomplete."""
+        return self.stop_reason in TRUNCATED_STOP_REASONS
 
 
 @dataclass
@@ -111,9 +122,16 @@ class ModelProvider(ABC):
     def supports_images(self) -> bool:
         return True
 
-    def with_retries(self, call: Callable[[], T]) -> T:
-        """Run one API call under this provider's retry policy."""
-        return with_retries(call, self.retries, self.backoff_base_s)
+    def with_retries(self, call: Callable[[], ModelResponse]) -> ModelResponse:
+        """Run one API call under this provider's retry policy; the reply lists the errors retried."""
+        retried: list[str] = []
+
+        def note(attempt: int, exc: Exception, delay: float) -> None:
+            retried.append(f"{exc} (retry {attempt} after {delay:.2f}s)")
+
+        response = with_retries(call, self.retries, self.backoff_base_s, on_retry=note)
+        response.retried = retried
+        return response
 
 
 def with_retries(

@@ -106,28 +106,36 @@ def _json_objects(text: str) -> Iterator[dict]:
         position = text.find("{", end)
 
 
+def _tool_use(call_id: str | None, name: str | None, arguments: object) -> ToolUseBlock:
+    """A call from arguments sent as a JSON string (maybe malformed), an object, or nothing.
+
+    Arguments that are not a JSON object are kept raw, so the tool answers with an error the model can fix.
+    """
+    call_id = call_id or f"call_{uuid.uuid4().hex[:12]}"
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except json.JSONDecodeError:
+            return ToolUseBlock(id=call_id, name=name or "", raw_arguments=arguments)
+    if arguments is None:
+        arguments = {}
+    if isinstance(arguments, dict):
+        return ToolUseBlock(id=call_id, name=name or "", input=arguments)
+    return ToolUseBlock(id=call_id, name=name or "", raw_arguments=json.dumps(arguments))
+
+
 def _calls_from_text(text: str, tool_names: set[str]) -> list[ToolUseBlock]:
     """Recover tool calls a model wrote as JSON in its text (common with small local models).
 
     An object counts when its `name` is a known tool; its `arguments` (or `parameters`) are the input.
     """
-    calls: list[ToolUseBlock] = []
-    for data in _json_objects(text):
-        if data.get("name") not in tool_names:
-            continue
-        arguments = data.get("arguments", data.get("parameters", {}))
-        call_id = f"call_text_{uuid.uuid4().hex[:12]}"
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments)
-            except json.JSONDecodeError:
-                calls.append(ToolUseBlock(id=call_id, name=data["name"], raw_arguments=arguments))
-                continue
-        if isinstance(arguments, dict):
-            calls.append(ToolUseBlock(id=call_id, name=data["name"], input=arguments))
-        else:
-            calls.append(ToolUseBlock(id=call_id, name=data["name"], raw_arguments=json.dumps(arguments)))
-    return calls
+    return [
+        _tool_use(
+            f"call_text_{uuid.uuid4().hex[:12]}", data["name"], data.get("arguments", data.get("parameters"))
+        )
+        for data in _json_objects(text)
+        if data.get("name") in tool_names
+    ]
 
 
 def _is_context_error(exc: openai.APIStatusError) -> bool:
@@ -182,14 +190,9 @@ class OpenAIProvider(ModelProvider):
         if message.content:
             content.append(TextBlock(text=message.content))
         for call in message.tool_calls or []:
-            arguments = call.function.arguments or "{}"
-            try:
-                parsed = json.loads(arguments)
-                if not isinstance(parsed, dict):
-                    raise json.JSONDecodeError("not an object", arguments, 0)
-                content.append(ToolUseBlock(id=call.id, name=call.function.name, input=parsed))
-            except json.JSONDecodeError:
-                content.append(ToolUseBlock(id=call.id, name=call.function.name, raw_arguments=arguments))
+            function = getattr(call, "function", None)  # custom (non-function) tool calls are not ours
+            if function is not None:
+                content.append(_tool_use(call.id, function.name, function.arguments))
         if not message.tool_calls and message.content:
             content.extend(_calls_from_text(message.content, tool_names))
         return ModelResponse(

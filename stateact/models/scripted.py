@@ -89,7 +89,9 @@ class ScriptedProvider(ModelProvider):
             for index, call in enumerate(turn.get("tool_calls", [])):
                 content.append(
                     ToolUseBlock(
-                        id=f"toolu_s{self._position:04d}_{index}", name=call["name"], input=call.get("input", {})
+                        id=f"toolu_s{self._position:04d}_{index}",
+                        name=call["name"],
+                        input=call.get("input", {}),
                     )
                 )
         time.sleep(float(turn.get("delay", 0)))

@@ -48,7 +48,9 @@ class BashTool(Tool[BashInput]):
     """One persistent shell per run, opened on first use."""
 
     name = "bash"
-    description = load_prompt("bash")
+    description = load_prompt("bash").format(
+        soft_timeout=settings.BASH_SOFT_TIMEOUT_S, max_timeout=settings.BASH_MAX_TIMEOUT_S
+    )
     Input = BashInput
 
     def __init__(self, context: RunContext) -> None:
@@ -59,16 +61,24 @@ class BashTool(Tool[BashInput]):
 
     # -- the call ------------------------------------------------------------
     def run(self, params: BashInput) -> ToolResult:
-        timeout = min(params.timeout or settings.BASH_SOFT_TIMEOUT_S, settings.BASH_MAX_TIMEOUT_S)
+        if params.input is not None and (params.command is not None or params.interrupt or params.restart):
+            return ToolResult.error(
+                "`input` is typed into the running command on its own: do not combine it with "
+                "`command`, `interrupt` or `restart`."
+            )
         try:
-            return self._dispatch(params, timeout)
+            return self._dispatch(params)
         except (OSError, RuntimeError, SandboxError) as exc:
             return ToolResult.error(
                 f"The shell failed: {type(exc).__name__}: {exc}. Call bash with restart=true to start a new one."
             )
 
-    def _dispatch(self, params: BashInput, timeout: float) -> ToolResult:
+    def _dispatch(self, params: BashInput) -> ToolResult:
         notes: list[str] = []
+        timeout = params.timeout or settings.BASH_SOFT_TIMEOUT_S
+        if timeout > settings.BASH_MAX_TIMEOUT_S:
+            timeout = settings.BASH_MAX_TIMEOUT_S
+            notes.append(f"timeout lowered to the maximum, {timeout:.0f}s")
         if params.restart:
             notes.append(self._restart())
         if params.interrupt:
@@ -80,8 +90,6 @@ class BashTool(Tool[BashInput]):
                 stopped = self._shell.interrupt()
                 notes.append(self._stopped_note(stopped))
         if params.input is not None:
-            if params.command is not None:
-                return ToolResult.error("Give either `command` or `input`, not both.")
             if not self._busy:
                 return ToolResult.error(
                     "Nothing is running to receive the input. Run the program with `command` first."

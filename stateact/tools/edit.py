@@ -91,7 +91,8 @@ class EditTool(Tool[EditInput]):
     # -- paths and file access ---------------------------------------------------
     def _checked_path(self, path: str) -> str:
         if not path.startswith("/"):
-            hint = posixpath.join(self.context.sandbox.home, path.removeprefix("~/").lstrip("./"))
+            relative = "" if path == "~" else path.removeprefix("~/")
+            hint = posixpath.normpath(posixpath.join(self.context.sandbox.home, relative))
             raise EditError(f"The path must be absolute (start with /): `{path}`. Did you mean `{hint}`?")
         return posixpath.normpath(path)
 
@@ -109,7 +110,7 @@ class EditTool(Tool[EditInput]):
             raise EditError(f"Could not read {path}: {exc}") from None
 
     def _read_text(self, path: str) -> tuple[str, bytes]:
-        """The file as text with `\\n` line ends, and its raw bytes."""
+        """The file as text (CRLF line ends read as `\\n` when every line has one), and its raw bytes."""
         data = self._read_bytes(path)
         if b"\0" in data[:BINARY_SNIFF_BYTES]:
             raise EditError(_not_text(path, "is a binary file"))
@@ -117,11 +118,11 @@ class EditTool(Tool[EditInput]):
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             raise EditError(_not_text(path, "is not UTF-8 text")) from None
-        return text.replace("\r\n", "\n"), data
+        return (text.replace("\r\n", "\n") if _uses_crlf(data) else text), data
 
     def _write(self, path: str, text: str, previous: bytes | None) -> None:
         """Write `text` (keeping CRLF line ends if the file had them) and remember `previous` for undo."""
-        if previous is not None and b"\r\n" in previous:
+        if previous is not None and _uses_crlf(previous):
             text = text.replace("\n", "\r\n")
         try:
             self.context.sandbox.write_file(path, text.encode("utf-8"))
@@ -175,7 +176,7 @@ class EditTool(Tool[EditInput]):
             for line in listing.stdout.splitlines()
             if len(line) > 2
         ]
-        header = f"{path}/ ({settings.EDITOR_DIR_DEPTH} levels deep, hidden items left out):"
+        header = f"{path.rstrip('/')}/ ({settings.EDITOR_DIR_DEPTH} levels deep, hidden items left out):"
         body = "\n".join(entries) if entries else "(empty)"
         text = f"{header}\n{body}"
         if len(text) > settings.EDITOR_VIEW_CAP_CHARS:
@@ -285,6 +286,11 @@ def match_starts(text: str, needle: str) -> list[int]:
         starts.append(at)
         at = text.find(needle, at + len(needle))
     return starts
+
+
+def _uses_crlf(data: bytes) -> bool:
+    """Every line break is CRLF."""
+    return b"\r\n" in data and data.count(b"\r\n") == data.count(b"\n")
 
 
 def _not_text(path: str, what: str) -> str:

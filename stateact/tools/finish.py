@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from pydantic import BaseModel, Field
@@ -46,9 +47,12 @@ class FinishTool(Tool[FinishInput]):
     )
     Input = FinishInput
 
-    def __init__(self, context: RunContext, gate: Gate | None = None) -> None:
+    def __init__(
+        self, context: RunContext, gate: Gate | None = None, on_verdict: Callable[[bool], None] | None = None
+    ) -> None:
         self.context = context
         self.gate = gate
+        self.on_verdict = on_verdict
 
     def run(self, params: FinishInput) -> ToolResult:
         data = {"summary": params.summary, "infeasible": params.infeasible}
@@ -57,6 +61,8 @@ class FinishTool(Tool[FinishInput]):
             return ToolResult(text="Task ended.", terminal=True, data=data)
         verdict = self.gate.review()
         data["gate_passed"] = verdict.passed
+        if self.on_verdict is not None:
+            self.on_verdict(verdict.passed)
         if verdict.passed:
             return ToolResult(text=verdict.report(), terminal=True, data=data)
         if self.gate.exhausted:
