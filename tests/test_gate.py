@@ -14,12 +14,14 @@ from gate import FinishGate
 from gate.deliverables import mentioned_paths
 from gate.pregate import run_pregate
 from sandbox.local import LocalSandbox
-from stateact.loop import AgentLoop
+from stateact.harness import build_main_loop
+from stateact.loop import AgentLoop, Budget
 from stateact.messages import ToolUseBlock
 from stateact.meter import Meter
 from stateact.runlog import RunLog, read_events
 from stateact.runtime import RoleModels, RunContext
 from stateact.tools.finish import FinishTool
+from stateact.variants import get_variant
 
 ROWS = [("Pens", 3, 4), ("Paper", 10, 2.5), ("Ink", 2, 12), ("Tape", 5, 1.5)]
 MARKER = "NARRATION-MARKER-7f3a9c"
@@ -452,3 +454,47 @@ def test_bare_file_names_are_looked_up_under_home(sandbox):
 
     assert present.findings == [] and str(found) in [f["resolved"] for f in present.facts]
     assert [f.location for f in absent.findings] == ["summary.csv"]
+
+
+def test_main_loop_of_the_harness_corrects_its_work_through_the_gate(tmp_path, sandbox):
+    """The real main-loop assembly with the gate on its finish tool: FAIL, fix, PASS."""
+    path = Path(sandbox.home) / "sales.xlsx"
+    started = time.time() - 5
+    write_sales(path, totals=[12, 25, 99, 7.5])
+    fix = (
+        f"python3 -c \"import openpyxl; wb = openpyxl.load_workbook('{path}'); ws = wb.active; "
+        f"ws['D4'] = 24; ws['D6'] = 68.5; wb.save('{path}')\""
+    )
+    main_turns = [
+        {"text": f"{MARKER} all set", **call("finish", summary=f"Done {MARKER}")},
+        call("bash", command=fix),
+        call("finish", summary=f"Fixed D4 {MARKER}"),
+    ]
+    finding = {
+        "problem": "D4 is 99, Qty*Price is 24",
+        "location": f"{path} Sales!D4",
+        "evidence": "B4=2, C4=12",
+    }
+    gate_turns = [
+        call("inspect_spreadsheet", path=str(path)),
+        verdict(False, [finding]),
+        call("inspect_spreadsheet", path=str(path)),
+        verdict(True),
+    ]
+    task = instruction_for(str(path))
+    context = make_context(tmp_path, sandbox, task, gate_turns, main_turns)
+    main = build_main_loop(context, get_variant("stateact"), Budget(max_turns=10))
+    main.tools["finish"].gate = FinishGate(context, task_started_at=started)
+    try:
+        outcome = main.run(task)
+    finally:
+        main.close_tools()
+
+    assert outcome.status == "finished" and outcome.data["gate_passed"] is True
+    assert openpyxl.load_workbook(path).active["D4"].value == 24
+    gate_requests = context.provider("gate").requests
+    assert '{"cell":"D4","value":24}' in tool_result_texts(gate_requests[-1])
+    assert all(
+        MARKER not in r.system + "".join(m.model_dump_json() for m in r.messages) for r in gate_requests
+    )
+    assert [e["passed"] for e in events(context, "gate_verdict")] == [False, True]
