@@ -123,7 +123,10 @@ _WRITE_PATTERNS = re.compile(
     r"|\bshutil\b|\bsubprocess\b|\bpyautogui\b|\bpynput\b|\bunlink\s*\(|\btouch\s*\(|\brename\s*\("
     r"|\brmtree\b|\bexec\s*\(|\beval\s*\(|__import__|\bcompile\s*\(|\bimportlib\b"
     r"|\bcommit\s*\(|\bexecutescript\b|\b(?:INSERT|UPDATE|DELETE|DROP|CREATE|ALTER|REPLACE)\s"
-    r"|\bunlink\b|\bsystem\s*\(|`|\bqx\b|\bprint\s*\{",
+    r"|\bunlink\w*|\bsystem\s*\(|`|\bqx\b|\bprint\s*\{"
+    r"""|open\s*\([^)]*['"]\s*(?:>|\+<)"""  # perl open(F, ">x")
+    r"|\b(?:rm|rmdir|rename|copyFile|appendFile|mkdir|truncate|symlink|chmod)\w*Sync\b|\bappendFile\b"
+    r"|\bcopyFile\b|\bFile\.delete\b|\bFileUtils\b|\brunpy\b|\bctypes\b|\bchild_process\b",
     re.IGNORECASE,
 )
 _GIT_READERS = {
