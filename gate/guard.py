@@ -129,6 +129,8 @@ _WRITE_PATTERNS = re.compile(
     r"|\bcopyFile\b|\bFile\.delete\b|\bFileUtils\b|\brunpy\b|\bctypes\b|\bchild_process\b",
     re.IGNORECASE,
 )
+_SED_WRITE = re.compile(r"(?:^|[/;}\d$])\s*(?:[wW]\s+\S|e(?:\s|;|$))")
+"""sed's `w FILE` (also as the `s///w FILE` flag) and `e` (run a command) in a script argument."""
 _GIT_READERS = {
     "log",
     "status",
@@ -220,8 +222,8 @@ def _check_command_word(words: list[str], index: int) -> tuple[str | None, int |
         return f"`{name}` installs or changes packages; the gate may not change the machine", None
     if name == "sed" and any(a.startswith("-i") or a.startswith("--in-place") for a in args):
         return "`sed -i` edits files in place; the gate is read-only", None
-    if name == "sed" and any(re.search(r"(^|[;}\s])w\s|\bw /", a) for a in args):
-        return "`sed` with a `w` command writes a file; the gate is read-only", None
+    if name == "sed" and any(_SED_WRITE.search(a) for a in args if not a.startswith("-")):
+        return "`sed` with a `w` or `e` command writes files or runs commands; the gate is read-only", None
     if name in ("awk", "gawk") and any("inplace" in a or re.search(r">\s*\"", a) for a in args):
         return "`awk` writing to files is not allowed; the gate is read-only", None
     if name == "find" and any(
