@@ -316,9 +316,13 @@ def spreadsheet(path, sheet=None, cells=None, max_cells=400):
 
     path = expand(path)
     ext = os.path.splitext(path)[1].lower()
+    if ext == ".ods":
+        return ods_spreadsheet(path, sheet, cells, max_cells)
     if ext not in (".xlsx", ".xlsm"):
         return {
-            "error": "the spreadsheet probe reads .xlsx/.xlsm; for " + ext + " use file_facts or the shell"
+            "error": "the spreadsheet probe reads .xlsx, .xlsm and .ods; for "
+            + ext
+            + " use file_facts or the shell"
         }
     formulas = openpyxl.load_workbook(path, data_only=False)
     values = openpyxl.load_workbook(path, data_only=True)
@@ -364,6 +368,108 @@ def spreadsheet(path, sheet=None, cells=None, max_cells=400):
             "checkers that read values see them as empty"
         )
     return out
+
+
+ODF = {
+    "table": "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}",
+    "office": "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}",
+    "text": "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}",
+}
+ODS_MAX_REPEAT = 1000
+"""Repeated empty rows/columns (LibreOffice pads sheets with them) are expanded at most this far."""
+
+
+def column_letters(index):
+    letters = ""
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = chr(65 + rest) + letters
+    return letters
+
+
+def ods_cell_value(element):
+    kind = element.get(ODF["office"] + "value-type")
+    if kind in ("float", "percentage", "currency"):
+        number = float(element.get(ODF["office"] + "value"))
+        return int(number) if number.is_integer() else number
+    if kind == "date":
+        return element.get(ODF["office"] + "date-value")
+    if kind == "time":
+        return element.get(ODF["office"] + "time-value")
+    if kind == "boolean":
+        return element.get(ODF["office"] + "boolean-value") == "true"
+    text = "\n".join("".join(p.itertext()) for p in element.findall(ODF["text"] + "p"))
+    return text if kind or text else None
+
+
+def ods_sheets(path):
+    """Sheet name -> {coordinate: entry} for the non-empty cells of an .ods file."""
+    with zipfile.ZipFile(path) as archive:
+        root = ET.fromstring(archive.read("content.xml"))
+    sheets = {}
+    for table in root.iter(ODF["table"] + "table"):
+        cells, row_number = {}, 0
+        for row in table.iter(ODF["table"] + "table-row"):
+            rows = int(row.get(ODF["table"] + "number-rows-repeated", "1"))
+            parsed, column = [], 0
+            for element in row:
+                if not element.tag.endswith(("}table-cell", "}covered-table-cell")):
+                    continue
+                repeat = int(element.get(ODF["table"] + "number-columns-repeated", "1"))
+                value, formula = ods_cell_value(element), element.get(ODF["table"] + "formula")
+                if value is not None or formula:
+                    parsed.extend(
+                        (column + i + 1, value, formula) for i in range(min(repeat, ODS_MAX_REPEAT))
+                    )
+                column += repeat
+            for offset in range(min(rows, ODS_MAX_REPEAT) if parsed else 0):
+                for col, value, formula in parsed:
+                    entry = {"cell": column_letters(col) + str(row_number + offset + 1), "value": value}
+                    if formula:
+                        entry["formula"] = formula
+                    cells[entry["cell"]] = entry
+            row_number += rows
+        sheets[table.get(ODF["table"] + "name")] = cells
+    return sheets
+
+
+def ods_spreadsheet(path, sheet, cells, max_cells):
+    from_ref = None
+    if cells:
+        match = re.fullmatch(r"([A-Z]+)(\d+)(?::([A-Z]+)(\d+))?", cells.upper())
+        if not match:
+            return {"error": "cells must look like A1 or A1:D20"}
+        first_col, first_row, last_col, last_row = match.groups()
+        from_ref = (
+            column_number(first_col),
+            int(first_row),
+            column_number(last_col or first_col),
+            int(last_row or first_row),
+        )
+    sheets = ods_sheets(path)
+    names = list(sheets)
+    out = {"path": path, "sheets": [{"name": n, "non_empty_cells": len(c)} for n, c in sheets.items()]}
+    name = sheet or (names[0] if names else None)
+    if name not in sheets:
+        out["error"] = "no sheet named " + repr(name) + "; sheets: " + ", ".join(names)
+        return out
+    picked = []
+    for entry in sheets[name].values():
+        letters, number = re.fullmatch(r"([A-Z]+)(\d+)", entry["cell"]).groups()
+        col = column_number(letters)
+        if from_ref and not (from_ref[0] <= col <= from_ref[2] and from_ref[1] <= int(number) <= from_ref[3]):
+            continue
+        picked.append(entry)
+    out.update(sheet=name, cells=picked[:max_cells], truncated=len(picked) > max_cells)
+    out["note"] = "ods: values and formulas only (no number formats or charts)"
+    return out
+
+
+def column_number(letters):
+    number = 0
+    for char in letters:
+        number = number * 26 + ord(char) - 64
+    return number
 
 
 def cell_entry(cell, cached):

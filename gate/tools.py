@@ -101,7 +101,7 @@ class InspectSpreadsheet(ProbeTool):
     name = "inspect_spreadsheet"
     probe = "spreadsheet"
     description = (
-        "Read an .xlsx workbook: its sheets (dimensions, charts with type and title, images, merged cells) and "
+        "Read an .xlsx workbook (or an .ods: values and formulas only): its sheets (dimensions, charts with type and title, images, merged cells) and "
         "the cells of one sheet: cached value, formula, number format. Formulas with no cached value are "
         "flagged. Give `cells` as a range such as 'A1:F40' to read a block, empty cells included."
     )

@@ -160,3 +160,27 @@ def test_probe_on_a_missing_file_is_an_error_result_not_a_crash(sandbox):
 def test_screenshot_without_a_display_is_a_clear_error(sandbox):
     result, _ = invoke(Screenshot(sandbox))
     assert result.is_error and "no display" in result.text
+
+
+def test_spreadsheet_probe_reads_ods_saved_by_libreoffice(sandbox):
+    source = Path(sandbox.home) / "book.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Data"
+    ws.append(["Item", "Qty"])
+    ws.append(["pens", 3])
+    ws.append(["ink", 4.5])
+    ws["B4"] = "=SUM(B2:B3)"
+    ws["D1000"] = "far"
+    wb.save(source)
+    sandbox.run(f"soffice --headless --norestore --convert-to ods --outdir {sandbox.home} {source}", 120)
+
+    _, everything = invoke(InspectSpreadsheet(sandbox), path="~/book.ods")
+    _, block = invoke(InspectSpreadsheet(sandbox), path="~/book.ods", cells="B3:B4")
+
+    assert everything["sheets"] == [{"name": "Data", "non_empty_cells": 8}]
+    assert {"cell": "D1000", "value": "far"} in everything["cells"]
+    assert block["cells"] == [
+        {"cell": "B3", "value": 4.5},
+        {"cell": "B4", "value": 7.5, "formula": "of:=SUM([.B2:.B3])"},
+    ]
