@@ -229,6 +229,26 @@ def formula_problems(path, limit=10):
     return {"uncached": uncached, "errors": errors}
 
 
+def ods_formula_problems(path, limit=10):
+    """Cells of an .ods whose saved value is a spreadsheet error (LibreOffice always caches results)."""
+    errors = []
+    for name, cells in ods_sheets(path).items():
+        for entry in cells.values():
+            if (
+                isinstance(entry["value"], str)
+                and entry["value"] in SPREADSHEET_ERRORS
+                and len(errors) < limit
+            ):
+                errors.append(
+                    {
+                        "cell": name + "!" + entry["cell"],
+                        "value": entry["value"],
+                        "formula": entry.get("formula"),
+                    }
+                )
+    return {"uncached": [], "errors": errors}
+
+
 def readonly_uri(path):
     return "file:" + urllib.parse.quote(path) + "?mode=ro"
 
@@ -279,9 +299,9 @@ def one_file_facts(path, since, parse):
     fact["format_matches_extension"] = format_matches(ext, fact["format"])
     if parse:
         fact["parse_error"] = parse_check(path, ext)
-        if ext in ("xlsx", "xlsm") and not fact["parse_error"]:
+        if ext in ("xlsx", "xlsm", "ods") and not fact["parse_error"]:
             try:
-                problems = formula_problems(path)
+                problems = formula_problems(path) if ext != "ods" else ods_formula_problems(path)
                 fact["uncached_formulas"], fact["error_cells"] = problems["uncached"], problems["errors"]
             except Exception as exc:  # reported, never fatal to the other facts
                 fact["formula_check_error"] = type(exc).__name__ + ": " + str(exc)[:200]

@@ -51,6 +51,14 @@ def write_sales(path: Path, totals: list[float] | None = None, formulas: bool = 
     wb.save(path)
 
 
+def write_division_by_zero(path: Path) -> None:
+    """The sales workbook with formulas, D4 dividing by zero."""
+    write_sales(path, formulas=True)
+    book = openpyxl.load_workbook(path)
+    book["Sales"]["D4"] = "=B4/0"
+    book.save(path)
+
+
 def recalculate(sandbox: LocalSandbox, path: Path) -> None:
     """Let LibreOffice compute and cache the formulas, as saving from Calc would."""
     out = path.parent / "recalc"
@@ -427,10 +435,7 @@ def test_unusable_gate_model_gives_an_undecided_verdict_not_a_crash(tmp_path, sa
 
 def test_saved_error_values_fail_the_pregate(tmp_path, sandbox):
     path = Path(sandbox.home) / "sales.xlsx"
-    write_sales(path, formulas=True)
-    book = openpyxl.load_workbook(path)
-    book["Sales"]["D4"] = "=B4/0"
-    book.save(path)
+    write_division_by_zero(path)
     recalculate(sandbox, path)
     context = make_context(tmp_path, sandbox, instruction_for(str(path)), [])
 
@@ -498,3 +503,16 @@ def test_main_loop_of_the_harness_corrects_its_work_through_the_gate(tmp_path, s
         MARKER not in r.system + "".join(m.model_dump_json() for m in r.messages) for r in gate_requests
     )
     assert [e["passed"] for e in events(context, "gate_verdict")] == [False, True]
+
+
+def test_saved_error_values_in_ods_fail_the_pregate(tmp_path, sandbox):
+    source = Path(sandbox.home) / "sales.xlsx"
+    write_division_by_zero(source)
+    sandbox.run(f"soffice --headless --norestore --convert-to ods --outdir {sandbox.home} {source}", 120)
+    path = Path(sandbox.home) / "sales.ods"
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), [])
+
+    result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+    assert result.source == "pregate"
+    assert "Sales!D4 = #DIV/0! (formula of:=[.B4]/0)" in result.findings[0].evidence
