@@ -31,13 +31,19 @@ def invoke(tool, **tool_input):
     return result, (json.loads(result.text) if result.text.startswith("{") else None)
 
 
-def test_spreadsheet_probe_reports_values_formulas_formats_and_charts(sandbox):
-    path = Path(sandbox.home) / "book.xlsx"
+def data_sheet(*rows: list):
+    """A workbook whose active sheet `Data` holds `rows`."""
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "Data"
-    ws.append(["Month", "Share"])
-    ws.append(["Jan", 0.25])
+    for row in rows:
+        ws.append(row)
+    return wb, ws
+
+
+def test_spreadsheet_probe_reports_values_formulas_formats_and_charts(sandbox):
+    path = Path(sandbox.home) / "book.xlsx"
+    wb, ws = data_sheet(["Month", "Share"], ["Jan", 0.25])
     ws["B2"].number_format = "0.00%"
     ws["B3"] = "=B2*2"
     chart = BarChart()
@@ -164,12 +170,7 @@ def test_screenshot_without_a_display_is_a_clear_error(sandbox):
 
 def test_spreadsheet_probe_reads_ods_saved_by_libreoffice(sandbox):
     source = Path(sandbox.home) / "book.xlsx"
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "Data"
-    ws.append(["Item", "Qty"])
-    ws.append(["pens", 3])
-    ws.append(["ink", 4.5])
+    wb, ws = data_sheet(["Item", "Qty"], ["pens", 3], ["ink", 4.5])
     ws["B4"] = "=SUM(B2:B3)"
     ws["D1000"] = "far"
     wb.save(source)
