@@ -170,8 +170,12 @@ class FinishGate:
                 brief["cells_named_in_the_instruction"] = self._named_cells(fact["resolved"], refs)
         lines = [json.dumps(b, ensure_ascii=False) for b in briefs] or ["(no file paths named)"]
         template = (PROMPTS / "task.md").read_text(encoding="utf-8")
+        recent, open_documents = self._home_state()
         return template.format(
-            instruction=self.context.task, facts="\n".join(lines), recent=self._recent_files()
+            instruction=self.context.task,
+            facts="\n".join(lines),
+            recent=recent,
+            open_documents=open_documents,
         )
 
     def _named_cells(self, path: str, refs: list[str]) -> list | str:
@@ -181,19 +185,21 @@ class FinishGate:
             return f"(could not read: {exc})"
         return found.get("cells", found.get("error", ""))
 
-    def _recent_files(self) -> str:
-        if self.task_started_at is None:
-            return "(unknown: no task start time)"
+    def _home_state(self) -> tuple[str, str]:
+        """(files changed since the task started, documents open in LibreOffice) as text lines."""
         try:
-            found = run_probe(self.context.sandbox, "recent_files", since=self.task_started_at)
+            found = run_probe(self.context.sandbox, "home_state", since=self.task_started_at)
         except ProbeError as exc:
             found = {"error": str(exc)}
         if "error" in found:
-            return f"(could not list: {found['error']})"
-        lines = [f"{f['modified']}  {f['path']}" for f in found["files"]] or ["(none)"]
+            problem = f"(could not list: {found['error']})"
+            return problem, problem
+        recent = [f"{f['modified']}  {f['path']}" for f in found["recent"]] or ["(none)"]
         if found["more"]:
-            lines.append(f"... and {found['more']} more")
-        return "\n".join(lines)
+            recent.append(f"... and {found['more']} more")
+        if self.task_started_at is None:
+            recent = ["(unknown: no task start time)"]
+        return "\n".join(recent), "\n".join(found["open_in_libreoffice"]) or "(none)"
 
     def _take_snapshot(self, scope: str, files: list[str]) -> Snapshot | None:
         try:

@@ -751,26 +751,31 @@ def data(path, start=1, limit=300, as_text=False):
     return facts
 
 
-def recent_files(since, limit=50):
-    """Files under the home folder (hidden folders skipped) modified after `since`, newest first."""
-    found = []
+def home_state(since=None, limit=50):
+    """Files under the home folder (hidden folders skipped) modified after `since`, newest first, and the
+    documents LibreOffice holds open there (their lock files)."""
+    found, open_documents = [], []
     for root, dirs, files in os.walk(os.path.expanduser("~")):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         for name in files:
             path = os.path.join(root, name)
+            if name.startswith(".~lock.") and name.endswith("#"):
+                open_documents.append(os.path.join(root, name[len(".~lock.") : -1]))
+                continue
             try:
                 mtime = os.stat(path).st_mtime
             except OSError:
                 continue
-            if mtime > since:
+            if since is not None and mtime > since:
                 found.append((mtime, path))
     found.sort(reverse=True)
     return {
-        "files": [
+        "recent": [
             {"path": p, "modified": datetime.datetime.fromtimestamp(m).isoformat(timespec="seconds")}
             for m, p in found[:limit]
         ],
         "more": max(0, len(found) - limit),
+        "open_in_libreoffice": sorted(open_documents)[:limit],
     }
 
 
@@ -903,7 +908,7 @@ PROBES = {
     "presentation": presentation,
     "data": data,
     "sqlite": sqlite,
-    "recent_files": recent_files,
+    "home_state": home_state,
     "named_cells": named_cells,
     "snapshot_take": snapshot_take,
     "snapshot_check": snapshot_check,

@@ -305,21 +305,45 @@ def test_gate_requests_hold_none_of_the_main_agents_history(tmp_path, sandbox):
     assert context.meter.by_role["gate"].turns == 3
 
 
-def test_document_held_open_by_libreoffice_fails_the_pregate(tmp_path, sandbox):
-    path = Path(sandbox.home) / "sales.xlsx"
-    write_sales(path)
-    sandbox.launch(f"soffice --headless --norestore --calc {path}")
+def open_in_libreoffice(sandbox: LocalSandbox, path: Path) -> Path:
+    """Open a document in a real headless LibreOffice and wait for its lock file."""
+    sandbox.launch(f"soffice --headless --norestore {path}")
     lock = path.parent / f".~lock.{path.name}#"
     deadline = time.monotonic() + 60
     while not lock.exists() and time.monotonic() < deadline:
         time.sleep(0.3)
     assert lock.exists(), "LibreOffice did not open the document"
+    return lock
+
+
+def test_document_held_open_by_libreoffice_fails_the_pregate(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_sales(path)
+    lock = open_in_libreoffice(sandbox, path)
     context = make_context(tmp_path, sandbox, instruction_for(str(path)), [])
 
     result = FinishGate(context, task_started_at=time.time() - 60).review()
 
     assert not result.passed and result.source == "pregate"
     assert "open in LibreOffice" in result.findings[0].problem and lock.name in result.findings[0].evidence
+
+
+def test_gate_is_told_which_documents_libreoffice_holds_open(tmp_path, sandbox):
+    source = Path(sandbox.home) / "sales.xlsx"
+    write_sales(source)
+    os.utime(source, (time.time() - 3600, time.time() - 3600))  # an input from before the task
+    open_in_libreoffice(sandbox, source)
+    report = Path(sandbox.home) / "report.csv"
+    report.write_text("total\n68.5\n")
+    task = f"Using the workbook {source}, write the grand total to {report}."
+    context = make_context(tmp_path, sandbox, task, [verdict(True)])
+
+    result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+    first = context.provider("gate").requests[0].messages[0].text()
+    assert result.passed and first.split("holds open under the home folder (lock files):")[1].strip() == str(
+        source
+    )
 
 
 def test_uncached_formulas_and_stale_files_fail_the_pregate(tmp_path, sandbox):
