@@ -70,7 +70,7 @@ class Snapshot:
         )
         if "error" in result:
             raise RuntimeError(f"gate snapshot failed: {result['error']}")
-        summary = {k: result[k] for k in ("files", "copies", "copied_bytes", "capped")}
+        summary = {k: result[k] for k in ("store", "files", "copies", "copied_bytes", "capped")}
         return cls(sandbox, scope, result["store"], result["state_sha256"], summary)
 
     def check_and_restore(self) -> Check:
