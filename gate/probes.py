@@ -26,4 +26,7 @@ def run_probe(sandbox: Sandbox, probe: str, timeout: float = settings.GATE_PROBE
         raise ProbeError(
             f"probe {probe} returned no result (exit {result.returncode}): {(result.stderr or result.stdout)[-800:]}"
         )
-    return json.loads(payload)
+    try:
+        return json.loads(payload)
+    except json.JSONDecodeError as exc:
+        raise ProbeError(f"probe {probe} returned unreadable output: {exc}") from exc
