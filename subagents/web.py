@@ -108,12 +108,10 @@ class DelegateWebTool(Tool):
         self.run_context = context
         self.session = BrowserSession(context.sandbox, cdp_url=cdp_url)
         self.budget = Budget(max_turns=max_steps, max_usd=None, max_seconds=max_seconds)
-        self.delegations = 0
 
     def run(self, params: Input) -> ToolResult:
-        self.delegations += 1
-        scope = f"web#{self.delegations}"
         log = self.run_context.log
+        scope = log.next_scope("web")
         try:
             self.session.start()
             first_look = self.session.observe()
