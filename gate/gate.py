@@ -245,6 +245,8 @@ def sandbox_clock(sandbox: Sandbox) -> float | None:
 def _brief_fact(fact: dict) -> dict:
     keep = ("path", "resolved", "exists", "size", "mtime_text", "modified_after_start", "format", "lock_file")
     brief = {k: fact[k] for k in keep if k in fact and fact[k] is not None}
+    if brief.get("resolved") == brief.get("path"):
+        del brief["resolved"]
     if fact.get("same_name_elsewhere"):
         brief["same_name_elsewhere"] = fact["same_name_elsewhere"]
     return brief
