@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import itertools
 import os
-import re
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from shlex import quote as _quote
 
 import pexpect
 
 from sandbox.base import ShellOutput
-from sandbox.prompt_marker import EXIT_NOTE, INTERRUPTED_NOTE, PromptMarker, restart_note
+from sandbox.marker_shell import MarkerShell, PromptMarker, clean_terminal_text
 from stateact import settings
 
 NONINTERACTIVE_ENV = {
@@ -39,17 +38,8 @@ NONINTERACTIVE_ENV = {
     "PYTHONUNBUFFERED": "1",
 }
 
-_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
 
-
-def clean_terminal_text(text: str) -> str:
-    """Normalize newlines and remove escape sequences and control characters."""
-    text = _ANSI.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
-    return _CONTROL_CHARS.sub("", text)
-
-
-class BashSession:
+class BashSession(MarkerShell):
     """One bash process behind a pty. Not thread-safe; one caller at a time."""
 
     def __init__(
@@ -102,56 +92,25 @@ class BashSession:
             self._child.close(force=True)
         self._child = None
 
-    @property
-    def busy(self) -> bool:
-        """True while a command started earlier has not finished."""
-        return self._busy
-
     # -- commands ----------------------------------------------------------
-    def run(self, command: str, timeout: float = settings.BASH_SOFT_TIMEOUT_S) -> ShellOutput:
-        if self._busy:
-            raise RuntimeError("a command is still running")
+    def _send_command(self, command: str) -> None:
         script = self._scratch / f"cmd_{next(self._counter)}.sh"
         script.write_text(command + "\n", encoding="utf-8")
         self._child.sendline(f". {_quote(str(script))}")
-        self._busy = True
-        return self._collect(timeout)
-
-    def wait(self, timeout: float = settings.BASH_SOFT_TIMEOUT_S) -> ShellOutput:
-        """Wait more for the running command; returns what it printed since the last call."""
-        return self._collect(timeout)
 
     def send_input(self, text: str, timeout: float = settings.BASH_SOFT_TIMEOUT_S) -> ShellOutput:
         """Type text into the running command (a newline is not added)."""
         self._child.send(text)
         return self._collect(timeout)
 
-    def interrupt(self) -> ShellOutput:
-        """Ctrl-C, then SIGQUIT, then SIGKILL of the foreground group, then a restart."""
-        collected = ""
-        for step in (self._send_ctrl_c, self._send_sigquit, self._kill_foreground):
-            step()
-            out = self._collect(settings.BASH_INTERRUPT_GRACE_S)
-            collected += out.output
-            if not out.running:
-                return ShellOutput(collected, out.exit_code, out.cwd, note=INTERRUPTED_NOTE)
-        restarted = self.restart()
-        return ShellOutput(collected, None, restarted.cwd, note=restarted.note)
-
-    def restart(self) -> ShellOutput:
-        """Start a fresh shell in the last known working directory."""
-        last_cwd = self.cwd
-        self.close()
-        self._start_cwd = last_cwd if os.path.isdir(last_cwd) else self._start_cwd
-        self._spawn()
-        return ShellOutput(
-            "",
-            None,
-            self.cwd,
-            note=restart_note(self.cwd),
-        )
-
     # -- internals -----------------------------------------------------------
+    def _interrupt_steps(self) -> tuple[Callable[[], None], ...]:
+        """Ctrl-C, then SIGQUIT, then SIGKILL of the foreground group."""
+        return (self._send_ctrl_c, self._send_sigquit, self._kill_foreground)
+
+    def _is_dir(self, path: str) -> bool:
+        return os.path.isdir(path)
+
     def _send_ctrl_c(self) -> None:
         self._child.sendintr()
 
@@ -170,10 +129,8 @@ class BashSession:
         """Read until the prompt marker or the timeout, whichever comes first."""
         deadline = time.monotonic() + max(0.0, timeout)
         while True:
-            done = self._marker.finished(clean_terminal_text)
+            done = self._take_finished()
             if done is not None:
-                self._busy = False
-                self.cwd = done.cwd
                 return done
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -186,9 +143,7 @@ class BashSession:
                 continue
             except pexpect.EOF:
                 return self._died()
-        return ShellOutput(self._marker.partial(clean_terminal_text), None, self.cwd, running=True)
+        return ShellOutput(self._marker.partial(), None, self.cwd, running=True)
 
-    def _died(self) -> ShellOutput:
-        leftover = self._marker.drain(clean_terminal_text)
-        restarted = self.restart()
-        return ShellOutput(leftover, None, restarted.cwd, note=EXIT_NOTE + restarted.note)
+
+__all__ = ["NONINTERACTIVE_ENV", "BashSession", "clean_terminal_text"]

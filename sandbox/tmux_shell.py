@@ -31,15 +31,16 @@ import codecs
 import itertools
 import secrets
 import time
+from collections.abc import Callable
 from shlex import quote
 
 from sandbox.base import Sandbox, SandboxError, ShellOutput
-from sandbox.bash_session import NONINTERACTIVE_ENV, clean_terminal_text
-from sandbox.prompt_marker import EXIT_NOTE, INTERRUPTED_NOTE, PromptMarker, restart_note
+from sandbox.bash_session import NONINTERACTIVE_ENV
+from sandbox.marker_shell import MarkerShell, PromptMarker
 from stateact import settings
 
 
-class TmuxShell:
+class TmuxShell(MarkerShell):
     """One bash in a tmux pane inside `sandbox`, driven through `sandbox.run` and `sandbox.write_file`."""
 
     def __init__(self, sandbox: Sandbox, cwd: str, env: dict[str, str] | None = None) -> None:
@@ -92,24 +93,11 @@ class TmuxShell:
             self._alive = False
             self._sandbox.run(f"{self._tmux()} kill-server; rm -rf {self._dir}", timeout=10)
 
-    @property
-    def busy(self) -> bool:
-        """True while a command started earlier has not finished."""
-        return self._busy
-
     # -- commands ----------------------------------------------------------------
-    def run(self, command: str, timeout: float = settings.BASH_SOFT_TIMEOUT_S) -> ShellOutput:
-        if self._busy:
-            raise RuntimeError("a command is still running")
+    def _send_command(self, command: str) -> None:
         script = f"{self._dir}/cmd_{next(self._counter)}.sh"
         self._sandbox.write_file(script, (command + "\n").encode())
         self._keys(f"-l -- {quote('. ' + script)}", "Enter")
-        self._busy = True
-        return self._collect(timeout)
-
-    def wait(self, timeout: float = settings.BASH_SOFT_TIMEOUT_S) -> ShellOutput:
-        """Wait more for the running command; returns what it printed since the last call."""
-        return self._collect(timeout)
 
     def send_input(self, text: str, timeout: float = settings.BASH_SOFT_TIMEOUT_S) -> ShellOutput:
         """Type text into the running command (a newline is not added)."""
@@ -124,37 +112,14 @@ class TmuxShell:
             self._keys(*keys)
         return self._collect(timeout)
 
-    def interrupt(self) -> ShellOutput:
-        """Ctrl-C, then Ctrl-\\, then SIGKILL of the foreground group, then a restart."""
-        collected = ""
-        for step in ("C-c", "C-\\\\", None):
-            if step is None:
-                self._kill_foreground()
-            else:
-                self._keys(step)
-            out = self._collect(settings.BASH_INTERRUPT_GRACE_S)
-            collected += out.output
-            if not out.running:
-                return ShellOutput(collected, out.exit_code, out.cwd, note=INTERRUPTED_NOTE)
-        restarted = self.restart()
-        return ShellOutput(collected, None, restarted.cwd, note=restarted.note)
-
-    def restart(self) -> ShellOutput:
-        """Start a fresh shell in the last known working directory."""
-        last_cwd = self.cwd
-        self.close()
-        if self._sandbox.run(f"test -d {quote(last_cwd)}", timeout=10).ok:
-            self._start_cwd = last_cwd
-        self._spawn()
-        self._busy = False
-        return ShellOutput(
-            "",
-            None,
-            self.cwd,
-            note=restart_note(self.cwd),
-        )
-
     # -- internals -----------------------------------------------------------------
+    def _interrupt_steps(self) -> tuple[Callable[[], None], ...]:
+        """Ctrl-C, then Ctrl-\\, then SIGKILL of the pane's foreground group."""
+        return (lambda: self._keys("C-c"), lambda: self._keys("C-\\\\"), self._kill_foreground)
+
+    def _is_dir(self, path: str) -> bool:
+        return self._sandbox.run(f"test -d {quote(path)}", timeout=10).ok
+
     def _keys(self, *groups: str) -> None:
         target = f"-t {self._name}"
         command = " \\; ".join(f"send-keys {target} {group}" for group in groups)
@@ -192,10 +157,8 @@ class TmuxShell:
         deadline = time.monotonic() + max(0.0, timeout)
         delay = settings.VM_SHELL_POLL_S
         while True:
-            done = self._marker.finished(clean_terminal_text)
+            done = self._take_finished()
             if done is not None:
-                self._busy = False
-                self.cwd = done.cwd
                 return done
             if self._read_new():
                 delay = settings.VM_SHELL_POLL_S
@@ -207,9 +170,4 @@ class TmuxShell:
                 return self._died()
             time.sleep(min(delay, remaining))
             delay = min(delay * 2, settings.VM_SHELL_POLL_MAX_S)
-        return ShellOutput(self._marker.partial(clean_terminal_text), None, self.cwd, running=True)
-
-    def _died(self) -> ShellOutput:
-        leftover = self._marker.drain(clean_terminal_text)
-        restarted = self.restart()
-        return ShellOutput(leftover, None, restarted.cwd, note=EXIT_NOTE + restarted.note)
+        return ShellOutput(self._marker.partial(), None, self.cwd, running=True)
