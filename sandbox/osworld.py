@@ -46,6 +46,10 @@ def sandbox_from_spec(spec: str, workdir: Path, display: bool = False) -> Sandbo
     raise SandboxError(f"unknown sandbox {spec!r}: use `local` or `osworld://HOST:PORT`")
 
 
+class VMTimeout(SandboxError):
+    """The VM server took longer than the HTTP timeout to answer."""
+
+
 class OSWorldSandbox(Sandbox):
     """An OSWorld VM reached through its HTTP server at `base_url` (e.g. http://127.0.0.1:5000)."""
 
@@ -87,18 +91,28 @@ class OSWorldSandbox(Sandbox):
 
     # -- HTTP ------------------------------------------------------------------
     def _request(self, method: str, path: str, *, timeout: float | None = None, **kwargs) -> httpx.Response:
-        """One call with retries on connection failures (and on 5xx for reads, which are idempotent)."""
+        """One call. Connection failures are retried (the request never arrived); dropped connections and
+        5xx answers only for reads, which are safe to repeat."""
         if self._client is None:
             raise SandboxError("the OSWorld sandbox is not started")
         idempotent = method == "GET" or path in ("/file", "/screen_size", "/list_directory")
+        timeout = timeout or self.request_timeout_s
         delay = self.backoff_s
         last_error = ""
         for attempt in range(1, self.retries + 1):
             try:
-                response = self._client.request(
-                    method, path, timeout=timeout or self.request_timeout_s, **kwargs
-                )
-            except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError) as exc:
+                response = self._client.request(method, path, timeout=timeout, **kwargs)
+            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                last_error = f"{type(exc).__name__}: {exc}"
+            except httpx.TimeoutException as exc:
+                raise VMTimeout(
+                    f"the OSWorld VM at {self.base_url} did not answer {path} within {timeout:.0f}s"
+                ) from exc
+            except httpx.TransportError as exc:
+                if not idempotent:
+                    raise SandboxError(
+                        f"the connection to {self.base_url} broke during {path}: {exc}"
+                    ) from exc
                 last_error = f"{type(exc).__name__}: {exc}"
             else:
                 if not (idempotent and response.status_code >= 500):
@@ -120,8 +134,8 @@ class OSWorldSandbox(Sandbox):
                 json={"command": command, "shell": shell},
                 timeout=min(timeout, settings.VM_EXECUTE_LIMIT_S) + 15,
             )
-        except httpx.ReadTimeout:
-            return CommandResult(124, "", f"[no answer from the VM within {timeout:.0f}s]")
+        except VMTimeout as exc:
+            return CommandResult(124, "", f"[{exc}]")
         if response.status_code >= 500:
             message = _json(response).get("message", response.text[:500])
             return CommandResult(124, "", f"[the VM server stopped the command: {message}]")
@@ -160,6 +174,7 @@ class OSWorldSandbox(Sandbox):
             raise SandboxError(f"could not open {path} (HTTP {response.status_code}): {response.text[:500]}")
 
     def open_shell(self, scratch_dir: Path) -> Shell:
+        """A TmuxShell inside the VM; it keeps its own files in the VM's /tmp (`scratch_dir` is unused)."""
         shell = TmuxShell(self, cwd=self.home)
         self._shells.append(shell)
         return shell

@@ -39,6 +39,8 @@ class VMServer:
     def __init__(self, sandbox: LocalSandbox) -> None:
         self.sandbox = sandbox
         self.requests: list[str] = []
+        self.fail_next: dict[str, int] = {}
+        """Route -> how many of its next requests answer HTTP 500 (to exercise client retries)."""
         handler = type("Handler", (_Handler,), {"vm": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -186,8 +188,18 @@ class _Handler(BaseHTTPRequestHandler):
         return {key: values[0] for key, values in parse_qs(raw.decode()).items()}
 
     # -- routes ----------------------------------------------------------------------
+    def _injected_failure(self) -> bool:
+        if self.vm.fail_next.get(self.path, 0) > 0:
+            self.vm.fail_next[self.path] -= 1
+            self._body()
+            self._send(500, {"status": "error", "message": "injected failure"})
+            return True
+        return False
+
     def do_GET(self) -> None:  # noqa: N802
         self.vm.requests.append(f"GET {self.path}")
+        if self._injected_failure():
+            return
         if self.path == "/platform":
             self._send(200, "Linux")
         elif self.path == "/screenshot":
@@ -205,6 +217,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802
         self.vm.requests.append(f"POST {self.path}")
+        if self._injected_failure():
+            return
         route = self.path
         if route in ("/execute", "/setup/execute"):
             self._send(*self.vm.execute(self._json()))
