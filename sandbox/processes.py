@@ -7,6 +7,7 @@ it moved to (LibreOffice, browsers and `cmd &` jobs included).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -33,10 +34,8 @@ def tagged_pids(tag: str) -> list[int]:
 
 def _signal_all(pids: list[int], sig: int) -> None:
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
 
 
 def kill_tagged(tag: str, grace_s: float = 2.0) -> int:

@@ -18,8 +18,22 @@ from stateact.context import ContextManager, PassThrough
 from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.meter import Meter
 from stateact.models.base import ContextLengthError, ModelProvider, ModelRequest, ProviderError
+from stateact.prompts import PROMPTS_DIR
 from stateact.runlog import RunLog
 from stateact.tools.base import Tool, ToolResult
+
+TEXT_REPLY_NUDGE = (PROMPTS_DIR / "text_reply_nudge.md").read_text(encoding="utf-8").strip()
+"""Sent when a loop that must act through tools gets a reply without a tool call."""
+CUT_OFF_CALL = (
+    "Not run: your reply hit the output token limit while writing this call, so its arguments may be "
+    "incomplete. Send it again in smaller pieces (for example, write a long file in several steps)."
+)
+
+UNKNOWN_OUTCOME = (
+    "The run was interrupted while this call was pending or running: its outcome is unknown. "
+    "Check the machine's state before relying on it."
+)
+"""The result given to a tool call whose run was cut short by an interrupt or a crash."""
 
 Injection = Callable[[], str | None]
 """Live text appended after the latest message of every request (e.g. the plan)."""
@@ -99,9 +113,16 @@ class AgentLoop:
     def run(self, task: str | list[TextBlock | ImageBlock]) -> LoopOutcome:
         """Start on a task and loop until a terminal tool result, a reply, a budget or an error."""
         content = [TextBlock(text=task)] if isinstance(task, str) else list(task)
+        self._started = time.monotonic()
         self.log.emit("loop_start", self.scope, model=self.model.spec, tools=sorted(self.tools))
         self.append(Message(role="user", content=content))
         return self.resume()
+
+    def restore(self, messages: list[Message], turns: int, elapsed_s: float) -> None:
+        """Take up an earlier history (a resumed run): no message is logged again."""
+        self.messages = list(messages)
+        self.turns = turns
+        self._started = time.monotonic() - elapsed_s
 
     def resume(self) -> LoopOutcome:
         """Continue from the current history (its last message must be from the user)."""
@@ -122,16 +143,11 @@ class AgentLoop:
                     text = response.message().text()
                     if self.nudge_text_replies and nudges < settings.TEXT_REPLY_NUDGES:
                         nudges += 1
-                        self.append(
-                            Message.user_text(
-                                "You replied without calling a tool. Continue the task with a tool call; "
-                                "when the task is complete, call `finish`."
-                            )
-                        )
+                        self.append(Message.user_text(TEXT_REPLY_NUDGE))
                         continue
                     return self._end(LoopOutcome("replied", text, self.turns))
                 nudges = 0
-                terminal = self._run_tools(calls)
+                terminal = self._run_tools(calls, cut_off=calls[-1] if response.truncated else None)
                 if terminal is not None:
                     return self._end(LoopOutcome("finished", terminal.text, self.turns, terminal.data))
         except KeyboardInterrupt:
@@ -147,45 +163,64 @@ class AgentLoop:
             chars=sum(len(b.text) for m in request.messages for b in m.content if isinstance(b, TextBlock)),
         )
         started = time.monotonic()
-        try:
-            response = self.model.complete(request)
-        except ContextLengthError as exc:
-            self.log.emit("context_overflow", self.scope, message=str(exc))
-            if not self.context.on_overflow(self):
-                raise
-            response = self.model.complete(self.build_request())
+        recoveries = 0
+        while True:
+            try:
+                response = self.model.complete(request)
+                break
+            except ContextLengthError as exc:
+                self.log.emit("context_overflow", self.scope, message=str(exc), recoveries=recoveries)
+                if recoveries >= settings.CONTEXT_OVERFLOW_RECOVERIES or not self.context.on_overflow(self):
+                    raise
+                recoveries += 1
+                request = self.build_request()
         self.turns += 1
         usd = self.meter.record(self.role, self.model.name, response.usage)
         self.log.emit(
             "response",
             self.scope,
+            role=self.role,
             turn=self.turns,
             stop_reason=response.stop_reason,
             usage=response.usage.model_dump(),
             usd=round(usd, 6),
             seconds=round(time.monotonic() - started, 3),
+            **({"retried": response.retried} if response.retried else {}),
         )
         return response
 
-    def _run_tools(self, calls: list[ToolUseBlock]) -> ToolResult | None:
-        """Run each call in order; results go back in one user message. Returns a terminal result."""
-        blocks: list[ToolResultBlock] = []
+    def _run_tools(self, calls: list[ToolUseBlock], cut_off: ToolUseBlock | None = None) -> ToolResult | None:
+        """Run each call in order; results go back in one user message. Returns a terminal result.
+
+        `cut_off` is a call the output limit truncated: its arguments may be incomplete, so it is not run.
+        On an interrupt the calls not yet done get error results, so the history stays valid to resume.
+        """
+        results: list[ToolResult] = []
         terminal: ToolResult | None = None
-        for call in calls:
-            if terminal is not None:
-                result = ToolResult.error("Not run: an earlier call in this turn ended the task.")
-            else:
-                result = self._run_one(call)
-                if result.terminal:
-                    terminal = result
-            blocks.append(
+        try:
+            for call in calls:
+                if terminal is not None:
+                    results.append(ToolResult.error("Not run: an earlier call in this turn ended the task."))
+                    continue
+                if call is cut_off:
+                    self.log.emit("tool_cut_off", self.scope, id=call.id, name=call.name, input=call.input)
+                    results.append(ToolResult.error(CUT_OFF_CALL))
+                    continue
+                results.append(self._run_one(call))
+                if results[-1].terminal:
+                    terminal = results[-1]
+        finally:
+            results += [ToolResult.error(UNKNOWN_OUTCOME)] * (len(calls) - len(results))
+            blocks = [
                 ToolResultBlock(tool_use_id=call.id, content=result.blocks(), is_error=result.is_error)
-            )
-        self.append(Message(role="user", content=blocks))
+                for call, result in zip(calls, results, strict=True)
+            ]
+            self.append(Message(role="user", content=blocks))
         return terminal
 
     def _run_one(self, call: ToolUseBlock) -> ToolResult:
-        self.log.emit("tool_call", self.scope, id=call.id, name=call.name, input=call.input)
+        arguments = {"raw_arguments": call.raw_arguments} if call.raw_arguments is not None else {}
+        self.log.emit("tool_call", self.scope, id=call.id, name=call.name, input=call.input, **arguments)
         started = time.monotonic()
         tool = self.tools.get(call.name)
         if tool is None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 
 from stateact.messages import Usage
 from stateact.models.catalog import cost_usd
@@ -26,35 +27,44 @@ class Meter:
     def record(self, role: str, model_name: str, usage: Usage) -> float:
         """Add one model call; returns its cost in dollars."""
         usd = cost_usd(model_name, usage)
+        self.add(role, usage, usd)
+        return usd
+
+    def add(self, role: str, usage: Usage, usd: float) -> None:
+        """Add one model call whose cost is known."""
         with self._lock:
             spend = self.by_role.setdefault(role, ScopeSpend())
             spend.usage = spend.usage + usage
             spend.usd += usd
             spend.turns += 1
-        return usd
+
+    def _spends(self) -> dict[str, ScopeSpend]:
+        """A snapshot of the totals (other loops may record from their own threads meanwhile)."""
+        with self._lock:
+            return {role: replace(spend) for role, spend in self.by_role.items()}
 
     @property
     def total_usd(self) -> float:
-        return sum(s.usd for s in self.by_role.values())
+        return sum(s.usd for s in self._spends().values())
 
     @property
     def total_usage(self) -> Usage:
-        total = Usage()
-        for spend in self.by_role.values():
-            total = total + spend.usage
-        return total
+        return _sum_usage(self._spends().values())
 
     def summary(self) -> dict:
+        spends = self._spends()
         return {
-            "total_usd": round(self.total_usd, 6),
-            "usage": self.total_usage.model_dump(),
+            "total_usd": round(sum(s.usd for s in spends.values()), 6),
+            "usage": _sum_usage(spends.values()).model_dump(),
             "by_role": {
                 role: {"usd": round(s.usd, 6), "turns": s.turns, "usage": s.usage.model_dump()}
-                for role, s in self.by_role.items()
+                for role, s in spends.items()
             },
         }
 
-    def restore(self, summary: dict) -> None:
-        """Load totals saved by `summary` (used when a run resumes)."""
-        for role, item in summary.get("by_role", {}).items():
-            self.by_role[role] = ScopeSpend(Usage(**item["usage"]), item["usd"], item["turns"])
+
+def _sum_usage(spends: Iterable[ScopeSpend]) -> Usage:
+    total = Usage()
+    for spend in spends:
+        total = total + spend.usage
+    return total

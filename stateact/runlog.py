@@ -20,6 +20,7 @@ from typing import Any
 from stateact.messages import ImageBlock, Message
 
 EventListener = Callable[[dict], None]
+IMAGE_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
 
 
 class RunLog:
@@ -66,9 +67,11 @@ class RunLog:
             listener(event)
         return event
 
-    def save_image(self, png: bytes, stem: str = "image") -> Path:
+    def save_image(self, png: bytes, stem: str = "image", media_type: str = "image/png") -> Path:
+        """Write an image under `images/`, named with a running number and its type's extension."""
         self.images_dir.mkdir(exist_ok=True)
-        path = self.images_dir / f"{next(self._file_counter):05d}_{stem}.png"
+        extension = IMAGE_EXTENSIONS.get(media_type, "png")
+        path = self.images_dir / f"{next(self._file_counter):05d}_{stem}.{extension}"
         path.write_bytes(png)
         return path
 
@@ -82,7 +85,8 @@ class RunLog:
         """A message as JSON, with image bytes moved to files under `images/`."""
         for image in message.images():
             if image.path is None:
-                image.path = str(self.save_image(image.to_bytes(), message.role).relative_to(self.run_dir))
+                saved = self.save_image(image.to_bytes(), message.role, image.media_type)
+                image.path = str(saved.relative_to(self.run_dir))
         record = message.model_dump(mode="json")
         _strip_image_data(record)
         return record

@@ -6,11 +6,11 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 from sandbox.base import Sandbox
 from stateact.meter import Meter
-from stateact.models import ModelProvider, create_model
+from stateact.models import ModelProvider, create_model, parse_spec
 from stateact.runlog import RunLog
 
 
@@ -22,6 +22,13 @@ class RoleModels(BaseModel):
     web: str | None = None
     gate: str | None = None
     compactor: str | None = None
+
+    @field_validator("*")
+    @classmethod
+    def _valid_spec(cls, spec: str | None) -> str | None:
+        if spec is not None:
+            parse_spec(spec)
+        return spec
 
     def spec_for(self, role: str) -> str:
         return getattr(self, role, None) or self.main

@@ -49,6 +49,57 @@ TEXT_REPLY_NUDGES = 3
 # Finish gate
 GATE_MAX_ROUNDS = 3
 
+# CLI
+DEFAULT_MODEL = "anthropic:claude-sonnet-5-5"
+"""The main model when neither --model nor STATEACT_MODEL is given."""
+
+# Main agent tools
+EDITOR_SNIPPET_CONTEXT_LINES = 4
+"""Unchanged lines shown around an edit in the editor's confirmation."""
+
+# Context management
+CONTEXT_COMPACT_THRESHOLD = 0.8
+"""Compact when the next prompt would pass this share of the model's context window."""
+CONTEXT_KEEP_RECENT_SHARE = 0.25
+"""Share of the window the most recent turns may keep verbatim through a compaction."""
+CONTEXT_COMPACTOR_INPUT_SHARE = 0.6
+"""Share of the compactor's window its transcript of the replaced turns may fill."""
+CONTEXT_COMPACTOR_OUTPUT_CAP_CHARS = 3_000
+"""Each tool output is middle-truncated to this length in the compactor's transcript."""
+CONTEXT_SUMMARY_CAP_CHARS = 24_000
+"""A compaction summary longer than this is truncated."""
+CONTEXT_KEEP_IMAGES = 3
+"""Screenshots kept in the request view; older ones become a placeholder."""
+CONTEXT_IMAGE_STRIP_CHUNK = 4
+"""Old screenshots are replaced this many at a time, so the cached prefix changes rarely."""
+CONTEXT_TOOL_OUTPUT_CAP_CHARS = 20_000
+"""A tool result longer than this is middle-truncated in the request view."""
+CONTEXT_REPORT_CAP_CHARS = 8_000
+"""Cap on a delegation report (a result of a tool named in CONTEXT_REPORT_TOOL_PREFIXES)."""
+CONTEXT_REPORT_TOOL_PREFIXES = ("delegate", "gui", "web")
+"""Tool-name prefixes whose results are subagent reports."""
+CONTEXT_STALL_REPEATS = 3
+"""The same tool calls with the same output this many times in a row is a stall."""
+CONTEXT_STALL_IDLE_STEPS = 8
+"""This many steps in a row without a new successful result is a stall."""
+TOKENS_IMAGE_PIXELS_PER_TOKEN = 750
+"""Image tokens are estimated as width x height / this."""
+TOKENS_IMAGE_MAX_EDGE = 1568
+"""Providers downscale images whose long edge passes this before counting them."""
+TOKENS_IMAGE_MAX_PIXELS = 1_150_000
+"""Providers downscale images with more pixels than this before counting them."""
+
+BASH_COLLECT_CAP_CHARS = 32_000_000
+"""A bash call returns early (the command still running) once this much output is waiting, bounding memory."""
+
+# Verified plan items
+PLAN_RECHECK_EVERY = 10
+"""Requests between re-checks of the evidence of verified plan items."""
+
+# Agent loop
+CONTEXT_OVERFLOW_RECOVERIES = 2
+"""Times in a row the loop lets the context manager shrink the history after a context-length error."""
+
 # OSWorld VM sandbox
 VM_REQUEST_TIMEOUT_S = 30.0
 """HTTP timeout of one VM server call that does not run a command (files, screenshots, launch)."""

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 import anthropic
 
 from stateact import settings
-from stateact.messages import ImageBlock, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from stateact.models.base import (
     ContextLengthError,
     ModelProvider,
@@ -15,16 +16,25 @@ from stateact.models.base import (
     ModelResponse,
     ProviderError,
     RetryableError,
-    with_retries,
+    api_message,
+    status_error,
 )
 
 CACHE = {"type": "ephemeral"}
 MESSAGE_BREAKPOINTS = 2
 """Cache breakpoints on the latest user turns (system and tools take the other two of four)."""
+EMPTY_TEXT = "(empty)"
+"""Stands in for a message left without content: the API rejects blank text blocks."""
 
 
 def _image(block: ImageBlock) -> dict:
     return {"type": "image", "source": {"type": "base64", "media_type": block.media_type, "data": block.data}}
+
+
+def _blocks(blocks: list) -> list[dict]:
+    """Wire blocks, without the blank text blocks the API rejects (one placeholder if nothing is left)."""
+    out = [_block(b) for b in blocks if not (isinstance(b, TextBlock) and not b.text.strip())]
+    return out or [{"type": "text", "text": EMPTY_TEXT}]
 
 
 def _block(block) -> dict:
@@ -38,15 +48,33 @@ def _block(block) -> dict:
         return {
             "type": "tool_result",
             "tool_use_id": block.tool_use_id,
-            "content": [_block(b) for b in block.content],
+            "content": _blocks(block.content),
             "is_error": block.is_error,
         }
     raise TypeError(f"unknown block {block!r}")
 
 
-def to_wire(request: ModelRequest) -> dict:
-    """The keyword arguments of `messages.create` for a request, with cache breakpoints."""
-    messages = [{"role": m.role, "content": [_block(b) for b in m.content]} for m in request.messages]
+Thinking = list[tuple[int, dict]]
+"""The thinking blocks of one reply as received, each with the number of other blocks before it."""
+
+
+def _message(message: Message, thinking: Mapping[str, Thinking]) -> dict:
+    """One message on the wire; an assistant turn gets back the thinking blocks its reply came with."""
+    content = _blocks(message.content)
+    calls = message.tool_uses()
+    if message.role == "assistant" and calls and calls[0].id in thinking:
+        for inserted, (position, block) in enumerate(thinking[calls[0].id]):
+            content.insert(position + inserted, block)
+    return {"role": message.role, "content": content}
+
+
+def to_wire(request: ModelRequest, thinking: Mapping[str, Thinking] | None = None) -> dict:
+    """The keyword arguments of `messages.create` for a request, with cache breakpoints.
+
+    `thinking` maps the first tool_use id of a reply to that reply's thinking blocks, which the API
+    requires back unchanged (models that think by default emit them even when not asked to).
+    """
+    messages = [_message(m, thinking or {}) for m in request.messages]
     marked = 0
     for index in range(len(messages) - 1, -1, -1):
         if marked == MESSAGE_BREAKPOINTS:
@@ -63,24 +91,38 @@ def to_wire(request: ModelRequest) -> dict:
     ]
     if tools:
         tools[-1]["cache_control"] = CACHE
-    wire = {
-        "max_tokens": request.max_tokens,
-        "system": [{"type": "text", "text": request.system, "cache_control": CACHE}],
-        "messages": messages,
-    }
+    wire: dict = {"max_tokens": request.max_tokens, "messages": messages}
+    if request.system.strip():
+        wire["system"] = [{"type": "text", "text": request.system, "cache_control": CACHE}]
     if tools:
         wire["tools"] = tools
     return wire
 
 
-def _is_context_error(exc: anthropic.BadRequestError) -> bool:
-    text = str(exc).lower()
-    return "prompt is too long" in text or "context window" in text or "too many tokens" in text
+def _is_context_error(exc: anthropic.APIStatusError) -> bool:
+    """A prompt over the window (400), or a request body over the size limit (413, many images)."""
+    if exc.status_code == 413:
+        return True
+    text = api_message(exc).lower()
+    return exc.status_code == 400 and (
+        "prompt is too long" in text or "context window" in text or "too many tokens" in text
+    )
 
 
 class AnthropicProvider(ModelProvider):
-    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None) -> None:
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        retries: int = settings.MODEL_RETRIES,
+        backoff_base_s: float = settings.MODEL_BACKOFF_BASE_S,
+    ) -> None:
         self.name = model
+        self.retries = retries
+        self.backoff_base_s = backoff_base_s
+        self._thinking: dict[str, Thinking] = {}
         self.spec = f"anthropic:{model}" + (f"@{base_url}" if base_url else "")
         self.client = anthropic.Anthropic(
             api_key=api_key or os.environ.get("ANTHROPIC_API_KEY") or "missing-key",
@@ -90,28 +132,39 @@ class AnthropicProvider(ModelProvider):
         )
 
     def complete(self, request: ModelRequest) -> ModelResponse:
-        wire = to_wire(request)
-        return with_retries(lambda: self._call(wire))
+        wire = to_wire(request, self._thinking)
+        return self.with_retries(lambda: self._call(wire))
 
     def _call(self, wire: dict) -> ModelResponse:
         try:
             reply = self.client.messages.create(model=self.name, **wire)
-        except anthropic.BadRequestError as exc:
-            if _is_context_error(exc):
-                raise ContextLengthError(str(exc)) from exc
-            raise ProviderError(f"anthropic rejected the request: {exc}") from exc
-        except (anthropic.RateLimitError, anthropic.InternalServerError, anthropic.APIConnectionError) as exc:
-            raise RetryableError(f"anthropic: {exc}") from exc
         except anthropic.APIStatusError as exc:
-            if exc.status_code in (408, 409, 429) or exc.status_code >= 500:
-                raise RetryableError(f"anthropic {exc.status_code}: {exc}") from exc
-            raise ProviderError(f"anthropic {exc.status_code}: {exc}") from exc
+            if _is_context_error(exc):
+                raise ContextLengthError(f"anthropic {exc.status_code}: {api_message(exc)}") from exc
+            raise status_error("anthropic", exc.status_code, api_message(exc), exc.response.headers) from exc
+        except anthropic.APIConnectionError as exc:
+            raise RetryableError(f"anthropic: cannot reach the API: {exc}") from exc
+        except anthropic.AnthropicError as exc:
+            raise ProviderError(f"anthropic: {type(exc).__name__}: {exc}") from exc
         content: list[TextBlock | ToolUseBlock] = []
+        thinking: Thinking = []
         for block in reply.content:
             if block.type == "text":
                 content.append(TextBlock(text=block.text))
             elif block.type == "tool_use":
                 content.append(ToolUseBlock(id=block.id, name=block.name, input=dict(block.input or {})))
+            elif block.type == "thinking":
+                thinking.append(
+                    (
+                        len(content),
+                        {"type": "thinking", "thinking": block.thinking, "signature": block.signature},
+                    )
+                )
+            elif block.type == "redacted_thinking":
+                thinking.append((len(content), {"type": "redacted_thinking", "data": block.data}))
+        calls = [b for b in content if isinstance(b, ToolUseBlock)]
+        if thinking and calls:
+            self._thinking[calls[0].id] = thinking
         usage = reply.usage
         return ModelResponse(
             content=content,

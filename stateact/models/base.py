@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -22,7 +22,48 @@ class ContextLengthError(ProviderError):
 
 
 class RetryableError(ProviderError):
-    """A transient failure worth retrying (429, 5xx, overloaded, connection)."""
+    """A transient failure worth retrying (429, 5xx, overloaded, connection).
+
+    `retry_after` is the wait in seconds the server asked for, if it said.
+    """
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+"""HTTP statuses below 500 that are worth retrying; every 5xx (529 overloaded included) is too."""
+
+
+def status_error(vendor: str, status: int, message: str, headers: Mapping[str, str]) -> ProviderError:
+    """The error for an HTTP error status: retryable (with the server's `retry-after`) or final."""
+    if status in RETRYABLE_STATUS or status >= 500:
+        return RetryableError(
+            f"{vendor} {status}: {message}", retry_after=_seconds(headers.get("retry-after"))
+        )
+    return ProviderError(f"{vendor} {status}: {message}")
+
+
+def api_message(exc: Exception) -> str:
+    """The human part of an SDK error: the `message` of its JSON error body, else the exception text."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return inner["message"]
+    return str(exc)
+
+
+def _seconds(value: str | None) -> float | None:
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None  # an HTTP date; the backoff applies
+
+
+TRUNCATED_STOP_REASONS = frozenset({"max_tokens", "length", "model_context_window_exceeded"})
+"""Stop reasons (Anthropic and OpenAI) of a reply cut off before the model finished it."""
 
 
 @dataclass
@@ -33,12 +74,19 @@ class ModelResponse:
     usage: Usage = field(default_factory=Usage)
     stop_reason: str = ""
     model: str = ""
+    retried: list[str] = field(default_factory=list)
+    """Transient errors retried before this reply came."""
 
     def message(self) -> Message:
         return Message(role="assistant", content=list(self.content) or [TextBlock(text="(empty reply)")])
 
     def tool_uses(self) -> list[ToolUseBlock]:
         return [b for b in self.content if isinstance(b, ToolUseBlock)]
+
+    @property
+    def truncated(self) -> bool:
+        """The reply was cut off by an output or window limit: its last block may be incomplete."""
+        return self.stop_reason in TRUNCATED_STOP_REASONS
 
 
 @dataclass
@@ -53,11 +101,19 @@ class ModelRequest:
     """How many trailing blocks of the last message are live injections (kept out of cache prefixes)."""
 
 
+T = TypeVar("T")
+
+
 class ModelProvider(ABC):
-    """A chat model with tool use. `name` is the model id used for prices and context windows."""
+    """A chat model with tool use. `name` is the model id used for prices and context windows.
+
+    `retries` and `backoff_base_s` set how a provider calling a remote API retries transient errors.
+    """
 
     name: str
     spec: str
+    retries: int = settings.MODEL_RETRIES
+    backoff_base_s: float = settings.MODEL_BACKOFF_BASE_S
 
     @abstractmethod
     def complete(self, request: ModelRequest) -> ModelResponse: ...
@@ -66,8 +122,16 @@ class ModelProvider(ABC):
     def supports_images(self) -> bool:
         return True
 
+    def with_retries(self, call: Callable[[], ModelResponse]) -> ModelResponse:
+        """Run one API call under this provider's retry policy; the reply lists the errors retried."""
+        retried: list[str] = []
 
-T = TypeVar("T")
+        def note(attempt: int, exc: Exception, delay: float) -> None:
+            retried.append(f"{exc} (retry {attempt} after {delay:.2f}s)")
+
+        response = with_retries(call, self.retries, self.backoff_base_s, on_retry=note)
+        response.retried = retried
+        return response
 
 
 def with_retries(
@@ -76,7 +140,10 @@ def with_retries(
     base_delay: float = settings.MODEL_BACKOFF_BASE_S,
     on_retry: Callable[[int, Exception, float], None] | None = None,
 ) -> T:
-    """Run `call`, retrying RetryableError with exponential backoff and jitter."""
+    """Run `call`, retrying RetryableError with exponential backoff and jitter.
+
+    A wait the server asked for (`retry_after`) is honoured up to MODEL_BACKOFF_MAX_S.
+    """
     attempt = 0
     while True:
         try:
@@ -84,7 +151,8 @@ def with_retries(
         except RetryableError as exc:
             if attempt >= retries:
                 raise ProviderError(f"{exc} (gave up after {retries} retries)") from exc
-            delay = min(settings.MODEL_BACKOFF_MAX_S, base_delay * (2**attempt)) * (0.5 + random.random() / 2)
+            delay = base_delay * (2**attempt) * (0.5 + random.random() / 2)
+            delay = min(settings.MODEL_BACKOFF_MAX_S, max(delay, exc.retry_after or 0.0))
             if on_retry:
                 on_retry(attempt + 1, exc, delay)
             time.sleep(delay)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-import re
+import uuid
+from collections.abc import Iterator
 
 import openai
 
@@ -17,10 +18,12 @@ from stateact.models.base import (
     ModelResponse,
     ProviderError,
     RetryableError,
-    with_retries,
+    api_message,
+    status_error,
 )
 
-_FENCED_JSON = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
+OFFICIAL_HOST = "api.openai.com"
+"""The official API takes `max_completion_tokens`; compatible servers are sent the older `max_tokens`."""
 
 
 def _image_part(block: ImageBlock) -> dict:
@@ -68,12 +71,15 @@ def _convert(message: Message) -> list[dict]:
     return converted
 
 
-def to_wire(request: ModelRequest) -> dict:
-    """The keyword arguments of `chat.completions.create` for a request."""
-    messages: list[dict] = [{"role": "system", "content": request.system}]
+def to_wire(request: ModelRequest, official: bool = False) -> dict:
+    """The keyword arguments of `chat.completions.create` for a request (`official`: api.openai.com)."""
+    messages: list[dict] = [{"role": "system", "content": request.system}] if request.system.strip() else []
     for message in request.messages:
         messages.extend(_convert(message))
-    wire: dict = {"messages": messages, "max_tokens": request.max_tokens}
+    wire: dict = {
+        "messages": messages,
+        "max_completion_tokens" if official else "max_tokens": request.max_tokens,
+    }
     if request.tools:
         wire["tools"] = [
             {
@@ -85,34 +91,73 @@ def to_wire(request: ModelRequest) -> dict:
     return wire
 
 
-def _calls_from_text(text: str, tool_names: set[str]) -> list[ToolUseBlock]:
-    """Recover a tool call that a model wrote as JSON in its text (common with small local models)."""
-    candidates = [m.group(1) for m in _FENCED_JSON.finditer(text)] or [text.strip()]
-    for candidate in candidates:
+def _json_objects(text: str) -> Iterator[dict]:
+    """Every JSON object embedded in free text (in a code fence, a <tool_call> tag or bare)."""
+    decoder = json.JSONDecoder()
+    position = text.find("{")
+    while position != -1:
         try:
-            data = json.loads(candidate)
+            value, end = decoder.raw_decode(text, position)
         except json.JSONDecodeError:
+            position = text.find("{", position + 1)
             continue
-        if isinstance(data, dict) and data.get("name") in tool_names:
-            arguments = data.get("arguments", data.get("parameters", {}))
-            if isinstance(arguments, str):
-                try:
-                    arguments = json.loads(arguments)
-                except json.JSONDecodeError:
-                    return [ToolUseBlock(id="call_text_0", name=data["name"], raw_arguments=arguments)]
-            return [ToolUseBlock(id="call_text_0", name=data["name"], input=arguments or {})]
-    return []
+        if isinstance(value, dict):
+            yield value
+        position = text.find("{", end)
 
 
-def _is_context_error(exc: openai.BadRequestError) -> bool:
-    code = getattr(exc, "code", None) or ""
-    text = str(exc).lower()
-    return code == "context_length_exceeded" or "maximum context length" in text or "context length" in text
+def _tool_use(call_id: str | None, name: str | None, arguments: object) -> ToolUseBlock:
+    """A call from arguments sent as a JSON string (maybe malformed), an object, or nothing.
+
+    Arguments that are not a JSON object are kept raw, so the tool answers with an error the model can fix.
+    """
+    call_id = call_id or f"call_{uuid.uuid4().hex[:12]}"
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except json.JSONDecodeError:
+            return ToolUseBlock(id=call_id, name=name or "", raw_arguments=arguments)
+    if arguments is None:
+        arguments = {}
+    if isinstance(arguments, dict):
+        return ToolUseBlock(id=call_id, name=name or "", input=arguments)
+    return ToolUseBlock(id=call_id, name=name or "", raw_arguments=json.dumps(arguments))
+
+
+def _calls_from_text(text: str, tool_names: set[str]) -> list[ToolUseBlock]:
+    """Recover tool calls a model wrote as JSON in its text (common with small local models).
+
+    An object counts when its `name` is a known tool; its `arguments` (or `parameters`) are the input.
+    """
+    return [
+        _tool_use(
+            f"call_text_{uuid.uuid4().hex[:12]}", data["name"], data.get("arguments", data.get("parameters"))
+        )
+        for data in _json_objects(text)
+        if data.get("name") in tool_names
+    ]
+
+
+def _is_context_error(exc: openai.APIStatusError) -> bool:
+    text = api_message(exc).lower()
+    return exc.status_code in (400, 413) and (
+        exc.code == "context_length_exceeded" or "maximum context length" in text or "context length" in text
+    )
 
 
 class OpenAIProvider(ModelProvider):
-    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None) -> None:
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        retries: int = settings.MODEL_RETRIES,
+        backoff_base_s: float = settings.MODEL_BACKOFF_BASE_S,
+    ) -> None:
         self.name = model
+        self.retries = retries
+        self.backoff_base_s = backoff_base_s
         self.spec = f"openai:{model}" + (f"@{base_url}" if base_url else "")
         self.client = openai.OpenAI(
             api_key=api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
@@ -122,23 +167,21 @@ class OpenAIProvider(ModelProvider):
         )
 
     def complete(self, request: ModelRequest) -> ModelResponse:
-        wire = to_wire(request)
+        wire = to_wire(request, official=self.client.base_url.host == OFFICIAL_HOST)
         tool_names = {t.name for t in request.tools}
-        return with_retries(lambda: self._call(wire, tool_names))
+        return self.with_retries(lambda: self._call(wire, tool_names))
 
     def _call(self, wire: dict, tool_names: set[str]) -> ModelResponse:
         try:
             reply = self.client.chat.completions.create(model=self.name, **wire)
-        except openai.BadRequestError as exc:
-            if _is_context_error(exc):
-                raise ContextLengthError(str(exc)) from exc
-            raise ProviderError(f"openai-compatible server rejected the request: {exc}") from exc
-        except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError) as exc:
-            raise RetryableError(f"openai: {exc}") from exc
         except openai.APIStatusError as exc:
-            if exc.status_code in (408, 409, 429) or exc.status_code >= 500:
-                raise RetryableError(f"openai {exc.status_code}: {exc}") from exc
-            raise ProviderError(f"openai {exc.status_code}: {exc}") from exc
+            if _is_context_error(exc):
+                raise ContextLengthError(f"openai {exc.status_code}: {api_message(exc)}") from exc
+            raise status_error("openai", exc.status_code, api_message(exc), exc.response.headers) from exc
+        except openai.APIConnectionError as exc:
+            raise RetryableError(f"openai: cannot reach the server: {exc}") from exc
+        except openai.OpenAIError as exc:
+            raise ProviderError(f"openai: {type(exc).__name__}: {exc}") from exc
         if not reply.choices:
             raise RetryableError("openai-compatible server returned no choices")
         choice = reply.choices[0]
@@ -147,14 +190,9 @@ class OpenAIProvider(ModelProvider):
         if message.content:
             content.append(TextBlock(text=message.content))
         for call in message.tool_calls or []:
-            arguments = call.function.arguments or "{}"
-            try:
-                parsed = json.loads(arguments)
-                if not isinstance(parsed, dict):
-                    raise json.JSONDecodeError("not an object", arguments, 0)
-                content.append(ToolUseBlock(id=call.id, name=call.function.name, input=parsed))
-            except json.JSONDecodeError:
-                content.append(ToolUseBlock(id=call.id, name=call.function.name, raw_arguments=arguments))
+            function = getattr(call, "function", None)  # custom (non-function) tool calls are not ours
+            if function is not None:
+                content.append(_tool_use(call.id, function.name, function.arguments))
         if not message.tool_calls and message.content:
             content.extend(_calls_from_text(message.content, tool_names))
         return ModelResponse(

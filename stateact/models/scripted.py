@@ -2,22 +2,30 @@
 
 A script is JSON: a list of turns, or `{"turns": [...]}`, or per-role lists
 `{"roles": {"main": [...], "gui": [...]}}`. A turn is
-`{"text": "...", "tool_calls": [{"name": "bash", "input": {...}}]}`.
+`{"text": "...", "tool_calls": [{"name": "bash", "input": {...}}], "delay": 0.5}`
+(`delay`, optional, is the model's thinking time in seconds).
 Each role plays its own list in order across all its loops; running past the
-end is a ProviderError. Usage is estimated at four characters a token.
+end is a ProviderError. Usage is the offline token estimate of `stateact.tokens`
+(images by their size, not their base64 text). With `context_window` set, a
+prompt estimated above it raises ContextLengthError, as a real provider would.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import threading
+import time
 from pathlib import Path
 
 from stateact.messages import TextBlock, ToolUseBlock, Usage
-from stateact.models.base import ModelProvider, ModelRequest, ModelResponse, ProviderError
-
-CHARS_PER_TOKEN = 4
+from stateact.models.base import (
+    ContextLengthError,
+    ModelProvider,
+    ModelRequest,
+    ModelResponse,
+    ProviderError,
+)
+from stateact.tokens import counter
 
 
 def load_script(path: Path, role: str) -> list[dict]:
@@ -38,22 +46,39 @@ def load_script(path: Path, role: str) -> list[dict]:
 class ScriptedProvider(ModelProvider):
     """Plays a fixed list of turns; records every request it receives."""
 
-    def __init__(self, turns: list[dict], spec: str = "scripted:", name: str = "scripted") -> None:
+    def __init__(
+        self,
+        turns: list[dict],
+        spec: str = "scripted:",
+        name: str = "scripted",
+        context_window: int | None = None,
+    ) -> None:
         self.turns = turns
         self.spec = spec
         self.name = name
+        self.context_window = context_window
         self.requests: list[ModelRequest] = []
         self._position = 0
-        self._ids = itertools.count(1)
         self._lock = threading.Lock()
+
+    def seek(self, position: int) -> None:
+        """Continue from turn `position` (a resumed run skips the turns already played)."""
+        with self._lock:
+            self._position = min(max(0, position), len(self.turns))
 
     @property
     def remaining(self) -> int:
         return len(self.turns) - self._position
 
     def complete(self, request: ModelRequest) -> ModelResponse:
+        tokens = counter()
+        prompt_tokens = tokens.preamble(request.system, request.tools) + tokens.messages(request.messages)
         with self._lock:
             self.requests.append(request)
+            if self.context_window is not None and prompt_tokens > self.context_window:
+                raise ContextLengthError(
+                    f"prompt is too long: {prompt_tokens} tokens > {self.context_window} maximum"
+                )
             if self._position >= len(self.turns):
                 raise ProviderError(f"script exhausted after {len(self.turns)} turns ({self.spec})")
             turn = self.turns[self._position]
@@ -61,17 +86,16 @@ class ScriptedProvider(ModelProvider):
             content: list[TextBlock | ToolUseBlock] = []
             if turn.get("text"):
                 content.append(TextBlock(text=turn["text"]))
-            for call in turn.get("tool_calls", []):
+            for index, call in enumerate(turn.get("tool_calls", [])):
                 content.append(
                     ToolUseBlock(
-                        id=f"toolu_s{next(self._ids):04d}", name=call["name"], input=call.get("input", {})
+                        id=f"toolu_s{self._position:04d}_{index}",
+                        name=call["name"],
+                        input=call.get("input", {}),
                     )
                 )
-        prompt_chars = len(request.system) + sum(len(m.model_dump_json()) for m in request.messages)
-        output_chars = sum(len(b.model_dump_json()) for b in content)
-        usage = Usage(
-            input_tokens=prompt_chars // CHARS_PER_TOKEN, output_tokens=output_chars // CHARS_PER_TOKEN
-        )
+        time.sleep(float(turn.get("delay", 0)))
+        usage = Usage(input_tokens=prompt_tokens, output_tokens=sum(tokens.block(b) for b in content))
         return ModelResponse(
             content=content,
             usage=usage,

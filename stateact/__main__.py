@@ -1,0 +1,5 @@
+"""`python -m stateact` runs the command line."""
+
+from stateact.cli import app
+
+app()

@@ -1,0 +1,149 @@
+"""The `stateact` command line: run a task, show a run, check the machine."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.markup import escape
+
+from stateact import settings
+from stateact.config import RunConfig
+from stateact.runtime import RoleModels
+
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, help="A code-first harness for computer-use agents."
+)
+console = Console()
+
+ModelOption = Annotated[str | None, typer.Option(help="Model spec for this role (default: the main model).")]
+
+
+@app.command()
+def run(
+    instruction: Annotated[str, typer.Argument(help="The task, in words.")],
+    model: Annotated[
+        str, typer.Option(help="Main model: anthropic:MODEL, openai:MODEL@BASE_URL or scripted:PATH.")
+    ] = os.environ.get("STATEACT_MODEL", settings.DEFAULT_MODEL),
+    gui_model: ModelOption = None,
+    web_model: ModelOption = None,
+    gate_model: ModelOption = None,
+    compactor_model: ModelOption = None,
+    harness: Annotated[str, typer.Option(help="Harness variant (see `stateact variants`).")] = "stateact",
+    sandbox: Annotated[str, typer.Option(help="`local` or osworld://HOST:PORT.")] = "local",
+    workdir: Annotated[Path | None, typer.Option(help="Home folder of a local sandbox.")] = None,
+    display: Annotated[bool, typer.Option(help="Start a private X display (local sandbox).")] = True,
+    runs_root: Annotated[Path, typer.Option(help="Where run folders are made.")] = Path("runs"),
+    max_steps: Annotated[int, typer.Option(help="Main-agent turn budget.")] = settings.MAIN_MAX_TURNS,
+    max_usd: Annotated[float, typer.Option(help="Dollar budget for the whole run.")] = settings.MAIN_MAX_USD,
+    max_minutes: Annotated[float, typer.Option(help="Wall-time budget.")] = settings.MAIN_MAX_SECONDS / 60,
+) -> None:
+    """Run one task and save its trajectory, cost and verdict in a run folder."""
+    from stateact.progress import ProgressPrinter
+    from stateact.run import execute, new_run_id
+
+    try:
+        config = RunConfig(
+            instruction=instruction,
+            models=RoleModels(
+                main=model, gui=gui_model, web=web_model, gate=gate_model, compactor=compactor_model
+            ),
+            harness=harness,
+            sandbox=sandbox,
+            workdir=workdir,
+            display=display,
+            runs_root=runs_root,
+            max_turns=max_steps,
+            max_usd=max_usd,
+            max_seconds=max_minutes * 60,
+            run_id=new_run_id(),
+        )
+        result = execute(config, ProgressPrinter(console))
+    except ValidationError as exc:
+        for problem in exc.errors():
+            console.print(f"[red]error:[/red] {escape(problem['msg'].removeprefix('Value error, '))}")
+        raise typer.Exit(2) from None
+    except ValueError as exc:
+        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        _interrupted(config.runs_root / config.run_id)
+    _report(result)
+
+
+def _interrupted(run_dir: Path) -> None:
+    console.print(
+        f"[yellow]interrupted[/yellow]: the sandbox was closed. Resume with:\n  stateact resume {run_dir}"
+    )
+    raise typer.Exit(130)
+
+
+def _report(result) -> None:
+    colour = "green" if result.status == "finished" else "red"
+    console.print(
+        f"[{colour}]{result.status}[/{colour}] after {result.turns} turns, ${result.usd:.4f}, "
+        f"{result.seconds:.1f}s — {result.run_dir}"
+    )
+    if result.status != "finished":
+        raise typer.Exit(1)
+
+
+@app.command()
+def resume(
+    run_dir: Annotated[Path, typer.Argument(help="The folder of a stopped run.")],
+    max_steps: Annotated[int | None, typer.Option(help="Raise the main-agent turn budget.")] = None,
+    max_usd: Annotated[float | None, typer.Option(help="Raise the dollar budget.")] = None,
+    max_minutes: Annotated[float | None, typer.Option(help="Raise the wall-time budget.")] = None,
+) -> None:
+    """Continue a stopped run (crash, kill, Ctrl-C, spent budget, provider outage) from its log."""
+    from stateact.progress import ProgressPrinter
+    from stateact.resume import ResumeError
+    from stateact.run import resume as resume_run
+
+    try:
+        result = resume_run(
+            run_dir,
+            ProgressPrinter(console),
+            max_turns=max_steps,
+            max_usd=max_usd,
+            max_seconds=max_minutes * 60 if max_minutes is not None else None,
+        )
+    except ResumeError as exc:
+        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        _interrupted(run_dir)
+    _report(result)
+
+
+@app.command()
+def show(run_dir: Annotated[Path, typer.Argument(help="A run folder.")]) -> None:
+    """A readable summary of a run: steps, tool calls, results, verdict and cost."""
+    from stateact.show import render_run
+
+    if not (run_dir / "events.jsonl").exists():
+        console.print(f"[red]error:[/red] {run_dir} has no events.jsonl")
+        raise typer.Exit(2)
+    render_run(run_dir, console)
+
+
+@app.command()
+def doctor() -> None:
+    """Check what the harness needs on this machine: display, apps, browser, keys, versions."""
+    from stateact.doctor import run_checks
+
+    ok = run_checks(console)
+    raise typer.Exit(0 if ok else 1)
+
+
+@app.command()
+def variants() -> None:
+    """List the harness variants."""
+    from stateact.variants import VARIANTS
+
+    for variant in VARIANTS.values():
+        console.print(f"[bold]{variant.name}[/bold]: {variant.description}")

@@ -1,0 +1,29 @@
+"""Run configuration: one pydantic model, saved as `config.json` in the run folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from stateact import settings
+from stateact.runtime import RoleModels
+
+
+class RunConfig(BaseModel):
+    instruction: str
+    models: RoleModels
+    harness: str = "stateact"
+    sandbox: str = "local"
+    """`local`, or `osworld://HOST:PORT`."""
+    workdir: Path | None = None
+    """The local sandbox's home folder; a fresh folder in the run folder when empty."""
+    display: bool = True
+    """Start a private X display for a local sandbox."""
+    runs_root: Path = Path("runs")
+    run_id: str = ""
+    max_turns: int = settings.MAIN_MAX_TURNS
+    max_usd: float | None = settings.MAIN_MAX_USD
+    max_seconds: float | None = settings.MAIN_MAX_SECONDS
+    labels: dict[str, str] = Field(default_factory=dict)
+    """Free-form tags (suite, task id) carried into results."""

@@ -1,0 +1,198 @@
+"""The context manager of long runs: view processors, auto-compaction and stall notes.
+
+    policy = build_context_manager(context, model.name, plan=plan_injection)
+    AgentLoop(..., context=policy, injections=[policy.stall_note, plan_injection])
+
+Each request's view is the history with long tool outputs capped and old
+screenshots replaced (both deterministic, so the view of a history only grows
+at its end and the provider's cached prefix stays valid). Before a request
+whose estimated prompt passes the threshold share of the window, or after the
+provider reports an overflow, the oldest turns are compacted. Estimates use
+the offline tokenizer, scaled by the ratio of the provider's reported prompt
+size to the estimate of the previous request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from stateact import settings
+from stateact.compaction import Compactor, apply_compaction, choose_split, pairing_problems
+from stateact.image_policy import strip_old_images
+from stateact.messages import Message
+from stateact.models.catalog import lookup
+from stateact.output_caps import cap_tool_outputs
+from stateact.stall import StallDetector
+from stateact.tokens import TokenCounter, counter
+
+if TYPE_CHECKING:
+    from stateact.loop import AgentLoop
+    from stateact.runtime import RunContext
+
+PlanSource = Callable[[], str | None]
+RATIO_BOUNDS = (0.5, 3.0)
+"""Limits on the reported/estimated token ratio, so one odd report cannot derail compaction."""
+
+
+class ContextPolicy:
+    """ContextManager for one loop: caps, image stripping, compaction and stall detection.
+
+    With `compactor` None nothing is compacted; with `strip_images` False every image stays;
+    with `stall` None no stall notes are given.
+    """
+
+    def __init__(
+        self,
+        *,
+        window: int,
+        compactor: Compactor | None,
+        plan: PlanSource | None = None,
+        threshold: float = settings.CONTEXT_COMPACT_THRESHOLD,
+        keep_recent_share: float = settings.CONTEXT_KEEP_RECENT_SHARE,
+        strip_images: bool = True,
+        keep_images: int = settings.CONTEXT_KEEP_IMAGES,
+        image_chunk: int = settings.CONTEXT_IMAGE_STRIP_CHUNK,
+        stall: StallDetector | None = None,
+        tokens: TokenCounter | None = None,
+    ) -> None:
+        self.window = window
+        self.compactor = compactor
+        self.plan = plan
+        self.threshold = threshold
+        self.keep_recent_share = keep_recent_share
+        self.strip_images = strip_images
+        self.keep_images = keep_images
+        self.image_chunk = image_chunk
+        self.stall = stall
+        self.tokens = tokens or counter()
+        self.ratio = 1.0
+        self.compactions = 0
+        self._loop: AgentLoop | None = None
+        self._preamble = 0
+        self._sent_estimate = 0
+        self._memo: tuple[Message | None, int, list[Message], int] = (None, 0, [], 0)
+
+    # -- ContextManager protocol ---------------------------------------------------
+    def before_request(self, loop: AgentLoop) -> None:
+        self._attach(loop)
+        if self.stall is not None:
+            self.stall.observe(loop.messages)
+        if self.compactor is not None and self.estimate(loop.messages) > self.threshold * self.window:
+            self.compact(loop, "threshold")
+
+    def view(self, messages: list[Message]) -> list[Message]:
+        view, size = self._view(messages)
+        self._sent_estimate = self._preamble + size
+        return view
+
+    def on_overflow(self, loop: AgentLoop) -> bool:
+        self._attach(loop)
+        return self.compactor is not None and self.compact(loop, "overflow")
+
+    # -- injections ---------------------------------------------------------------
+    def stall_note(self) -> str | None:
+        """A loop injection: the stall detector's runtime note, if the agent is stalled."""
+        return self.stall() if self.stall is not None else None
+
+    # -- accounting -----------------------------------------------------------------
+    def estimate(self, messages: list[Message]) -> int:
+        """Estimated prompt tokens of the next request built from `messages`."""
+        return int((self._preamble + self._view(messages)[1]) * self.ratio)
+
+    def _view(self, messages: list[Message]) -> tuple[list[Message], int]:
+        last, length, view, size = self._memo
+        if messages and messages[-1] is last and len(messages) == length:
+            return view, size
+        view = cap_tool_outputs(messages)
+        if self.strip_images:
+            view = strip_old_images(view, self.keep_images, self.image_chunk)
+        size = self.tokens.messages(view)
+        self._memo = (messages[-1] if messages else None, len(messages), view, size)
+        return view, size
+
+    def _attach(self, loop: AgentLoop) -> None:
+        if self._loop is loop:
+            return
+        self._loop = loop
+        self._preamble = self.tokens.preamble(loop.system_prompt, [t.spec() for t in loop.tools.values()])
+        loop.log.subscribe(self._on_event)
+        if self.stall is not None:
+            self.stall.on_stall = lambda sign, note: loop.log.emit("stall", loop.scope, sign=sign, note=note)
+
+    def _on_event(self, event: dict) -> None:
+        """Calibrate estimates with the prompt size the provider reported for our last request."""
+        if event["kind"] != "response" or self._loop is None or event.get("scope") != self._loop.scope:
+            return
+        usage = event.get("usage") or {}
+        reported = sum(usage.get(k, 0) for k in ("input_tokens", "cache_read_tokens", "cache_write_tokens"))
+        if reported > 0 and self._sent_estimate > 0:
+            self.ratio = min(max(reported / self._sent_estimate, RATIO_BOUNDS[0]), RATIO_BOUNDS[1])
+
+    # -- compaction -----------------------------------------------------------------
+    def compact(self, loop: AgentLoop, reason: str) -> bool:
+        """Replace the oldest turns of `loop.messages` with a summary; False if nothing could go."""
+        assert self.compactor is not None
+        history = loop.messages
+        view, _ = self._view(history)
+        before = self.estimate(history)
+        keep_tokens = int(self.window * self.keep_recent_share / self.ratio)
+        split = choose_split(history, [self.tokens.message(m) for m in view], keep_tokens)
+        if split is None:
+            loop.log.emit("compaction_skipped", loop.scope, reason=reason, messages=len(history))
+            return False
+        summary = self.compactor.summarize(history, split, self.plan() if self.plan else None)
+        compacted = apply_compaction(history, summary.text, split - 1)
+        problems = pairing_problems(compacted)
+        if problems:
+            loop.log.emit("compaction_skipped", loop.scope, reason=reason, problems=problems)
+            return False
+        history[:] = compacted
+        if summary.model:
+            loop.meter.record("compactor", summary.model, summary.usage)
+        self.compactions += 1
+        loop.log.emit(
+            "compaction",
+            loop.scope,
+            reason=reason,
+            summary=summary.text,
+            replaced=split - 1,
+            kept=len(compacted) - 1,
+            tokens_before=before,
+            tokens_after=self.estimate(history),
+            fallback=summary.fallback,
+            model=summary.model,
+            usage=summary.usage.model_dump(),
+        )
+        return True
+
+
+def build_context_manager(
+    context: RunContext,
+    model_name: str,
+    enabled: bool = True,
+    *,
+    plan: PlanSource | None = None,
+    window: int | None = None,
+) -> ContextPolicy:
+    """The context manager of one loop of a run.
+
+    `model_name` picks the context window from the catalog (unless `window` is given);
+    `plan` (the plan injection) is carried into every compaction summary. With
+    `enabled` False (the no-sustain variant) only tool-output caps remain.
+    """
+    tokens = counter()
+    if not enabled:
+        return ContextPolicy(
+            window=window or lookup(model_name).context_window, compactor=None, strip_images=False
+        )
+    return ContextPolicy(
+        window=window or lookup(model_name).context_window,
+        compactor=Compactor(lambda: context.provider("compactor"), tokens),
+        plan=plan,
+        stall=StallDetector(),
+        tokens=tokens,
+    )
+
+
+__all__ = ["ContextPolicy", "build_context_manager"]

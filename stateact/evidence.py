@@ -1,0 +1,134 @@
+"""Evidence behind a plan item, and the deterministic, read-only checks that confirm it.
+
+The agent names what its claim rests on (a file, a text in it, a spreadsheet
+cell's saved value, a read-only command's output); `EvidenceChecker` re-reads
+that state through the sandbox. Only a passing check makes an item verified.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+from sandbox.base import Sandbox
+
+CommandGuard = Callable[[str], str | None]
+"""Returns why a shell command may not run as a check (it could write), or None to allow it."""
+
+NUMBER_TOLERANCE = 1e-9
+CHECK_TIMEOUT_S = 60.0
+
+
+class FileExists(BaseModel):
+    kind: Literal["file_exists"] = "file_exists"
+    path: str
+
+
+class FileContains(BaseModel):
+    kind: Literal["file_contains"] = "file_contains"
+    path: str
+    text: str = Field(description="Text the file must contain (the file is read as UTF-8).")
+
+
+class CellEquals(BaseModel):
+    kind: Literal["cell_equals"] = "cell_equals"
+    path: str = Field(description="An .xlsx file.")
+    cell: str = Field(description="Like B7.")
+    value: str | float | int | bool = Field(description="The saved value (for a formula: its cached result).")
+    sheet: str | None = Field(default=None, description="Defaults to the active sheet.")
+
+
+class CommandOutput(BaseModel):
+    kind: Literal["command_output"] = "command_output"
+    command: str = Field(description="A read-only shell command.")
+    expect: str = Field(description="Text its output must contain.")
+
+
+Evidence = Annotated[FileExists | FileContains | CellEquals | CommandOutput, Field(discriminator="kind")]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    ok: bool
+    detail: str
+
+
+class EvidenceChecker:
+    """Runs evidence checks on a sandbox without changing it."""
+
+    def __init__(self, sandbox: Sandbox, command_guard: CommandGuard | None = None) -> None:
+        self.sandbox = sandbox
+        self.command_guard = command_guard
+
+    def check(self, evidence: FileExists | FileContains | CellEquals | CommandOutput) -> CheckResult:
+        try:
+            return _CHECKS[evidence.kind](self, evidence)
+        except FileNotFoundError:
+            return CheckResult(False, f"{evidence.path} does not exist")  # type: ignore[union-attr]
+        except Exception as exc:  # an unreadable file is a failed check, not a crash
+            return CheckResult(False, f"{evidence.kind} could not be checked: {type(exc).__name__}: {exc}")
+
+    def check_all(self, evidence: list) -> CheckResult:
+        """All checks must pass; the detail lists each."""
+        results = [self.check(e) for e in evidence]
+        return CheckResult(all(r.ok for r in results), "; ".join(r.detail for r in results))
+
+    def _file_exists(self, evidence: FileExists) -> CheckResult:
+        ok = self.sandbox.exists(evidence.path)
+        return CheckResult(ok, f"{evidence.path} {'exists' if ok else 'does not exist'}")
+
+    def _file_contains(self, evidence: FileContains) -> CheckResult:
+        text = self.sandbox.read_file(evidence.path).decode("utf-8", errors="replace")
+        ok = evidence.text in text
+        return CheckResult(
+            ok, f"{evidence.path} {'contains' if ok else 'does not contain'} {evidence.text!r}"
+        )
+
+    def _cell_equals(self, evidence: CellEquals) -> CheckResult:
+        import openpyxl
+
+        book = openpyxl.load_workbook(io.BytesIO(self.sandbox.read_file(evidence.path)), data_only=True)
+        sheet = book[evidence.sheet] if evidence.sheet else book.active
+        actual = sheet[evidence.cell].value
+        where = f"{evidence.path} {sheet.title}!{evidence.cell}"
+        if _same_value(actual, evidence.value):
+            return CheckResult(True, f"{where} = {actual!r}")
+        return CheckResult(False, f"{where} is {actual!r}, not {evidence.value!r}")
+
+    def _command_output(self, evidence: CommandOutput) -> CheckResult:
+        if self.command_guard is None:
+            return CheckResult(False, "command checks are not available in this harness")
+        refusal = self.command_guard(evidence.command)
+        if refusal:
+            return CheckResult(False, f"command refused as a check: {refusal}")
+        result = self.sandbox.run(evidence.command, timeout=CHECK_TIMEOUT_S)
+        ok = evidence.expect in result.stdout
+        shown = result.stdout.strip()[-200:]
+        return CheckResult(
+            ok,
+            f"`{evidence.command}` {'printed' if ok else 'did not print'} {evidence.expect!r}"
+            + ("" if ok else f" (output: {shown!r})"),
+        )
+
+
+_CHECKS = {
+    "file_exists": EvidenceChecker._file_exists,
+    "file_contains": EvidenceChecker._file_contains,
+    "cell_equals": EvidenceChecker._cell_equals,
+    "command_output": EvidenceChecker._command_output,
+}
+
+
+def _same_value(actual: object, expected: str | float | int | bool) -> bool:
+    """Numbers compare numerically (a saved 3.0 matches 3); everything else as text."""
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return str(actual).lower() == str(expected).lower()
+    try:
+        return math.isclose(float(actual), float(expected), rel_tol=NUMBER_TOLERANCE)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return str(actual if actual is not None else "") == str(expected)

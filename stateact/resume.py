@@ -1,0 +1,140 @@
+"""Rebuilding a stopped run from its event log, so it can go on where it stopped.
+
+The log is the source of truth: the main conversation is replayed from its
+`message` events with each `compaction` applied where it happened; spend comes
+from `response` events; a tool call left without a result (the process died
+during it) gets a result saying its outcome is unknown.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from stateact.compaction import apply_compaction
+from stateact.config import RunConfig
+from stateact.loop import UNKNOWN_OUTCOME, AgentLoop
+from stateact.messages import Message, TextBlock, ToolResultBlock, Usage
+from stateact.meter import Meter
+from stateact.models.scripted import ScriptedProvider
+from stateact.runlog import load_message, read_events
+from stateact.runtime import RunContext
+
+MAIN_SCOPE = "main"
+RESUME_NOTE = (
+    "The run was stopped and has been resumed. Files persist, but programs that were running "
+    "(open applications, the shell's variables and background jobs) were restarted. Check the "
+    "state you rely on before going on."
+)
+
+
+class ResumeError(RuntimeError):
+    """The folder cannot be resumed (no log, already finished, unreadable config)."""
+
+
+@dataclass
+class RunState:
+    """What a run had done when it stopped."""
+
+    config: RunConfig
+    history: list[Message]
+    main_turns: int
+    spend: list[tuple[str, Usage, float]]
+    """(role, usage, dollars) of every model call."""
+    completed_responses: Counter = field(default_factory=Counter)
+    """Model calls per role made by loops that ended (a loop cut short is replayed whole)."""
+    elapsed_s: float = 0.0
+    sandbox_tags: list[str] = field(default_factory=list)
+    status: str = ""
+    instruction: str = ""
+    """The instruction as the agent first saw it (after a task's path mapping)."""
+
+
+def load_run_state(run_dir: Path) -> RunState:
+    """Read a run folder back; raises ResumeError when there is nothing to resume."""
+    run_dir = Path(run_dir)
+    try:
+        config = RunConfig.model_validate_json((run_dir / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ResumeError(f"{run_dir} has no readable config.json: {exc}") from exc
+    if not (run_dir / "events.jsonl").exists():
+        raise ResumeError(f"{run_dir} has no events.jsonl")
+    history: list[Message] = []
+    spend: list[tuple[str, Usage, float]] = []
+    pending: Counter = Counter()
+    completed: Counter = Counter()
+    main_turns = 0
+    first_t = last_t = None
+    tags: list[str] = []
+    instruction = ""
+    for event in read_events(run_dir / "events.jsonl"):
+        first_t = first_t if first_t is not None else event["t"]
+        last_t = event["t"]
+        kind, scope = event["kind"], event["scope"]
+        if kind == "run_start":
+            tags += [event["sandbox_tag"]] if event.get("sandbox_tag") else []
+            instruction = instruction or event.get("instruction", "")
+        if kind == "response":
+            role = event.get("role", scope.split("#")[0])
+            spend.append((role, Usage(**event.get("usage", {})), event.get("usd", 0.0)))
+            pending[scope] += 1
+            main_turns += scope == MAIN_SCOPE
+        elif kind == "loop_end":
+            completed[scope.split("#")[0]] += pending.pop(scope, 0)
+        if scope != MAIN_SCOPE:
+            continue
+        if kind == "message":
+            history.append(load_message(event["message"], run_dir))
+        elif kind == "compaction":
+            history = apply_compaction(history, event["summary"], event["replaced"])
+    completed[MAIN_SCOPE] = main_turns
+    status = _read_status(run_dir)
+    return RunState(
+        config, history, main_turns, spend, completed, (last_t or 0) - (first_t or 0), tags, status
+    )
+
+
+def _read_status(run_dir: Path) -> str:
+    try:
+        return json.loads((run_dir / "result.json").read_text(encoding="utf-8")).get("status", "")
+    except (OSError, ValueError):
+        return ""
+
+
+def restore_loop(loop: AgentLoop, state: RunState, context: RunContext) -> None:
+    """Put a fresh main loop where the stopped one was, and tell the agent what happened."""
+    if not state.history:
+        raise ResumeError("the run stopped before its first message; start it again instead")
+    loop.restore(state.history, state.main_turns, state.elapsed_s)
+    _restore_spend(context.meter, state)
+    for role, count in state.completed_responses.items():
+        provider = context.provider(role)
+        if isinstance(provider, ScriptedProvider):
+            provider.seek(count)
+    last = loop.messages[-1]
+    unanswered = last.tool_uses() if last.role == "assistant" else []
+    notes: list[TextBlock | ToolResultBlock] = [
+        ToolResultBlock(tool_use_id=call.id, content=[TextBlock(text=UNKNOWN_OUTCOME)], is_error=True)
+        for call in unanswered
+    ]
+    if last.role == "assistant" and not unanswered:
+        notes.append(TextBlock(text="Continue the task with a tool call; call `finish` when it is complete."))
+    notes.append(TextBlock(text=RESUME_NOTE))
+    if last.role == "user":
+        loop.messages[-1] = Message(role="user", content=[*last.content, TextBlock(text=RESUME_NOTE)])
+    else:
+        loop.append(Message(role="user", content=notes))
+    context.log.emit(
+        "run_resumed",
+        MAIN_SCOPE,
+        turns=state.main_turns,
+        messages=len(loop.messages),
+        unknown_outcomes=[call.id for call in unanswered],
+    )
+
+
+def _restore_spend(meter: Meter, state: RunState) -> None:
+    for role, usage, usd in state.spend:
+        meter.add(role, usage, usd)

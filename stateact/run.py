@@ -1,0 +1,142 @@
+"""Running one task end to end, or resuming one: run folder, sandbox, main loop, result."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from pathlib import Path
+
+from sandbox.base import Sandbox
+from sandbox.local import LocalSandbox
+from sandbox.processes import kill_tagged
+from stateact.config import RunConfig
+from stateact.harness import build_main_loop
+from stateact.loop import Budget, LoopOutcome
+from stateact.meter import Meter
+from stateact.resume import ResumeError, RunState, load_run_state, restore_loop
+from stateact.runlog import EventListener, RunLog
+from stateact.runtime import RunContext
+from stateact.variants import get_variant
+
+
+@dataclass
+class RunResult:
+    """What `result.json` holds."""
+
+    run_dir: str
+    status: str
+    """finished | replied | budget | error | interrupted"""
+    text: str
+    infeasible: bool
+    gate_passed: bool | None
+    turns: int
+    usd: float
+    seconds: float
+    spend: dict
+
+
+def new_run_id() -> str:
+    return datetime.now().strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+def run_dir_of(config: RunConfig) -> Path:
+    return Path(config.runs_root) / config.run_id
+
+
+def make_sandbox(config: RunConfig, run_dir: Path) -> Sandbox:
+    """The sandbox a config names: `local` (a work folder, optional display) or `osworld://HOST:PORT`."""
+    if config.sandbox == "local":
+        return LocalSandbox(config.workdir or run_dir / "home", display=config.display)
+    raise ValueError(f"unknown sandbox {config.sandbox!r}: use `local`")
+
+
+def execute(
+    config: RunConfig, listener: EventListener | None = None, sandbox: Sandbox | None = None
+) -> RunResult:
+    """Run one task; the run folder is complete (config, events, result) whatever happens.
+
+    With `sandbox` given (already started, e.g. after a task file's setup), the agent acts on it
+    and the caller closes it; otherwise the run makes its own from the config and closes it.
+    """
+    config = config.model_copy(update={"run_id": config.run_id or new_run_id()})
+    get_variant(config.harness)
+    return _drive(config, None, listener, sandbox)
+
+
+def resume(
+    run_dir: Path, listener: EventListener | None = None, **budget_overrides: float | None
+) -> RunResult:
+    """Continue a stopped run from its log; budgets may be raised through `budget_overrides`."""
+    state = load_run_state(run_dir)
+    if state.status == "finished":
+        raise ResumeError(f"{run_dir} already finished; nothing to resume")
+    for tag in state.sandbox_tags:  # processes a killed harness left behind
+        kill_tagged(tag)
+    updates = {k: v for k, v in budget_overrides.items() if v is not None}
+    config = state.config.model_copy(
+        update={**updates, "runs_root": Path(run_dir).parent, "run_id": Path(run_dir).name}
+    )
+    return _drive(config, state, listener)
+
+
+def _drive(
+    config: RunConfig, state: RunState | None, listener: EventListener | None, given: Sandbox | None = None
+) -> RunResult:
+    variant = get_variant(config.harness)
+    run_dir = run_dir_of(config)
+    log = RunLog(run_dir)
+    if listener:
+        log.subscribe(listener)
+    log.write_json("config.json", config.model_dump(mode="json"))
+    meter = Meter()
+    started = time.monotonic() - (state.elapsed_s if state else 0.0)
+    sandbox = given or make_sandbox(config, run_dir)
+    outcome = LoopOutcome("error", "the run did not start", 0)
+    loop = None
+    try:
+        sandbox.start()
+        instruction = (state.instruction if state else "") or config.instruction
+        context = RunContext(run_dir, instruction, sandbox, log, meter, config.models)
+        log.emit(
+            "run_start",
+            instruction=instruction,
+            harness=variant.name,
+            home=sandbox.home,
+            sandbox_tag=getattr(sandbox, "tag", None),
+            resumed=state is not None,
+        )
+        budget = Budget(config.max_turns, config.max_usd, config.max_seconds)
+        loop = build_main_loop(context, variant, budget)
+        if state is None:
+            outcome = loop.run(instruction)
+        else:
+            restore_loop(loop, state, context)
+            outcome = loop.resume()
+    except KeyboardInterrupt:
+        outcome = LoopOutcome("interrupted", "stopped by the user", loop.turns if loop else 0)
+        raise
+    except Exception as exc:
+        log.emit("error", error=type(exc).__name__, message=str(exc))
+        outcome = LoopOutcome("error", f"{type(exc).__name__}: {exc}", loop.turns if loop else 0)
+    finally:
+        if loop is not None:
+            loop.close_tools()
+        result = RunResult(
+            run_dir=str(run_dir),
+            status=outcome.status,
+            text=outcome.text,
+            infeasible=bool(outcome.data.get("infeasible", False)),
+            gate_passed=outcome.data.get("gate_passed"),
+            turns=outcome.turns,
+            usd=round(meter.total_usd, 6),
+            seconds=round(time.monotonic() - started, 2),
+            spend=meter.summary(),
+        )
+        if given is None:
+            sandbox.close()
+        log.write_json("result.json", asdict(result))
+        log.emit("run_end", status=result.status, usd=result.usd, turns=result.turns)
+        log.close()
+    return result

@@ -1,0 +1,55 @@
+"""Harness variants: the full code-first harness, its ablations, and the pixel baseline, as data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class HarnessVariant:
+    name: str
+    description: str
+    bash: bool = True
+    editor: bool = True
+    plan: bool = True
+    gui: bool = True
+    web: bool = True
+    gate: bool = True
+    context_management: bool = True
+    pixel: bool = False
+    """The screenshot-driven GUI loop is the top-level agent."""
+
+
+VARIANTS: dict[str, HarnessVariant] = {
+    v.name: v
+    for v in (
+        HarnessVariant(
+            "stateact", "code-first main agent with GUI and web subagents, plan, gate, compaction"
+        ),
+        HarnessVariant("no-act", "without the GUI subagent", gui=False),
+        HarnessVariant("no-verify", "without the finish gate", gate=False),
+        HarnessVariant(
+            "no-sustain", "without the plan and context management", plan=False, context_management=False
+        ),
+        HarnessVariant(
+            "bash-only", "bash and finish only", editor=False, plan=False, gui=False, web=False, gate=False
+        ),
+        HarnessVariant(
+            "pixel",
+            "screenshot-driven agent on the whole task",
+            bash=False,
+            editor=False,
+            plan=False,
+            web=False,
+            gate=False,
+            pixel=True,
+        ),
+    )
+}
+
+
+def get_variant(name: str) -> HarnessVariant:
+    try:
+        return VARIANTS[name]
+    except KeyError:
+        raise ValueError(f"unknown harness {name!r}; choose from {', '.join(VARIANTS)}") from None

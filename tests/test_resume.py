@@ -1,0 +1,220 @@
+"""Kill -9 the harness at several points of a scripted run, resume it, and compare with an unbroken run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from sandbox.processes import tagged_pids
+from stateact.loop import UNKNOWN_OUTCOME
+from stateact.resume import load_run_state
+from stateact.runlog import read_events
+
+REPO = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "COLUMNS": "300"}
+TASK = "Write one, two and three into a.txt, b.txt and c.txt in the home folder."
+SCRIPT = [
+    {"tool_calls": [{"name": "bash", "input": {"command": "echo one > ~/a.txt"}}]},
+    {"delay": 1.5, "tool_calls": [{"name": "bash", "input": {"command": "sleep 3; echo two > ~/b.txt"}}]},
+    {"tool_calls": [{"name": "bash", "input": {"command": "test -f ~/b.txt || echo two > ~/b.txt"}}]},
+    {"delay": 1.5, "tool_calls": [{"name": "bash", "input": {"command": "echo three > ~/c.txt"}}]},
+    {"tool_calls": [{"name": "finish", "input": {"summary": "wrote the three files"}}]},
+]
+
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "stateact", *args]
+
+
+def start_run(tmp_path: Path, name: str) -> tuple[subprocess.Popen, Path, Path]:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(SCRIPT))
+    runs, home = tmp_path / f"runs-{name}", tmp_path / f"home-{name}"
+    proc = subprocess.Popen(
+        cli(
+            "run",
+            TASK,
+            "--model",
+            f"scripted:{script}",
+            "--harness",
+            "no-verify",
+            "--workdir",
+            str(home),
+            "--no-display",
+            "--runs-root",
+            str(runs),
+        ),
+        cwd=REPO,
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    return proc, runs, home
+
+
+def wait_for_event(runs: Path, matches, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for events_file in runs.glob("*/events.jsonl"):
+            if any(matches(e) for e in read_events(events_file)):
+                return
+        time.sleep(0.05)
+    raise AssertionError("the run never reached the kill point")
+
+
+def files_of(home: Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in sorted(home.glob("*.txt"))}
+
+
+def kill_hard(proc: subprocess.Popen) -> None:
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def unbroken_files(tmp_path_factory) -> dict[str, str]:
+    tmp_path = tmp_path_factory.mktemp("unbroken")
+    proc, _, home = start_run(tmp_path, "unbroken")
+    assert proc.wait(timeout=60) == 0
+    return files_of(home)
+
+
+KILL_POINTS = {
+    "during a model call": lambda e: e["kind"] == "request" and e["scope"] == "main" and e["seq"] > 10,
+    "during a long bash command": lambda e: e["kind"] == "tool_call" and "sleep 3" in json.dumps(e["input"]),
+    "between turns": lambda e: e["kind"] == "tool_result" and e["id"] == "toolu_s0002_0",
+}
+
+
+@pytest.mark.parametrize("point", list(KILL_POINTS))
+def test_kill_then_resume_matches_an_unbroken_run(tmp_path, unbroken_files, point):
+    proc, runs, home = start_run(tmp_path, "killed")
+    wait_for_event(runs, KILL_POINTS[point])
+    time.sleep(0.2)
+    kill_hard(proc)
+    (run_dir,) = list(runs.iterdir())
+    assert not (run_dir / "result.json").exists()
+
+    resumed = subprocess.run(
+        cli("resume", str(run_dir)), cwd=REPO, env=ENV, capture_output=True, text=True, timeout=120
+    )
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert files_of(home) == unbroken_files
+
+    events = list(read_events(run_dir / "events.jsonl"))
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1)), "an event was lost or duplicated"
+    assert [e["kind"] for e in events].count("run_resumed") == 1
+    result = json.loads((run_dir / "result.json").read_text())
+    assert result["status"] == "finished"
+    assert result["spend"]["by_role"]["main"]["turns"] == result["turns"]
+
+    state = load_run_state(run_dir)
+    calls = Counter(b.id for m in state.history for b in m.tool_uses())
+    answers = Counter(b.tool_use_id for m in state.history for b in m.tool_results())
+    assert calls == answers and max(calls.values()) == 1, "every tool call is answered exactly once"
+    unknown = [b for m in state.history for b in m.tool_results() if b.text() == UNKNOWN_OUTCOME]
+    if point == "during a long bash command":
+        assert len(unknown) == 1
+    again = subprocess.run(
+        cli("resume", str(run_dir)), cwd=REPO, env=ENV, capture_output=True, text=True, timeout=60
+    )
+    assert again.returncode == 2 and "already finished" in again.stdout
+
+
+def test_resume_refuses_a_folder_that_is_not_a_run(tmp_path):
+    refused = subprocess.run(
+        cli("resume", str(tmp_path)), cwd=REPO, env=ENV, capture_output=True, text=True, timeout=60
+    )
+    assert refused.returncode == 2
+    assert "no readable config.json" in refused.stdout
+
+
+def test_resume_with_a_raised_budget(tmp_path):
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(SCRIPT))
+    runs = tmp_path / "runs"
+    first = subprocess.run(
+        cli(
+            "run",
+            TASK,
+            "--model",
+            f"scripted:{script}",
+            "--harness",
+            "no-verify",
+            "--workdir",
+            str(tmp_path / "home"),
+            "--no-display",
+            "--runs-root",
+            str(runs),
+            "--max-steps",
+            "2",
+        ),
+        cwd=REPO,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert first.returncode == 1 and "budget" in first.stdout
+    (run_dir,) = list(runs.iterdir())
+    again = subprocess.run(
+        cli("resume", str(run_dir), "--max-steps", "10"),
+        cwd=REPO,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert again.returncode == 0, again.stdout
+    assert files_of(tmp_path / "home") == {"a.txt": "one\n", "b.txt": "two\n", "c.txt": "three\n"}
+    assert json.loads((run_dir / "result.json").read_text())["turns"] == 5
+
+
+def test_ctrl_c_stops_cleanly_and_prints_the_resume_command(tmp_path, unbroken_files):
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(SCRIPT))
+    home = tmp_path / "home"
+    runs = tmp_path / "runs-interrupted"
+    proc = subprocess.Popen(
+        cli(
+            "run",
+            TASK,
+            "--model",
+            f"scripted:{script}",
+            "--harness",
+            "no-verify",
+            "--workdir",
+            str(home),
+            "--display",
+            "--runs-root",
+            str(runs),
+        ),
+        cwd=REPO,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    wait_for_event(runs, KILL_POINTS["during a long bash command"])
+    (run_dir,) = list(runs.iterdir())
+    tag = next(e["sandbox_tag"] for e in read_events(run_dir / "events.jsonl") if e["kind"] == "run_start")
+    proc.send_signal(signal.SIGINT)
+    output, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert f"stateact resume {run_dir}" in output
+    assert json.loads((run_dir / "result.json").read_text())["status"] == "interrupted"
+    assert tagged_pids(tag) == [], "the sandbox's processes (Xvfb, the shell, the sleep) were ended"
+
+    resumed = subprocess.run(
+        cli("resume", str(run_dir)), cwd=REPO, env=ENV, capture_output=True, text=True, timeout=120
+    )
+    assert resumed.returncode == 0, resumed.stdout
+    assert files_of(home) == unbroken_files

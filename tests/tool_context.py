@@ -1,0 +1,32 @@
+"""A real run context for tool tests: a LocalSandbox (no display) and a run folder."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sandbox.local import LocalSandbox
+from stateact.meter import Meter
+from stateact.runlog import RunLog
+from stateact.runtime import RoleModels, RunContext
+
+
+@contextmanager
+def run_context(root: Path) -> Iterator[RunContext]:
+    """A started sandbox whose home is `root/home`, with a run log in `root/run`; closed on exit."""
+    sandbox = LocalSandbox(root / "home")
+    sandbox.start()
+    log = RunLog(root / "run")
+    try:
+        yield RunContext(
+            run_dir=root / "run",
+            task="test task",
+            sandbox=sandbox,
+            log=log,
+            meter=Meter(),
+            models=RoleModels(main="scripted:unused.json"),
+        )
+    finally:
+        log.close()
+        sandbox.close()
