@@ -269,9 +269,9 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 
 @contextlib.contextmanager
-def served_vm(workdir: Path) -> Iterator[tuple[OSWorldSandbox, VMServer, LocalSandbox]]:
-    """A LocalSandbox with a display, the VM server over it, and an OSWorldSandbox talking to the server."""
-    local = LocalSandbox(workdir, display=True)
+def served_vm(workdir: Path, display: bool = True) -> Iterator[tuple[OSWorldSandbox, VMServer, LocalSandbox]]:
+    """A LocalSandbox (with a display), the VM server over it, and an OSWorldSandbox talking to the server."""
+    local = LocalSandbox(workdir, display=display)
     server: VMServer | None = None
     sandbox: OSWorldSandbox | None = None
     try:
