@@ -1,4 +1,4 @@
-"""Latency of the OSWorld VM backend over the local VM server double: one-shot commands and the tmux shell.
+"""Latency of the OSWorld VM backend over the local VM server double: one-shot commands and the relay shell.
 
     python benchmarks/osworld_shell.py [repeats]
 
@@ -51,10 +51,12 @@ def main(repeats: int = 20) -> None:
             server.stop()
             local.close()
     print(f"one-shot /execute command: {one_shot:.1f} ms (median of {repeats})")
-    print(f"tmux shell command round trip: {shell_cmd:.1f} ms (median of {repeats})")
+    print(f"relay shell command round trip: {shell_cmd:.1f} ms (median of {repeats})")
     print(f"1 MB file write + read: {file_rt:.1f} ms")
-    print(f"tmux shell output throughput: {mb_s:.1f} MB/s")
-    print(f"execute_ms={one_shot:.1f} shell_ms={shell_cmd:.1f} file_1mb_ms={file_rt:.1f} shell_mb_s={mb_s:.1f}")
+    print(f"relay shell output throughput: {mb_s:.1f} MB/s")
+    print(
+        f"execute_ms={one_shot:.1f} shell_ms={shell_cmd:.1f} file_1mb_ms={file_rt:.1f} shell_mb_s={mb_s:.1f}"
+    )
 
 
 if __name__ == "__main__":

@@ -3,8 +3,8 @@
 Every call is one HTTP request to the VM server (default port 5000, no
 authentication). Connection failures are retried with a doubling backoff; when
 the VM stays unreachable a SandboxError names the address. The server has no
-persistent shell, so `open_shell` returns a TmuxShell that keeps one bash alive
-inside the VM (see sandbox/tmux_shell.py).
+persistent shell, so `open_shell` returns a RelayShell that keeps one bash alive
+inside the VM (see sandbox/relay_shell.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from shlex import quote
 import httpx
 
 from sandbox.base import CommandResult, Sandbox, SandboxError, Shell
-from sandbox.tmux_shell import TmuxShell
+from sandbox.relay_shell import RelayShell
 from stateact import settings
 
 SCHEME = "osworld://"
@@ -66,7 +66,7 @@ class OSWorldSandbox(Sandbox):
         self.request_timeout_s = request_timeout_s
         self.home = settings.VM_HOME
         self._client: httpx.Client | None = None
-        self._shells: list[TmuxShell] = []
+        self._shells: list[RelayShell] = []
 
     # -- lifecycle -----------------------------------------------------------
     def start(self) -> None:
@@ -174,8 +174,8 @@ class OSWorldSandbox(Sandbox):
             raise SandboxError(f"could not open {path} (HTTP {response.status_code}): {response.text[:500]}")
 
     def open_shell(self, scratch_dir: Path) -> Shell:
-        """A TmuxShell inside the VM; it keeps its own files in the VM's /tmp (`scratch_dir` is unused)."""
-        shell = TmuxShell(self, cwd=self.home)
+        """A RelayShell inside the VM; it keeps its own files in the VM's /tmp (`scratch_dir` is unused)."""
+        shell = RelayShell(self, cwd=self.home)
         self._shells.append(shell)
         return shell
 

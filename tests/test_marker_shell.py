@@ -1,11 +1,11 @@
-"""The shells' shared parts: the prompt marker, and one contract from the pexpect and the tmux shell."""
+"""The shells' shared parts: the prompt marker, and one contract from the pexpect and the relay shell."""
 
 import pytest
 
 from sandbox.bash_session import BashSession
 from sandbox.local import LocalSandbox
 from sandbox.marker_shell import PromptMarker
-from sandbox.tmux_shell import TmuxShell
+from sandbox.relay_shell import RelayShell
 
 
 def test_marker_split_across_reads_is_not_returned_as_output():
@@ -28,16 +28,16 @@ def test_text_that_only_looks_like_a_marker_is_output():
     assert "PROMPT_COMMAND=" in marker.prompt_command and marker.marker in marker.prompt_command
 
 
-@pytest.fixture(params=["pexpect", "tmux"])
+@pytest.fixture(params=["pexpect", "relay"])
 def shell(request, tmp_path):
-    """The same contract from both persistent shells: BashSession and TmuxShell (over a LocalSandbox)."""
+    """The same contract from both persistent shells: BashSession and RelayShell (over a LocalSandbox)."""
     sandbox = LocalSandbox(tmp_path / "home")
     sandbox.start()
     try:
         if request.param == "pexpect":
             shell = BashSession(tmp_path / "scratch", cwd=sandbox.home, env=sandbox.env)
         else:
-            shell = TmuxShell(sandbox, cwd=sandbox.home)
+            shell = RelayShell(sandbox, cwd=sandbox.home)
         try:
             yield shell
         finally:

@@ -1,5 +1,5 @@
 """The harness's own run (`stateact.run.execute`, scripted model, bash-only variant) on an OSWorld VM
-served by the test double: task setup, the agent's bash over the VM's tmux shell, scoring, results."""
+served by the test double: task setup, the agent's bash over the VM's relay shell, scoring, results."""
 
 from __future__ import annotations
 
