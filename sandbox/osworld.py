@@ -149,7 +149,9 @@ class OSWorldSandbox(Sandbox):
 
     # -- commands ------------------------------------------------------------------
     def run(self, command: str, timeout: float = 60.0) -> CommandResult:
-        limit = max(1, int(min(timeout, settings.VM_EXECUTE_LIMIT_S - 5)))
+        """A one-shot bash command in the home folder; at most ~2 minutes (the server's limit): longer
+        work belongs in the shell."""
+        limit = _limit(timeout)
         wrapped = f"cd && timeout -k 2 {limit} bash -c {quote(command)}"
         result = self._execute(wrapped, shell=True, timeout=timeout)
         if result.returncode == 124 and not result.stderr.startswith("["):
@@ -157,8 +159,10 @@ class OSWorldSandbox(Sandbox):
         return result
 
     def run_python(self, code: str, timeout: float = 60.0) -> CommandResult:
-        limit = max(1, int(min(timeout, settings.VM_EXECUTE_LIMIT_S - 5)))
-        return self._execute(["timeout", "-k", "2", str(limit), "python3", "-c", code], False, timeout)
+        """`python3 -c code` on the VM's display, as OSWorld sends GUI actions (pyautogui code)."""
+        return self._execute(
+            ["timeout", "-k", "2", str(_limit(timeout)), "python3", "-c", code], False, timeout
+        )
 
     def launch(self, command: str) -> None:
         response = self._request("POST", "/setup/launch", json={"command": command, "shell": True})
@@ -221,6 +225,11 @@ class OSWorldSandbox(Sandbox):
     def accessibility_tree(self) -> str:
         """The AT-SPI tree of the desktop as XML text."""
         return _json(self._request("GET", "/accessibility")).get("AT") or ""
+
+
+def _limit(timeout: float) -> int:
+    """Whole seconds for `timeout(1)`, kept under the server's own limit so our timeout fires first."""
+    return max(1, int(min(timeout, settings.VM_EXECUTE_LIMIT_S - 5)))
 
 
 def _json(response: httpx.Response) -> dict:
