@@ -36,7 +36,7 @@ def build_main_loop(context: RunContext, variant: HarnessVariant, budget: Budget
         scope="main",
         model=model,
         tools=tools,
-        system_prompt=render_main_prompt({t.name for t in tools}, context.sandbox.home),
+        system_prompt=render_main_prompt({t.name for t in tools}, context.sandbox.home, gate=variant.gate),
         log=context.log,
         meter=context.meter,
         budget=budget,
