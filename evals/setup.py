@@ -174,6 +174,7 @@ def _chrome_open_tabs(sandbox: Sandbox, params: dict, context: SetupContext) -> 
     urls = [str(url) for url in params.get("urls_to_open", [])]
     browser = "$(command -v google-chrome || command -v chromium || command -v chromium-browser)"
     flags = "--no-first-run --no-default-browser-check --remote-debugging-port=1337"
+    flags += ' $([ "$(id -u)" -eq 0 ] && echo --no-sandbox)'  # Chrome refuses to run as root without it
     sandbox.launch(f"{browser} {flags} {' '.join(quote(url) for url in urls)}")
     return {"urls": urls}
 

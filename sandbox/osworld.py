@@ -3,8 +3,8 @@
 Every call is one HTTP request to the VM server (default port 5000, no
 authentication). Connection failures are retried with a doubling backoff; when
 the VM stays unreachable a SandboxError names the address. The server has no
-persistent shell, so `open_shell` returns a TmuxShell that keeps one bash alive
-inside the VM (see sandbox/tmux_shell.py).
+persistent shell, so `open_shell` returns a RelayShell that keeps one bash alive
+inside the VM (see sandbox/relay_shell.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from shlex import quote
 import httpx
 
 from sandbox.base import CommandResult, Sandbox, SandboxError, Shell
-from sandbox.tmux_shell import TmuxShell
+from sandbox.relay_shell import RelayShell
 from stateact import settings
 
 SCHEME = "osworld://"
@@ -46,6 +46,10 @@ def sandbox_from_spec(spec: str, workdir: Path, display: bool = False) -> Sandbo
     raise SandboxError(f"unknown sandbox {spec!r}: use `local` or `osworld://HOST:PORT`")
 
 
+class VMTimeout(SandboxError):
+    """The VM server took longer than the HTTP timeout to answer."""
+
+
 class OSWorldSandbox(Sandbox):
     """An OSWorld VM reached through its HTTP server at `base_url` (e.g. http://127.0.0.1:5000)."""
 
@@ -62,7 +66,7 @@ class OSWorldSandbox(Sandbox):
         self.request_timeout_s = request_timeout_s
         self.home = settings.VM_HOME
         self._client: httpx.Client | None = None
-        self._shells: list[TmuxShell] = []
+        self._shells: list[RelayShell] = []
 
     # -- lifecycle -----------------------------------------------------------
     def start(self) -> None:
@@ -87,18 +91,28 @@ class OSWorldSandbox(Sandbox):
 
     # -- HTTP ------------------------------------------------------------------
     def _request(self, method: str, path: str, *, timeout: float | None = None, **kwargs) -> httpx.Response:
-        """One call with retries on connection failures (and on 5xx for reads, which are idempotent)."""
+        """One call. Connection failures are retried (the request never arrived); dropped connections and
+        5xx answers only for reads, which are safe to repeat."""
         if self._client is None:
             raise SandboxError("the OSWorld sandbox is not started")
         idempotent = method == "GET" or path in ("/file", "/screen_size", "/list_directory")
+        timeout = timeout or self.request_timeout_s
         delay = self.backoff_s
         last_error = ""
         for attempt in range(1, self.retries + 1):
             try:
-                response = self._client.request(
-                    method, path, timeout=timeout or self.request_timeout_s, **kwargs
-                )
-            except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError) as exc:
+                response = self._client.request(method, path, timeout=timeout, **kwargs)
+            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                last_error = f"{type(exc).__name__}: {exc}"
+            except httpx.TimeoutException as exc:
+                raise VMTimeout(
+                    f"the OSWorld VM at {self.base_url} did not answer {path} within {timeout:.0f}s"
+                ) from exc
+            except httpx.TransportError as exc:
+                if not idempotent:
+                    raise SandboxError(
+                        f"the connection to {self.base_url} broke during {path}: {exc}"
+                    ) from exc
                 last_error = f"{type(exc).__name__}: {exc}"
             else:
                 if not (idempotent and response.status_code >= 500):
@@ -120,8 +134,8 @@ class OSWorldSandbox(Sandbox):
                 json={"command": command, "shell": shell},
                 timeout=min(timeout, settings.VM_EXECUTE_LIMIT_S) + 15,
             )
-        except httpx.ReadTimeout:
-            return CommandResult(124, "", f"[no answer from the VM within {timeout:.0f}s]")
+        except VMTimeout as exc:
+            return CommandResult(124, "", f"[{exc}]")
         if response.status_code >= 500:
             message = _json(response).get("message", response.text[:500])
             return CommandResult(124, "", f"[the VM server stopped the command: {message}]")
@@ -135,7 +149,9 @@ class OSWorldSandbox(Sandbox):
 
     # -- commands ------------------------------------------------------------------
     def run(self, command: str, timeout: float = 60.0) -> CommandResult:
-        limit = max(1, int(min(timeout, settings.VM_EXECUTE_LIMIT_S - 5)))
+        """A one-shot bash command in the home folder; at most ~2 minutes (the server's limit): longer
+        work belongs in the shell."""
+        limit = _limit(timeout)
         wrapped = f"cd && timeout -k 2 {limit} bash -c {quote(command)}"
         result = self._execute(wrapped, shell=True, timeout=timeout)
         if result.returncode == 124 and not result.stderr.startswith("["):
@@ -143,8 +159,10 @@ class OSWorldSandbox(Sandbox):
         return result
 
     def run_python(self, code: str, timeout: float = 60.0) -> CommandResult:
-        limit = max(1, int(min(timeout, settings.VM_EXECUTE_LIMIT_S - 5)))
-        return self._execute(["timeout", "-k", "2", str(limit), "python3", "-c", code], False, timeout)
+        """`python3 -c code` on the VM's display, as OSWorld sends GUI actions (pyautogui code)."""
+        return self._execute(
+            ["timeout", "-k", "2", str(_limit(timeout)), "python3", "-c", code], False, timeout
+        )
 
     def launch(self, command: str) -> None:
         response = self._request("POST", "/setup/launch", json={"command": command, "shell": True})
@@ -160,7 +178,8 @@ class OSWorldSandbox(Sandbox):
             raise SandboxError(f"could not open {path} (HTTP {response.status_code}): {response.text[:500]}")
 
     def open_shell(self, scratch_dir: Path) -> Shell:
-        shell = TmuxShell(self, cwd=self.home)
+        """A RelayShell inside the VM; it keeps its own files in the VM's /tmp (`scratch_dir` is unused)."""
+        shell = RelayShell(self, cwd=self.home)
         self._shells.append(shell)
         return shell
 
@@ -206,6 +225,11 @@ class OSWorldSandbox(Sandbox):
     def accessibility_tree(self) -> str:
         """The AT-SPI tree of the desktop as XML text."""
         return _json(self._request("GET", "/accessibility")).get("AT") or ""
+
+
+def _limit(timeout: float) -> int:
+    """Whole seconds for `timeout(1)`, kept under the server's own limit so our timeout fires first."""
+    return max(1, int(min(timeout, settings.VM_EXECUTE_LIMIT_S - 5)))
 
 
 def _json(response: httpx.Response) -> dict:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from gate import FinishGate
+from gate.guard import check_command
 from stateact.context_policy import build_context_manager
 from stateact.evidence import EvidenceChecker
 from stateact.loop import AgentLoop, Budget, Injection
@@ -16,8 +20,18 @@ from stateact.variants import HarnessVariant
 from subagents.web import DelegateWebTool
 
 
-def build_main_loop(context: RunContext, variant: HarnessVariant, budget: Budget) -> AgentLoop:
-    """The top-level agent of a run for a harness variant."""
+def build_main_loop(
+    context: RunContext,
+    variant: HarnessVariant,
+    budget: Budget,
+    task_started_at: float | None = None,
+    past_events: Iterable[dict] = (),
+) -> AgentLoop:
+    """The top-level agent of a run for a harness variant.
+
+    `task_started_at` (the sandbox's clock when the task began) lets the gate tell changed files
+    from untouched ones; `past_events` (a resumed run's log) gives the gate back its used rounds.
+    """
     tools: list[Tool] = []
     plan_tool: PlanTool | None = None
     if variant.bash:
@@ -25,14 +39,18 @@ def build_main_loop(context: RunContext, variant: HarnessVariant, budget: Budget
     if variant.editor:
         tools.append(EditTool(context))
     if variant.plan:
-        checker = EvidenceChecker(context.sandbox)
+        checker = EvidenceChecker(context.sandbox, command_guard=check_command)
         plan_tool = PlanTool(context, Plan.load(context.run_dir / PLAN_FILE), checker)
         tools.append(plan_tool)
     if variant.web:
         tools.append(DelegateWebTool(context))
-    tools.append(FinishTool(context, gate=None, on_verdict=plan_tool.gate_boundary if plan_tool else None))
-    plan_text = plan_injection(plan_tool.plan) if plan_tool else None
+    gate = None
+    if variant.gate:
+        gate = FinishGate(context, task_started_at=task_started_at)
+        gate.resume_from(past_events)
+    tools.append(FinishTool(context, gate=gate, on_verdict=plan_tool.gate_boundary if plan_tool else None))
     model = context.provider("main")
+    plan_text = plan_injection(plan_tool.plan) if plan_tool else None
     policy = build_context_manager(context, model.name, enabled=variant.context_management, plan=plan_text)
     injections: list[Injection] = [policy.stall_note] + ([plan_tool.injection] if plan_tool else [])
     return AgentLoop(

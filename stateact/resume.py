@@ -50,6 +50,9 @@ class RunState:
     status: str = ""
     instruction: str = ""
     """The instruction as the agent first saw it (after a task's path mapping)."""
+    task_started_at: float | None = None
+    """The sandbox's clock when the task first started."""
+    events: list[dict] = field(default_factory=list)
 
 
 def load_run_state(run_dir: Path) -> RunState:
@@ -69,13 +72,16 @@ def load_run_state(run_dir: Path) -> RunState:
     first_t = last_t = None
     tags: list[str] = []
     instruction = ""
-    for event in read_events(run_dir / "events.jsonl"):
+    task_started_at = None
+    events = list(read_events(run_dir / "events.jsonl"))
+    for event in events:
         first_t = first_t if first_t is not None else event["t"]
         last_t = event["t"]
         kind, scope = event["kind"], event["scope"]
         if kind == "run_start":
             tags += [event["sandbox_tag"]] if event.get("sandbox_tag") else []
             instruction = instruction or event.get("instruction", "")
+            task_started_at = task_started_at or event.get("task_started_at")
         if kind == "response":
             role = event.get("role", scope.split("#")[0])
             spend.append((role, Usage(**event.get("usage", {})), event.get("usd", 0.0)))

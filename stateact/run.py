@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 
+from gate import sandbox_clock
 from sandbox.base import Sandbox
 from sandbox.local import LocalSandbox
 from sandbox.processes import kill_tagged
@@ -99,16 +100,18 @@ def _drive(
         sandbox.start()
         instruction = (state.instruction if state else "") or config.instruction
         context = RunContext(run_dir, instruction, sandbox, log, meter, config.models)
+        started_at = state.task_started_at if state else sandbox_clock(sandbox)
         log.emit(
             "run_start",
             instruction=instruction,
             harness=variant.name,
             home=sandbox.home,
             sandbox_tag=getattr(sandbox, "tag", None),
+            task_started_at=started_at,
             resumed=state is not None,
         )
         budget = Budget(config.max_turns, config.max_usd, config.max_seconds)
-        loop = build_main_loop(context, variant, budget)
+        loop = build_main_loop(context, variant, budget, started_at, state.events if state else ())
         if state is None:
             outcome = loop.run(instruction)
         else:

@@ -92,6 +92,14 @@ TOKENS_IMAGE_MAX_PIXELS = 1_150_000
 BASH_COLLECT_CAP_CHARS = 32_000_000
 """A bash call returns early (the command still running) once this much output is waiting, bounding memory."""
 
+# Verified plan items
+PLAN_RECHECK_EVERY = 10
+"""Requests between re-checks of the evidence of verified plan items."""
+
+# Agent loop
+CONTEXT_OVERFLOW_RECOVERIES = 2
+"""Times in a row the loop lets the context manager shrink the history after a context-length error."""
+
 # OSWorld VM sandbox
 VM_REQUEST_TIMEOUT_S = 30.0
 """HTTP timeout of one VM server call that does not run a command (files, screenshots, launch)."""
@@ -109,11 +117,3 @@ VM_SHELL_POLL_MAX_S = 1.0
 VM_SHELL_READ_CAP_BYTES = 4 << 20
 """Most bytes of shell output fetched from the VM per read."""
 VM_SHELL_START_TIMEOUT_S = 15.0
-
-# Verified plan items
-PLAN_RECHECK_EVERY = 10
-"""Requests between re-checks of the evidence of verified plan items."""
-
-# Agent loop
-CONTEXT_OVERFLOW_RECOVERIES = 2
-"""Times in a row the loop lets the context manager shrink the history after a context-length error."""

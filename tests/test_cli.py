@@ -38,8 +38,6 @@ def test_scripted_multi_step_file_task(tmp_path):
         "Write ~/notes/todo.md: a Todo heading, items 'buy milk' and 'call Bob', 'call Bob' checked.",
         "--model",
         f"scripted:{QUICKSTART}",
-        "--harness",
-        "no-verify",
         "--workdir",
         str(WORKDIR),
         "--no-display",
@@ -48,24 +46,30 @@ def test_scripted_multi_step_file_task(tmp_path):
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "finished after 8 turns" in done.stdout
+    assert "finished after 9 turns" in done.stdout
     assert (WORKDIR / "notes" / "todo.md").read_text() == "# Todo\n\n- [ ] buy milk\n- [x] call Bob\n"
 
     run_dir = only_run_dir(runs)
     config = json.loads((run_dir / "config.json").read_text())
     assert config["models"]["main"] == f"scripted:{QUICKSTART}"
     result = json.loads((run_dir / "result.json").read_text())
-    assert result["status"] == "finished" and result["turns"] == 8 and result["infeasible"] is False
+    assert result["status"] == "finished" and result["turns"] == 9 and result["infeasible"] is False
+    assert result["gate_passed"] is True
+    assert set(result["spend"]["by_role"]) == {"main", "gate"}
     plan = json.loads((run_dir / "plan.json").read_text())
     assert [item["status"] for item in plan["items"]] == ["done", "done", "done"]
+    assert [item["verified_by"] for item in plan["items"]] == ["gate", "probe", "gate"]
 
     events = list(read_events(run_dir / "events.jsonl"))
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     kinds = [e["kind"] for e in events]
     assert kinds[0] == "run_start" and kinds[-1] == "run_end"
-    assert kinds.count("tool_call") == kinds.count("tool_result") == 8
-    history = [load_message(e["message"], run_dir) for e in events if e["kind"] == "message"]
-    assert [m.role for m in history] == ["user", "assistant"] * 8 + ["user"]
+    assert kinds.count("tool_call") == kinds.count("tool_result") == 9 + 2  # main, then the gate's two
+    verdict = next(e for e in events if e["kind"] == "gate_verdict")
+    assert verdict["scope"] == "gate#1" and verdict["passed"] is True
+    main_events = [e for e in events if e["scope"] == "main"]
+    history = [load_message(e["message"], run_dir) for e in main_events if e["kind"] == "message"]
+    assert [m.role for m in history] == ["user", "assistant"] * 9 + ["user"]
     calls = [b.id for m in history for b in m.tool_uses()]
     answers = [b.tool_use_id for m in history for b in m.tool_results()]
     assert calls == answers

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import openpyxl
 import pytest
 
 from evals.metrics import METRICS
@@ -80,6 +81,26 @@ def test_check_cell_values_and_styles(tmp_path):
     assert read_cell_value(str(formulas), "Sheet1", "D2") is None  # no cached value
     assert read_cell_value(str(book), "Sheet2", "B3") is None  # booleans read as None
     assert check(book, "A2", {"value": {"method": "eq", "ref": "Pen"}}, sheet="RNMissing") == 0.0
+
+
+def test_style_rule_compares_cell_styles(tmp_path):
+    gold = sales_book(tmp_path / "gold.xlsx")
+    same = sales_book(tmp_path / "same.xlsx")
+    plain = sales_book(tmp_path / "plain.xlsx")
+    book = openpyxl.load_workbook(plain)
+    book["Sheet2"]["A1"].font = openpyxl.styles.Font(bold=False)
+    book.save(plain)
+    rule = {
+        "type": "style",
+        "sheet_idx0": "RNSheet2",
+        "sheet_idx1": "ENSheet2",
+        "props": ["font_bold", "font_name"],
+    }
+    assert compare_table(str(same), str(gold), rules=[rule]) == 1.0
+    assert compare_table(str(plain), str(gold), rules=[rule]) == 0.0
+    assert compare_table(str(plain), str(gold), rules=[{**rule, "props": ["font_name"]}]) == 1.0
+    with pytest.raises(MetricError, match="unsupported cell style"):
+        compare_table(str(same), str(gold), rules=[{**rule, "props": ["glow"]}])
 
 
 def test_value_rules():

@@ -133,3 +133,17 @@ def test_unreachable_vm_gives_a_clear_error():
     sandbox = OSWorldSandbox(f"http://127.0.0.1:{port}", retries=2, backoff_s=0.05)
     with pytest.raises(SandboxError, match=f"127.0.0.1:{port} is unreachable"):
         sandbox.start()
+
+
+def test_reads_are_retried_and_failed_commands_are_not_rerun(vm):
+    sandbox, server, _ = vm
+    server.fail_next["/screenshot"] = 1
+    before = len(server.requests)
+    assert sandbox.screenshot().startswith(b"\x89PNG")
+    assert server.requests[before:] == ["GET /screenshot", "GET /screenshot"]
+    server.fail_next["/execute"] = 1
+    before = len(server.requests)
+    failed = sandbox.run("echo run >> ~/runs.log")
+    assert failed.returncode == 124 and "injected failure" in failed.stderr
+    assert server.requests[before:] == ["POST /execute"]
+    assert not sandbox.exists("~/runs.log")

@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from evals.cache import FileCache
 from evals.runner import run_task_file
+from evals.setup import SetupContext, SetupError, run_steps, wait_for_window
+from evals.task import Step
 from sandbox.local import LocalSandbox
 from tests.osworld_agent import scripted_agent
 from tests.osworld_vm_server import served_vm
@@ -69,3 +72,13 @@ def test_file_tasks_through_the_vm_server(vm, tmp_path, cache):  # noqa: F811
     no_notes = ["rm ~/notes_out.txt", *good[:2]]  # the VM keeps its files between tasks
     assert _run("os/report-files.json", sandbox, no_notes, tmp_path / "fail", cache).score == 0.0
     assert {"POST /setup/upload", "POST /file", "POST /setup/launch"} <= set(server.requests)
+
+
+def test_chrome_open_tabs_shows_the_pages(tmp_path):
+    tab = "data:text/html,<title>probe-tab</title>"
+    with LocalSandbox(tmp_path / "home", display=True) as sandbox:
+        context = SetupContext(cache=FileCache(tmp_path))
+        run_steps([Step(type="chrome_open_tabs", parameters={"urls_to_open": [tab]})], sandbox, context)
+        assert wait_for_window(sandbox, "probe-tab", timeout=60).startswith("probe-tab")
+        with pytest.raises(SetupError, match="no window titled with 'other-tab'"):
+            wait_for_window(sandbox, "other-tab", timeout=1)

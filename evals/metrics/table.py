@@ -9,6 +9,8 @@ expected sheet by index), `RN<name>`/`EN<name>` (by name).
 - `check_cell`: `props` maps `value` (read from the sheet XML: numbers as
   float, shared and inline strings as text, uncached formulas and booleans as
   None) or a style property to a `{method, ref}` rule.
+- `style`: the `props` styles of every cell are equal in both sheets (cell
+  styles only; conditional formatting is not evaluated).
 Rules run in order; the first failing rule scores 0.
 """
 
@@ -16,11 +18,13 @@ from __future__ import annotations
 
 import os
 import zipfile
+from collections.abc import Callable
 from typing import Any
 from xml.etree import ElementTree
 
 import openpyxl
 import pandas as pd
+from openpyxl.cell.cell import MergedCell
 
 from evals import settings
 from evals.metrics.rules import MetricError, match_value_to_rule
@@ -117,7 +121,14 @@ def _check_cell(rule: dict, result: _Book, expected: _Book | None) -> bool:
         return False
 
 
-_RULES = {"sheet_name": _sheet_name, "sheet_data": _sheet_data, "check_cell": _check_cell}
+def _style(rule: dict, result: _Book, expected: _Book | None) -> bool:
+    props = rule.get("props", [])
+    first = _styles(*_pick(rule["sheet_idx0"], result, expected), props)
+    second = _styles(*_pick(rule["sheet_idx1"], result, expected), props)
+    return first == second
+
+
+_RULES = {"sheet_name": _sheet_name, "sheet_data": _sheet_data, "check_cell": _check_cell, "style": _style}
 
 
 def read_cell_value(path: str, sheet: str, coordinate: str) -> Any:
@@ -160,21 +171,39 @@ def _shared_strings(archive: zipfile.ZipFile) -> list[str]:
 
 
 def _cell_style(prop: str, cell: Any) -> Any:
-    """The style properties `check_cell` supports (OSWorld names)."""
-    font, fill = cell.font, cell.fill
-    readers = {
-        "number_format": lambda: cell.number_format,
-        "font_name": lambda: font.name,
-        "font_family": lambda: font.family,
-        "font_color": lambda: font.color.rgb if font.color is not None else None,
-        "font_bold": lambda: font.bold,
-        "font_italic": lambda: font.italic,
-        "font_underline": lambda: font.underline,
-        "font_size": lambda: font.size,
-        "fill_type": lambda: fill.tagname,
-        "bgcolor": lambda: fill.bgColor.rgb,
-        "fgcolor": lambda: fill.fgColor.rgb,
-        "hyperlink": lambda: cell.hyperlink.target if cell.hyperlink is not None else "",
+    """A style property as OSWorld reads it: font properties of empty cells and number formats of
+    non-numeric cells are None; `bgcolor` and `fgcolor` both read the fill's foreground colour."""
+    filled = cell.value is not None
+    readers: dict[str, Callable[[], Any]] = {
+        "number_format": lambda: cell.number_format if filled and cell.data_type == "n" else None,
+        "font_name": lambda: cell.font.name if filled else None,
+        "font_family": lambda: cell.font.family if filled else None,
+        "font_color": lambda: cell.font.color.rgb if filled and cell.font.color is not None else None,
+        "font_bold": lambda: cell.font.bold if filled else None,
+        "font_italic": lambda: cell.font.italic if filled else None,
+        "font_underline": lambda: cell.font.underline if filled else None,
+        "font_size": lambda: cell.font.size if filled else None,
+        "fill_type": lambda: cell.fill.tagname,
+        "bgcolor": lambda: cell.fill.fgColor.rgb,
+        "fgcolor": lambda: cell.fill.fgColor.rgb,
+        "hyperlink": lambda: (cell.hyperlink or "") if filled else None,
+        "merge": lambda: isinstance(cell, MergedCell),
     }
-    reader = readers.get(prop)
-    return reader() if reader is not None else None
+    if prop not in readers:
+        raise MetricError(f"unsupported cell style {prop!r}; supported: {', '.join(readers)}")
+    try:
+        return readers[prop]()
+    except AttributeError:
+        return None
+
+
+def _styles(book: _Book | None, name: str, props: list[str]) -> dict[str, list[Any]]:
+    """Every cell's `props`, by coordinate; an absent sheet gives {}."""
+    if book is None or name not in book.xl.sheetnames:
+        return {}
+    sheet = book.xl[name]
+    return {
+        cell.coordinate: [_cell_style(p, cell) for p in props]
+        for column in sheet.iter_cols()
+        for cell in column
+    }
