@@ -69,10 +69,15 @@ class ValidationRow:
 
 
 def validate_task(
-    task: SuiteTask, cache_dir: Path, out_dir: Path, solution: Path | None = None
+    task: SuiteTask,
+    cache_dir: Path,
+    out_dir: Path,
+    solution: Path | None = None,
+    harness: str = settings.VALIDATE_HARNESS,
 ) -> ValidationRow:
     """Replay one task's reference solution (or another `solution` script) on a fresh local sandbox.
 
+    `harness` is the variant it runs under (an ablation lacking a tool the solution uses scores lower).
     Never raises: a task that cannot be set up or run is a row with its error."""
     row = ValidationRow(task.id, task.domain, checkpoints=task.checkpoints)
     started = time.monotonic()
@@ -80,7 +85,7 @@ def validate_task(
     for stale in (  # a validation always replays; leftovers of an earlier one into the same folder go
         out_dir / "homes" / task.id,
         out_dir / "runs" / task.id,
-        task_result_dir(results, settings.VALIDATE_HARNESS, SCRIPTED_MODEL, task.domain, task.id),
+        task_result_dir(results, harness, SCRIPTED_MODEL, task.domain, task.id),
     ):
         shutil.rmtree(stale, ignore_errors=True)
     sandbox = LocalSandbox(out_dir / "homes" / task.id, display=True)
@@ -93,7 +98,7 @@ def validate_task(
         config = RunConfig(
             instruction=instruction,
             models=RoleModels(main=f"scripted:{script}"),
-            harness=settings.VALIDATE_HARNESS,
+            harness=harness,
             runs_root=out_dir / "runs",
             run_id=task.id,
             max_turns=settings.VALIDATE_MAX_TURNS,
@@ -113,7 +118,7 @@ def validate_task(
             cache_dir,
             results,
             model=SCRIPTED_MODEL,
-            harness=settings.VALIDATE_HARNESS,
+            harness=harness,
         )
         row.result_dir = str(outcome.result_dir)
         if outcome.report is not None:

@@ -157,3 +157,10 @@ def test_finishing_an_infeasible_task_as_done_misses_one_checkpoint(cache: Path,
     assert row.score == 0.0
     assert row.met == row.checkpoints - 1
     assert row.partial == pytest.approx((row.checkpoints - 1) / row.checkpoints)
+
+
+def test_a_harness_without_the_web_subagent_scores_lower_on_a_web_task(cache: Path, tmp_path: Path) -> None:
+    row = validate_task(BY_ID["web-q3-report"], cache, tmp_path, harness="bash-only")
+    assert not row.valid
+    assert row.partial < 1.0 and row.score == 0.0
+    assert "delegate_web" in row.error
