@@ -67,6 +67,7 @@ class OSWorldSandbox(Sandbox):
         self.home = settings.VM_HOME
         self._client: httpx.Client | None = None
         self._shells: list[RelayShell] = []
+        self._shell_env: dict[str, str] = {}
 
     # -- lifecycle -----------------------------------------------------------
     def start(self) -> None:
@@ -80,6 +81,15 @@ class OSWorldSandbox(Sandbox):
             self.close()
             raise
         self.home = home or settings.VM_HOME
+        self._install_toolkit()
+
+    def _install_toolkit(self) -> None:
+        """Upload the office toolkit and put it first on the PATH of the sandbox's shells."""
+        from sandbox.toolkit import install_toolkit
+
+        bin_dir = install_toolkit(self)
+        vm_path = self.run('printf %s "$PATH"', timeout=10).stdout.strip() or "/usr/local/bin:/usr/bin:/bin"
+        self._shell_env = {"PATH": f"{bin_dir}:{vm_path}"}
 
     def close(self) -> None:
         for shell in self._shells:
@@ -179,7 +189,7 @@ class OSWorldSandbox(Sandbox):
 
     def open_shell(self, scratch_dir: Path) -> Shell:
         """A RelayShell inside the VM; it keeps its own files in the VM's /tmp (`scratch_dir` is unused)."""
-        shell = RelayShell(self, cwd=self.home)
+        shell = RelayShell(self, cwd=self.home, env=self._shell_env)
         self._shells.append(shell)
         return shell
 

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
+from sandbox.base import SandboxError
 from stateact import settings
 from stateact.config import RunConfig
 from stateact.runtime import RoleModels
@@ -25,7 +26,17 @@ ModelOption = Annotated[str | None, typer.Option(help="Model spec for this role 
 
 @app.command()
 def run(
-    instruction: Annotated[str, typer.Argument(help="The task, in words.")],
+    instruction: Annotated[str | None, typer.Argument(help="The task, in words (or give --task).")] = None,
+    task: Annotated[
+        Path | None, typer.Option(help="An OSWorld task file: its setup, the agent, then its scoring.")
+    ] = None,
+    cache: Annotated[Path, typer.Option(help="Files that a task's downloads resolve to.")] = Path("cache"),
+    results: Annotated[Path, typer.Option(help="OSWorld-style results folder of --task runs.")] = Path(
+        "results"
+    ),
+    cdp_url: Annotated[
+        str | None, typer.Option(help="Attach the web subagent to a running Chrome (e.g. http://HOST:9222).")
+    ] = None,
     model: Annotated[
         str, typer.Option(help="Main model: anthropic:MODEL, openai:MODEL@BASE_URL or scripted:PATH.")
     ] = os.environ.get("STATEACT_MODEL", settings.DEFAULT_MODEL),
@@ -46,9 +57,12 @@ def run(
     from stateact.progress import ProgressPrinter
     from stateact.run import execute, new_run_id
 
+    if (instruction is None) == (task is None):
+        console.print("[red]error:[/red] give an instruction or --task FILE (one of the two)")
+        raise typer.Exit(2)
     try:
         config = RunConfig(
-            instruction=instruction,
+            instruction=instruction or f"(from {task})",
             models=RoleModels(
                 main=model, gui=gui_model, web=web_model, gate=gate_model, compactor=compactor_model
             ),
@@ -56,23 +70,47 @@ def run(
             sandbox=sandbox,
             workdir=workdir,
             display=display,
+            cdp_url=cdp_url,
             runs_root=runs_root,
             max_turns=max_steps,
             max_usd=max_usd,
             max_seconds=max_minutes * 60,
             run_id=new_run_id(),
         )
+        if task is not None:
+            _run_task_file(task, config, cache, results)
+            return
         result = execute(config, ProgressPrinter(console))
     except ValidationError as exc:
         for problem in exc.errors():
             console.print(f"[red]error:[/red] {escape(problem['msg'].removeprefix('Value error, '))}")
         raise typer.Exit(2) from None
-    except ValueError as exc:
+    except (ValueError, FileNotFoundError, SandboxError) as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
         _interrupted(config.runs_root / config.run_id)
     _report(result)
+
+
+def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path) -> None:
+    from evals.setup import SetupError
+    from stateact.progress import ProgressPrinter
+    from stateact.task_run import run_task
+
+    try:
+        outcome = run_task(task, config, cache, results, ProgressPrinter(console))
+    except SetupError as exc:
+        console.print(f"[red]task setup failed:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+    if outcome.skipped:
+        console.print(
+            f"already scored: {outcome.score:g} — {outcome.result_dir} (remove result.txt to run again)"
+        )
+        return
+    console.print(
+        f"score [bold]{outcome.score:g}[/bold] — results in {outcome.result_dir}, run in {outcome.run_dir}"
+    )
 
 
 def _interrupted(run_dir: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from stateact import settings
 from stateact.runtime import RoleModels
@@ -20,6 +20,9 @@ class RunConfig(BaseModel):
     """The local sandbox's home folder; a fresh folder in the run folder when empty."""
     display: bool = True
     """Start a private X display for a local sandbox."""
+    cdp_url: str | None = None
+    """A running Chrome's DevTools endpoint for the web subagent (an OSWorld VM's, e.g. http://HOST:9222);
+    without it the web subagent launches its own headless Chromium."""
     runs_root: Path = Path("runs")
     run_id: str = ""
     max_turns: int = settings.MAIN_MAX_TURNS
@@ -27,3 +30,18 @@ class RunConfig(BaseModel):
     max_seconds: float | None = settings.MAIN_MAX_SECONDS
     labels: dict[str, str] = Field(default_factory=dict)
     """Free-form tags (suite, task id) carried into results."""
+
+    @field_validator("sandbox")
+    @classmethod
+    def _known_sandbox(cls, spec: str) -> str:
+        from sandbox.base import SandboxError
+        from sandbox.osworld import SCHEME, parse_osworld_spec
+
+        if spec != "local":
+            if not spec.startswith(SCHEME):
+                raise ValueError(f"unknown sandbox {spec!r}: use `local` or `osworld://HOST:PORT`")
+            try:
+                parse_osworld_spec(spec)
+            except SandboxError as exc:
+                raise ValueError(str(exc)) from None
+        return spec

@@ -26,11 +26,13 @@ def build_main_loop(
     budget: Budget,
     task_started_at: float | None = None,
     past_events: Iterable[dict] = (),
+    cdp_url: str | None = None,
 ) -> AgentLoop:
     """The top-level agent of a run for a harness variant.
 
     `task_started_at` (the sandbox's clock when the task began) lets the gate tell changed files
-    from untouched ones; `past_events` (a resumed run's log) gives the gate back its used rounds.
+    from untouched ones; `past_events` (a resumed run's log) gives the gate back its used rounds;
+    `cdp_url` attaches the web subagent to a running browser.
     """
     tools: list[Tool] = []
     plan_tool: PlanTool | None = None
@@ -43,7 +45,7 @@ def build_main_loop(
         plan_tool = PlanTool(context, Plan.load(context.run_dir / PLAN_FILE), checker)
         tools.append(plan_tool)
     if variant.web:
-        tools.append(DelegateWebTool(context))
+        tools.append(DelegateWebTool(context, cdp_url=cdp_url))
     gate = None
     if variant.gate:
         gate = FinishGate(context, task_started_at=task_started_at)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from gate import sandbox_clock
 from sandbox.base import Sandbox
-from sandbox.local import LocalSandbox
+from sandbox.osworld import sandbox_from_spec
 from sandbox.processes import kill_tagged
 from stateact.config import RunConfig
 from stateact.harness import build_main_loop
@@ -44,13 +44,6 @@ def new_run_id() -> str:
 
 def run_dir_of(config: RunConfig) -> Path:
     return Path(config.runs_root) / config.run_id
-
-
-def make_sandbox(config: RunConfig, run_dir: Path) -> Sandbox:
-    """The sandbox a config names: `local` (a work folder, optional display) or `osworld://HOST:PORT`."""
-    if config.sandbox == "local":
-        return LocalSandbox(config.workdir or run_dir / "home", display=config.display)
-    raise ValueError(f"unknown sandbox {config.sandbox!r}: use `local`")
 
 
 def execute(
@@ -93,7 +86,7 @@ def _drive(
     log.write_json("config.json", config.model_dump(mode="json"))
     meter = Meter()
     started = time.monotonic() - (state.elapsed_s if state else 0.0)
-    sandbox = given or make_sandbox(config, run_dir)
+    sandbox = given or sandbox_from_spec(config.sandbox, config.workdir or run_dir / "home", config.display)
     outcome = LoopOutcome("error", "the run did not start", 0)
     loop = None
     try:
@@ -111,7 +104,9 @@ def _drive(
             resumed=state is not None,
         )
         budget = Budget(config.max_turns, config.max_usd, config.max_seconds)
-        loop = build_main_loop(context, variant, budget, started_at, state.events if state else ())
+        loop = build_main_loop(
+            context, variant, budget, started_at, state.events if state else (), config.cdp_url
+        )
         if state is None:
             outcome = loop.run(instruction)
         else:
