@@ -2,8 +2,8 @@
 
     rows = validate_suite(discover(OFFICE_SUITE), out_dir=Path("runs/validate"), workers=2)
 
-Each task gets a fresh LocalSandbox with its own display; its setup runs, then
-`stateact.run.execute` plays the reference solution (the `scripted` provider,
+Each task gets a fresh LocalSandbox with its own display (`stateact.task_run.run_task`):
+its setup runs, then `stateact.run.execute` plays the reference solution (the `scripted` provider,
 one script for every role) with the `stateact` harness, then the task is scored.
 A task is valid when its score is 1.0 (every checkpoint met), its run finished,
 no agent's tool call failed and the gate, if one ran, did not fail.
@@ -24,17 +24,11 @@ from pathlib import Path
 from evals import settings
 from evals.fixtures.build import build_fixtures
 from evals.results import task_result_dir
-from evals.runner import run_task_file
 from evals.suite import SuiteTask, mapped_solution
-from sandbox.base import Sandbox
-from sandbox.local import LocalSandbox
 from stateact.config import RunConfig
-from stateact.run import RunResult, execute
 from stateact.runlog import read_events
 from stateact.runtime import RoleModels
-
-SCRIPTED_MODEL = "scripted"
-"""The model folder name of validation results."""
+from stateact.task_run import run_task
 
 
 @dataclass
@@ -81,45 +75,20 @@ def validate_task(
     Never raises: a task that cannot be set up or run is a row with its error."""
     row = ValidationRow(task.id, task.domain, checkpoints=task.checkpoints)
     started = time.monotonic()
-    results = out_dir / "results"
-    for stale in (  # a validation always replays; leftovers of an earlier one into the same folder go
-        out_dir / "homes" / task.id,
+    solution = solution or task.solution_path
+    home, run_dir, results = (
+        (out_dir / "homes" / task.id).resolve(),
         out_dir / "runs" / task.id,
-        task_result_dir(results, harness, SCRIPTED_MODEL, task.domain, task.id),
-    ):
-        shutil.rmtree(stale, ignore_errors=True)
-    sandbox = LocalSandbox(out_dir / "homes" / task.id, display=True)
-    runs: list[RunResult] = []
-
-    def run_agent(instruction: str, given: Sandbox) -> Path:
-        script = mapped_solution(
-            solution or task.solution_path, given.home, out_dir / "scripts" / f"{task.id}.json"
-        )
-        config = RunConfig(
-            instruction=instruction,
-            models=RoleModels(main=f"scripted:{script}"),
-            harness=harness,
-            runs_root=out_dir / "runs",
-            run_id=task.id,
-            max_turns=settings.VALIDATE_MAX_TURNS,
-            max_usd=None,
-            max_seconds=settings.VALIDATE_MAX_SECONDS,
-            labels={"suite": "validate", "task": task.id},
-        )
-        runs.append(execute(config, sandbox=given))
-        return Path(runs[-1].run_dir)
-
+        out_dir / "results",
+    )
+    script = out_dir / "scripts" / f"{task.id}.json"
+    config = validation_config(task, home, script, out_dir / "runs", harness)
+    results_of_task = task_result_dir(results, harness, config.models.main, task.domain, task.id)
+    for stale in (home, run_dir, results_of_task):
+        shutil.rmtree(stale, ignore_errors=True)  # a validation always replays, even into a used folder
     try:
-        sandbox.start()
-        outcome = run_task_file(
-            task.path,
-            sandbox,
-            run_agent,
-            cache_dir,
-            results,
-            model=SCRIPTED_MODEL,
-            harness=harness,
-        )
+        mapped_solution(solution, str(home), script)
+        outcome = run_task(task.path, config, cache_dir, results)
         row.result_dir = str(outcome.result_dir)
         if outcome.report is not None:
             row.score, row.partial = outcome.report.score, outcome.report.partial
@@ -130,23 +99,43 @@ def validate_task(
                 if p["score"] != 1.0
             )[:500]
     except Exception as exc:  # a broken task is a row in the table, not a crash of the whole validation
-        row.status = "setup-error" if not runs else row.status
+        row.status = "setup-error"
         row.error = f"{type(exc).__name__}: {exc}"
         (out_dir / "errors").mkdir(parents=True, exist_ok=True)
         (out_dir / "errors" / f"{task.id}.txt").write_text(traceback.format_exc(), encoding="utf-8")
-    finally:
-        sandbox.close()
-    if runs:
-        run = runs[-1]
-        row.status, row.gate_passed, row.turns = run.status, run.gate_passed, run.turns
-        failed_calls = tool_errors(Path(run.run_dir))
-        row.unplayed = unplayed_turns(Path(run.run_dir), solution or task.solution_path)
-        row.tool_errors = len(failed_calls)
-        problems = [] if run.status == "finished" else [run.text[:300]]
-        problems += failed_calls[:3] + ([row.error] if row.error else [])
-        row.error = "; ".join(problems)[:500]
+    if (run_dir / "result.json").is_file():
+        _add_run_facts(row, run_dir, solution)
     row.seconds = round(time.monotonic() - started, 1)
     return row
+
+
+def validation_config(task: SuiteTask, home: Path, script: Path, runs_root: Path, harness: str) -> RunConfig:
+    """A run of `script` (every role scripted) on a local sandbox with a display whose home is `home`."""
+    return RunConfig(
+        instruction=task.task.instruction,
+        models=RoleModels(main=f"scripted:{script}"),
+        harness=harness,
+        workdir=home,
+        display=True,
+        runs_root=runs_root,
+        run_id=task.id,
+        max_turns=settings.VALIDATE_MAX_TURNS,
+        max_usd=None,
+        max_seconds=settings.VALIDATE_MAX_SECONDS,
+        labels={"suite": "validate", "task": task.id},
+    )
+
+
+def _add_run_facts(row: ValidationRow, run_dir: Path, solution: Path) -> None:
+    """The run's status, gate verdict, turns, failed tool calls and unplayed script turns."""
+    run = json.loads((run_dir / "result.json").read_text(encoding="utf-8"))
+    row.status, row.gate_passed, row.turns = run["status"], run.get("gate_passed"), run.get("turns", 0)
+    failed_calls = tool_errors(run_dir)
+    row.tool_errors = len(failed_calls)
+    row.unplayed = unplayed_turns(run_dir, solution)
+    problems = [] if row.status == "finished" else [str(run.get("text", ""))[:300]]
+    problems += failed_calls[:3] + ([row.error] if row.error else [])
+    row.error = "; ".join(problems)[:500]
 
 
 def unplayed_turns(run_dir: Path, solution: Path) -> dict[str, int]:
