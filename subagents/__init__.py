@@ -1,0 +1,1 @@
+"""Fresh-context specialists the main agent delegates to (GUI, web)."""
