@@ -52,8 +52,7 @@ class XDisplay:
         os.close(write_fd)
         self._procs.append(xvfb)
         try:
-            ready, _, _ = select.select([read_fd], [], [], settings.DISPLAY_START_TIMEOUT_S)
-            number = os.read(read_fd, 64).decode().strip() if ready else ""
+            number = _read_line(read_fd, settings.DISPLAY_START_TIMEOUT_S)
         finally:
             os.close(read_fd)
         if not number:
@@ -97,3 +96,17 @@ class XDisplay:
                     proc.kill()
                     proc.wait()
         self._procs.clear()
+
+
+def _read_line(fd: int, timeout: float) -> str:
+    """Read up to the newline. Xvfb writes the number and the newline separately, and dies of
+    SIGPIPE if the pipe is closed between the two writes."""
+    deadline = time.monotonic() + timeout
+    data = b""
+    while not data.endswith(b"\n"):
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        chunk = os.read(fd, 64) if ready else b""
+        if not chunk:
+            break
+        data += chunk
+    return data.decode().strip() if data.endswith(b"\n") else ""
