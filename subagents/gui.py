@@ -87,7 +87,7 @@ def run_gui_subgoal(
         screenshot=_final_screenshot(loop),
         **_status(outcome),
     )
-    context.log.emit("gui_report", scope, **asdict(report))
+    context.log.emit("gui_report", scope, report=asdict(report))
     loop.close_tools()
     return report
 

@@ -99,10 +99,12 @@ class App:
         tk.Label(dialog, text="Welcome! Press OK to start.").pack(padx=20, pady=10)
         self.ok = tk.Button(dialog, text="OK", width=8, command=self.close_dialog)
         self.ok.pack(pady=10)
+        dialog.bind("<Return>", lambda _event: self.close_dialog())
         dialog.transient(self.root)
         dialog.bind("<Configure>", lambda event: event.widget is dialog and self.record_layout())
         dialog.wait_visibility()
         dialog.grab_set()
+        self.ok.focus_force()
         return dialog
 
     def close_dialog(self) -> None:
