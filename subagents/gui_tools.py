@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -70,37 +71,43 @@ class ComputerTool(Tool[ComputerAction]):
         )
 
 
+class EndTool(Tool):
+    """A tool that ends the loop; its result data is the status and the arguments."""
+
+    status: ClassVar[str]
+
+    def run(self, params: BaseModel) -> ToolResult:
+        fields = params.model_dump()
+        return ToolResult(
+            text=next(iter(fields.values())), terminal=True, data={"status": self.status, **fields}
+        )
+
+
 class DoneInput(BaseModel):
     summary: str = Field(
         description="What was achieved, and what you saw on the screen that shows it (only what you saw)."
     )
 
 
-class DoneTool(Tool[DoneInput]):
+class DoneTool(EndTool):
     name = "done"
     description = "The goal is achieved and you have seen the result on the screen. Ends your work."
     Input = DoneInput
-
-    def run(self, params: DoneInput) -> ToolResult:
-        return ToolResult(
-            text=params.summary, terminal=True, data={"status": "DONE", "summary": params.summary}
-        )
+    status = "DONE"
 
 
 class FailInput(BaseModel):
     reason: str = Field(description="Why the goal cannot be achieved, and what you saw that shows it.")
 
 
-class FailTool(Tool[FailInput]):
+class FailTool(EndTool):
     name = "fail"
     description = (
         "The goal cannot be achieved (it is impossible, or the screen blocks it in a way you cannot get "
         "past). Ends your work."
     )
     Input = FailInput
-
-    def run(self, params: FailInput) -> ToolResult:
-        return ToolResult(text=params.reason, terminal=True, data={"status": "FAIL", "reason": params.reason})
+    status = "FAIL"
 
 
 class ProgressInput(BaseModel):
@@ -108,14 +115,8 @@ class ProgressInput(BaseModel):
     remaining: str = Field(description="What is still left to do, and what got in the way.")
 
 
-class ReportProgressTool(Tool[ProgressInput]):
+class ReportProgressTool(EndTool):
     name = "report_progress"
     description = "Report, after the step budget is spent, what is verified done and what remains."
     Input = ProgressInput
-
-    def run(self, params: ProgressInput) -> ToolResult:
-        return ToolResult(
-            text=params.verified,
-            terminal=True,
-            data={"status": "INCOMPLETE", "verified": params.verified, "remaining": params.remaining},
-        )
+    status = "INCOMPLETE"
