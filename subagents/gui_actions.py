@@ -11,14 +11,16 @@ Coordinates arrive in the scaled screenshot's space and leave in screen pixels.
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
 from subagents import settings
 from subagents.screen import Scaler
 
-Point = tuple[float, float]
+Point = Annotated[list[float], Field(min_length=2, max_length=2)]
+"""[x, y]; a plain array schema (no prefixItems) that every tool-calling server accepts."""
+Region = Annotated[list[float], Field(min_length=4, max_length=4)]
 
 CLICKS = {
     "left_click": ("left", 1),
@@ -80,7 +82,7 @@ class ComputerAction(BaseModel):
     duration: float | None = Field(
         None, ge=0, le=settings.GUI_WAIT_MAX_S, description="Seconds, for wait and left_click_drag."
     )
-    region: tuple[float, float, float, float] | None = Field(None, description="[x0, y0, x1, y1] for zoom.")
+    region: Region | None = Field(None, description="[x0, y0, x1, y1] for zoom.")
 
     @model_validator(mode="after")
     def _required_fields(self) -> ComputerAction:

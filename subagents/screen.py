@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PIL import Image
@@ -94,9 +95,7 @@ class Scaler:
         image = Image.open(io.BytesIO(png)).convert("RGB")
         return encode_png(image.resize(self.model, Image.Resampling.LANCZOS))
 
-    def zoom_png(
-        self, png: bytes, region: tuple[float, float, float, float]
-    ) -> tuple[bytes, tuple[int, int]]:
+    def zoom_png(self, png: bytes, region: Sequence[float]) -> tuple[bytes, tuple[int, int]]:
         """The screen region under a model-space box, at full detail, enlarged to fit the model's size."""
         x0, y0, x1, y1 = region
         if x1 - x0 < settings.ZOOM_MIN_REGION or y1 - y0 < settings.ZOOM_MIN_REGION:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
@@ -124,11 +126,17 @@ def test_actions_without_display_input_have_no_code():
         ({"action": "fly"}, "action"),
         ({"action": "scroll", "scroll_direction": "down", "scroll_amount": 500}, "scroll_amount"),
         ({"action": "type", "text": "x" * 5000}, "at most 2000 characters"),
+        ({"action": "left_click", "coordinate": [10]}, "coordinate: List should have at least 2 items"),
     ],
 )
 def test_bad_actions_become_error_results(fields, message):
     result = ComputerTool(screen=None).invoke(ToolUseBlock(id="t1", name="computer", input=fields))
     assert result.is_error and message in result.text
+
+
+def test_action_schema_is_plain_json_schema():
+    schema = json.dumps(ComputerTool(screen=None).spec().input_schema)
+    assert "prefixItems" not in schema and "$ref" not in schema and '"left_click_drag"' in schema
 
 
 def image(tag: str) -> ImageBlock:
