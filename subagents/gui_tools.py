@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
+from stateact.messages import ToolSpec
 from stateact.tools.base import Tool, ToolResult
 from subagents import settings
 from subagents.gui_actions import ActionError, ComputerAction, action_code
@@ -30,6 +31,15 @@ class ComputerTool(Tool[ComputerAction]):
         self.settle_s = settle_s
         self.spent = False
         """Set when the step budget is spent: actions are then refused."""
+
+    def spec(self) -> ToolSpec:
+        """The function schema, plus a request for the provider's native computer tool at the screenshot size."""
+        width, height = self.screen.scaler.model
+        return (
+            super()
+            .spec()
+            .model_copy(update={"native": {"kind": "computer", "width": width, "height": height}})
+        )
 
     def run(self, params: ComputerAction) -> ToolResult:
         if self.spent:

@@ -114,9 +114,10 @@ class Scaler:
 class Screen:
     """A sandbox's screen as the model sees it."""
 
-    def __init__(self, sandbox: Sandbox) -> None:
+    def __init__(self, sandbox: Sandbox, scaler: Scaler | None = None) -> None:
         self.sandbox = sandbox
-        self._scaler: Scaler | None = None
+        self._scaler = scaler
+        """Worked out from the sandbox's screen size on first use unless given."""
 
     @property
     def scaler(self) -> Scaler:

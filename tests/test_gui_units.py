@@ -11,7 +11,7 @@ from subagents.gui import GuiReport, brief_text
 from subagents.gui_actions import ActionError, ComputerAction, action_code, parse_keys
 from subagents.gui_tools import ComputerTool
 from subagents.image_window import PLACEHOLDER, RecentImages
-from subagents.screen import CoordinateError, Scaler, image_tokens, model_size
+from subagents.screen import CoordinateError, Scaler, Screen, image_tokens, model_size
 
 
 @pytest.mark.parametrize(
@@ -130,12 +130,14 @@ def test_actions_without_display_input_have_no_code():
     ],
 )
 def test_bad_actions_become_error_results(fields, message):
-    result = ComputerTool(screen=None).invoke(ToolUseBlock(id="t1", name="computer", input=fields))
+    result = ComputerTool(Screen(None, Scaler.for_screen((1920, 1080)))).invoke(
+        ToolUseBlock(id="t1", name="computer", input=fields)
+    )
     assert result.is_error and message in result.text
 
 
 def test_action_schema_is_plain_json_schema():
-    schema = json.dumps(ComputerTool(screen=None).spec().input_schema)
+    schema = json.dumps(ComputerTool(Screen(None, Scaler.for_screen((1920, 1080)))).spec().input_schema)
     assert "prefixItems" not in schema and "$ref" not in schema and '"left_click_drag"' in schema
 
 

@@ -7,7 +7,7 @@ import os
 import anthropic
 
 from stateact import settings
-from stateact.messages import ImageBlock, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from stateact.messages import ImageBlock, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock, Usage
 from stateact.models.base import (
     ContextLengthError,
     ModelProvider,
@@ -21,6 +21,17 @@ from stateact.models.base import (
 CACHE = {"type": "ephemeral"}
 MESSAGE_BREAKPOINTS = 2
 """Cache breakpoints on the latest user turns (system and tools take the other two of four)."""
+COMPUTER_TOOL_VERSIONS = (
+    ("claude-opus-4-5", ("computer_20251124", "computer-use-2025-11-24")),
+    ("claude-sonnet-4-5", ("computer_20250124", "computer-use-2025-01-24")),
+    ("claude-haiku-4-5", ("computer_20250124", "computer-use-2025-01-24")),
+    ("claude-opus-4-1", ("computer_20250124", "computer-use-2025-01-24")),
+    ("claude-sonnet-4", ("computer_20250124", "computer-use-2025-01-24")),
+    ("claude-opus-4", ("computer_20250124", "computer-use-2025-01-24")),
+    ("claude-3-7-sonnet", ("computer_20250124", "computer-use-2025-01-24")),
+)
+"""Models with a native computer-use tool, most specific prefix first: (tool type, beta flag). Other
+models get the plain function tool."""
 
 
 def _image(block: ImageBlock) -> dict:
@@ -44,8 +55,31 @@ def _block(block) -> dict:
     raise TypeError(f"unknown block {block!r}")
 
 
-def to_wire(request: ModelRequest) -> dict:
-    """The keyword arguments of `messages.create` for a request, with cache breakpoints."""
+def _native_tool(spec: ToolSpec, model: str) -> tuple[dict, str] | None:
+    """Anthropic's computer-use tool for a spec that asks for it, if the model has one: (tool, beta)."""
+    if not spec.native or spec.native.get("kind") != "computer":
+        return None
+    version = next((v for prefix, v in COMPUTER_TOOL_VERSIONS if model.startswith(prefix)), None)
+    if version is None:
+        return None
+    tool_type, beta = version
+    tool = {
+        "type": tool_type,
+        "name": spec.name,
+        "display_width_px": spec.native["width"],
+        "display_height_px": spec.native["height"],
+    }
+    if tool_type == "computer_20251124":
+        tool["enable_zoom"] = True
+    return tool, beta
+
+
+def to_wire(request: ModelRequest, model: str = "") -> dict:
+    """The keyword arguments of `messages.create` for a request, with cache breakpoints.
+
+    A tool asking for the native computer-use tool gets it when `model` has one (with its beta header);
+    otherwise it stays a plain function tool.
+    """
     messages = [{"role": m.role, "content": [_block(b) for b in m.content]} for m in request.messages]
     marked = 0
     for index in range(len(messages) - 1, -1, -1):
@@ -58,9 +92,17 @@ def to_wire(request: ModelRequest) -> dict:
         if len(content) > skip:
             content[len(content) - 1 - skip]["cache_control"] = CACHE
             marked += 1
-    tools = [
-        {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in request.tools
-    ]
+    betas: list[str] = []
+    tools = []
+    for spec in request.tools:
+        native = _native_tool(spec, model)
+        if native is None:
+            tools.append(
+                {"name": spec.name, "description": spec.description, "input_schema": spec.input_schema}
+            )
+        else:
+            tools.append(native[0])
+            betas.append(native[1])
     if tools:
         tools[-1]["cache_control"] = CACHE
     wire = {
@@ -70,6 +112,8 @@ def to_wire(request: ModelRequest) -> dict:
     }
     if tools:
         wire["tools"] = tools
+    if betas:
+        wire["extra_headers"] = {"anthropic-beta": ",".join(sorted(set(betas)))}
     return wire
 
 
@@ -90,7 +134,7 @@ class AnthropicProvider(ModelProvider):
         )
 
     def complete(self, request: ModelRequest) -> ModelResponse:
-        wire = to_wire(request)
+        wire = to_wire(request, self.name)
         return with_retries(lambda: self._call(wire))
 
     def _call(self, wire: dict) -> ModelResponse:
