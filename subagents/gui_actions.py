@@ -39,10 +39,13 @@ ActionName = Literal[
     "double_click",
     "triple_click",
     "mouse_move",
+    "left_mouse_down",
+    "left_mouse_up",
     "left_click_drag",
     "scroll",
     "type",
     "key",
+    "hold_key",
     "wait",
     "zoom",
 ]
@@ -53,6 +56,7 @@ NEEDS = {
     "scroll": ("scroll_direction",),
     "type": ("text",),
     "key": ("text",),
+    "hold_key": ("text", "duration"),
     "zoom": ("region",),
 }
 """Fields each action requires."""
@@ -66,10 +70,12 @@ class ComputerAction(BaseModel):
             "screenshot: look at the screen. left_click/right_click/middle_click/double_click/triple_click: "
             "click at `coordinate` (or where the pointer is), holding the modifier keys named in `text` "
             "(e.g. 'shift' or 'ctrl+shift'). mouse_move: move the pointer to `coordinate`. left_click_drag: "
-            "press at `start_coordinate`, move to `coordinate` over `duration` seconds, release. scroll: "
+            "press at `start_coordinate`, move to `coordinate` over `duration` seconds, release. "
+            "left_mouse_down/left_mouse_up: press or release the left button (at `coordinate` if given). scroll: "
             "turn the wheel `scroll_amount` clicks in `scroll_direction` at `coordinate`. type: type `text` "
             "(any characters). key: press a key or a combination in `text`, e.g. 'Return', 'ctrl+s', "
-            "'alt+F4'; several separated by spaces are pressed in turn. wait: wait `duration` seconds. "
+            "'alt+F4'; several separated by spaces are pressed in turn. hold_key: hold the keys in `text` for "
+            "`duration` seconds. wait: wait `duration` seconds. "
             "zoom: view `region` [x0, y0, x1, y1] of the screen enlarged (coordinates stay those of the "
             "full screenshot)."
         )
@@ -306,6 +312,8 @@ def action_lines(action: ComputerAction, scaler: Scaler) -> list[str]:
         return _held(parse_modifiers(action.text), [click])
     if name == "mouse_move":
         return [f"pyautogui.moveTo({point[0]}, {point[1]})"]
+    if name in ("left_mouse_down", "left_mouse_up"):
+        return [f"pyautogui.{'mouseDown' if name.endswith('down') else 'mouseUp'}({at}button='left')"]
     if name == "left_click_drag":
         start = scaler.to_screen(*action.start_coordinate)
         seconds = max(settings.GUI_DRAG_MIN_S, action.duration or 0.0)
@@ -324,6 +332,9 @@ def action_lines(action: ComputerAction, scaler: Scaler) -> list[str]:
         return _held(parse_modifiers(action.text), [f"pyautogui.{wheel}({at}clicks={clicks})"])
     if name == "type":
         return _type_lines(action.text)
+    if name == "hold_key":
+        keys = [key for combo in parse_keys(action.text) for key in combo]
+        return _held(keys, ["import time", f"time.sleep({action.duration})"])
     if name == "key":
         return [f"pyautogui.hotkey({', '.join(repr(k) for k in combo)})" for combo in parse_keys(action.text)]
     return []

@@ -30,8 +30,8 @@ GUI_DRAG_MIN_S = 0.5
 """Shortest drag: apps must see the pointer move while the button is held."""
 GUI_TYPE_INTERVAL_S = 0.01
 """Delay between typed characters."""
-GUI_TYPE_MAX_CHARS = 2000
-"""Longest text one `type` action may send."""
+GUI_TYPE_MAX_CHARS = 1000
+"""Longest text one `type` action may send (typing it must fit the action timeout)."""
 GUI_SCROLL_MAX = 50
 """Most wheel clicks one `scroll` action may send."""
 GUI_CLIPBOARD_WAIT_S = 2.0

@@ -222,12 +222,15 @@ def test_click_variants_modifiers_and_scroll(tk_app, tmp_path):
         act(
             {"action": "scroll", "coordinate": app.at("list"), "scroll_direction": "down", "scroll_amount": 5}
         ),
+        act({"action": "left_mouse_down", "coordinate": app.at("item")}),
+        act({"action": "mouse_move", "coordinate": app.at("item", dx=100)}),
+        act({"action": "mouse_move", "coordinate": app.at("target")}, {"action": "left_mouse_up"}),
         done(),
     ]
     context = make_context(tmp_path, app.sandbox, {"gui": gui_turns})
     report = run_gui_subgoal(context, "exercise the pad", scope="gui#7")
     print(report.text())  # shown if the test fails: the final screenshot helps
-    assert report.status == "DONE" and report.steps == 8
+    assert report.status == "DONE" and report.steps == 11
     state = app.wait("list_top")
     assert state["dialog_open"] is False
     assert state["pad_events"] == [
@@ -241,6 +244,7 @@ def test_click_variants_modifiers_and_scroll(tk_app, tmp_path):
         "middle",
     ]
     assert state["list_top"] >= 5
+    assert app.wait("in_target")["in_target"] is True
 
 
 def test_bad_actions_are_error_results_and_the_loop_goes_on(desktop, tmp_path):

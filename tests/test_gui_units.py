@@ -81,6 +81,15 @@ def test_drag_lasts_at_least_half_a_second():
     assert "duration=0.5" in code and "mouseDown" in code and "mouseUp" in code
 
 
+def test_button_and_key_holds():
+    assert "pyautogui.mouseDown(x=960, y=540, button='left')" in code_for(
+        action="left_mouse_down", coordinate=[683, 384]
+    )
+    assert "pyautogui.mouseUp(button='left')" in code_for(action="left_mouse_up")
+    held = code_for(action="hold_key", text="shift", duration=0.5)
+    assert held.index("keyDown('shift')") < held.index("time.sleep(0.5)") < held.index("keyUp('shift')")
+
+
 def test_type_pastes_only_non_ascii_runs():
     code = code_for(action="type", text="Hi Grüße\n")
     assert "pyautogui.write('Hi Gr'" in code and "paste('üß')" in code and "pyautogui.write('e\\n'" in code
@@ -125,7 +134,7 @@ def test_actions_without_display_input_have_no_code():
         ({"action": "type", "text": ""}, "`type` needs `text`"),
         ({"action": "fly"}, "action"),
         ({"action": "scroll", "scroll_direction": "down", "scroll_amount": 500}, "scroll_amount"),
-        ({"action": "type", "text": "x" * 5000}, "at most 2000 characters"),
+        ({"action": "type", "text": "x" * 5000}, "at most 1000 characters"),
         ({"action": "left_click", "coordinate": [10]}, "coordinate: List should have at least 2 items"),
     ],
 )
