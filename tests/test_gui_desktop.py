@@ -378,3 +378,20 @@ def test_calc_cell_typed_and_saved_as_xlsx(calc, tmp_path):
         return [sheet["A1"].value, sheet["A2"].value, sheet["A3"].value]
 
     assert wait_for(saved_values, "a readable workbook") == ["name", "Grüße", 42]
+
+
+@pytest.mark.parametrize(
+    ("turns", "remaining"),
+    [
+        (
+            [{"text": "It looks fine to me."}],
+            "stopped without calling done or fail; its last words: It looks fine",
+        ),
+        ([], "stopped: model call failed: script exhausted"),
+    ],
+)
+def test_a_subagent_that_stops_early_is_reported_incomplete(desktop, tmp_path, turns, remaining):
+    context = make_context(tmp_path, desktop, {"gui": turns})
+    report = run_gui_subgoal(context, "anything", scope="gui#5")
+    assert report.status == "INCOMPLETE" and report.detail == ""
+    assert report.remaining.startswith(remaining)
