@@ -60,7 +60,7 @@ class ComputerTool(Tool[ComputerAction]):
                     is_error=True,
                 )
         if params.action == "wait":
-            time.sleep(params.duration if params.duration is not None else 1.0)
+            time.sleep(params.duration if params.duration is not None else settings.GUI_WAIT_DEFAULT_S)
         elif code is not None:
             time.sleep(self.settle_s)
         return ToolResult(

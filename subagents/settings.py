@@ -24,6 +24,8 @@ GUI_SETTLE_S = 0.5
 """Pause after an action before the screenshot, so the app can redraw."""
 GUI_ACTION_TIMEOUT_S = 30.0
 """Timeout of one action's code on the sandbox (OSWorld's run_python allows 30 s)."""
+GUI_WAIT_DEFAULT_S = 1.0
+"""Length of a `wait` action that names no duration."""
 GUI_WAIT_MAX_S = 30.0
 """Longest `wait` action."""
 GUI_DRAG_MIN_S = 0.5
