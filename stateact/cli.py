@@ -49,7 +49,10 @@ def run(
     workdir: Annotated[Path | None, typer.Option(help="Home folder of a local sandbox.")] = None,
     display: Annotated[bool, typer.Option(help="Start a private X display (local sandbox).")] = True,
     runs_root: Annotated[Path, typer.Option(help="Where run folders are made.")] = Path("runs"),
-    max_steps: Annotated[int, typer.Option(help="Main-agent turn budget.")] = settings.MAIN_MAX_TURNS,
+    max_steps: Annotated[
+        int | None,
+        typer.Option(help="Top-level agent turn budget (default: 200; 100 for the pixel harness)."),
+    ] = None,
     max_usd: Annotated[float, typer.Option(help="Dollar budget for the whole run.")] = settings.MAIN_MAX_USD,
     max_minutes: Annotated[float, typer.Option(help="Wall-time budget.")] = settings.MAIN_MAX_SECONDS / 60,
 ) -> None:
