@@ -54,6 +54,8 @@ class LocalSandbox(Sandbox):
         if self._display is not None:
             try:
                 self.env["DISPLAY"] = self._display.start(self.env)
+                # python-xlib (pyautogui) refuses to connect when the home has no X authority file.
+                Path(self.home, ".Xauthority").touch()
             except BaseException:
                 self.close()
                 raise

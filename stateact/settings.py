@@ -99,3 +99,21 @@ PLAN_RECHECK_EVERY = 10
 # Agent loop
 CONTEXT_OVERFLOW_RECOVERIES = 2
 """Times in a row the loop lets the context manager shrink the history after a context-length error."""
+
+# OSWorld VM sandbox
+VM_REQUEST_TIMEOUT_S = 30.0
+"""HTTP timeout of one VM server call that does not run a command (files, screenshots, launch)."""
+VM_EXECUTE_LIMIT_S = 120.0
+"""The VM server kills every /execute subprocess after this long; longer work goes through the shell."""
+VM_RETRIES = 3
+"""Attempts per VM call when the connection fails (the official client also tries 3 times)."""
+VM_BACKOFF_S = 1.0
+"""First delay between attempts; it doubles on each retry."""
+VM_HOME = "/home/user"
+"""The task user's home inside an OSWorld VM; task files name paths under it."""
+VM_SHELL_POLL_S = 0.2
+"""First delay between reads of the VM shell's log; it grows to VM_SHELL_POLL_MAX_S."""
+VM_SHELL_POLL_MAX_S = 1.0
+VM_SHELL_READ_CAP_BYTES = 4 << 20
+"""Most bytes of shell output fetched from the VM per read."""
+VM_SHELL_START_TIMEOUT_S = 15.0

@@ -1,0 +1,1 @@
+"""OSWorld compatibility: task files, setup steps, getters, metrics, scoring and results."""

@@ -1,0 +1,127 @@
+"""OSWorld's results layout, derived from a run folder.
+
+`results/<harness>/<model>/<domain>/<task_id>/` holds `traj.jsonl` (one line
+per tool call, in the order the run made them: step_num, action_timestamp,
+action, response, reward, done, info, screenshot_file), `step_<n>_<timestamp>.png`
+for steps whose result carried a screenshot, `result.txt` (one float) and
+`score.json` (how each metric scored). `args.json` sits at the model level. A
+task folder with `result.txt` is done and is skipped on a re-run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from stateact.runlog import read_events
+
+RESULT_FILE = "result.txt"
+_UNSAFE = re.compile(r"[^\w.\-@+=]+")
+
+
+def safe_name(value: str) -> str:
+    """A folder name for a model spec or task id (`anthropic:claude/x` -> `anthropic_claude_x`)."""
+    return _UNSAFE.sub("_", value).strip("_") or "unnamed"
+
+
+def task_result_dir(results_root: Path, harness: str, model: str, domain: str, task_id: str) -> Path:
+    return Path(results_root) / safe_name(harness) / safe_name(model) / safe_name(domain) / safe_name(task_id)
+
+
+def is_done(task_dir: Path) -> bool:
+    return (Path(task_dir) / RESULT_FILE).is_file()
+
+
+def read_score(task_dir: Path) -> float:
+    return float((Path(task_dir) / RESULT_FILE).read_text().strip())
+
+
+def _stamp(epoch: float) -> str:
+    return time.strftime("%Y%m%d@%H%M%S", time.localtime(epoch))
+
+
+def trajectory_steps(run_dir: Path) -> list[dict[str, Any]]:
+    """One step per tool call of the run's events.jsonl, with the model's words that came with it."""
+    events_path = Path(run_dir) / "events.jsonl"
+    if not events_path.exists():
+        return []
+    steps: list[dict[str, Any]] = []
+    by_call: dict[str, dict[str, Any]] = {}
+    last_words: dict[str, str] = {}
+    for event in read_events(events_path):
+        scope, kind = event.get("scope", "main"), event.get("kind")
+        if kind == "message":
+            message = event.get("message", {})
+            blocks = message.get("content", [])
+            if message.get("role") == "assistant":
+                last_words[scope] = "\n".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+            for block in blocks:
+                step = (
+                    by_call.get(block.get("tool_use_id", "")) if block.get("type") == "tool_result" else None
+                )
+                if step is not None:
+                    images = [
+                        b["path"]
+                        for b in block.get("content", [])
+                        if b.get("type") == "image" and b.get("path")
+                    ]
+                    step["_images"] = images
+        elif kind == "tool_call":
+            step = {
+                "step_num": len(steps) + 1,
+                "action_timestamp": _stamp(event.get("t", time.time())),
+                "action": {"tool": event.get("name"), "input": event.get("input", {})},
+                "response": last_words.get(scope, ""),
+                "reward": 0,
+                "done": False,
+                "info": {"scope": scope},
+                "screenshot_file": None,
+            }
+            steps.append(step)
+            by_call[event.get("id", "")] = step
+        elif kind == "tool_result" and event.get("id") in by_call:
+            step = by_call[event["id"]]
+            step["done"] = bool(event.get("terminal"))
+            step["info"].update(is_error=event.get("is_error", False), result=event.get("text", ""))
+    return steps
+
+
+def write_results(
+    task_dir: Path,
+    run_dir: Path | None,
+    score: float,
+    details: dict[str, Any],
+    final_screenshot: bytes | None = None,
+) -> Path:
+    """Write traj.jsonl, step screenshots, score.json and (last) result.txt into `task_dir`."""
+    task_dir = Path(task_dir)
+    task_dir.mkdir(parents=True, exist_ok=True)
+    steps = trajectory_steps(run_dir) if run_dir is not None else []
+    for step in steps:
+        images = step.pop("_images", [])
+        if images and (Path(run_dir) / images[-1]).is_file():
+            name = f"step_{step['step_num']}_{step['action_timestamp']}.png"
+            shutil.copyfile(Path(run_dir) / images[-1], task_dir / name)
+            step["screenshot_file"] = name
+    if final_screenshot and steps and steps[-1]["screenshot_file"] is None:
+        name = f"step_{steps[-1]['step_num']}_{steps[-1]['action_timestamp']}.png"
+        (task_dir / name).write_bytes(final_screenshot)
+        steps[-1]["screenshot_file"] = name
+    if steps:
+        steps[-1]["reward"] = score
+    with (task_dir / "traj.jsonl").open("w", encoding="utf-8") as handle:
+        for step in steps:
+            handle.write(json.dumps(step, ensure_ascii=False, default=str) + "\n")
+    (task_dir / "score.json").write_text(json.dumps(details, indent=2, default=str), encoding="utf-8")
+    (task_dir / RESULT_FILE).write_text(f"{score}\n", encoding="utf-8")
+    return task_dir
+
+
+def write_args(model_dir: Path, args: dict[str, Any]) -> None:
+    """`args.json` one level above the domains, as OSWorld's runner writes it."""
+    Path(model_dir).mkdir(parents=True, exist_ok=True)
+    (Path(model_dir) / "args.json").write_text(json.dumps(args, indent=2, default=str), encoding="utf-8")

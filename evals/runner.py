@@ -1,0 +1,126 @@
+"""Running one OSWorld task file end to end: setup, the agent (given by the caller), scoring, results.
+
+    outcome = run_task_file(task_path, sandbox, run_agent, cache_dir, results_dir, model="anthropic:...")
+
+`run_agent(instruction, sandbox) -> run_dir` is the harness's job: it runs the
+agent on the (path-mapped) instruction in the started sandbox and returns the
+run folder. If the run's `result.json` carries `"infeasible": true`, the agent
+declared the task infeasible. The three stages are also callable one by one:
+`prepare_task` (load, map paths, run `config`), `score_prepared` (postconfig,
+metrics), `write_results` (evals/results.py).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from evals import settings
+from evals.cache import FileCache
+from evals.paths import HomeMap
+from evals.results import is_done, read_score, task_result_dir, write_args, write_results
+from evals.scoring import ScoreReport, check_metrics_known, score_task
+from evals.setup import SetupContext, run_steps
+from evals.task import Task, load_task, task_domain
+from sandbox.base import Sandbox, SandboxError
+
+RunAgent = Callable[[str, Sandbox], Path]
+
+
+@dataclass
+class PreparedTask:
+    """A task mapped onto a sandbox, its setup done."""
+
+    task: Task
+    path: Path
+    domain: str
+    cache: FileCache
+    setup_records: list[dict]
+
+    @property
+    def instruction(self) -> str:
+        return self.task.instruction
+
+
+@dataclass
+class TaskOutcome:
+    score: float
+    result_dir: Path
+    skipped: bool = False
+    report: ScoreReport | None = None
+    run_dir: Path | None = None
+
+
+def map_task(task: Task, sandbox: Sandbox) -> Task:
+    """The task with `/home/user` paths pointing at the sandbox's home (see evals/paths.py)."""
+    home_map = HomeMap(sandbox.home)
+    return Task.model_validate(home_map.apply(task.model_dump(mode="json", exclude_unset=True)))
+
+
+def prepare_task(task_path: Path, sandbox: Sandbox, cache_dir: Path) -> PreparedTask:
+    """Load the task file, map its paths for `sandbox`, and run its setup steps there."""
+    raw = load_task(task_path)
+    check_metrics_known(raw)
+    task = map_task(raw, sandbox)
+    cache = FileCache(cache_dir)
+    context = SetupContext(cache=cache, task_dir=Path(task_path).resolve().parent)
+    run_steps(task.config, sandbox, context)
+    return PreparedTask(task, Path(task_path), task_domain(task_path, raw), cache, context.records)
+
+
+def declared_infeasible(run_dir: Path | None) -> bool:
+    """Whether the run's result.json says the agent declared the task infeasible."""
+    if run_dir is None:
+        return False
+    try:
+        return bool(json.loads((Path(run_dir) / "result.json").read_text()).get("infeasible", False))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def score_prepared(prepared: PreparedTask, sandbox: Sandbox, run_dir: Path | None) -> ScoreReport:
+    with tempfile.TemporaryDirectory(prefix="stateact-score-") as work:
+        return score_task(
+            prepared.task,
+            sandbox,
+            prepared.cache,
+            Path(work),
+            declared_infeasible(run_dir),
+            task_dir=prepared.path.resolve().parent,
+        )
+
+
+def run_task_file(
+    task_path: Path,
+    sandbox: Sandbox,
+    run_agent: RunAgent,
+    cache_dir: Path,
+    results_dir: Path,
+    model: str = "unknown",
+    harness: str = settings.DEFAULT_HARNESS,
+) -> TaskOutcome:
+    """Setup, agent, scoring and results for one task file; a task with result.txt is skipped."""
+    raw = load_task(task_path)
+    result_dir = task_result_dir(results_dir, harness, model, task_domain(task_path, raw), raw.id)
+    if is_done(result_dir):
+        return TaskOutcome(read_score(result_dir), result_dir, skipped=True)
+    write_args(
+        result_dir.parent.parent, {"harness": harness, "model": model, "results_dir": str(results_dir)}
+    )
+    prepared = prepare_task(task_path, sandbox, cache_dir)
+    run_dir = run_agent(prepared.instruction, sandbox)
+    screenshot = _final_screenshot(sandbox)
+    report = score_prepared(prepared, sandbox, run_dir)
+    details = {"task_id": raw.id, "setup": prepared.setup_records, **report.as_dict()}
+    write_results(result_dir, run_dir, report.score, details, screenshot)
+    return TaskOutcome(report.score, result_dir, report=report, run_dir=run_dir)
+
+
+def _final_screenshot(sandbox: Sandbox) -> bytes | None:
+    try:
+        return sandbox.screenshot()
+    except (SandboxError, OSError):
+        return None

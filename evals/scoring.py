@@ -1,0 +1,110 @@
+"""Scoring a task: postconfig, then each metric on its getters' inputs, combined by `conj`.
+
+As in OSWorld: `infeasible` scores 1 only when the agent declared the task
+infeasible, and any other task scores 0 when it did. With several metrics,
+`and` stops at the first 0 (score 0) and otherwise averages; `or` stops at the
+first 1 (score 1) and otherwise takes the maximum. A getter that raises
+FileNotFoundError (a cloud file missing from the cache) scores that metric 0.
+Difference: a metric that raises (e.g. a missing expected sheet) is recorded
+with its error and scores 0 instead of aborting the evaluation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evals.cache import FileCache
+from evals.getters import GetterContext, fetch
+from evals.metrics import INFEASIBLE, METRICS
+from evals.setup import SetupContext, run_steps
+from evals.task import Task, TaskError
+from sandbox.base import Sandbox
+
+
+@dataclass
+class ScoreReport:
+    """The task's score and how each metric contributed."""
+
+    score: float
+    parts: list[dict[str, Any]] = field(default_factory=list)
+    conj: str = "and"
+    postconfig: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"score": self.score, "conj": self.conj, "parts": self.parts, "postconfig": self.postconfig}
+
+
+def check_metrics_known(task: Task) -> None:
+    """Raise TaskError before any work when the task names a metric we do not have."""
+    unknown = [f for f in task.evaluator.funcs() if f != INFEASIBLE and f not in METRICS]
+    if unknown:
+        raise TaskError(
+            f"task {task.id} uses unsupported metric(s) {', '.join(unknown)}; "
+            f"supported: {', '.join(sorted([*METRICS, INFEASIBLE]))}"
+        )
+
+
+def score_task(
+    task: Task,
+    sandbox: Sandbox,
+    cache: FileCache,
+    work_dir: Path,
+    declared_infeasible: bool,
+    task_dir: Path = Path("."),
+) -> ScoreReport:
+    """Run the postconfig steps, then score. `task` must already be path-mapped for `sandbox`."""
+    check_metrics_known(task)
+    evaluator = task.evaluator
+    post = SetupContext(cache=cache, task_dir=task_dir)
+    run_steps(evaluator.postconfig, sandbox, post)
+    report = ScoreReport(score=0.0, conj=evaluator.conj, postconfig=post.records)
+    funcs = evaluator.funcs()
+    if funcs == [INFEASIBLE] or declared_infeasible:
+        report.score = float(funcs == [INFEASIBLE] and declared_infeasible)
+        report.parts.append({"func": INFEASIBLE, "declared": declared_infeasible, "score": report.score})
+        return report
+    context = GetterContext(sandbox=sandbox, cache=cache, work_dir=Path(work_dir))
+    scores: list[float] = []
+    for index, name in enumerate(funcs):
+        part = _score_one(name, index, evaluator, context)
+        report.parts.append(part)
+        value = part["score"]
+        if evaluator.conj == "and" and value == 0.0:
+            return report
+        if evaluator.conj == "or" and value == 1.0:
+            report.score = 1.0
+            return report
+        scores.append(value)
+    report.score = sum(scores) / len(scores) if evaluator.conj == "and" else max(scores)
+    return report
+
+
+def _score_one(name: str, index: int, evaluator: Any, context: GetterContext) -> dict[str, Any]:
+    part: dict[str, Any] = {"func": name, "score": 0.0}
+    options = evaluator.nth("options", index) or {}
+    try:
+        result = fetch(evaluator.nth("result", index), context)
+        expected_getter = evaluator.nth("expected", index)
+        expected = fetch(expected_getter, context)
+    except FileNotFoundError as exc:
+        part["error"] = str(exc)
+        return part
+    part["inputs"] = [_preview(result), _preview(expected)]
+    metric = METRICS[name]
+    try:
+        value = (
+            metric(result, expected, **options) if expected_getter is not None else metric(result, **options)
+        )
+    except Exception as exc:  # recorded, scored 0 (OSWorld would abort the evaluation)
+        part["error"] = f"{type(exc).__name__}: {exc}"
+        return part
+    part["score"] = float(value)
+    return part
+
+
+def _preview(value: Any, limit: int = 300) -> str:
+    """A short text of a metric input for the score report (file paths, command outputs, rules)."""
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."

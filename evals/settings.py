@@ -1,0 +1,16 @@
+"""Tunable numbers of OSWorld task setup and scoring, defined once."""
+
+OPEN_WINDOW_TIMEOUT_S = 90.0
+"""How long an `open` step waits for a window whose title shows the file name."""
+WINDOW_POLL_S = 0.5
+"""Delay between two window-list probes."""
+SETUP_COMMAND_TIMEOUT_S = 120.0
+"""Timeout of one `execute`/`command` setup step (the VM server's own limit)."""
+GETTER_COMMAND_TIMEOUT_S = 120.0
+"""Timeout of a `vm_command_line` getter."""
+SHEET_PRECISION = 4
+"""Default rounding of `compare_table`/`sheet_data` (OSWorld's `precision`)."""
+PPTX_TOLERANCE = 0.005
+"""Relative tolerance of approximate shape geometry in `compare_pptx_files`."""
+DEFAULT_HARNESS = "stateact"
+"""First folder of the results layout when none is given."""

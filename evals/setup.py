@@ -1,0 +1,193 @@
+"""Running a task's setup steps (`config`, and the evaluator's `postconfig`) on any Sandbox.
+
+Each step works through the Sandbox contract only (commands, files, launch),
+so the same task runs on a LocalSandbox (its Xvfb display) and on an OSWorld
+VM. Like OSWorld, a setup command that exits non-zero is recorded, not fatal;
+a step that cannot be done at all (a missing cached download, a window that
+never opens, an unknown step type) raises SetupError naming the step.
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from shlex import quote
+from typing import Any
+
+from evals import settings
+from evals.cache import FileCache
+from evals.task import Step
+from sandbox.base import Sandbox
+
+CLIENT_PASSWORD = "password"
+"""What OSWorld's `{CLIENT_PASSWORD}` placeholder stands for (the VM user's password)."""
+
+
+class SetupError(RuntimeError):
+    """A setup step could not be done."""
+
+
+@dataclass
+class SetupContext:
+    """What steps need besides the sandbox: the download cache and the task file's folder."""
+
+    cache: FileCache
+    task_dir: Path = Path(".")
+    records: list[dict[str, Any]] = field(default_factory=list)
+    """One entry per step run: type, and what happened (return codes, outputs)."""
+
+
+StepHandler = Callable[[Sandbox, dict[str, Any], SetupContext], dict[str, Any]]
+
+
+def run_steps(steps: list[Step], sandbox: Sandbox, context: SetupContext) -> list[dict[str, Any]]:
+    """Run steps in order; returns their records (also appended to `context.records`)."""
+    done = []
+    for index, step in enumerate(steps):
+        handler = STEP_HANDLERS.get(step.type)
+        if handler is None:
+            raise SetupError(
+                f"step {index + 1}: unsupported setup step type {step.type!r}; "
+                f"supported: {', '.join(sorted(STEP_HANDLERS))}"
+            )
+        record = {"type": step.type, **handler(sandbox, step.parameters, context)}
+        context.records.append(record)
+        done.append(record)
+    return done
+
+
+def command_text(command: str | list[str], sandbox: Sandbox | None = None) -> str:
+    """A step's command as one shell string, with OSWorld's placeholders filled in."""
+    text = command if isinstance(command, str) else shlex.join(str(part) for part in command)
+    if "{SCREEN_" in text and sandbox is not None:
+        width, height = sandbox.screen_size()
+        for name, value in (
+            ("{SCREEN_WIDTH_HALF}", width // 2),
+            ("{SCREEN_HEIGHT_HALF}", height // 2),
+            ("{SCREEN_WIDTH}", width),
+            ("{SCREEN_HEIGHT}", height),
+        ):
+            text = text.replace(name, str(value))
+    return text.replace("{CLIENT_PASSWORD}", CLIENT_PASSWORD)
+
+
+# -- step handlers ---------------------------------------------------------------------
+def _download(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
+    placed = []
+    for item in params.get("files", []):
+        url, path = item.get("url", ""), item.get("path", "")
+        if not url or not path:
+            raise SetupError(f"download: each file needs `url` and `path`, got {item}")
+        try:
+            data = context.cache.read(url, path)
+        except FileNotFoundError as exc:
+            raise SetupError(f"download of {Path(path).name}: {exc}") from exc
+        sandbox.write_file(path, data)
+        placed.append(path)
+    return {"files": placed}
+
+
+def _upload_file(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
+    placed = []
+    for item in params.get("files", []):
+        local, path = item.get("local_path", ""), item.get("path", "")
+        source = Path(local) if Path(local).is_absolute() else context.task_dir / local
+        if not source.is_file():
+            source = context.cache.root / Path(local).name
+        if not source.is_file():
+            raise SetupError(
+                f"upload_file: no local file {local!r} (looked in {context.task_dir} and the cache)"
+            )
+        sandbox.write_file(path, source.read_bytes())
+        placed.append(path)
+    return {"files": placed}
+
+
+def _launch(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
+    command = command_text(params.get("command", ""), sandbox)
+    if not command.strip():
+        raise SetupError("launch: no command")
+    sandbox.launch(command)
+    return {"command": command}
+
+
+def _execute(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
+    command = command_text(params.get("command", ""), sandbox)
+    result = sandbox.run(command, timeout=settings.SETUP_COMMAND_TIMEOUT_S)
+    return {"command": command, "returncode": result.returncode, "output": result.output[-2000:]}
+
+
+def _sleep(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
+    seconds = float(params.get("seconds", 0))
+    time.sleep(max(0.0, seconds))
+    return {"seconds": seconds}
+
+
+def window_titles(sandbox: Sandbox) -> list[str]:
+    """Titles of the open windows (`wmctrl -l`)."""
+    listing = sandbox.run("wmctrl -l", timeout=15).stdout
+    return [line.split(None, 3)[3] if len(line.split(None, 3)) == 4 else "" for line in listing.splitlines()]
+
+
+def wait_for_window(sandbox: Sandbox, fragment: str, timeout: float) -> str:
+    """The first window title containing `fragment`, polled until `timeout`; raises SetupError."""
+    deadline = time.monotonic() + timeout
+    while True:
+        titles = window_titles(sandbox)
+        match = next((title for title in titles if fragment in title), None)
+        if match is not None:
+            return match
+        if time.monotonic() >= deadline:
+            shown = "; ".join(titles) or "none"
+            raise SetupError(f"no window titled with {fragment!r} within {timeout:.0f}s (windows: {shown})")
+        time.sleep(settings.WINDOW_POLL_S)
+
+
+def _open(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
+    path = params.get("path", "")
+    if not path or not sandbox.exists(path):
+        raise SetupError(f"open: no file {path!r} in the sandbox")
+    name = Path(path).name
+    open_file = getattr(sandbox, "open_file", None)
+    if open_file is not None:  # the VM server opens and waits itself
+        open_file(path)
+    else:
+        sandbox.launch(f"xdg-open {quote(path)}")
+    title = wait_for_window(sandbox, name, settings.OPEN_WINDOW_TIMEOUT_S)
+    return {"path": path, "window": title}
+
+
+def _wmctrl(action: str) -> StepHandler:
+    def handler(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
+        name = params.get("window_name", "")
+        flags = ("x" if params.get("by_class") else "") + ("F" if params.get("strict") else "")
+        result = sandbox.run(f"wmctrl -{flags}{action} {quote(name)}", timeout=15)
+        return {"window_name": name, "matched": result.ok}
+
+    return handler
+
+
+def _chrome_open_tabs(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
+    urls = [str(url) for url in params.get("urls_to_open", [])]
+    browser = "$(command -v google-chrome || command -v chromium || command -v chromium-browser)"
+    flags = "--no-first-run --no-default-browser-check --remote-debugging-port=1337"
+    flags += ' $([ "$(id -u)" -eq 0 ] && echo --no-sandbox)'  # Chrome refuses to run as root without it
+    sandbox.launch(f"{browser} {flags} {' '.join(quote(url) for url in urls)}")
+    return {"urls": urls}
+
+
+STEP_HANDLERS: dict[str, StepHandler] = {
+    "download": _download,
+    "upload_file": _upload_file,
+    "launch": _launch,
+    "execute": _execute,
+    "command": _execute,
+    "sleep": _sleep,
+    "open": _open,
+    "activate_window": _wmctrl("a"),
+    "close_window": _wmctrl("c"),
+    "chrome_open_tabs": _chrome_open_tabs,
+}

@@ -1,0 +1,288 @@
+"""A test double of the OSWorld VM server, serving this machine.
+
+It implements the documented routes (see OSWORLD.md) with real subprocesses,
+real files and real pyautogui on the Xvfb display of a LocalSandbox: commands
+run with the sandbox's environment (HOME is its work folder, DISPLAY its
+Xvfb), so everything the server starts is cleaned up by the sandbox's close().
+Only `/accessibility` is reduced: it lists the windows (wmctrl) as XML instead
+of walking AT-SPI.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email.parser
+import email.policy
+import io
+import json
+import shlex
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs
+from xml.sax.saxutils import quoteattr
+
+from sandbox.local import LocalSandbox
+from sandbox.osworld import OSWorldSandbox
+
+EXECUTE_TIMEOUT_S = 120
+PYTHON_TIMEOUT_S = 30
+
+
+class VMServer:
+    """Serves the VM routes for `sandbox` on 127.0.0.1 at a free port; `url` once started."""
+
+    def __init__(self, sandbox: LocalSandbox) -> None:
+        self.sandbox = sandbox
+        self.requests: list[str] = []
+        self.fail_next: dict[str, int] = {}
+        """Route -> how many of its next requests answer HTTP 500 (to exercise client retries)."""
+        handler = type("Handler", (_Handler,), {"vm": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def port(self) -> int:
+        return self._server.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> VMServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    # -- the routes' work ------------------------------------------------------
+    def execute(self, body: dict) -> tuple[int, dict]:
+        command, shell = body.get("command"), bool(body.get("shell", False))
+        if isinstance(command, str) and not shell:
+            command = shlex.split(command)
+        try:
+            proc = subprocess.run(
+                command,
+                shell=shell,
+                env=self.sandbox.env,
+                cwd=self.sandbox.home,
+                capture_output=True,
+                text=True,
+                stdin=subprocess.DEVNULL,
+                timeout=EXECUTE_TIMEOUT_S,
+            )
+        except Exception as exc:  # the real server answers every failure this way
+            return 500, {"status": "error", "message": str(exc)}
+        return 200, {
+            "status": "success",
+            "output": proc.stdout,
+            "error": proc.stderr,
+            "returncode": proc.returncode,
+        }
+
+    def run_python(self, body: dict) -> tuple[int, dict]:
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-c", body.get("code", "")],
+                env=self.sandbox.env,
+                capture_output=True,
+                text=True,
+                timeout=PYTHON_TIMEOUT_S,
+            )
+        except subprocess.TimeoutExpired:
+            return 500, {"status": "error", "message": "timeout"}
+        status = "success" if proc.returncode == 0 else "error"
+        return 200, {
+            "status": status,
+            "message": "",
+            "output": proc.stdout,
+            "error": proc.stderr,
+            "return_code": proc.returncode,
+        }
+
+    def launch(self, body: dict) -> None:
+        command, shell = body.get("command"), bool(body.get("shell", False))
+        if isinstance(command, str) and not shell:
+            command = shlex.split(command)
+        subprocess.Popen(
+            command,
+            shell=shell,
+            env=self.sandbox.env,
+            cwd=self.sandbox.home,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+    def open_file(self, path: str) -> tuple[int, dict]:
+        if not Path(path).exists():
+            return 404, {"error": f"File not found: {path}"}
+        self.launch({"command": ["xdg-open", path]})
+        name = Path(path).name
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if name in self.window_titles():
+                return 200, {"status": "success"}
+            time.sleep(0.5)
+        return 500, {"status": "error", "message": f"no window for {name}"}
+
+    def window_titles(self) -> str:
+        return self.execute({"command": ["wmctrl", "-l"]})[1].get("output", "")
+
+    def wmctrl(self, body: dict, action: str) -> None:
+        flags = ("x" if body.get("by_class") else "") + ("F" if body.get("strict") else "")
+        self.execute({"command": ["wmctrl", f"-{flags}{action}", body.get("window_name", "")]})
+
+    def pyautogui(self, expression: str) -> str:
+        code = f"import pyautogui; print({expression})"
+        return self.execute({"command": [sys.executable, "-c", code]})[1].get("output", "").strip()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    vm: VMServer
+
+    def log_message(self, *args: object) -> None:  # keep test output quiet
+        pass
+
+    # -- helpers -------------------------------------------------------------------
+    def _send(self, status: int, payload: dict | list | bytes | str, content_type: str = "") -> None:
+        if isinstance(payload, bytes):
+            data, content_type = payload, content_type or "application/octet-stream"
+        elif isinstance(payload, str):
+            data, content_type = payload.encode(), content_type or "text/plain"
+        else:
+            data, content_type = json.dumps(payload).encode(), "application/json"
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _body(self) -> bytes:
+        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+    def _json(self) -> dict:
+        raw = self._body()
+        return json.loads(raw) if raw else {}
+
+    def _form(self) -> dict[str, str | bytes]:
+        raw, content_type = self._body(), self.headers.get("Content-Type", "")
+        if content_type.startswith("multipart/form-data"):
+            message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+                f"Content-Type: {content_type}\r\n\r\n".encode() + raw
+            )
+            fields: dict[str, str | bytes] = {}
+            for part in message.iter_parts():
+                name = part.get_param("name", header="content-disposition")
+                payload = part.get_payload(decode=True)
+                fields[name] = payload if part.get_filename() else payload.decode()
+            return fields
+        return {key: values[0] for key, values in parse_qs(raw.decode()).items()}
+
+    # -- routes ----------------------------------------------------------------------
+    def _injected_failure(self) -> bool:
+        if self.vm.fail_next.get(self.path, 0) > 0:
+            self.vm.fail_next[self.path] -= 1
+            self._body()
+            self._send(500, {"status": "error", "message": "injected failure"})
+            return True
+        return False
+
+    def do_GET(self) -> None:  # noqa: N802
+        self.vm.requests.append(f"GET {self.path}")
+        if self._injected_failure():
+            return
+        if self.path == "/platform":
+            self._send(200, "Linux")
+        elif self.path == "/screenshot":
+            self._send(200, self.vm.sandbox.screenshot(), "image/png")
+        elif self.path == "/accessibility":
+            windows = self.vm.window_titles().splitlines()
+            nodes = "".join(f"<window name={quoteattr(w.split(None, 3)[-1])}/>" for w in windows if w.strip())
+            self._send(200, {"AT": f"<desktop-frame>{nodes}</desktop-frame>"})
+        elif self.path == "/cursor_position":
+            self._send(200, json.loads(self.vm.pyautogui("list(pyautogui.position())")))
+        elif self.path == "/terminal":
+            self._send(200, {"output": None})
+        else:
+            self._send(404, {"error": "not found"})
+
+    def do_POST(self) -> None:  # noqa: N802
+        self.vm.requests.append(f"POST {self.path}")
+        if self._injected_failure():
+            return
+        route = self.path
+        if route in ("/execute", "/setup/execute"):
+            self._send(*self.vm.execute(self._json()))
+        elif route == "/run_python":
+            self._send(*self.vm.run_python(self._json()))
+        elif route == "/file":
+            path = Path(str(self._form().get("file_path", "")))
+            if path.is_file():
+                self._send(200, path.read_bytes())
+            else:
+                self._send(404, {"error": "File not found"})
+        elif route == "/setup/upload":
+            form = self._form()
+            target = Path(str(form["file_path"]))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(form["file_data"])
+            self._send(200, "File Uploaded")
+        elif route == "/screen_size":
+            width, height = self.vm.sandbox.screen_size()
+            self._send(200, {"width": width, "height": height})
+        elif route == "/list_directory":
+            root = Path(self._json().get("path", ""))
+            children = [
+                {"type": "directory" if p.is_dir() else "file", "name": p.name} for p in root.iterdir()
+            ]
+            self._send(
+                200, {"directory_tree": {"type": "directory", "name": root.name, "children": children}}
+            )
+        elif route == "/setup/launch":
+            self.vm.launch(self._json())
+            self._send(200, "launched")
+        elif route == "/setup/open_file":
+            self._send(*self.vm.open_file(self._json().get("path", "")))
+        elif route == "/setup/activate_window":
+            self.vm.wmctrl(self._json(), "a")
+            self._send(200, "ok")
+        elif route == "/setup/close_window":
+            self.vm.wmctrl(self._json(), "c")
+            self._send(200, "ok")
+        else:
+            self._send(404, {"error": "not found"})
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    from PIL import Image
+
+    return Image.open(io.BytesIO(data)).size
+
+
+@contextlib.contextmanager
+def served_vm(workdir: Path) -> Iterator[tuple[OSWorldSandbox, VMServer, LocalSandbox]]:
+    """A LocalSandbox with a display, the VM server over it, and an OSWorldSandbox talking to the server."""
+    local = LocalSandbox(workdir, display=True)
+    server: VMServer | None = None
+    sandbox: OSWorldSandbox | None = None
+    try:
+        local.start()
+        server = VMServer(local).start()
+        sandbox = OSWorldSandbox(server.url)
+        sandbox.start()
+        yield sandbox, server, local
+    finally:
+        if sandbox is not None:
+            sandbox.close()
+        if server is not None:
+            server.stop()
+        local.close()

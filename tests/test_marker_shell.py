@@ -1,0 +1,64 @@
+"""The shells' shared parts: the prompt marker, and one contract from the pexpect and the tmux shell."""
+
+import pytest
+
+from sandbox.bash_session import BashSession
+from sandbox.local import LocalSandbox
+from sandbox.marker_shell import PromptMarker
+from sandbox.tmux_shell import TmuxShell
+
+
+def test_marker_split_across_reads_is_not_returned_as_output():
+    marker = PromptMarker()
+    marker.feed("line one\r\n" + marker.marker[:5])
+    assert marker.finished() is None
+    assert marker.partial() == "line one\n"
+    marker.feed(marker.marker[5:] + "7__/srv/data__END\r\nnext")
+    done = marker.finished()
+    assert (done.output, done.exit_code, done.cwd) == ("", 7, "/srv/data")
+    assert marker.drain() == "next"
+
+
+def test_text_that_only_looks_like_a_marker_is_output():
+    marker = PromptMarker()
+    marker.feed("__SA_not_ours__0__/__END\n__S")
+    assert marker.finished() is None
+    assert marker.partial() == "__SA_not_ours__0__/__END"  # "\n__S" may start a marker
+    assert marker.drain() == "\n__S"
+    assert "PROMPT_COMMAND=" in marker.prompt_command and marker.marker in marker.prompt_command
+
+
+@pytest.fixture(params=["pexpect", "tmux"])
+def shell(request, tmp_path):
+    """The same contract from both persistent shells: BashSession and TmuxShell (over a LocalSandbox)."""
+    sandbox = LocalSandbox(tmp_path / "home")
+    sandbox.start()
+    try:
+        if request.param == "pexpect":
+            shell = BashSession(tmp_path / "scratch", cwd=sandbox.home, env=sandbox.env)
+        else:
+            shell = TmuxShell(sandbox, cwd=sandbox.home)
+        try:
+            yield shell
+        finally:
+            shell.close()
+    finally:
+        sandbox.close()
+
+
+def test_both_shells_keep_state_and_report_exit_codes(shell):
+    first = shell.run("export ANSWER=42; mkdir -p sub && cd sub")
+    assert first.exit_code == 0 and first.cwd.endswith("/home/sub")
+    second = shell.run("echo $ANSWER; (exit 5)")
+    assert (second.output, second.exit_code) == ("42\n", 5)
+
+
+def test_both_shells_time_out_softly_take_input_and_interrupt(shell):
+    assert shell.run("sleep 1; echo late", timeout=0.2).running and shell.busy
+    assert shell.wait(30).output == "late\n" and not shell.busy
+    assert shell.run("read -r word; echo got $word", timeout=0.2).running
+    assert shell.send_input("it\n", timeout=10).output == "got it\n"
+    assert shell.run("trap '' INT QUIT; sleep 60", timeout=0.2).running
+    assert shell.interrupt().note == "interrupted"
+    died = shell.run("exit 1")
+    assert died.note.startswith("the shell exited") and shell.run("echo up").output == "up\n"

@@ -1,0 +1,149 @@
+"""OSWorldSandbox against a local test double of the VM server (real commands, files, Xvfb, pyautogui)."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from sandbox.base import SandboxError
+from sandbox.osworld import OSWorldSandbox, parse_osworld_spec, sandbox_from_spec
+from tests.osworld_vm_server import png_size, served_vm
+
+
+@pytest.fixture(scope="module")
+def vm(tmp_path_factory):
+    with served_vm(tmp_path_factory.mktemp("vm") / "home") as parts:
+        yield parts
+
+
+@pytest.fixture
+def shell(vm, tmp_path):
+    sandbox = vm[0]
+    shell = sandbox.open_shell(tmp_path)
+    try:
+        yield shell
+    finally:
+        shell.close()
+
+
+def test_spec_parsing():
+    assert parse_osworld_spec("osworld://10.0.0.5:5001") == "http://10.0.0.5:5001"
+    assert parse_osworld_spec("osworld://vmhost") == "http://vmhost:5000"
+    with pytest.raises(SandboxError, match="expected osworld://HOST:PORT"):
+        parse_osworld_spec("osworld://host:abc")
+    with pytest.raises(SandboxError, match="unknown sandbox"):
+        sandbox_from_spec("docker://x", workdir=None)
+
+
+def test_home_is_queried_from_the_vm(vm):
+    sandbox, _, local = vm
+    assert sandbox.home == local.home
+
+
+def test_one_shot_commands_report_output_and_exit_codes(vm):
+    sandbox = vm[0]
+    result = sandbox.run("echo out; echo err >&2; exit 3")
+    assert (result.returncode, result.stdout, result.stderr) == (3, "out\n", "err\n")
+    assert sandbox.run("pwd").stdout.strip() == sandbox.home
+    timed = sandbox.run("sleep 5; echo never", timeout=1)
+    assert timed.returncode == 124 and "never" not in timed.stdout
+
+
+def test_files_round_trip_and_missing_files_raise(vm):
+    sandbox = vm[0]
+    payload = bytes(range(256)) * 64
+    sandbox.write_file("~/deep/new/dir/blob.bin", payload)
+    assert sandbox.read_file(f"{sandbox.home}/deep/new/dir/blob.bin") == payload
+    assert sandbox.exists("~/deep/new/dir/blob.bin")
+    with pytest.raises(FileNotFoundError):
+        sandbox.read_file("~/no/such/file")
+
+
+def test_screenshot_screen_size_and_accessibility(vm):
+    sandbox, _, local = vm
+    assert sandbox.screen_size() == local.screen_size()
+    png = sandbox.screenshot()
+    assert png.startswith(b"\x89PNG") and png_size(png) == local.screen_size()
+    assert sandbox.accessibility_tree().startswith("<desktop-frame>")
+
+
+def test_gui_actions_run_as_pyautogui_code(vm):
+    sandbox = vm[0]
+    result = sandbox.run_python(
+        "import pyautogui; pyautogui.FAILSAFE = False; pyautogui.moveTo(123, 77); print(*pyautogui.position())"
+    )
+    assert result.ok, result.stderr
+    assert result.stdout.splitlines()[-1].split() == ["123", "77"]
+
+
+def test_launch_starts_a_process_without_waiting(vm):
+    sandbox = vm[0]
+    sandbox.launch("sleep 0.5; echo launched > ~/launched.txt")
+    assert not sandbox.exists("~/launched.txt")
+    assert (
+        sandbox.run(
+            "for i in $(seq 50); do [ -e ~/launched.txt ] && break; sleep 0.1; done; cat ~/launched.txt"
+        ).stdout
+        == "launched\n"
+    )
+
+
+def test_shell_keeps_cwd_and_env_across_calls(vm, shell):
+    first = shell.run("export GREETING=hello; mkdir -p ~/proj && cd ~/proj && echo ready")
+    assert (first.output, first.exit_code, first.cwd) == ("ready\n", 0, f"{vm[0].home}/proj")
+    second = shell.run("echo $GREETING from $(pwd); false")
+    assert second.output == f"hello from {vm[0].home}/proj\n" and second.exit_code == 1
+
+
+def test_shell_soft_timeout_wait_input_and_interrupt(shell):
+    slow = shell.run("sleep 2; echo finished", timeout=0.5)
+    assert slow.running and shell.busy
+    with pytest.raises(RuntimeError):
+        shell.run("echo no")
+    assert shell.wait(30).output == "finished\n"
+    asked = shell.run("read -r name; echo hi $name", timeout=0.5)
+    assert asked.running
+    assert shell.send_input("ada\n", timeout=10).output == "hi ada\n"
+    stuck = shell.run("trap '' INT QUIT; sleep 60", timeout=0.5)
+    assert stuck.running
+    stopped = shell.interrupt()
+    assert not stopped.running and stopped.note == "interrupted"
+    assert shell.run("echo still here").output == "still here\n"
+
+
+def test_shell_heredoc_and_large_output(shell):
+    result = shell.run("cat <<'EOF'\nquotes ' \" $HOME stay\nEOF\nseq 1 50000 | tail -n 1")
+    assert result.output == "quotes ' \" $HOME stay\n50000\n"
+    big = shell.run("python3 -c 'print(\"y\" * 200000)'")
+    assert big.output == "y" * 200000 + "\n"
+
+
+def test_shell_exit_restarts_in_last_cwd(shell):
+    shell.run("cd /tmp")
+    died = shell.run("exit 4")
+    assert "restarted" in died.note and died.cwd == "/tmp"
+    assert shell.run("pwd").output == "/tmp\n"
+
+
+def test_unreachable_vm_gives_a_clear_error():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    sandbox = OSWorldSandbox(f"http://127.0.0.1:{port}", retries=2, backoff_s=0.05)
+    with pytest.raises(SandboxError, match=f"127.0.0.1:{port} is unreachable"):
+        sandbox.start()
+
+
+def test_reads_are_retried_and_failed_commands_are_not_rerun(vm):
+    sandbox, server, _ = vm
+    server.fail_next["/screenshot"] = 1
+    before = len(server.requests)
+    assert sandbox.screenshot().startswith(b"\x89PNG")
+    assert server.requests[before:] == ["GET /screenshot", "GET /screenshot"]
+    server.fail_next["/execute"] = 1
+    before = len(server.requests)
+    failed = sandbox.run("echo run >> ~/runs.log")
+    assert failed.returncode == 124 and "injected failure" in failed.stderr
+    assert server.requests[before:] == ["POST /execute"]
+    assert not sandbox.exists("~/runs.log")

@@ -1,0 +1,84 @@
+"""Task files on desktops: LibreOffice windows on a LocalSandbox display and through the VM server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evals.cache import FileCache
+from evals.runner import run_task_file
+from evals.setup import SetupContext, SetupError, run_steps, wait_for_window
+from evals.task import Step
+from sandbox.local import LocalSandbox
+from tests.osworld_agent import scripted_agent
+from tests.osworld_vm_server import served_vm
+from tests.test_osworld_tasks import FIXTURES, cache  # noqa: F401  (the cache fixture)
+
+CLOSE_CALC = "wmctrl -c 'Sales.xlsx - LibreOffice Calc'; for i in $(seq 100); do wmctrl -l | grep -q Sales.xlsx || break; sleep 0.1; done"
+
+
+def _run(task: str, sandbox, commands, root: Path, cache_dir: Path, screenshot: bool = False):
+    return run_task_file(
+        FIXTURES / task,
+        sandbox,
+        scripted_agent(root / "runs", commands, screenshot=screenshot),
+        cache_dir=cache_dir,
+        results_dir=root / "results",
+        model="scripted:test",
+    )
+
+
+@pytest.fixture(scope="module")
+def vm(tmp_path_factory):
+    with served_vm(tmp_path_factory.mktemp("vm") / "home") as parts:
+        yield parts
+
+
+def test_window_steps_on_a_local_display(tmp_path, cache):  # noqa: F811
+    with LocalSandbox(tmp_path / "home", display=True) as sandbox:
+        passed = _run("libreoffice_calc/window-steps.json", sandbox, ["true"], tmp_path / "pass", cache)
+        failed = _run("libreoffice_calc/window-steps.json", sandbox, [CLOSE_CALC], tmp_path / "fail", cache)
+    assert (passed.score, failed.score) == (1.0, 0.0)
+    details = json.loads((passed.result_dir / "score.json").read_text())
+    opened = next(step for step in details["setup"] if step["type"] == "open")
+    assert opened["window"] == "Sales.xlsx - LibreOffice Calc"
+    moved = [step for step in details["setup"] if step["type"] == "execute"][-1]
+    assert "at 640 400 of 1280 800" in moved["output"]
+    assert [step["type"] for step in details["postconfig"]] == ["close_window", "sleep"]
+
+
+def test_window_steps_through_the_vm_server(vm, tmp_path, cache):  # noqa: F811
+    sandbox, server, _ = vm
+    outcome = _run("libreoffice_calc/window-steps.json", sandbox, ["true"], tmp_path, cache, screenshot=True)
+    assert outcome.score == 1.0
+    assert "POST /setup/open_file" in server.requests
+    steps = [json.loads(line) for line in (outcome.result_dir / "traj.jsonl").read_text().splitlines()]
+    shot = steps[0]["screenshot_file"]
+    assert shot.startswith("step_1_") and (outcome.result_dir / shot).read_bytes().startswith(b"\x89PNG")
+    sandbox.run(CLOSE_CALC)
+
+
+def test_file_tasks_through_the_vm_server(vm, tmp_path, cache):  # noqa: F811
+    sandbox, server, local = vm
+    good = [
+        "tr A-Z a-z < ~/input.csv > ~/report.csv",
+        "printf 42 > ~/answer.txt",
+        "cp ~/notes.txt ~/notes_out.txt",
+    ]
+    assert _run("os/report-files.json", sandbox, good, tmp_path / "pass", cache).score == 1.0
+    assert (Path(local.home) / "Desktop" / "launched.txt").read_text() == "launched\n"
+    no_notes = ["rm ~/notes_out.txt", *good[:2]]  # the VM keeps its files between tasks
+    assert _run("os/report-files.json", sandbox, no_notes, tmp_path / "fail", cache).score == 0.0
+    assert {"POST /setup/upload", "POST /file", "POST /setup/launch"} <= set(server.requests)
+
+
+def test_chrome_open_tabs_shows_the_pages(tmp_path):
+    tab = "data:text/html,<title>probe-tab</title>"
+    with LocalSandbox(tmp_path / "home", display=True) as sandbox:
+        context = SetupContext(cache=FileCache(tmp_path))
+        run_steps([Step(type="chrome_open_tabs", parameters={"urls_to_open": [tab]})], sandbox, context)
+        assert wait_for_window(sandbox, "probe-tab", timeout=60).startswith("probe-tab")
+        with pytest.raises(SetupError, match="no window titled with 'other-tab'"):
+            wait_for_window(sandbox, "other-tab", timeout=1)
