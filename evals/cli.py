@@ -61,6 +61,7 @@ def run_command(
     max_steps: Annotated[int, typer.Option(help="Main-agent turn budget of one task.")] = (
         suite_settings.TASK_MAX_TURNS
     ),
+    display: Annotated[bool, typer.Option(help="Give each task's sandbox its own X display.")] = True,
     html: Annotated[bool, typer.Option(help="Also write the HTML report into <results>/report.")] = True,
 ) -> None:
     """Run every task of SUITE under each harness, then print and save the comparison table."""
@@ -79,6 +80,7 @@ def run_command(
         max_seconds=timeout_minutes * 60,
         max_usd=max_usd,
         max_turns=max_steps,
+        display=display,
     )
     try:
         jobs = plan_jobs(options)

@@ -14,6 +14,7 @@ score 0 in the reports, and runs again on the next invocation.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import tempfile
@@ -134,7 +135,13 @@ def run_suite(options: SuiteOptions, listener: JobListener | None = None) -> lis
         except KeyboardInterrupt:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
+    _remove_if_empty(Path(options.results) / SANDBOXES_FOLDER)
     return [outcomes[job] for job in jobs]
+
+
+def _remove_if_empty(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        folder.rmdir()
 
 
 def _run_job_notified(options: SuiteOptions, job: SuiteJob, notify: JobListener) -> JobOutcome:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from html import escape
 
@@ -19,6 +20,14 @@ class Point:
     label: str
     x: float
     y: float
+
+
+def nice_ceiling(value: float) -> float:
+    """The smallest of 1, 2, 2.5, 5 times a power of ten at or above `value` (1 for nothing)."""
+    if value <= 0:
+        return 1.0
+    power = 10 ** math.floor(math.log10(value))
+    return next(step * power for step in (1, 2, 2.5, 5, 10) if step * power >= value)
 
 
 def _frame(title: str, x_label: str, y_label: str, body: list[str]) -> str:
@@ -64,12 +73,12 @@ def scatter_chart(points: list[Point], title: str, x_label: str, y_label: str) -
     """Points on a success (0..1) versus cost plane, one colour and legend entry per point."""
     plot_width = WIDTH - LEFT - RIGHT
     plot_height = HEIGHT - BOTTOM - TOP
-    x_top = max((p.x for p in points), default=0.0) * 1.15 or 1.0
+    x_top = nice_ceiling(1.05 * max((p.x for p in points), default=0.0))
     body = _y_ticks(1.0)
     for i in range(5):
         value = x_top * i / 4
         x = LEFT + plot_width * i / 4
-        body.append(f'<text x="{x:.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">${value:.3g}</text>')
+        body.append(f'<text x="{x:.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">${value:.4g}</text>')
     for i, point in enumerate(points):
         cx = LEFT + plot_width * point.x / x_top
         cy = HEIGHT - BOTTOM - plot_height * point.y

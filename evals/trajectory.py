@@ -44,17 +44,24 @@ def _images(blocks: list[dict], run_dir: Path) -> list[str]:
     ]
 
 
+CallKey = tuple[str, str]
+"""(scope, tool_use id): ids are unique only within one loop's model."""
+
+
 class _Results:
-    """Tool results as their messages carry them (full text and images), by tool_use id."""
+    """Tool results as their messages carry them (full text and images), by scope and tool_use id."""
 
     def __init__(self) -> None:
-        self.by_id: dict[str, tuple[str, list[str]]] = {}
+        self.by_call: dict[CallKey, tuple[str, list[str]]] = {}
 
-    def add(self, blocks: list[dict], run_dir: Path) -> None:
+    def add(self, scope: str, blocks: list[dict], run_dir: Path) -> None:
         for block in blocks:
             if block.get("type") == "tool_result":
                 content = block.get("content", [])
-                self.by_id[block.get("tool_use_id", "")] = (_texts(content), _images(content, run_dir))
+                self.by_call[(scope, block.get("tool_use_id", ""))] = (
+                    _texts(content),
+                    _images(content, run_dir),
+                )
 
 
 def _format_input(value: Any) -> str:
@@ -85,9 +92,9 @@ def trajectory_steps(run_dir: Path) -> list[Step]:
     results = _Results()
     for event in events:
         if event.get("kind") == "message" and event.get("message", {}).get("role") == "user":
-            results.add(event["message"].get("content", []), run_dir)
+            results.add(str(event.get("scope", "main")), event["message"].get("content", []), run_dir)
     steps: list[Step] = []
-    calls: dict[str, Step] = {}
+    calls: dict[CallKey, Step] = {}
     for event in events:
         step = _step(event, run_dir, results, calls)
         if step is not None:
@@ -95,7 +102,7 @@ def trajectory_steps(run_dir: Path) -> list[Step]:
     return steps
 
 
-def _step(event: dict, run_dir: Path, results: _Results, calls: dict[str, Step]) -> Step | None:
+def _step(event: dict, run_dir: Path, results: _Results, calls: dict[CallKey, Step]) -> Step | None:
     kind, scope = event.get("kind", ""), str(event.get("scope", "main"))
     if kind == "message":
         message = event.get("message", {})
@@ -110,12 +117,13 @@ def _step(event: dict, run_dir: Path, results: _Results, calls: dict[str, Step])
         return None
     if kind == "tool_call":
         step = Step("tool", scope, str(event.get("name", "?")), _format_input(event.get("input", {})))
-        calls[str(event.get("id", ""))] = step
+        calls[(scope, str(event.get("id", "")))] = step
         return step
     if kind == "tool_result":
-        step = calls.get(str(event.get("id", "")))
+        key = (scope, str(event.get("id", "")))
+        step = calls.get(key)
         if step is not None:
-            text, images = results.by_id.get(str(event.get("id", "")), (event.get("text", ""), []))
+            text, images = results.by_call.get(key, (event.get("text", ""), []))
             step.detail, step.images, step.is_error = (
                 text or event.get("text", ""),
                 images,
