@@ -22,7 +22,7 @@ from evals import settings
 from evals.cache import FileCache
 from evals.paths import HomeMap
 from evals.results import is_done, read_score, task_result_dir, write_args, write_results
-from evals.scoring import ScoreReport, check_metrics_known, score_task
+from evals.scoring import ScoreReport, check_evaluator_known, score_task
 from evals.setup import SetupContext, run_steps
 from evals.task import Task, load_task, task_domain
 from sandbox.base import Sandbox, SandboxError
@@ -63,7 +63,7 @@ def map_task(task: Task, sandbox: Sandbox) -> Task:
 def prepare_task(task_path: Path, sandbox: Sandbox, cache_dir: Path) -> PreparedTask:
     """Load the task file, map its paths for `sandbox`, and run its setup steps there."""
     raw = load_task(task_path)
-    check_metrics_known(raw)
+    check_evaluator_known(raw)
     task = map_task(raw, sandbox)
     cache = FileCache(cache_dir)
     context = SetupContext(cache=cache, task_dir=Path(task_path).resolve().parent)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.cache import FileCache
-from evals.getters import GetterContext, fetch
+from evals.getters import GETTERS, GetterContext, fetch
 from evals.metrics import INFEASIBLE, METRICS
 from evals.setup import SetupContext, run_steps
 from evals.task import Task, TaskError
@@ -36,13 +36,18 @@ class ScoreReport:
         return {"score": self.score, "conj": self.conj, "parts": self.parts, "postconfig": self.postconfig}
 
 
-def check_metrics_known(task: Task) -> None:
-    """Raise TaskError before any work when the task names a metric we do not have."""
+def check_evaluator_known(task: Task) -> None:
+    """Raise TaskError before any work when the task names a metric or getter we do not have."""
     unknown = [f for f in task.evaluator.funcs() if f != INFEASIBLE and f not in METRICS]
     if unknown:
         raise TaskError(
             f"task {task.id} uses unsupported metric(s) {', '.join(unknown)}; "
             f"supported: {', '.join(sorted([*METRICS, INFEASIBLE]))}"
+        )
+    getters = sorted({g.type for g in task.evaluator.getters() if g.type not in GETTERS})
+    if getters:
+        raise TaskError(
+            f"task {task.id} uses unsupported getter(s) {', '.join(getters)}; supported: {', '.join(sorted(GETTERS))}"
         )
 
 
@@ -55,7 +60,7 @@ def score_task(
     task_dir: Path = Path("."),
 ) -> ScoreReport:
     """Run the postconfig steps, then score. `task` must already be path-mapped for `sandbox`."""
-    check_metrics_known(task)
+    check_evaluator_known(task)
     evaluator = task.evaluator
     post = SetupContext(cache=cache, task_dir=task_dir)
     run_steps(evaluator.postconfig, sandbox, post)

@@ -44,9 +44,9 @@ class Evaluator(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     func: str | list[str]
-    result: Getter | list[Getter] | None = None
-    expected: Getter | list[Getter] | None = None
-    options: dict[str, Any] | list[dict[str, Any]] = Field(default_factory=dict)
+    result: Getter | list[Getter | None] | None = None
+    expected: Getter | list[Getter | None] | None = None
+    options: dict[str, Any] | list[dict[str, Any] | None] = Field(default_factory=dict)
     conj: str = "and"
     postconfig: list[Step] = Field(default_factory=list)
 
@@ -56,6 +56,13 @@ class Evaluator(BaseModel):
         if value not in ("and", "or"):
             raise ValueError(f"conj must be 'and' or 'or', not {value!r}")
         return value
+
+    def getters(self) -> list[Getter]:
+        """Every result and expected getter the evaluator names."""
+        found = []
+        for value in (self.result, self.expected):
+            found.extend(g for g in (value if isinstance(value, list) else [value]) if g is not None)
+        return found
 
     def funcs(self) -> list[str]:
         return [self.func] if isinstance(self.func, str) else list(self.func)

@@ -1,5 +1,5 @@
-"""What the persistent shells share: the prompt marker bash prints after every command, and the
-interrupt / restart / died handling built on a shell's own steps.
+"""A persistent shell reporting through a prompt marker: the marker bash prints after every
+command, its parsing, and the run / interrupt / restart / died handling built on a backend's own steps.
 
 bash's PROMPT_COMMAND prints `__SA_<nonce>__<exit code>__<cwd>__END` on a line
 of its own. The nonce makes the marker impossible to print by accident. Shell
@@ -15,17 +15,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
 from sandbox.base import ShellOutput
+from sandbox.bash_session import clean_terminal_text
 from stateact import settings
-
-_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
-
-
-def clean_terminal_text(text: str) -> str:
-    """Normalize newlines and remove escape sequences and control characters."""
-    text = _ANSI.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
-    return _CONTROL_CHARS.sub("", text)
-
 
 EXIT_NOTE = "the shell exited (did the command run `exit`?); "
 INTERRUPTED_NOTE = "interrupted"
@@ -123,11 +114,13 @@ class MarkerShell(ABC):
     def interrupt(self, grace_s: float = settings.BASH_INTERRUPT_GRACE_S) -> ShellOutput:
         """Each of `_interrupt_steps` in turn, waiting `grace_s` for the prompt after it; then a restart."""
         collected = ""
-        for step in self._interrupt_steps():
+        for attempt, step in enumerate(self._interrupt_steps()):
             step()
             out = self._collect(grace_s)
             collected += out.output
             if not out.running:
+                if attempt:  # commands are sourced: a `trap '' INT` would outlive the command it guarded
+                    self.run("trap - INT QUIT", grace_s)
                 return ShellOutput(collected, out.exit_code, out.cwd, note=INTERRUPTED_NOTE)
         restarted = self.restart()
         return ShellOutput(collected, None, restarted.cwd, note=restarted.note)

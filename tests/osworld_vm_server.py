@@ -34,15 +34,15 @@ PYTHON_TIMEOUT_S = 30
 
 
 class VMServer:
-    """Serves the VM routes for `sandbox` on 127.0.0.1 at a free port; `url` once started."""
+    """Serves the VM routes for `sandbox` on 127.0.0.1 (`port` 0: a free one); `url` once started."""
 
-    def __init__(self, sandbox: LocalSandbox) -> None:
+    def __init__(self, sandbox: LocalSandbox, port: int = 0) -> None:
         self.sandbox = sandbox
         self.requests: list[str] = []
         self.fail_next: dict[str, int] = {}
         """Route -> how many of its next requests answer HTTP 500 (to exercise client retries)."""
         handler = type("Handler", (_Handler,), {"vm": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
@@ -269,9 +269,9 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 
 @contextlib.contextmanager
-def served_vm(workdir: Path) -> Iterator[tuple[OSWorldSandbox, VMServer, LocalSandbox]]:
-    """A LocalSandbox with a display, the VM server over it, and an OSWorldSandbox talking to the server."""
-    local = LocalSandbox(workdir, display=True)
+def served_vm(workdir: Path, display: bool = True) -> Iterator[tuple[OSWorldSandbox, VMServer, LocalSandbox]]:
+    """A LocalSandbox (with a display), the VM server over it, and an OSWorldSandbox talking to the server."""
+    local = LocalSandbox(workdir, display=display)
     server: VMServer | None = None
     sandbox: OSWorldSandbox | None = None
     try:
@@ -286,3 +286,33 @@ def served_vm(workdir: Path) -> Iterator[tuple[OSWorldSandbox, VMServer, LocalSa
         if server is not None:
             server.stop()
         local.close()
+
+
+def main() -> None:
+    """Serve this machine as an OSWorld VM until Ctrl-C: `python -m tests.osworld_vm_server [PORT] [WORKDIR]`.
+
+    Then e.g. `stateact run --task T.json --sandbox osworld://127.0.0.1:PORT`.
+    """
+    import signal
+    import tempfile
+
+    port = int(sys.argv[1]) if len(sys.argv) > 1 else 5000
+    workdir = (
+        Path(sys.argv[2]) if len(sys.argv) > 2 else Path(tempfile.mkdtemp(prefix="osworld-vm-")) / "home"
+    )
+    local = LocalSandbox(workdir, display=True)
+    local.start()
+    server = VMServer(local, port=port)
+    try:
+        print(f"serving {local.home} (display {local.display}) at {server.url}", flush=True)
+        signal.signal(signal.SIGTERM, signal.default_int_handler)  # ends serve_forever as Ctrl-C does
+        server._server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server._server.server_close()
+        local.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -225,6 +225,15 @@ def test_bad_task_files_are_rejected_clearly(tmp_path, local, cache):
     unknown.write_text(json.dumps({"id": "u", "instruction": "x", "evaluator": {"func": "compare_images"}}))
     with pytest.raises(TaskError, match="unsupported metric"):
         prepare_task(unknown, local, cache)
+    getter = {
+        "func": "exact_match",
+        "result": {"type": "vm_screen"},
+        "expected": {"type": "rule", "rules": {}},
+    }
+    unknown.write_text(json.dumps({"id": "g", "instruction": "x", "evaluator": getter}))
+    with pytest.raises(TaskError, match="unsupported getter.*vm_screen"):
+        prepare_task(unknown, local, cache)
+    assert not list(Path(local.home).iterdir())  # nothing was set up
 
 
 def test_home_paths_map_onto_the_sandbox_home():

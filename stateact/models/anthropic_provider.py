@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 
 import anthropic
 
 from stateact import settings
-from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from stateact.messages import (
+    ImageBlock,
+    Message,
+    ReasoningBlock,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
 from stateact.models.base import (
     ContextLengthError,
     ModelProvider,
@@ -20,6 +27,7 @@ from stateact.models.base import (
     status_error,
 )
 
+PROVIDER = "anthropic"
 CACHE = {"type": "ephemeral"}
 MESSAGE_BREAKPOINTS = 2
 """Cache breakpoints on the latest user turns (system and tools take the other two of four)."""
@@ -42,6 +50,8 @@ def _block(block) -> dict:
         return {"type": "text", "text": block.text}
     if isinstance(block, ImageBlock):
         return _image(block)
+    if isinstance(block, ReasoningBlock):
+        return dict(block.payload)
     if isinstance(block, ToolUseBlock):
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
     if isinstance(block, ToolResultBlock):
@@ -54,27 +64,19 @@ def _block(block) -> dict:
     raise TypeError(f"unknown block {block!r}")
 
 
-Thinking = list[tuple[int, dict]]
-"""The thinking blocks of one reply as received, each with the number of other blocks before it."""
+def _message(message: Message) -> dict:
+    """One message on the wire; reasoning from other providers is left out."""
+    kept = [b for b in message.content if not isinstance(b, ReasoningBlock) or b.provider == PROVIDER]
+    return {"role": message.role, "content": _blocks(kept)}
 
 
-def _message(message: Message, thinking: Mapping[str, Thinking]) -> dict:
-    """One message on the wire; an assistant turn gets back the thinking blocks its reply came with."""
-    content = _blocks(message.content)
-    calls = message.tool_uses()
-    if message.role == "assistant" and calls and calls[0].id in thinking:
-        for inserted, (position, block) in enumerate(thinking[calls[0].id]):
-            content.insert(position + inserted, block)
-    return {"role": message.role, "content": content}
-
-
-def to_wire(request: ModelRequest, thinking: Mapping[str, Thinking] | None = None) -> dict:
+def to_wire(request: ModelRequest) -> dict:
     """The keyword arguments of `messages.create` for a request, with cache breakpoints.
 
-    `thinking` maps the first tool_use id of a reply to that reply's thinking blocks, which the API
-    requires back unchanged (models that think by default emit them even when not asked to).
+    Thinking blocks travel in the history as ReasoningBlocks and go back unchanged, as the API
+    requires (models that think by default emit them even when not asked to).
     """
-    messages = [_message(m, thinking or {}) for m in request.messages]
+    messages = [_message(m) for m in request.messages]
     marked = 0
     for index in range(len(messages) - 1, -1, -1):
         if marked == MESSAGE_BREAKPOINTS:
@@ -122,7 +124,6 @@ class AnthropicProvider(ModelProvider):
         self.name = model
         self.retries = retries
         self.backoff_base_s = backoff_base_s
-        self._thinking: dict[str, Thinking] = {}
         self.spec = f"anthropic:{model}" + (f"@{base_url}" if base_url else "")
         self.client = anthropic.Anthropic(
             api_key=api_key or os.environ.get("ANTHROPIC_API_KEY") or "missing-key",
@@ -132,7 +133,7 @@ class AnthropicProvider(ModelProvider):
         )
 
     def complete(self, request: ModelRequest) -> ModelResponse:
-        wire = to_wire(request, self._thinking)
+        wire = to_wire(request)
         return self.with_retries(lambda: self._call(wire))
 
     def _call(self, wire: dict) -> ModelResponse:
@@ -146,25 +147,18 @@ class AnthropicProvider(ModelProvider):
             raise RetryableError(f"anthropic: cannot reach the API: {exc}") from exc
         except anthropic.AnthropicError as exc:
             raise ProviderError(f"anthropic: {type(exc).__name__}: {exc}") from exc
-        content: list[TextBlock | ToolUseBlock] = []
-        thinking: Thinking = []
+        content: list[TextBlock | ToolUseBlock | ReasoningBlock] = []
         for block in reply.content:
             if block.type == "text":
                 content.append(TextBlock(text=block.text))
             elif block.type == "tool_use":
                 content.append(ToolUseBlock(id=block.id, name=block.name, input=dict(block.input or {})))
             elif block.type == "thinking":
-                thinking.append(
-                    (
-                        len(content),
-                        {"type": "thinking", "thinking": block.thinking, "signature": block.signature},
-                    )
-                )
+                payload = {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+                content.append(ReasoningBlock(provider=PROVIDER, payload=payload))
             elif block.type == "redacted_thinking":
-                thinking.append((len(content), {"type": "redacted_thinking", "data": block.data}))
-        calls = [b for b in content if isinstance(b, ToolUseBlock)]
-        if thinking and calls:
-            self._thinking[calls[0].id] = thinking
+                payload = {"type": "redacted_thinking", "data": block.data}
+                content.append(ReasoningBlock(provider=PROVIDER, payload=payload))
         usage = reply.usage
         return ModelResponse(
             content=content,

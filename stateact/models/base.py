@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from stateact import settings
-from stateact.messages import Message, TextBlock, ToolSpec, ToolUseBlock, Usage
+from stateact.messages import Message, ReasoningBlock, TextBlock, ToolSpec, ToolUseBlock, Usage
 
 
 class ProviderError(RuntimeError):
@@ -70,7 +70,7 @@ TRUNCATED_STOP_REASONS = frozenset({"max_tokens", "length", "model_context_windo
 class ModelResponse:
     """One assistant turn."""
 
-    content: list[TextBlock | ToolUseBlock]
+    content: list[TextBlock | ToolUseBlock | ReasoningBlock]
     usage: Usage = field(default_factory=Usage)
     stop_reason: str = ""
     model: str = ""
