@@ -1,25 +1,82 @@
-"""`stateact eval …` commands (a typer app the main CLI mounts) and the `stateact report` command.
-
-app.add_typer(eval_app, name="eval")
-app.command("report")(report)
-"""
+"""`stateact eval ...`: commands about task suites (`validate` replays every reference solution)."""
 
 from __future__ import annotations
 
+import time
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
 
 from evals import suite_settings
+from evals.suite import OFFICE_SUITE, discover
+from evals.task import TaskError
+from evals.validate import ValidationRow, validate_suite
 
-eval_app = typer.Typer(
-    add_completion=False, no_args_is_help=True, help="Run task suites and compare harnesses."
-)
+eval_app = typer.Typer(help="Task suites: validate reference solutions.", no_args_is_help=True)
 console = Console()
 
+
+@eval_app.callback()
+def _suite_commands() -> None:
+    """Task suites: validate reference solutions."""
+
+
+@eval_app.command()
+def validate(
+    suite: Path = typer.Argument(OFFICE_SUITE, help="Suite folder: <domain>/<task_id>.json with solutions."),
+    task: list[str] = typer.Option(None, "--task", help="Validate only this task id (repeatable)."),
+    workers: int = typer.Option(1, "--workers", min=1, help="Tasks validated at once, each on its own display."),
+    out: Path = typer.Option(None, "--out", help="Folder for homes, runs and results (default runs/validate-<time>)."),
+    cache: Path = typer.Option(None, "--cache", help="Fixture cache folder (default <out>/cache; rebuilt every time)."),
+) -> None:
+    """Replay every reference solution through the full harness on a local sandbox; each must score 1.0."""
+    try:
+        tasks = discover(suite, only=task or None)
+    except TaskError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
+    out = out or Path("runs") / f"validate-{datetime.now():%Y%m%d-%H%M%S}"
+    console.print(f"Validating {len(tasks)} task(s) from {suite} into {out} with {workers} worker(s)")
+    started = time.monotonic()
+    rows = validate_suite(tasks, out, cache_dir=cache, workers=workers, on_row=_progress)
+    console.print(validation_table(rows))
+    elapsed = time.monotonic() - started
+    passed = sum(row.valid for row in rows)
+    console.print(f"{passed}/{len(rows)} tasks valid; total time {elapsed:.0f} s ({elapsed / 60:.1f} min)")
+    if passed != len(rows):
+        raise typer.Exit(1)
+
+
+def _progress(row: ValidationRow) -> None:
+    mark = "[green]ok[/green]" if row.valid else "[red]FAIL[/red]"
+    console.print(f"  {mark} {row.task_id} score={row.score:.2f} ({row.seconds:.0f} s)")
+
+
+def validation_table(rows: list[ValidationRow]) -> Table:
+    table = Table(title="Reference solution validation")
+    for column in ("task", "domain", "score", "checkpoints", "run", "gate", "turns", "seconds", "problem"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(
+            row.task_id,
+            row.domain,
+            f"[{'green' if row.valid else 'red'}]{row.score:.2f}[/]",
+            f"{row.met}/{row.checkpoints}",
+            row.status,
+            {None: "-", True: "PASS", False: "FAIL"}[row.gate_passed],
+            str(row.turns),
+            f"{row.seconds:.0f}",
+            row.error[:160],
+        )
+    return table
+
+
+# -- running suites under several harnesses, and their reports ----------------------------
 SUMMARY_MARKDOWN = "summary.md"
 SUMMARY_CSV = "summary.csv"
 TASKS_CSV = "tasks.csv"
@@ -52,7 +109,7 @@ def run_command(
     ),
     cache: Annotated[
         Path | None,
-        typer.Option(help="Download cache the task files resolve URLs to (default: <suite>/cache)."),
+        typer.Option(help="Fixture cache for downloads (default: <results>/cache, built anew)."),
     ] = None,
     timeout_minutes: Annotated[float, typer.Option(help="Wall-time budget of one task's agent run.")] = (
         suite_settings.TASK_TIMEOUT_S / 60
@@ -65,16 +122,16 @@ def run_command(
     html: Annotated[bool, typer.Option(help="Also write the HTML report into <results>/report.")] = True,
 ) -> None:
     """Run every task of SUITE under each harness, then print and save the comparison table."""
+    from evals.fixtures.build import build_fixtures
     from evals.suite_progress import SuiteProgress
     from evals.suite_runner import SuiteOptions, plan_jobs, run_suite
-    from evals.task import TaskError
 
     options = SuiteOptions(
         suite=suite,
         harnesses=tuple(h.strip() for h in harness.split(",") if h.strip()),
         model=model,
         results=results,
-        cache=cache or suite / "cache",
+        cache=cache or results / "cache",
         role_models={"gui": gui_model, "web": web_model, "gate": gate_model, "compactor": compactor_model},
         workers=workers,
         max_seconds=timeout_minutes * 60,
@@ -87,6 +144,8 @@ def run_command(
     except (TaskError, ValueError) as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
+    if cache is None:
+        build_fixtures(options.cache)
     with SuiteProgress(console, len(jobs)) as progress:
         outcomes = run_suite(options, progress.on_job)
     failed = [o for o in outcomes if o.error]

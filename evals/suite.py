@@ -1,11 +1,12 @@
-"""A task suite: a folder of OSWorld task files (`<suite>/<domain>/<id>.json`) and their reference solutions.
+"""A task suite on disk: `<suite>/<domain>/<task_id>.json`, each with its reference solution beside it.
 
-A JSON file is a task when it is an object with `instruction` and `evaluator`;
-reference solutions and other JSON files beside the tasks are not. A task's
-reference solution (a script for the `scripted` provider) is the first file that
-exists of: the task's own `solution` field (a path relative to the task file),
-`<id>.solution.json` beside it, `solutions/<id>.json` beside it, and
-`<suite>/solutions/<domain>/<id>.json`.
+    tasks = discover(Path("evals/suites/office"))
+    tasks[0].task.id, tasks[0].domain, tasks[0].solution_path, tasks[0].checkpoints
+
+A reference solution (`<task_id>.solution.json`) is a script for the `scripted`
+provider with one list of turns per role (`main`, `gui`, `web`, `gate`). Its
+paths name the VM home (`/home/user`) like the task file; `mapped_solution`
+rewrites them for a sandbox's home.
 """
 
 from __future__ import annotations
@@ -14,59 +15,71 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from evals.task import TaskError
+from evals.metrics import INFEASIBLE
+from evals.paths import HomeMap
+from evals.task import Task, TaskError, load_task, task_domain
 
 SOLUTION_SUFFIX = ".solution.json"
-SOLUTIONS_DIR = "solutions"
+OFFICE_SUITE = Path(__file__).parent / "suites" / "office"
+"""The suite of long-horizon office tasks shipped with stateact."""
 
 
 @dataclass(frozen=True)
 class SuiteTask:
-    """One task file of a suite, read just enough to place its results."""
-
     path: Path
-    task_id: str
+    task: Task
     domain: str
-    solution_field: str | None = None
+
+    @property
+    def id(self) -> str:
+        return self.task.id
+
+    @property
+    def solution_path(self) -> Path:
+        return self.path.with_name(self.path.name.removesuffix(".json") + SOLUTION_SUFFIX)
+
+    @property
+    def checkpoints(self) -> int:
+        """How many checkpoints partial credit counts (each metric of the evaluator is one)."""
+        return len(self.task.evaluator.funcs())
+
+    @property
+    def infeasible(self) -> bool:
+        return INFEASIBLE in self.task.evaluator.funcs()
 
 
-def is_task_json(data: object) -> bool:
-    return isinstance(data, dict) and "instruction" in data and "evaluator" in data
-
-
-def discover_tasks(suite: Path) -> list[SuiteTask]:
-    """Every task file under `suite`, sorted by domain and id; raises TaskError when there is none."""
+def task_files(suite: Path) -> list[Path]:
+    """The task files of a suite folder (reference solutions excluded), sorted."""
     suite = Path(suite)
     if not suite.is_dir():
-        raise TaskError(f"suite folder not found: {suite}")
-    tasks: list[SuiteTask] = []
-    for path in sorted(suite.rglob("*.json")):
-        if path.name.endswith(SOLUTION_SUFFIX) or SOLUTIONS_DIR in path.relative_to(suite).parts[:-1]:
-            continue
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            continue
-        if is_task_json(data):
-            task_id = str(data.get("id") or path.stem)
-            tasks.append(SuiteTask(path, task_id, path.parent.name, data.get("solution")))
-    if not tasks:
-        raise TaskError(f"no OSWorld task files (JSON with instruction and evaluator) under {suite}")
-    return sorted(tasks, key=lambda t: (t.domain, t.task_id))
+        raise TaskError(f"no suite folder {suite}")
+    return sorted(p for p in suite.rglob("*.json") if not p.name.endswith(SOLUTION_SUFFIX))
 
 
-def reference_solution(task: SuiteTask, suite: Path) -> Path:
-    """The task's reference solution script; raises TaskError naming every place looked at."""
-    folder = task.path.parent
-    candidates = [folder / task.solution_field] if task.solution_field else []
-    candidates += [
-        folder / f"{task.task_id}{SOLUTION_SUFFIX}",
-        folder / SOLUTIONS_DIR / f"{task.task_id}.json",
-        Path(suite) / SOLUTIONS_DIR / task.domain / f"{task.task_id}.json",
-    ]
-    for candidate in candidates:
-        if candidate.is_file():
-            return candidate.resolve()
-    raise TaskError(
-        f"task {task.task_id} has no reference solution; looked at {', '.join(map(str, candidates))}"
-    )
+def discover(suite: Path, only: list[str] | None = None) -> list[SuiteTask]:
+    """Load every task of a suite, or the ones whose id is in `only` (unknown ids are an error)."""
+    tasks = []
+    for path in task_files(suite):
+        task = load_task(path)
+        tasks.append(SuiteTask(path, task, task_domain(path, task)))
+    if only:
+        known = {t.id for t in tasks}
+        missing = [i for i in only if i not in known]
+        if missing:
+            raise TaskError(f"no task {', '.join(missing)} in {suite}")
+        tasks = [t for t in tasks if t.id in only]
+    ids = [t.id for t in tasks]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise TaskError(f"task ids used twice in {suite}: {', '.join(duplicates)}")
+    return tasks
+
+
+def mapped_solution(solution: Path, home: str, target: Path) -> Path:
+    """Write a solution script with `/home/user` mapped to `home`; returns `target`."""
+    if not solution.is_file():
+        raise TaskError(f"no reference solution {solution}")
+    script = json.loads(solution.read_text(encoding="utf-8"))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(HomeMap(home).apply(script), indent=1), encoding="utf-8")
+    return target

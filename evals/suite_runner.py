@@ -26,10 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evals import suite_settings
-from evals.paths import HomeMap
 from evals.results import RESULT_FILE, is_done, read_score, task_result_dir
 from evals.runner import run_task_file
-from evals.suite import SuiteTask, discover_tasks, reference_solution
+from evals.suite import SuiteTask, discover, mapped_solution
 from evals.task import TaskError
 from sandbox.base import Sandbox
 from sandbox.local import LocalSandbox
@@ -73,7 +72,7 @@ class SuiteJob:
 
     @property
     def label(self) -> str:
-        return f"{self.harness}/{self.task.domain}/{self.task.task_id}"
+        return f"{self.harness}/{self.task.domain}/{self.task.id}"
 
 
 @dataclass
@@ -94,31 +93,25 @@ def plan_jobs(options: SuiteOptions) -> list[SuiteJob]:
     """Every (harness, task) pair; raises ValueError on an unknown harness or an empty suite."""
     for harness in options.harnesses:
         get_variant(harness)
-    tasks = discover_tasks(options.suite)
+    tasks = discover(options.suite)
+    if not tasks:
+        raise TaskError(f"no task files in {options.suite}")
     return [SuiteJob(task, harness) for harness in options.harnesses for task in tasks]
 
 
 def job_result_dir(options: SuiteOptions, job: SuiteJob) -> Path:
-    return task_result_dir(options.results, job.harness, options.model, job.task.domain, job.task.task_id)
+    return task_result_dir(options.results, job.harness, options.model, job.task.domain, job.task.id)
 
 
 def role_models(options: SuiteOptions, task: SuiteTask, home: str, result_dir: Path) -> RoleModels:
     """The models of a job: the given spec, or the task's reference solution mapped onto `home`.
 
-    A reference solution names paths under `/home/user` as the task file does; its copy in the
-    task's results folder has them rewritten to the sandbox's home (evals/paths.py), and plays through the scripted provider.
+    The solution's `/home/user` paths are rewritten to the sandbox's home in a copy kept in the
+    task's results folder, which the scripted provider plays.
     """
     main = options.model
     if main == suite_settings.REFERENCE_MODEL:
-        solution = reference_solution(task, options.suite)
-        try:
-            script = json.loads(solution.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise TaskError(f"cannot read the reference solution {solution}: {exc}") from exc
-        Path(result_dir).mkdir(parents=True, exist_ok=True)
-        mapped = Path(result_dir) / REFERENCE_COPY
-        mapped.write_text(json.dumps(HomeMap(home).apply(script), indent=2), encoding="utf-8")
-        main = f"scripted:{mapped}"
+        main = f"scripted:{mapped_solution(task.solution_path, home, Path(result_dir) / REFERENCE_COPY)}"
     return RoleModels(main=main, **{role: spec for role, spec in options.role_models.items() if spec})
 
 
@@ -126,9 +119,9 @@ def run_suite(options: SuiteOptions, listener: JobListener | None = None) -> lis
     """Run every job not yet done, `options.workers` at a time; outcomes in job order."""
     jobs = plan_jobs(options)
     notify = listener or (lambda *_: None)
-    outcomes: dict[SuiteJob, JobOutcome] = {}
+    outcomes: list[JobOutcome | None] = [None] * len(jobs)
     with ThreadPoolExecutor(max_workers=max(1, options.workers), thread_name_prefix="suite") as pool:
-        futures = {pool.submit(_run_job_notified, options, job, notify): job for job in jobs}
+        futures = {pool.submit(_run_job_notified, options, job, notify): i for i, job in enumerate(jobs)}
         try:
             for future in as_completed(futures):
                 outcomes[futures[future]] = future.result()
@@ -136,7 +129,7 @@ def run_suite(options: SuiteOptions, listener: JobListener | None = None) -> lis
             pool.shutdown(wait=False, cancel_futures=True)
             raise
     _remove_if_empty(Path(options.results) / SANDBOXES_FOLDER)
-    return [outcomes[job] for job in jobs]
+    return [outcome for outcome in outcomes if outcome is not None]
 
 
 def _remove_if_empty(folder: Path) -> None:
@@ -160,7 +153,7 @@ def run_job(options: SuiteOptions, job: SuiteJob) -> JobOutcome:
     started = time.monotonic()
     sandboxes = Path(options.results) / SANDBOXES_FOLDER
     sandboxes.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=sandboxes, prefix=f"{job.task.task_id}-") as work:
+    with tempfile.TemporaryDirectory(dir=sandboxes, prefix=f"{job.task.id}-") as work:
         sandbox = LocalSandbox(Path(work) / "home", display=options.display)
         try:
             models = role_models(options, job.task, sandbox.home, result_dir)
@@ -197,7 +190,7 @@ def _agent_runner(options: SuiteOptions, job: SuiteJob, models: RoleModels, resu
             max_turns=options.max_turns,
             max_usd=options.max_usd,
             max_seconds=options.max_seconds,
-            labels={"suite": str(options.suite), "domain": job.task.domain, "task": job.task.task_id},
+            labels={"suite": str(options.suite), "domain": job.task.domain, "task": job.task.id},
         )
         return Path(execute(config, sandbox=sandbox).run_dir)
 
@@ -213,5 +206,5 @@ def _clear_attempt(result_dir: Path) -> None:
 
 def _write_error(result_dir: Path, job: SuiteJob, error: str, trace: str) -> None:
     result_dir.mkdir(parents=True, exist_ok=True)
-    record = {"task_id": job.task.task_id, "harness": job.harness, "error": error, "traceback": trace}
+    record = {"task_id": job.task.id, "harness": job.harness, "error": error, "traceback": trace}
     (result_dir / ERROR_FILE).write_text(json.dumps(record, indent=2), encoding="utf-8")
