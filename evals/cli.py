@@ -90,6 +90,7 @@ def run_command(
     harness: Annotated[
         str, typer.Option(help="Comma-separated harness variants (see `stateact variants`).")
     ] = "stateact",
+    task: Annotated[list[str] | None, typer.Option(help="Run only this task id (repeatable).")] = None,
     model: Annotated[
         str,
         typer.Option(
@@ -128,6 +129,7 @@ def run_command(
 
     options = SuiteOptions(
         suite=suite,
+        only=tuple(task or ()),
         harnesses=tuple(h.strip() for h in harness.split(",") if h.strip()),
         model=model,
         results=results,

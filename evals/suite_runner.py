@@ -63,6 +63,8 @@ class SuiteOptions:
     max_usd: float = suite_settings.TASK_MAX_USD
     max_turns: int = suite_settings.TASK_MAX_TURNS
     display: bool = True
+    only: tuple[str, ...] = ()
+    """Task ids to run (empty: every task of the suite)."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,7 @@ def plan_jobs(options: SuiteOptions) -> list[SuiteJob]:
     """Every (harness, task) pair; raises ValueError on an unknown harness or an empty suite."""
     for harness in options.harnesses:
         get_variant(harness)
-    tasks = discover(options.suite)
+    tasks = discover(options.suite, only=list(options.only) or None)
     if not tasks:
         raise TaskError(f"no task files in {options.suite}")
     return [SuiteJob(task, harness) for harness in options.harnesses for task in tasks]

@@ -171,5 +171,7 @@ def test_bad_arguments_are_clear_errors(tmp_path):
     assert code == 2 and "unknown harness 'telepathy'" in output
     code, output = run_cli("eval", "run", str(tmp_path / "nowhere"), "--results", str(tmp_path))
     assert code == 2 and "no suite folder" in output
+    code, output = run_cli("eval", "run", str(SUITE), "--task", "nosuch", "--results", str(tmp_path))
+    assert code == 2 and "no task nosuch" in output
     code, output = run_cli("report", str(tmp_path / "nowhere"))
     assert code == 2 and "is not a folder" in output
