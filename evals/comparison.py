@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from itertools import groupby
 
 from rich import box
@@ -157,17 +157,24 @@ def to_markdown(rows: Iterable[GroupRow]) -> str:
     return "\n".join(lines) + "\n"
 
 
-TERMINAL_COLUMNS: tuple[Column, ...] = (
-    Column("harness", "harness", lambda r: r.harness),
-    Column("domain", "domain", lambda r: r.domain),
-    Column("tasks", "n", lambda r: str(r.tasks)),
-    Column("binary", "success", lambda r: _pct(r.binary)),
-    Column("partial", "partial", lambda r: _pct(r.partial)),
-    Column("turns", "turns", lambda r: f"{r.main_turns:.0f}+{r.sub_turns:.0f}"),
-    Column("delegations", "deleg", lambda r: f"{r.delegations:.1f}"),
-    Column("gate_rounds", "gate", lambda r: f"{r.gate_rounds:.1f}"),
-    Column("usd", "$/task", lambda r: f"{r.usd:.3f}"),
-    Column("seconds", "s/task", lambda r: f"{r.seconds:.0f}"),
+TERMINAL_VIEW = (
+    ("harness", "harness"),
+    ("domain", "domain"),
+    ("tasks", "n"),
+    ("binary", "success"),
+    ("partial", "partial"),
+    ("turns", "turns"),
+    ("delegations", "deleg"),
+    ("gate_rounds", "gate"),
+    ("usd", "$/task"),
+    ("seconds", "s/task"),
+)
+_BY_KEY = {
+    **{column.key: column for column in COLUMNS},
+    "turns": Column("turns", "turns", lambda r: f"{r.main_turns:.0f}+{r.sub_turns:.0f}"),
+}
+TERMINAL_COLUMNS: tuple[Column, ...] = tuple(
+    replace(_BY_KEY[key], header=header) for key, header in TERMINAL_VIEW
 )
 """The terminal's compact view (turns are main+subagent means); the markdown and CSV have every column."""
 

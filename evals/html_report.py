@@ -36,8 +36,11 @@ def _template(name: str) -> Template:
     return Template((TEMPLATES / name).read_text(encoding="utf-8"))
 
 
-def _css() -> str:
-    return (TEMPLATES / "report.css").read_text(encoding="utf-8")
+def render_page(body_template: str, title: str, **fields: str) -> str:
+    """A whole page: the body template filled in, inside the page shell with the report's CSS."""
+    body = _template(body_template).substitute(title=title, **fields)
+    css = (TEMPLATES / "report.css").read_text(encoding="utf-8")
+    return _template("page.html").substitute(title=title, css=css, body=body)
 
 
 def _cut(text: str) -> str:
@@ -205,9 +208,9 @@ def _task_meta(m: TaskMetrics) -> str:
 def write_task_page(metrics: TaskMetrics, page_dir: Path) -> Path:
     steps = trajectory_steps(metrics.run_dir)
     items = "\n".join(_step_html(step, metrics.run_dir, page_dir) for step in steps)
-    page = _template("task.html").substitute(
-        title=escape(f"{metrics.task_id} — {metrics.harness} ({metrics.model}, {metrics.domain})"),
-        css=_css(),
+    page = render_page(
+        "task.html",
+        escape(f"{metrics.task_id} — {metrics.harness} ({metrics.model}, {metrics.domain})"),
         meta=_task_meta(metrics),
         checkpoints=_checkpoints_html(metrics.result_dir, metrics.error),
         screens=_screens_html(metrics.result_dir, page_dir),
@@ -231,9 +234,9 @@ def write_html_report(results_dir: Path, out_dir: Path | None = None) -> Path:
     stamp = datetime.now().strftime("%Y-%m-%d %H:%M")
     index = out / "index.html"
     index.write_text(
-        _template("summary.html").substitute(
-            title="Suite report",
-            css=_css(),
+        render_page(
+            "summary.html",
+            "Suite report",
             meta=escape(f"{len(metrics)} task runs from {results_dir.resolve()}, written {stamp}"),
             charts=_charts(rows) if rows else "<p>No results yet.</p>",
             comparison=comparison_html(rows),

@@ -129,7 +129,7 @@ def test_a_job_that_fails_outside_the_agent_is_an_error_row_and_runs_again(tmp_p
     shutil.copytree(SUITE / "files", suite / "files")
     (suite / "files" / "shout.solution.json").unlink()
     results = tmp_path / "results"
-    code, output = run_cli(
+    args = (
         "eval",
         "run",
         str(suite),
@@ -140,6 +140,7 @@ def test_a_job_that_fails_outside_the_agent_is_an_error_row_and_runs_again(tmp_p
         "--no-display",
         "--no-html",
     )
+    code, output = run_cli(*args)
     assert code == 1
     assert "no reference solution" in output
     [metrics] = collect_metrics(results)
@@ -148,17 +149,7 @@ def test_a_job_that_fails_outside_the_agent_is_an_error_row_and_runs_again(tmp_p
     assert _csv_rows(results / "summary.csv")[("bash-only", "all")]["errors"] == "1"
 
     shutil.copyfile(SUITE / "files" / "shout.solution.json", suite / "files" / "shout.solution.json")
-    code, output = run_cli(
-        "eval",
-        "run",
-        str(suite),
-        "--harness",
-        "bash-only",
-        "--results",
-        str(results),
-        "--no-display",
-        "--no-html",
-    )
+    code, output = run_cli(*args)
     assert code == 0, output
     [metrics] = collect_metrics(results)
     assert (metrics.status, metrics.score) == ("finished", 1.0)
