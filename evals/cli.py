@@ -148,8 +148,15 @@ def run_command(
         raise typer.Exit(2) from None
     if cache is None:
         build_fixtures(options.cache)
-    with SuiteProgress(console, len(jobs)) as progress:
-        outcomes = run_suite(options, progress.on_job)
+    try:
+        with SuiteProgress(console, len(jobs)) as progress:
+            outcomes = run_suite(options, progress.on_job)
+    except KeyboardInterrupt:
+        console.print(
+            "[yellow]stopped[/yellow] after the tasks that were running; "
+            f"the same command resumes into {escape(str(results))}"
+        )
+        raise typer.Exit(130) from None
     failed = [o for o in outcomes if o.error]
     for outcome in failed:
         console.print(f"[red]{escape(outcome.job.label)}[/red]: {escape(outcome.error)}")

@@ -118,7 +118,10 @@ def role_models(options: SuiteOptions, task: SuiteTask, home: str, result_dir: P
 
 
 def run_suite(options: SuiteOptions, listener: JobListener | None = None) -> list[JobOutcome]:
-    """Run every job not yet done, `options.workers` at a time; outcomes in job order."""
+    """Run every job not yet done, `options.workers` at a time; outcomes in job order.
+
+    On Ctrl-C no new job starts; the running ones end first (their runs cannot be cut from outside).
+    """
     jobs = plan_jobs(options)
     notify = listener or (lambda *_: None)
     outcomes: list[JobOutcome | None] = [None] * len(jobs)
