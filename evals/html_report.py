@@ -22,7 +22,7 @@ from string import Template
 from evals import suite_settings
 from evals.comparison import ALL_DOMAINS, COLUMNS, GroupRow, aggregate
 from evals.results import safe_name
-from evals.svg_charts import Point, bar_chart, scatter_chart
+from evals.svg_charts import Point, bar_chart, dollars, percent, scatter_chart
 from evals.task_metrics import TaskMetrics, collect_metrics
 from evals.trajectory import Step, trajectory_steps
 from stateact.runlog import read_events
@@ -76,14 +76,16 @@ def _charts(rows: list[GroupRow]) -> str:
     ]
     domains = sorted({r.domain for r in rows if r.domain != ALL_DOMAINS})
     series = [_series_label(r) for r in overall]
-    for attribute, title in (
-        ("partial", "Partial success per domain"),
-        ("binary", "Binary success per domain"),
-    ):
+    per_domain = (
+        ("partial", "Partial success per domain", "partial success", percent),
+        ("binary", "Binary success per domain", "binary success", percent),
+        ("usd", "Dollars per task per domain", "dollars per task", dollars),
+    )
+    for attribute, title, y_label, label in per_domain:
         values = {
             (_series_label(r), r.domain): getattr(r, attribute) for r in rows if r.domain != ALL_DOMAINS
         }
-        charts.append((title, bar_chart(domains, series, values, title, f"{attribute} success")))
+        charts.append((title, bar_chart(domains, series, values, title, y_label, label)))
     return "\n".join(
         f'<figure class="figure">{chart}<figcaption>{escape(title)}</figcaption></figure>'
         for title, chart in charts

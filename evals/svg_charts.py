@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 
@@ -47,15 +48,23 @@ def _frame(title: str, x_label: str, y_label: str, body: list[str]) -> str:
     )
 
 
-def _y_ticks(top: float) -> list[str]:
-    """Gridlines and labels for a 0..top percentage axis."""
+def percent(value: float) -> str:
+    return f"{100 * value:.0f}%"
+
+
+def dollars(value: float) -> str:
+    return f"${value:.4g}"
+
+
+def _y_ticks(top: float, label: Callable[[float], str] = percent) -> list[str]:
+    """Gridlines and labels for a 0..top axis."""
     plot_height = HEIGHT - BOTTOM - TOP
     marks = []
     for i in range(5):
         value = top * i / 4
         y = HEIGHT - BOTTOM - plot_height * i / 4
         marks.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{WIDTH - RIGHT}" y2="{y:.1f}" class="grid"/>')
-        marks.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{100 * value:.0f}%</text>')
+        marks.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{label(value)}</text>')
     return marks
 
 
@@ -78,7 +87,9 @@ def scatter_chart(points: list[Point], title: str, x_label: str, y_label: str) -
     for i in range(5):
         value = x_top * i / 4
         x = LEFT + plot_width * i / 4
-        body.append(f'<text x="{x:.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">${value:.4g}</text>')
+        body.append(
+            f'<text x="{x:.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">{dollars(value)}</text>'
+        )
     for i, point in enumerate(points):
         cx = LEFT + plot_width * point.x / x_top
         cy = HEIGHT - BOTTOM - plot_height * point.y
@@ -90,12 +101,19 @@ def scatter_chart(points: list[Point], title: str, x_label: str, y_label: str) -
 
 
 def bar_chart(
-    categories: list[str], series: list[str], values: dict[tuple[str, str], float], title: str, y_label: str
+    categories: list[str],
+    series: list[str],
+    values: dict[tuple[str, str], float],
+    title: str,
+    y_label: str,
+    label: Callable[[float], str] = percent,
 ) -> str:
-    """Grouped bars: for each category, one bar per series; values are shares (0..1)."""
+    """Grouped bars: for each category, one bar per series. Shares (0..1) by default; with another
+    `label` (e.g. `dollars`) the axis runs from 0 to a round number above the largest value."""
     plot_width = WIDTH - LEFT - RIGHT
     plot_height = HEIGHT - BOTTOM - TOP
-    body = _y_ticks(1.0)
+    top = 1.0 if label is percent else nice_ceiling(1.05 * max(values.values(), default=0.0))
+    body = _y_ticks(top, label)
     group_width = plot_width / max(1, len(categories))
     bar_width = group_width * 0.8 / max(1, len(series))
     for c, category in enumerate(categories):
@@ -104,12 +122,12 @@ def bar_chart(
             value = values.get((name, category))
             if value is None:
                 continue
-            height = plot_height * value
+            height = plot_height * value / top
             x = x0 + bar_width * s
             body.append(
                 f'<rect class="bar" data-series="{escape(name)}" data-category="{escape(category)}" '
                 f'x="{x:.1f}" y="{HEIGHT - BOTTOM - height:.1f}" width="{bar_width:.1f}" height="{height:.1f}" '
-                f'fill="{colour(s)}"><title>{escape(name)} on {escape(category)}: {100 * value:.1f}%</title></rect>'
+                f'fill="{colour(s)}"><title>{escape(name)} on {escape(category)}: {label(value)}</title></rect>'
             )
         body.append(
             f'<text x="{x0 + group_width * 0.4:.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">'

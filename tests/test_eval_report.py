@@ -199,10 +199,12 @@ def test_summary_page_renders_without_errors(report_dir, page):
     page, problems = page
     page.goto((report_dir / "index.html").as_uri())
     assert page.title() == "Suite report"
-    assert page.locator("svg.chart").count() == 4
+    assert page.locator("svg.chart").count() == 5
     assert page.locator("figcaption").all_inner_texts()[0] == "Partial success against cost per task"
     assert page.locator("svg.chart").first.locator("circle.point").count() == 3  # one point per harness
-    assert page.locator("rect.bar[data-series='bash-only (reference)'][data-category='os']").count() == 2
+    assert page.locator("rect.bar[data-series='bash-only (reference)'][data-category='os']").count() == 3
+    cost_bar = page.locator("svg.chart").nth(4).locator("rect.bar[data-series='stateact (scripted)']")
+    assert cost_bar.locator("title").text_content() == "stateact (scripted) on calc: $0.02"
     rows = page.locator("#comparison tbody tr")
     assert rows.count() == 3 + 3 + 2  # two domains and `all` per suite harness; calc and `all` for stateact
     assert "66.7%" in page.locator("#comparison tr.all", has_text="bash-only").inner_text()
