@@ -13,9 +13,8 @@ from sandbox.base import CommandResult, Sandbox, SandboxError, Shell
 from sandbox.bash_session import NONINTERACTIVE_ENV, BashSession
 from sandbox.display import XDisplay
 from sandbox.processes import TAG_VARIABLE, kill_tagged
+from sandbox.toolkit import TOOLKIT_BIN
 from stateact import settings
-
-TOOLKIT_BIN = Path(__file__).parent / "toolkit" / "bin"
 
 
 class LocalSandbox(Sandbox):

@@ -6,7 +6,7 @@ The kept suffix always starts at an assistant message, so every tool_result
 still answers the tool_use just before it and roles keep alternating. A
 compaction is fully described by its summary text and the number of messages
 it replaced, which is what the `compaction` event records: `apply_compaction`
-replays it and `rebuild_history` rebuilds a compacted history from a run log.
+replays it (`stateact.resume` rebuilds a stopped run's history this way).
 """
 
 from __future__ import annotations
@@ -18,11 +18,10 @@ from pathlib import Path
 
 from stateact import settings
 from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, Usage
-from stateact.models.base import ModelProvider, ModelRequest, ProviderError
+from stateact.models.base import ModelProvider, ModelRequest
 from stateact.models.catalog import lookup
-from stateact.output_caps import middle_truncate
-from stateact.runlog import load_message
 from stateact.tokens import TokenCounter
+from stateact.tools.truncate import middle_truncate
 
 SUMMARY_OPEN = "<context_summary"
 SUMMARY_CLOSE = "</context_summary>"
@@ -122,9 +121,11 @@ def wrap_summary(body: str, replaced: int, plan: str | None) -> str:
 @dataclass
 class Summary:
     text: str
-    usage: Usage
+    usage: Usage | None
+    """The compactor call's usage; None when no call completed."""
     model: str
-    fallback: bool
+    error: str = ""
+    """Why the compactor model's summary could not be used (the text is then a mechanical digest)."""
 
 
 class Compactor:
@@ -137,17 +138,21 @@ class Compactor:
     def summarize(self, history: list[Message], split: int, plan: str | None) -> Summary:
         """Summarize `history[1:split]`; a failing compactor gives a mechanical digest instead."""
         replaced = history[1:split]
+        usage: Usage | None = None
+        model = ""
         try:
             provider = self._provider()
+            model = provider.name
             request = self._request(history[0], previous_summary(history), replaced, plan, provider.name)
             response = provider.complete(request)
+            usage = response.usage
             body = response.message().text().strip()
             if body:
-                return Summary(wrap_summary(body, split - 1, plan), response.usage, provider.name, False)
-            usage, model = response.usage, provider.name
-        except ProviderError:
-            usage, model = Usage(), ""
-        return Summary(wrap_summary(self._digest(history, replaced), split - 1, plan), usage, model, True)
+                return Summary(wrap_summary(body, split - 1, plan), usage, model)
+            error = "the compactor replied with no text"
+        except Exception as exc:  # any failure of the compactor falls back to the digest
+            error = f"{type(exc).__name__}: {exc}"
+        return Summary(wrap_summary(self._digest(history, replaced), split - 1, plan), usage, model, error)
 
     def _request(
         self, first: Message, earlier: str, replaced: list[Message], plan: str | None, model: str
@@ -184,25 +189,11 @@ class Compactor:
         return "\n".join(lines)
 
 
-def rebuild_history(events: Iterable[dict], scope: str, run_dir: Path) -> list[Message]:
-    """The history of one loop as it stood at the end of a run log: messages and compactions replayed."""
-    history: list[Message] = []
-    for event in events:
-        if event.get("scope") != scope:
-            continue
-        if event["kind"] == "message":
-            history.append(load_message(event["message"], run_dir))
-        elif event["kind"] == "compaction":
-            history = apply_compaction(history, event["summary"], event["replaced"])
-    return history
-
-
 __all__ = [
     "Compactor",
     "Summary",
     "apply_compaction",
     "choose_split",
     "pairing_problems",
-    "rebuild_history",
     "render_transcript",
 ]

@@ -1,7 +1,9 @@
 """How a loop's history becomes a request: the context-management hook points.
 
 `ContextManager` is the protocol the loop calls; `PassThrough` sends the whole
-history unchanged. Compaction and image stripping plug in here.
+history unchanged. `stateact.context_policy.ContextPolicy` (built by
+`build_context_manager`) is the manager of long runs: tool-output caps, image
+stripping, auto-compaction and stall notes.
 """
 
 from __future__ import annotations

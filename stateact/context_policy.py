@@ -87,7 +87,10 @@ class ContextPolicy:
         return view
 
     def on_overflow(self, loop: AgentLoop) -> bool:
+        """The provider refused the last prompt, so its real window is smaller: shrink ours, then compact."""
         self._attach(loop)
+        if self._sent_estimate:
+            self.window = min(self.window, int(self._sent_estimate * self.ratio))
         return self.compactor is not None and self.compact(loop, "overflow")
 
     # -- injections ---------------------------------------------------------------
@@ -114,6 +117,8 @@ class ContextPolicy:
     def _attach(self, loop: AgentLoop) -> None:
         if self._loop is loop:
             return
+        if self._loop is not None:
+            raise RuntimeError("a ContextPolicy serves one loop; build one per loop")
         self._loop = loop
         self._preamble = self.tokens.preamble(loop.system_prompt, [t.spec() for t in loop.tools.values()])
         loop.log.subscribe(self._on_event)
@@ -148,7 +153,7 @@ class ContextPolicy:
             loop.log.emit("compaction_skipped", loop.scope, reason=reason, problems=problems)
             return False
         history[:] = compacted
-        if summary.model:
+        if summary.usage is not None:
             loop.meter.record("compactor", summary.model, summary.usage)
         self.compactions += 1
         loop.log.emit(
@@ -160,9 +165,11 @@ class ContextPolicy:
             kept=len(compacted) - 1,
             tokens_before=before,
             tokens_after=self.estimate(history),
-            fallback=summary.fallback,
+            window=self.window,
+            fallback=bool(summary.error),
+            error=summary.error,
             model=summary.model,
-            usage=summary.usage.model_dump(),
+            usage=summary.usage.model_dump() if summary.usage else None,
         )
         return True
 

@@ -13,6 +13,7 @@ from stateact.tools.edit import EditTool
 from stateact.tools.finish import FinishTool
 from stateact.tools.plan import PLAN_FILE, Plan, PlanTool, plan_injection
 from stateact.variants import HarnessVariant
+from subagents.web import DelegateWebTool
 
 
 def build_main_loop(context: RunContext, variant: HarnessVariant, budget: Budget) -> AgentLoop:
@@ -27,6 +28,8 @@ def build_main_loop(context: RunContext, variant: HarnessVariant, budget: Budget
         checker = EvidenceChecker(context.sandbox)
         plan_tool = PlanTool(context, Plan.load(context.run_dir / PLAN_FILE), checker)
         tools.append(plan_tool)
+    if variant.web:
+        tools.append(DelegateWebTool(context))
     tools.append(FinishTool(context, gate=None, on_verdict=plan_tool.gate_boundary if plan_tool else None))
     plan_text = plan_injection(plan_tool.plan) if plan_tool else None
     model = context.provider("main")
@@ -36,7 +39,7 @@ def build_main_loop(context: RunContext, variant: HarnessVariant, budget: Budget
         scope="main",
         model=model,
         tools=tools,
-        system_prompt=render_main_prompt({t.name for t in tools}, context.sandbox.home),
+        system_prompt=render_main_prompt({t.name for t in tools}, context.sandbox.home, gate=variant.gate),
         log=context.log,
         meter=context.meter,
         budget=budget,

@@ -9,19 +9,9 @@ from __future__ import annotations
 
 from stateact import settings
 from stateact.messages import Message, TextBlock, ToolResultBlock
+from stateact.tools.truncate import middle_truncate
 
-
-def middle_truncate(text: str, cap: int, what: str = "output") -> str:
-    """`text` cut to about `cap` characters, keeping its head and tail."""
-    if len(text) <= cap:
-        return text
-    head = cap * 2 // 3
-    tail = cap - head
-    omitted = len(text) - head - tail
-    return (
-        f"{text[:head]}\n[... {omitted} characters of this {what} omitted to save context ...]\n"
-        f"{text[len(text) - tail :]}"
-    )
+VIEW_NOTE = "shortened to save context; the full output is in the run log"
 
 
 def cap_for(tool_name: str | None) -> int:
@@ -33,7 +23,7 @@ def cap_for(tool_name: str | None) -> int:
 
 def _capped(result: ToolResultBlock, cap: int) -> ToolResultBlock:
     content = [
-        TextBlock(text=middle_truncate(b.text, cap, "tool output"))
+        TextBlock(text=middle_truncate(b.text, cap, VIEW_NOTE))
         if isinstance(b, TextBlock) and len(b.text) > cap
         else b
         for b in result.content
@@ -64,4 +54,4 @@ def cap_tool_outputs(messages: list[Message]) -> list[Message]:
     return out
 
 
-__all__ = ["cap_for", "cap_tool_outputs", "middle_truncate"]
+__all__ = ["cap_for", "cap_tool_outputs"]

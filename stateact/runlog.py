@@ -13,6 +13,7 @@ import json
 import os
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,9 @@ class RunLog:
         existing = list(read_events(self.events_path)) if self.events_path.exists() else []
         self._repair_torn_tail()
         self._seq = itertools.count(existing[-1]["seq"] + 1 if existing else 1)
+        self._scopes = Counter(
+            e["scope"].split("#")[0] for e in existing if e["kind"] == "loop_start" and "#" in e["scope"]
+        )
         self._file = self.events_path.open("a", encoding="utf-8")
         self._lock = threading.Lock()
         self._listeners: list[EventListener] = []
@@ -52,6 +56,12 @@ class RunLog:
 
     def _count_files(self) -> int:
         return sum(len(list(d.iterdir())) for d in (self.images_dir, self.outputs_dir) if d.exists())
+
+    def next_scope(self, role: str) -> str:
+        """A fresh scope name for a subagent loop, like `gui#3`, unique across resumes of the run."""
+        with self._lock:
+            self._scopes[role] += 1
+            return f"{role}#{self._scopes[role]}"
 
     def subscribe(self, listener: EventListener) -> None:
         self._listeners.append(listener)

@@ -76,11 +76,11 @@ CONTEXT_TOOL_OUTPUT_CAP_CHARS = 20_000
 """A tool result longer than this is middle-truncated in the request view."""
 CONTEXT_REPORT_CAP_CHARS = 8_000
 """Cap on a delegation report (a result of a tool named in CONTEXT_REPORT_TOOL_PREFIXES)."""
-CONTEXT_REPORT_TOOL_PREFIXES = ("delegate", "gui", "web")
+CONTEXT_REPORT_TOOL_PREFIXES = ("delegate",)
 """Tool-name prefixes whose results are subagent reports."""
 CONTEXT_STALL_REPEATS = 3
 """The same tool calls with the same output this many times in a row is a stall."""
-CONTEXT_STALL_IDLE_STEPS = 8
+CONTEXT_STALL_IDLE_STEPS = 5
 """This many steps in a row without a new successful result is a stall."""
 TOKENS_IMAGE_PIXELS_PER_TOKEN = 750
 """Image tokens are estimated as width x height / this."""

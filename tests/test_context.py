@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from sandbox.local import LocalSandbox
 from stateact.cache_prefix import request_blocks, shared_prefix_tokens
-from stateact.compaction import Compactor, pairing_problems, rebuild_history
+from stateact.compaction import Compactor, apply_compaction, pairing_problems
 from stateact.context_policy import ContextPolicy, build_context_manager
 from stateact.image_policy import PLACEHOLDER, strip_old_images
 from stateact.loop import AgentLoop, Budget
@@ -21,7 +21,7 @@ from stateact.models.anthropic_provider import to_wire
 from stateact.models.base import ModelRequest
 from stateact.models.scripted import ScriptedProvider
 from stateact.output_caps import cap_tool_outputs
-from stateact.runlog import RunLog, read_events
+from stateact.runlog import RunLog, load_message, read_events
 from stateact.runtime import RoleModels, RunContext
 from stateact.stall import StallDetector
 from stateact.tokens import counter, image_tokens
@@ -38,7 +38,7 @@ def png(width: int = 1280, height: int = 800, shade: int = 0) -> bytes:
 
 
 class Produce(Tool):
-    """Prints `lines` numbered lines tagged with `tag`; optionally attaches a screenshot."""
+    """Prints `lines` numbered lines tagged with `tag`; optionally attaches a screen-sized PNG."""
 
     name = "produce"
     description = "Print numbered lines."
@@ -48,12 +48,9 @@ class Produce(Tool):
         lines: int = 40
         screenshot: bool = False
 
-    def __init__(self, sandbox: LocalSandbox | None = None) -> None:
-        self.sandbox = sandbox
-
     def run(self, params: Input) -> ToolResult:
         text = "\n".join(f"{params.tag} line {i}: value={i * 37 % 101}" for i in range(params.lines))
-        images = (self.sandbox.screenshot(),) if params.screenshot and self.sandbox else ()
+        images = (png(shade=len(params.tag)),) if params.screenshot else ()
         return ToolResult(text=text, images=images)
 
 
@@ -88,17 +85,17 @@ def steps(count: int, lines: int = 40, screenshot_every: int = 0) -> list[dict]:
     return turns + [{"tool_calls": [{"name": "finish", "input": {"answer": "all done"}}]}]
 
 
-def make_loop(tmp_path, model, policy, tools=None, injections=None) -> AgentLoop:
+def make_loop(tmp_path, model, policy) -> AgentLoop:
     return AgentLoop(
         scope="main",
         model=model,
-        tools=tools or [Produce(), Finish()],
+        tools=[Produce(), Finish()],
         system_prompt="You are a careful agent. Work through the shell.",
         log=RunLog(tmp_path / "run"),
         meter=Meter(),
         budget=Budget(max_turns=1000, max_usd=None, max_seconds=None),
         context=policy,
-        injections=injections if injections is not None else [policy.stall_note, lambda: PLAN],
+        injections=[policy.stall_note, lambda: PLAN],
     )
 
 
@@ -203,7 +200,7 @@ def test_long_tool_output_is_capped_in_the_view_only(monkeypatch):
     ]
     view = cap_tool_outputs(history)
     capped, report = view[2].tool_results()
-    assert "characters of this tool output omitted" in capped.text()
+    assert "characters cut from the middle; shortened to save context" in capped.text()
     assert capped.text().startswith("row 0\n") and capped.text().endswith("row 1999\n")
     assert len(capped.text()) < 1200 and len(report.text()) < 500
     assert history[2].tool_results()[0].text() == long_text
@@ -246,7 +243,12 @@ def test_compaction_triggers_at_threshold_and_requests_stay_valid(tmp_path):
     assert "round 0" in second_input
     assert loop.meter.by_role["compactor"].turns == len(compactions)
     # the run log rebuilds the compacted history exactly
-    rebuilt = rebuild_history(read_events(loop.log.events_path), "main", loop.log.run_dir)
+    rebuilt: list[Message] = []
+    for event in read_events(loop.log.events_path):
+        if event["kind"] == "message":
+            rebuilt.append(load_message(event["message"], loop.log.run_dir))
+        elif event["kind"] == "compaction":
+            rebuilt = apply_compaction(rebuilt, event["summary"], event["replaced"])
     assert [m.model_dump() for m in rebuilt] == [m.model_dump() for m in loop.messages]
 
 
@@ -279,22 +281,18 @@ def test_failing_compactor_falls_back_to_a_mechanical_summary(tmp_path):
     loop = make_loop(tmp_path, main, policy_for(9000, exhausted))
     assert loop.run(TASK).status == "finished"
     compactions = events(loop, "compaction")
-    assert compactions and all(e["fallback"] for e in compactions)
+    assert compactions and all(e["fallback"] and "script exhausted" in e["error"] for e in compactions)
     assert "CALL produce" in compactions[-1]["summary"] and "p3" in compactions[-1]["summary"]
 
 
 # -- cache stability ------------------------------------------------------------------------
 def test_requests_share_their_whole_prefix_except_at_compaction_and_stripping(tmp_path):
-    sandbox = LocalSandbox(tmp_path / "work", display=True)
-    sandbox.start()
-    try:
-        main = ScriptedProvider(steps(40, lines=20, screenshot_every=3), context_window=12_000)
-        compactor = ScriptedProvider([{"text": "## Progress\nsummary"}] * 10)
-        policy = policy_for(12_000, compactor, keep_images=2, image_chunk=2)
-        loop = make_loop(tmp_path, main, policy, tools=[Produce(sandbox), Finish()])
-        assert loop.run(TASK).status == "finished"
-    finally:
-        sandbox.close()
+    main = ScriptedProvider(steps(40, lines=20, screenshot_every=3), context_window=12_000)
+    compactor = ScriptedProvider([{"text": "## Progress\nsummary"}] * 10)
+    policy = policy_for(12_000, compactor, keep_images=2, image_chunk=2)
+    loop = make_loop(tmp_path, main, policy)
+    assert loop.run(TASK).status == "finished"
+    assert not events(loop, "tool_crash")
 
     tokens = counter()
     changed = 0

@@ -1,0 +1,1 @@
+"""Specialist subagents the main agent delegates to."""

@@ -1,0 +1,54 @@
+"""Every tunable number of the subagents, defined once."""
+
+# Web subagent
+WEB_MAX_STEPS = 30
+"""Model turns one web delegation may take."""
+WEB_MAX_SECONDS = 15 * 60.0
+"""Wall-clock budget of one web delegation."""
+WEB_CHROMIUM_PATH = "/usr/bin/chromium"
+WEB_CHROMIUM_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)
+WEB_VIEWPORT = (1280, 800)
+WEB_ACTION_TIMEOUT_MS = 5_000
+"""How long a click, fill or select waits for its element to become actionable."""
+WEB_NAVIGATION_TIMEOUT_MS = 20_000
+"""How long navigate, back, forward and reload wait for the page to load."""
+WEB_SETTLE_TIMEOUT_MS = 3_000
+"""How long an action waits for a navigation it started to reach DOMContentLoaded."""
+WEB_NEW_TAB_POLL_S = 0.6
+"""How long a click is watched for a new tab, popup or download."""
+WEB_NEW_TAB_POLL_INTERVAL_S = 0.15
+WEB_MAX_WAIT_S = 30.0
+"""Upper bound of the `wait` action."""
+WEB_OBSERVATION_CAP_CHARS = 40_000
+"""Page markdown longer than this is cut to a window around the viewport, with a note."""
+WEB_MAX_ELEMENTS = 40_000
+"""DOM elements the serializer walks before it stops with a note."""
+WEB_MAX_FRAME_DEPTH = 3
+"""Levels of nested other-origin frames serialized into the page."""
+WEB_MAX_SELECT_OPTIONS = 40
+"""Options of a <select> listed in the observation."""
+WEB_MAX_VALUE_CHARS = 300
+"""Characters of an input's value shown in the observation."""
+WEB_MAX_URL_CHARS = 160
+"""Link targets longer than this are shortened in the observation."""
+WEB_FIND_CAP_CHARS = 6_000
+"""Characters of matches the `find` action returns."""
+WEB_FIND_LINE_CHARS = 800
+"""A longer matching line is clipped in `find` results."""
+WEB_FIND_CONTEXT_LINES = 1
+"""Lines shown around each `find` match."""
+WEB_JS_RESULT_CAP_CHARS = 10_000
+"""Characters of a JavaScript result returned to the model."""
+WEB_FULL_OBSERVATIONS_KEPT = 2
+"""Most recent page observations sent in full; older ones shrink to their header line."""
+WEB_OBSERVATION_TRIM_CHUNK = 3
+"""Older observations shrink this many at a time, so the cached request prefix changes only every few steps."""
+WEB_REPORT_NOTE_CHARS = 1_500
+"""Characters of the web agent's own words quoted in a report when it stopped early."""

@@ -1,0 +1,85 @@
+"""The main agent's prompt renders for every harness variant's toolset and names only present tools."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from sandbox.toolkit import toolkit_programs
+from stateact.prompts import read_prompt, render_main_prompt, select_sections
+
+FULL = {"bash", "str_replace_based_edit_tool", "plan", "delegate_gui", "delegate_web", "finish"}
+VARIANT_TOOLS = {
+    "stateact": FULL,
+    "no-act": FULL - {"delegate_gui"},
+    "no-verify": FULL,
+    "no-sustain": FULL - {"plan"},
+    "bash-only": {"bash", "finish"},
+}
+OPTIONAL_TOOLS = ("str_replace_based_edit_tool", "plan", "delegate_gui", "delegate_web")
+
+
+def mentions(text: str, tool: str) -> bool:
+    return f"`{tool}`" in text or f"`{tool} " in text
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANT_TOOLS))
+def test_prompt_renders_for_each_variant_naming_only_present_tools(variant):
+    tools = VARIANT_TOOLS[variant]
+    text = render_main_prompt(tools, "/home/user", gate=variant not in ("no-verify", "bash-only"))
+    assert "<!--" not in text and "{home}" not in text and "{editor}" not in text
+    assert "\n\n\n" not in text
+    assert mentions(text, "bash") and mentions(text, "finish") and "infeasible" in text
+    for tool in OPTIONAL_TOOLS:
+        assert mentions(text, tool) == (tool in tools), (variant, tool)
+    assert ("GUI subagent" in text) == ("delegate_gui" in tools)
+    assert ("web subagent" in text) == ("delegate_web" in tools)
+    assert ("independent checker" in text) == (variant not in ("no-verify", "bash-only"))
+
+
+def test_prompt_carries_state_channels_priors_and_the_whole_toolkit():
+    text = render_main_prompt(FULL, "/home/tester")
+    assert "/home/tester" in text
+    assert "Two ways to observe" in text and "state comes first" in text
+    for program in toolkit_programs():
+        assert f"`{program}" in text, program
+    for prior in (
+        "registrymodifications.xcu",
+        "Bookmarks",
+        "History",
+        "prefs.js",
+        "mbox",
+        "abook.sqlite",
+        "settings.json",
+        "keybindings.json",
+        "gsettings",
+        "dconf",
+        "vlcrc",
+        "gimprc",
+        "script-fu",
+        "--convert-to",
+        "cached values",
+        "ctrl+s",
+    ):
+        assert prior in text, prior
+
+
+def test_editor_section_names_the_editor_tool_present():
+    assert "Use `edit` to view" in render_main_prompt({"bash", "edit", "finish"}, "/h")
+    assert "Use `str_replace_based_edit_tool` to view" in render_main_prompt(FULL, "/h")
+
+
+def test_sections_select_by_presence_absence_and_alternatives():
+    text = (
+        "a\n<!-- if x -->\nX\n<!-- end -->\n<!-- if not x -->\nNOT X\n<!-- end -->\n"
+        "<!-- if y|z -->\nY OR Z\n<!-- end -->\nb\n"
+    )
+    assert select_sections(text, {"x"}) == "a\nX\nb\n"
+    assert select_sections(text, {"z"}) == "a\nNOT X\nY OR Z\nb\n"
+
+
+def test_prompt_files_have_balanced_sections():
+    main = read_prompt("main")
+    assert len(re.findall(r"<!-- if ", main)) == len(re.findall(r"<!-- end -->", main)) > 0
+    assert "<!--" not in read_prompt("priors")
