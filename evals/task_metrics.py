@@ -4,8 +4,8 @@ A task folder is `<root>/<harness>/<model>/<domain>/<task_id>/` holding
 `result.txt` (done) or `error.json` (failed outside the agent, scored 0), and the
 harness's run folder `run/` (`result.json`, `events.jsonl`). Turns count model
 responses: `main` is the top-level agent, scopes such as `gui#1`, `web#2` and
-`gate#1` are subagent interiors. Delegations are `delegate_*` tool calls; gate
-rounds are `gate_verdict` events.
+`gate#1` are subagent interiors. Delegations are `delegate_*` tool calls to a
+tool the calling loop has; gate rounds are `gate_verdict` events.
 """
 
 from __future__ import annotations
@@ -144,14 +144,17 @@ def _read_run(metrics: TaskMetrics, run_dir: Path) -> None:
 def _count_events(metrics: TaskMetrics, events: Path) -> None:
     sub_turns: Counter[str] = Counter()
     delegations: Counter[str] = Counter()
+    tools: dict[str, set[str]] = {}
     for event in read_events(events):
         kind, scope = event.get("kind"), str(event.get("scope", MAIN_SCOPE))
-        if kind == "response":
+        if kind == "loop_start":
+            tools[scope] = set(event.get("tools", []))
+        elif kind == "response":
             if scope == MAIN_SCOPE:
                 metrics.main_turns += 1
             elif "#" in scope:
                 sub_turns[scope.split("#")[0]] += 1
-        elif kind == "tool_call" and str(event.get("name", "")).startswith(DELEGATION_PREFIX):
+        elif kind == "tool_call" and _is_delegation(str(event.get("name", "")), tools.get(scope)):
             delegations[event["name"]] += 1
         elif kind == "gate_verdict":
             metrics.gate_rounds += 1
@@ -167,3 +170,8 @@ def _count_events(metrics: TaskMetrics, events: Path) -> None:
     metrics.sub_turns_by_kind = dict(sub_turns)
     metrics.delegations = sum(delegations.values())
     metrics.delegations_by_tool = dict(delegations)
+
+
+def _is_delegation(name: str, loop_tools: set[str] | None) -> bool:
+    """A `delegate_*` call to a tool its loop has (a variant without the subagent gets an error instead)."""
+    return name.startswith(DELEGATION_PREFIX) and (loop_tools is None or name in loop_tools)

@@ -89,13 +89,17 @@ class Finish(Tool):
 
 
 def delegated_run(results: Path) -> Path:
-    """A run with a GUI delegation (screenshot), a compaction and two gate rounds, scored 0.5 of 2 checkpoints."""
+    """A run with a GUI delegation (screenshot), a call to a subagent it lacks, a compaction and two gate
+    rounds, scored 0.5 of 2 checkpoints."""
     task_dir = task_result_dir(results, "stateact", "scripted", "calc", "chart-legend")
     log, meter = RunLog(task_dir / RUN_FOLDER), Meter()
     main_turns = [
         {
             "text": "The legend needs the GUI.",
-            "tool_calls": [{"name": "delegate_gui", "input": {"subgoal": "legend"}}],
+            "tool_calls": [
+                {"name": "delegate_gui", "input": {"subgoal": "legend"}},
+                {"name": "delegate_web", "input": {"subgoal": "not in this harness"}},
+            ],
         },
         {"text": "Finish.", "tool_calls": [{"name": "finish", "input": {"summary": "legend moved"}}]},
     ]
@@ -226,7 +230,8 @@ def test_trajectory_page_shows_delegation_screens_compaction_and_gate(report_dir
     steps = page.locator("#steps li.step")
     kinds = [steps.nth(i).get_attribute("data-kind") for i in range(steps.count())]
     assert kinds.index("compaction") < kinds.index("tool") < kinds.index("loop") < kinds.index("gate")
-    delegation = page.locator("li.kind-tool", has_text="delegate_gui")
+    delegation = page.locator("li.kind-tool:not(.error)", has_text="delegate_gui")
+    assert "Unknown tool `delegate_web`" in page.locator("li.kind-tool.error").inner_text()
     assert "The legend is at the bottom now." in delegation.inner_text()
     inner = page.locator("li.step.sub")
     assert inner.count() >= 4 and "gui#1" in inner.first.inner_text()
