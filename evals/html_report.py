@@ -24,7 +24,7 @@ from evals.comparison import ALL_DOMAINS, COLUMNS, GroupRow, aggregate
 from evals.results import safe_name
 from evals.svg_charts import Point, bar_chart, dollars, percent, scatter_chart
 from evals.task_metrics import TaskMetrics, collect_metrics
-from evals.trajectory import Step, trajectory_steps
+from evals.trajectory import Step, dicts, trajectory_steps
 from stateact.runlog import read_events
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -165,13 +165,19 @@ def _checkpoints_html(result_dir: Path, error: str) -> str:
     if error:
         return f'<p class="bad">The job failed outside the agent: {escape(error)}</p>'
     try:
-        parts = json.loads((result_dir / "score.json").read_text(encoding="utf-8")).get("parts", [])
+        details = json.loads((result_dir / "score.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
+        details = None
+    parts = dicts(details.get("parts")) if isinstance(details, dict) else []
+    if not parts:
         return "<p>No score details.</p>"
     rows = []
     for part in parts:
-        score = float(part.get("score", 0))
-        note = part.get("error", "") or " | ".join(map(str, part.get("inputs", [])))
+        score = part["score"] if isinstance(part.get("score"), int | float) else 0.0
+        inputs = part.get("inputs")
+        note = str(part.get("error") or "") or " | ".join(
+            map(str, inputs if isinstance(inputs, list) else [])
+        )
         rows.append(
             f'<tr><td class="text">{escape(str(part.get("func", "?")))}</td>'
             f'<td class="{"ok" if score == 1.0 else "bad"}">{score:.2f}</td>'
@@ -184,11 +190,14 @@ def _checkpoints_html(result_dir: Path, error: str) -> str:
 def _screens_html(result_dir: Path, page_dir: Path) -> str:
     """The screenshots OSWorld's traj.jsonl names (the last one is the screen the task was scored on)."""
     figures = []
-    for step in read_events(result_dir / "traj.jsonl") if (result_dir / "traj.jsonl").is_file() else ():
+    trajectory = result_dir / "traj.jsonl"
+    for step in dicts(list(read_events(trajectory))) if trajectory.is_file() else ():
         name = step.get("screenshot_file")
-        if name and (result_dir / name).is_file():
+        if isinstance(name, str) and name and (result_dir / name).is_file():
             src = Path(os.path.relpath(result_dir / name, page_dir)).as_posix()
-            caption = f"step {step.get('step_num', '?')}: {step.get('action', {}).get('tool', '')}"
+            action = step.get("action")
+            tool = action.get("tool", "") if isinstance(action, dict) else ""
+            caption = f"step {step.get('step_num', '?')}: {tool}"
             figures.append(
                 f'<figure class="screen"><img src="{escape(src)}" alt="{escape(caption)}">'
                 f"<figcaption>{escape(caption)}</figcaption></figure>"

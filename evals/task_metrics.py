@@ -18,6 +18,7 @@ from typing import Any
 
 from evals.results import RESULT_FILE, read_score
 from evals.suite_runner import ERROR_FILE, RUN_FOLDER
+from evals.trajectory import dicts
 from stateact.runlog import read_events
 
 MAIN_SCOPE = "main"
@@ -107,35 +108,47 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def _number(value: Any) -> float:
+    """A number read from a file another version may have written: anything else is 0."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _read_score(metrics: TaskMetrics, folder: Path) -> None:
     try:
         metrics.score = read_score(folder)
     except (OSError, ValueError):
         metrics.score = 0.0
     details = _read_json(folder / "score.json")
-    parts = [p for p in details.get("parts", []) if isinstance(p, dict)]
-    metrics.checkpoints = len(parts)
-    metrics.checkpoints_met = sum(float(p.get("score", 0)) == 1.0 for p in parts)
-    fallback_partial = (
-        sum(float(p.get("score", 0)) for p in parts) / len(parts)
-        if parts and details.get("conj", "and") == "and"
-        else metrics.score
-    )
-    metrics.partial = float(details.get("partial", fallback_partial))
-    metrics.binary = bool(details.get("binary", metrics.score == 1.0))
+    scores = [_number(part.get("score")) for part in dicts(details.get("parts"))]
+    metrics.checkpoints = len(scores)
+    metrics.checkpoints_met = sum(score == 1.0 for score in scores)
+    partial = details.get("partial")
+    if isinstance(partial, int | float):
+        metrics.partial = float(partial)
+    else:  # scores written before partial credit: the mean of the checkpoints an `and` evaluated
+        and_conj = details.get("conj", "and") == "and"
+        metrics.partial = sum(scores) / len(scores) if scores and and_conj else metrics.score
+    binary = details.get("binary")
+    metrics.binary = binary if isinstance(binary, bool) else metrics.score == 1.0
 
 
 def _read_run(metrics: TaskMetrics, run_dir: Path) -> None:
     result = _read_json(run_dir / "result.json")
     if result:
-        metrics.status = result.get("status", metrics.status) if metrics.status != "error" else "error"
-        metrics.usd = float(result.get("usd", 0.0))
-        metrics.seconds = float(result.get("seconds", 0.0))
-        metrics.gate_passed = result.get("gate_passed")
-        usage = result.get("spend", {}).get("usage", {})
-        metrics.input_tokens = int(usage.get("input_tokens", 0))
-        metrics.output_tokens = int(usage.get("output_tokens", 0))
-        metrics.cached_tokens = int(usage.get("cache_read_tokens", 0))
+        if metrics.status != "error":
+            metrics.status = str(result.get("status", metrics.status))
+        metrics.usd = _number(result.get("usd"))
+        metrics.seconds = _number(result.get("seconds"))
+        gate_passed = result.get("gate_passed")
+        metrics.gate_passed = gate_passed if isinstance(gate_passed, bool) else None
+        usage = _mapping(_mapping(result.get("spend")).get("usage"))
+        metrics.input_tokens = int(_number(usage.get("input_tokens")))
+        metrics.output_tokens = int(_number(usage.get("output_tokens")))
+        metrics.cached_tokens = int(_number(usage.get("cache_read_tokens")))
     events = run_dir / "events.jsonl"
     if events.is_file():
         _count_events(metrics, events)
@@ -146,16 +159,18 @@ def _count_events(metrics: TaskMetrics, events: Path) -> None:
     delegations: Counter[str] = Counter()
     tools: dict[str, set[str]] = {}
     for event in read_events(events):
+        if not isinstance(event, dict):
+            continue
         kind, scope = event.get("kind"), str(event.get("scope", MAIN_SCOPE))
         if kind == "loop_start":
-            tools[scope] = set(event.get("tools", []))
+            tools[scope] = {str(name) for name in event.get("tools") or [] if isinstance(name, str)}
         elif kind == "response":
             if scope == MAIN_SCOPE:
                 metrics.main_turns += 1
             elif "#" in scope:
                 sub_turns[scope.split("#")[0]] += 1
         elif kind == "tool_call" and _is_delegation(str(event.get("name", "")), tools.get(scope)):
-            delegations[event["name"]] += 1
+            delegations[str(event["name"])] += 1
         elif kind == "gate_verdict":
             metrics.gate_rounds += 1
             if event.get("passed"):

@@ -31,16 +31,24 @@ class Step:
     is_error: bool = False
     passed: bool | None = None
 
+    def __post_init__(self) -> None:
+        self.title, self.body, self.detail = str(self.title), str(self.body or ""), str(self.detail or "")
 
-def _texts(blocks: list[dict]) -> str:
-    return "\n".join(b.get("text", "") for b in blocks if b.get("type") == "text" and b.get("text"))
+
+def dicts(value: Any) -> list[dict]:
+    """The dict items of a list (a log written by another version may hold anything)."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
-def _images(blocks: list[dict], run_dir: Path) -> list[str]:
+def _texts(blocks: Any) -> str:
+    return "\n".join(str(b["text"]) for b in dicts(blocks) if b.get("type") == "text" and b.get("text"))
+
+
+def _images(blocks: Any, run_dir: Path) -> list[str]:
     return [
         b["path"]
-        for b in blocks
-        if b.get("type") == "image" and b.get("path") and (run_dir / b["path"]).is_file()
+        for b in dicts(blocks)
+        if b.get("type") == "image" and isinstance(b.get("path"), str) and (run_dir / b["path"]).is_file()
     ]
 
 
@@ -54,11 +62,11 @@ class _Results:
     def __init__(self) -> None:
         self.by_call: dict[CallKey, tuple[str, list[str]]] = {}
 
-    def add(self, scope: str, blocks: list[dict], run_dir: Path) -> None:
-        for block in blocks:
+    def add(self, scope: str, blocks: Any, run_dir: Path) -> None:
+        for block in dicts(blocks):
             if block.get("type") == "tool_result":
                 content = block.get("content", [])
-                self.by_call[(scope, block.get("tool_use_id", ""))] = (
+                self.by_call[(scope, str(block.get("tool_use_id", "")))] = (
                     _texts(content),
                     _images(content, run_dir),
                 )
@@ -71,14 +79,15 @@ def _format_input(value: Any) -> str:
 
 
 def _findings(event: dict) -> str:
-    lines = [event.get("summary", "")] if event.get("summary") else []
-    for finding in event.get("findings", []):
+    lines = [str(event["summary"])] if event.get("summary") else []
+    for finding in dicts(event.get("findings")):
         lines.append(f"- [{finding.get('location', '')}] {finding.get('problem', '')}")
         if finding.get("evidence"):
             lines.append(f"  evidence: {finding['evidence']}")
-    for item in event.get("checklist", []):
+    for item in dicts(event.get("checklist")):
         lines.append(f"* {item.get('result', '?')}: {item.get('requirement', '')}")
-    lines += [f"! {v}" for v in event.get("violations", [])]
+    violations = event.get("violations")
+    lines += [f"! {v}" for v in violations] if isinstance(violations, list) else []
     return "\n".join(lines)
 
 
@@ -88,11 +97,12 @@ def trajectory_steps(run_dir: Path) -> list[Step]:
     path = run_dir / "events.jsonl"
     if not path.is_file():
         return []
-    events = list(read_events(path))
+    events = [event for event in read_events(path) if isinstance(event, dict)]
     results = _Results()
     for event in events:
-        if event.get("kind") == "message" and event.get("message", {}).get("role") == "user":
-            results.add(str(event.get("scope", "main")), event["message"].get("content", []), run_dir)
+        message = _message(event)
+        if message.get("role") == "user":
+            results.add(str(event.get("scope", "main")), message.get("content"), run_dir)
     steps: list[Step] = []
     calls: dict[CallKey, Step] = {}
     for event in events:
@@ -102,11 +112,16 @@ def trajectory_steps(run_dir: Path) -> list[Step]:
     return steps
 
 
+def _message(event: dict) -> dict:
+    message = event.get("message") if event.get("kind") == "message" else None
+    return message if isinstance(message, dict) else {}
+
+
 def _step(event: dict, run_dir: Path, results: _Results, calls: dict[CallKey, Step]) -> Step | None:
     kind, scope = event.get("kind", ""), str(event.get("scope", "main"))
     if kind == "message":
-        message = event.get("message", {})
-        blocks = message.get("content", [])
+        message = _message(event)
+        blocks = message.get("content")
         if message.get("role") == "assistant":
             text = _texts(blocks)
             return Step("text", scope, "model", text) if text else None
@@ -125,7 +140,7 @@ def _step(event: dict, run_dir: Path, results: _Results, calls: dict[CallKey, St
         if step is not None:
             text, images = results.by_call.get(key, (event.get("text", ""), []))
             step.detail, step.images, step.is_error = (
-                text or event.get("text", ""),
+                str(text or event.get("text") or ""),
                 images,
                 bool(event.get("is_error")),
             )
@@ -155,6 +170,9 @@ def _marker(kind: str, scope: str, event: dict) -> Step | None:
     if kind == "run_start":
         return Step("run", scope, f"run starts ({event.get('harness', '?')})", event.get("instruction", ""))
     if kind == "run_end":
-        summary = f"{event.get('turns', 0)} main turns, ${float(event.get('usd', 0)):.4f}"
+        usd = event.get("usd")
+        summary = f"{event.get('turns', 0)} main turns" + (
+            f", ${usd:.4f}" if isinstance(usd, int | float) else ""
+        )
         return Step("run", scope, f"run ends: {event.get('status', '?')}", summary)
     return None

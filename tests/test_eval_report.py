@@ -245,3 +245,37 @@ def test_trajectory_page_shows_delegation_screens_compaction_and_gate(report_dir
     assert "legend at right" in page.locator("#checkpoints").inner_text()
     assert "delegations 1" in page.locator(".meta").inner_text()
     assert problems == []
+
+
+def test_a_garbled_run_folder_still_reports(tmp_path, page):
+    """Files from another version or a crash: odd types and torn lines become zeros and gaps, not a crash."""
+    task_dir = task_result_dir(tmp_path, "stateact", "scripted", "os", "garbled")
+    run_dir = task_dir / RUN_FOLDER
+    run_dir.mkdir(parents=True)
+    (task_dir / "result.txt").write_text("0.5\n")
+    (task_dir / "score.json").write_text('{"parts": "none", "partial": "half"}')
+    (run_dir / "result.json").write_text('{"status": "budget", "usd": "lots", "spend": {"usage": [1, 2]}}')
+    lines = [
+        "[1, 2]",
+        '{"kind": "message", "scope": "main", "message": "hello"}',
+        '{"kind": "message", "scope": "main", "message": {"role": "assistant", "content": "not a list"}}',
+        '{"kind": "tool_call", "scope": "main", "id": 7, "name": "delegate_gui", "input": "raw"}',
+        '{"kind": "tool_result", "scope": "main", "id": 7, "text": {"odd": true}, "is_error": true}',
+        '{"kind": "gate_verdict", "scope": "gate#1", "passed": false, "findings": "none", "violations": 3}',
+        '{"kind": "compaction", "scope": "main", "summary": 42}',
+        '{"kind": "run_end", "scope": "main", "status": "budget", "usd": "x"}',
+        '{"kind": "response", "scope": "main"',
+    ]
+    (run_dir / "events.jsonl").write_text("\n".join(lines))
+    [metrics] = collect_metrics(tmp_path)
+    assert (metrics.score, metrics.partial, metrics.binary, metrics.checkpoints) == (0.5, 0.5, False, 0)
+    assert (metrics.status, metrics.usd, metrics.input_tokens, metrics.gate_fails) == ("budget", 0.0, 0, 1)
+    assert metrics.delegations == 1  # no loop_start in the log: the call cannot be checked against its tools
+    code, output = run_cli("report", str(tmp_path))
+    assert code == 0, output
+    page, problems = page
+    page.goto((tmp_path / "report" / "tasks" / "stateact__scripted__os__garbled.html").as_uri())
+    kinds = page.locator("#steps li.step").evaluate_all("items => items.map(i => i.dataset.kind)")
+    assert kinds == ["tool", "gate", "compaction", "run"]
+    assert "{'odd': True}" in page.locator("li.kind-tool").inner_text()
+    assert problems == []
