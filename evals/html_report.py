@@ -92,7 +92,7 @@ def _charts(rows: list[GroupRow]) -> str:
     )
 
 
-def comparison_html(rows: list[GroupRow]) -> str:
+def _comparison_html(rows: list[GroupRow]) -> str:
     text_columns = ("harness", "model", "domain")
     head = "".join(
         f'<th class="{"text" if c.key in text_columns else "num"}">{escape(c.header)}</th>' for c in COLUMNS
@@ -250,7 +250,7 @@ def write_html_report(results_dir: Path, out_dir: Path | None = None) -> Path:
             "Suite report",
             meta=escape(f"{len(metrics)} task runs from {results_dir.resolve()}, written {stamp}"),
             charts=_charts(rows) if rows else "<p>No results yet.</p>",
-            comparison=comparison_html(rows),
+            comparison=_comparison_html(rows),
             tasks=_tasks_html(metrics),
         ),
         encoding="utf-8",

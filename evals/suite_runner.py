@@ -1,6 +1,7 @@
 """Running a suite under several harness variants: one job per (harness, task), in parallel workers.
 
-    outcomes = run_suite(SuiteOptions(suite, ("stateact", "bash-only"), "anthropic:...", results), on_job)
+    options = SuiteOptions(suite, ("stateact", "bash-only"), "anthropic:MODEL", results, cache)
+    outcomes = run_suite(options, on_job)
 
 Each job gets a fresh LocalSandbox (its own home folder and Xvfb display), runs
 the task file's setup, the harness on the instruction (`stateact.run.execute`
@@ -158,7 +159,9 @@ def run_job(options: SuiteOptions, job: SuiteJob) -> JobOutcome:
     started = time.monotonic()
     sandboxes = Path(options.results) / SANDBOXES_FOLDER
     sandboxes.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=sandboxes, prefix=f"{job.task.id}-") as work:
+    with tempfile.TemporaryDirectory(
+        dir=sandboxes, prefix=f"{job.task.id}-", ignore_cleanup_errors=True
+    ) as work:
         sandbox = LocalSandbox(Path(work) / "home", display=options.display)
         try:
             models = role_models(options, job.task, sandbox.home, result_dir)
