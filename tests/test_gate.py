@@ -1,0 +1,541 @@
+"""The finish gate end to end: scripted gate model, real files, real shell, real LibreOffice."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import openpyxl
+
+from gate import FinishGate
+from gate.deliverables import mentioned_paths
+from gate.pregate import run_pregate
+from sandbox.local import LocalSandbox
+from stateact.harness import build_main_loop
+from stateact.loop import AgentLoop, Budget
+from stateact.messages import ToolUseBlock
+from stateact.meter import Meter
+from stateact.runlog import RunLog, read_events
+from stateact.runtime import RoleModels, RunContext
+from stateact.tools.finish import FinishTool
+from stateact.variants import get_variant
+
+ROWS = [("Pens", 3, 4), ("Paper", 10, 2.5), ("Ink", 2, 12), ("Tape", 5, 1.5)]
+MARKER = "NARRATION-MARKER-7f3a9c"
+
+
+pytest_plugins = ["tests.gate_fixtures"]
+
+
+def instruction_for(path: str) -> str:
+    return (
+        f"In the workbook {path}, fill column D (header 'Total') with Qty times Price for each item row, "
+        "and put the grand total of column D in D6. Save the workbook."
+    )
+
+
+def write_sales(path: Path, totals: list[float] | None = None, formulas: bool = False) -> None:
+    """A sales workbook; totals as literal values, or as formulas (no cached values until recalculated)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Sales"
+    ws.append(["Item", "Qty", "Price", "Total"])
+    for index, row in enumerate(ROWS, start=2):
+        value = f"=B{index}*C{index}" if formulas else (totals[index - 2] if totals else row[1] * row[2])
+        ws.append([*row, value])
+    ws["D6"] = "=SUM(D2:D5)" if formulas else sum(totals or [r[1] * r[2] for r in ROWS])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    wb.save(path)
+
+
+def write_division_by_zero(path: Path) -> None:
+    """The sales workbook with formulas, D4 dividing by zero."""
+    write_sales(path, formulas=True)
+    book = openpyxl.load_workbook(path)
+    book["Sales"]["D4"] = "=B4/0"
+    book.save(path)
+
+
+def recalculate(sandbox: LocalSandbox, path: Path) -> None:
+    """Let LibreOffice compute and cache the formulas, as saving from Calc would."""
+    out = path.parent / "recalc"
+    result = sandbox.run(
+        f"soffice --headless --norestore --calc --convert-to xlsx --outdir {out} {path}", 120
+    )
+    assert (out / path.name).exists(), result.output
+    os.replace(out / path.name, path)
+    out.rmdir()
+
+
+def make_context(
+    tmp_path: Path, sandbox: LocalSandbox, task: str, gate_turns: list, main_turns=()
+) -> RunContext:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"roles": {"gate": gate_turns, "main": list(main_turns)}}))
+    run_dir = tmp_path / "run"
+    return RunContext(
+        run_dir=run_dir,
+        task=task,
+        sandbox=sandbox,
+        log=RunLog(run_dir),
+        meter=Meter(),
+        models=RoleModels(main=f"scripted:{script}"),
+    )
+
+
+def call(name: str, **tool_input) -> dict:
+    return {"tool_calls": [{"name": name, "input": tool_input}]}
+
+
+def verdict(passed: bool, findings=(), summary="") -> dict:
+    return call(
+        "verdict",
+        verdict="PASS" if passed else "FAIL",
+        findings=list(findings),
+        checklist=[{"requirement": "D2:D5 = Qty*Price, D6 = sum", "result": "pass" if passed else "fail"}],
+        summary=summary,
+    )
+
+
+def events(context: RunContext, kind: str) -> list[dict]:
+    return [e for e in read_events(context.log.events_path) if e["kind"] == kind]
+
+
+def tool_result_texts(request) -> str:
+    return "\n".join(r.text() for m in request.messages for r in m.tool_results())
+
+
+def test_correct_recalculated_xlsx_passes(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    started = time.time() - 5
+    write_sales(path, formulas=True)
+    recalculate(sandbox, path)
+    turns = [
+        call("inspect_spreadsheet", path=str(path), cells="A1:D6"),
+        verdict(True, summary="All totals hold."),
+    ]
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
+    gate = FinishGate(context, task_started_at=started)
+
+    result = gate.review()
+
+    assert result.passed and result.source == "model" and result.violations == []
+    assert not Path(events(context, "gate_snapshot")[0]["store"]).exists()
+    first = context.provider("gate").requests[0].messages[0].text()
+    assert first.split("changed since the task started")[1].count(f"  {path}") == 1
+    assert '{"cell": "Sales!D6", "value": 68.5, "formula": "=SUM(D2:D5)"}' in first  # D6 is named in the task
+    seen = tool_result_texts(context.provider("gate").requests[1])
+    assert '{"cell":"D6","value":68.5,"formula":"=SUM(D2:D5)"}' in seen
+    assert [e["passed"] for e in events(context, "gate_verdict")] == [True]
+
+
+def test_one_wrong_value_fails_with_a_finding_naming_the_cell(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    started = time.time() - 5
+    write_sales(path, totals=[12, 25, 99, 7.5])  # D4 should be 2*12 = 24
+    finding = {
+        "problem": "Total for Ink is 99, Qty*Price is 24",
+        "location": f"{path} Sales!D4",
+        "evidence": "inspect_spreadsheet: D4 value 99, B4=2, C4=12",
+        "requirement": "column D = Qty times Price",
+    }
+    recompute = (
+        f"python3 -c \"import openpyxl; ws = openpyxl.load_workbook('{path}').active; "
+        'print([ws.cell(r, 2).value * ws.cell(r, 3).value for r in range(2, 6)])"'
+    )
+    turns = [
+        call("inspect_spreadsheet", path=str(path)),
+        call("bash", command=recompute),
+        verdict(False, [finding]),
+    ]
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
+    gate = FinishGate(context, task_started_at=started)
+
+    result = gate.review()
+
+    seen = tool_result_texts(context.provider("gate").requests[2])
+    assert '{"cell":"D4","value":99}' in seen  # the probe showed the gate the wrong value
+    assert "[12, 25.0, 24, 7.5]" in seen  # and a read-only computation gave the expected ones
+    assert not result.passed and "Sales!D4" in result.findings[0].location
+    report = result.report()
+    assert report.startswith("Finish gate round 1: FAIL") and "Sales!D4" in report
+    assert "evidence: inspect_spreadsheet: D4 value 99" in report
+    logged = events(context, "gate_verdict")[0]
+    assert logged["findings"][0]["location"].endswith("Sales!D4") and not logged["exhausted"]
+
+
+def test_deliverable_in_the_wrong_folder_fails_without_a_model_call(tmp_path, sandbox):
+    wanted = Path(sandbox.home) / "Documents" / "sales.xlsx"
+    write_sales(Path(sandbox.home) / "sales.xlsx")
+    context = make_context(tmp_path, sandbox, instruction_for(str(wanted)), [])
+    gate = FinishGate(context, task_started_at=time.time() - 60)
+
+    result = gate.review()
+
+    assert not result.passed and result.source == "pregate"
+    assert result.findings[0].location == str(wanted)
+    assert (
+        "wrong folder" in result.findings[0].evidence
+        and f"{sandbox.home}/sales.xlsx" in result.findings[0].evidence
+    )
+    assert context.provider("gate").requests == []
+
+
+def test_deliverable_described_only_in_notes_fails(tmp_path, sandbox):
+    wanted = Path(sandbox.home) / "Documents" / "sales.xlsx"
+    notes = Path(sandbox.home) / "notes.md"
+    notes.write_text(f"Done: saved {wanted} with totals 12, 25, 24, 7.5 and grand total 68.5 in D6.\n")
+    context = make_context(tmp_path, sandbox, instruction_for(str(wanted)), [])
+    gate = FinishGate(context, task_started_at=time.time() - 60)
+
+    result = gate.review()
+
+    assert not result.passed
+    assert [f.location for f in result.findings] == [str(wanted)]
+    assert "notes.md" not in result.findings[0].evidence
+
+
+def test_gate_cannot_change_the_deliverable_through_or_past_the_guard(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    started = time.time() - 5
+    write_sales(path)
+    before = path.read_bytes()
+    mtime_before = path.stat().st_mtime_ns
+    sneaky = (
+        "python3 -c \"import pathlib; p = pathlib.Path('{}'); getattr(p, 'write_' + 'bytes')(b'hacked'); "
+        "getattr(pathlib.Path('{}'), 'write_' + 'text')('side file')\""
+    ).format(path, Path(sandbox.home) / "gate_notes.txt")
+    turns = [
+        call("bash", command=f"echo hacked > {path}"),
+        call("bash", command=f"rm {path}"),
+        call("bash", command=sneaky),
+        call("bash", command=f"wc -c {path}"),
+        verdict(True),
+    ]
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
+    gate = FinishGate(context, task_started_at=started)
+
+    result = gate.review()
+
+    results = [r for m in context.provider("gate").requests[-1].messages for r in m.tool_results()]
+    assert results[0].is_error and "redirection" in results[0].text()
+    assert results[1].is_error and "`rm`" in results[1].text()
+    assert not results[2].is_error and "[exit code 0]" in results[2].text()
+    assert results[3].text().startswith("6 ")  # the write went through during the round
+    assert path.read_bytes() == before and path.stat().st_mtime_ns == mtime_before
+    assert not (Path(sandbox.home) / "gate_notes.txt").exists()
+    assert (
+        not result.passed and "was discarded" in result.findings[0].problem
+    )  # its PASS judged altered files
+    assert f"changed: {path}" in result.violations
+    assert any(v.startswith("created: ") and v.endswith("gate_notes.txt") for v in result.violations)
+    [violation] = events(context, "gate_violation")
+    assert violation["scope"] == "gate#1" and str(path) in violation["restored"]
+    assert not Path(events(context, "gate_snapshot")[0]["store"]).exists()  # the restore copies are dropped
+
+
+def test_three_fail_rounds_exhaust_the_gate(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_sales(path, totals=[12, 25, 99, 7.5])
+    finding = {"problem": "D4 is 99, expected 24", "location": f"{path} Sales!D4", "evidence": "probe"}
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), [verdict(False, [finding])] * 3)
+    gate = FinishGate(context, max_rounds=3, task_started_at=time.time() - 60)
+
+    finish = FinishTool(context, gate=gate)
+
+    results = [
+        finish.invoke(ToolUseBlock(id=f"f{i}", name="finish", input={"summary": "done"})) for i in range(3)
+    ]
+    again = gate.review()
+
+    assert [(r.terminal, r.data["gate_passed"]) for r in results] == [
+        (False, False),
+        (False, False),
+        (True, False),
+    ]
+    assert "rounds are used up" in results[2].text and "Sales!D4" in results[2].text
+    assert gate.exhausted and gate.rounds_used == 3 and again is gate.last_verdict
+    assert len(context.provider("gate").requests) == 3
+    resumed = FinishGate(context)
+    resumed.resume_from(read_events(context.log.events_path))
+    assert resumed.exhausted and resumed.last_verdict.findings == again.findings
+    logged = events(context, "gate_verdict")
+    assert [(e["scope"], e["passed"], e["exhausted"]) for e in logged] == [
+        ("gate#1", False, False),
+        ("gate#2", False, False),
+        ("gate#3", False, True),
+    ]
+
+
+def test_gate_requests_hold_none_of_the_main_agents_history(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    started = time.time() - 5
+    write_sales(path, totals=[12, 25, 99, 7.5])
+    main_turns = [
+        {"text": f"Plan {MARKER}: totals are right.", **call("finish", summary=f"All done {MARKER}")},
+        {"text": f"Fixed {MARKER}.", **call("finish", summary=f"Fixed D4 {MARKER}")},
+    ]
+    finding = {"problem": "D4 is 99, expected 24", "location": f"{path} Sales!D4", "evidence": "B4=2, C4=12"}
+    gate_turns = [verdict(False, [finding]), call("inspect_spreadsheet", path=str(path)), verdict(True)]
+    task = instruction_for(str(path))
+    context = make_context(tmp_path, sandbox, task, gate_turns, main_turns)
+    gate = FinishGate(context, task_started_at=started)
+    main = AgentLoop(
+        scope="main",
+        model=context.provider("main"),
+        tools=[FinishTool(context, gate=gate)],
+        system_prompt="main agent",
+        log=context.log,
+        meter=context.meter,
+    )
+
+    outcome = main.run(task)
+
+    assert outcome.status == "finished" and gate.rounds_used == 2 and gate.last_verdict.passed
+    assert "Sales!D4" in tool_result_texts(context.provider("main").requests[1])  # findings reached the agent
+    gate_requests = context.provider("gate").requests
+    assert len(gate_requests) == 3
+    for request in gate_requests:
+        dumped = request.system + "".join(m.model_dump_json() for m in request.messages)
+        assert MARKER not in dumped
+        assert task in request.messages[0].text()  # the verbatim instruction
+    assert context.meter.by_role["gate"].turns == 3
+
+
+def open_in_libreoffice(sandbox: LocalSandbox, path: Path) -> Path:
+    """Open a document in a real headless LibreOffice and wait for its lock file."""
+    sandbox.launch(f"soffice --headless --norestore {path}")
+    lock = path.parent / f".~lock.{path.name}#"
+    deadline = time.monotonic() + 60
+    while not lock.exists() and time.monotonic() < deadline:
+        time.sleep(0.3)
+    assert lock.exists(), "LibreOffice did not open the document"
+    return lock
+
+
+def test_document_held_open_by_libreoffice_fails_the_pregate(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_sales(path)
+    lock = open_in_libreoffice(sandbox, path)
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), [])
+
+    result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+    assert not result.passed and result.source == "pregate"
+    assert "open in LibreOffice" in result.findings[0].problem and lock.name in result.findings[0].evidence
+
+
+def test_gate_is_told_which_documents_libreoffice_holds_open(tmp_path, sandbox):
+    source = Path(sandbox.home) / "sales.xlsx"
+    write_sales(source)
+    os.utime(source, (time.time() - 3600, time.time() - 3600))  # an input from before the task
+    open_in_libreoffice(sandbox, source)
+    report = Path(sandbox.home) / "report.csv"
+    report.write_text("total\n68.5\n")
+    task = f"Using the workbook {source}, write the grand total to {report}."
+    context = make_context(tmp_path, sandbox, task, [verdict(True)])
+
+    result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+    first = context.provider("gate").requests[0].messages[0].text()
+    assert result.passed and first.split("holds open under the home folder (lock files):")[1].strip() == str(
+        source
+    )
+
+
+def test_uncached_formulas_and_stale_files_fail_the_pregate(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_sales(path, formulas=True)
+    old = time.time() - 3600
+    os.utime(path, (old, old))
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), [])
+
+    result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+    problems = " | ".join(f.problem + " " + f.evidence for f in result.findings)
+    assert "no cached values" in problems and "Sales!D6" in problems
+    assert "not been changed since the task started" in problems
+
+
+def test_undecided_round_is_a_fail_by_default(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_sales(path)
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), [{"text": "Looks fine to me."}])
+
+    result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+    assert not result.passed and result.source == "undecided"
+    assert "without a verdict" in result.findings[0].problem
+
+
+def test_fail_verdict_without_findings_is_sent_back_to_the_gate_model(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_sales(path)
+    finding = {"problem": "x", "location": f"{path} Sales!A1", "evidence": "y"}
+    turns = [call("verdict", verdict="FAIL"), verdict(False, [finding])]
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
+
+    result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+    assert "needs at least one finding" in tool_result_texts(context.provider("gate").requests[1])
+    assert result.findings[0].location.endswith("Sales!A1")
+
+
+def test_pass_verdict_must_agree_with_its_checklist(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_sales(path)
+    failed_item = {"requirement": "D6 = sum", "result": "fail", "evidence": "D6 is 0"}
+    turns = [
+        call("verdict", verdict="PASS"),
+        call("verdict", verdict="PASS", checklist=[failed_item]),
+        verdict(True),
+    ]
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
+
+    result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+    replies = tool_result_texts(context.provider("gate").requests[2])
+    assert "needs the checklist" in replies and "a checklist item failed" in replies
+    assert result.passed and result.checklist[0].result == "pass"
+
+
+def test_change_to_a_file_over_the_copy_cap_is_recorded_as_not_restored(tmp_path, sandbox, monkeypatch):
+    from gate import settings as gate_settings
+
+    monkeypatch.setattr(gate_settings, "GATE_SNAPSHOT_FILE_MAX_BYTES", 100)
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_sales(path)
+    sneaky = f"python3 -c \"import pathlib; getattr(pathlib.Path('{path}'), 'write_' + 'bytes')(b'x')\""
+    context = make_context(
+        tmp_path, sandbox, instruction_for(str(path)), [call("bash", command=sneaky), verdict(True)]
+    )
+
+    result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+    [violation] = events(context, "gate_violation")
+    assert violation["not_restored"] == {str(path): "no snapshot copy (over the size caps)"}
+    assert result.violations == [f"changed: {path}"] and not result.passed
+    assert events(context, "gate_snapshot")[0]["copies"] == 0
+
+
+def test_gate_editor_only_views(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_sales(path)
+    notes = Path(sandbox.home) / "gate.txt"
+    turns = [
+        call("str_replace_based_edit_tool", command="create", path=str(notes), file_text="x"),
+        call("str_replace_based_edit_tool", command="view", path=sandbox.home),
+        verdict(True),
+    ]
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
+
+    result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+    created, viewed = [r for m in context.provider("gate").requests[-1].messages for r in m.tool_results()][
+        :2
+    ]
+    assert created.is_error and "command" in created.text() and not notes.exists()
+    assert not viewed.is_error and "sales.xlsx" in viewed.text()
+    assert result.passed and result.violations == []
+
+
+def test_unusable_gate_model_gives_an_undecided_verdict_not_a_crash(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_sales(path)
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), [])
+    context.models = RoleModels(main=context.models.main, gate=f"scripted:{tmp_path / 'missing.json'}")
+
+    gate = FinishGate(context, task_started_at=time.time() - 60)
+    result = gate.review()
+
+    assert not result.passed and result.source == "undecided" and gate.rounds_used == 1
+    assert (
+        "could not be set up" in result.findings[0].problem and "missing.json" in result.findings[0].evidence
+    )
+
+
+def test_saved_error_values_fail_the_pregate(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_division_by_zero(path)
+    recalculate(sandbox, path)
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), [])
+
+    result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+    [finding] = result.findings
+    assert result.source == "pregate" and "spreadsheet errors" in finding.problem
+    assert (
+        "Sales!D4 = #DIV/0! (formula =B4/0)" in finding.evidence and "Sales!D6 = #DIV/0!" in finding.evidence
+    )
+
+
+def test_bare_file_names_are_looked_up_under_home(sandbox):
+    found = Path(sandbox.home) / "Documents" / "report.csv"
+    found.parent.mkdir()
+    found.write_text("a,b\n1,2\n")
+    started = time.time() - 60
+
+    present = run_pregate(sandbox, mentioned_paths("Save the table as report.csv in Documents."), started)
+    absent = run_pregate(sandbox, mentioned_paths("Save the table as summary.csv in Documents."), started)
+
+    assert present.findings == [] and str(found) in [f["resolved"] for f in present.facts]
+    assert [f.location for f in absent.findings] == ["summary.csv"]
+
+
+def test_main_loop_of_the_harness_corrects_its_work_through_the_gate(tmp_path, sandbox):
+    """The real main-loop assembly with the gate on its finish tool: FAIL, fix, PASS."""
+    path = Path(sandbox.home) / "sales.xlsx"
+    started = time.time() - 5
+    write_sales(path, totals=[12, 25, 99, 7.5])
+    fix = (
+        f"python3 -c \"import openpyxl; wb = openpyxl.load_workbook('{path}'); ws = wb.active; "
+        f"ws['D4'] = 24; ws['D6'] = 68.5; wb.save('{path}')\""
+    )
+    main_turns = [
+        {"text": f"{MARKER} all set", **call("finish", summary=f"Done {MARKER}")},
+        call("bash", command=fix),
+        call("finish", summary=f"Fixed D4 {MARKER}"),
+    ]
+    finding = {
+        "problem": "D4 is 99, Qty*Price is 24",
+        "location": f"{path} Sales!D4",
+        "evidence": "B4=2, C4=12",
+    }
+    gate_turns = [
+        call("inspect_spreadsheet", path=str(path)),
+        verdict(False, [finding]),
+        call("inspect_spreadsheet", path=str(path)),
+        verdict(True),
+    ]
+    task = instruction_for(str(path))
+    context = make_context(tmp_path, sandbox, task, gate_turns, main_turns)
+    main = build_main_loop(context, get_variant("stateact"), Budget(max_turns=10))
+    main.tools["finish"].gate = FinishGate(context, task_started_at=started)
+    try:
+        outcome = main.run(task)
+    finally:
+        main.close_tools()
+
+    assert outcome.status == "finished" and outcome.data["gate_passed"] is True
+    assert openpyxl.load_workbook(path).active["D4"].value == 24
+    gate_requests = context.provider("gate").requests
+    assert '{"cell":"D4","value":24}' in tool_result_texts(gate_requests[-1])
+    assert all(
+        MARKER not in r.system + "".join(m.model_dump_json() for m in r.messages) for r in gate_requests
+    )
+    assert [e["passed"] for e in events(context, "gate_verdict")] == [False, True]
+
+
+def test_saved_error_values_in_ods_fail_the_pregate(tmp_path, sandbox):
+    source = Path(sandbox.home) / "sales.xlsx"
+    write_division_by_zero(source)
+    sandbox.run(f"soffice --headless --norestore --convert-to ods --outdir {sandbox.home} {source}", 120)
+    path = Path(sandbox.home) / "sales.ods"
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), [])
+
+    result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+    assert result.source == "pregate"
+    assert "Sales!D4 = #DIV/0! (formula of:=[.B4]/0)" in result.findings[0].evidence

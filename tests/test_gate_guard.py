@@ -1,0 +1,106 @@
+"""The gate shell's write guard: what it lets through and what it refuses."""
+
+import pytest
+
+from gate.guard import check_command
+
+ALLOWED = [
+    "ls -la ~/Documents",
+    "find ~ -name '*.xlsx' -newer /etc/hostname",
+    "grep -n 'total > 5' report.csv",
+    "cat a.txt 2>/dev/null | head -20",
+    "wc -l data.csv && sort -t, -k2 data.csv | uniq -c",
+    "python3 -c \"import openpyxl; print(openpyxl.load_workbook('a.xlsx').sheetnames)\"",
+    "python3 -c 'print(sum([1,2,3]) > 5)'",
+    "unzip -l book.xlsx",
+    "unzip -p book.xlsx xl/workbook.xml | head",
+    "tar -tf archive.tar",
+    "sqlite3 -readonly db.sqlite 'select count(*) from t'",
+    "timeout 5 cat big.log",
+    "stat -c '%s %Y' ~/out.xlsx 2>&1",
+    "bash -c 'ls ~ | wc -l'",
+    "git log --oneline",
+    "sed -n '1,5p' notes.txt",
+    "sed 's/we/us/g' notes.txt",
+    "python3 -c \"print(open('/home/user/wax_data.xlsx', 'rb').read(4))\"",
+    "python3 -c \"print(open('/home/user/a.txt').read())\"",
+    "python3 -c \"import zipfile; print(zipfile.ZipFile('/home/user/a.xlsx', mode='r').namelist())\"",
+]
+
+REFUSED = [
+    ("echo hi > ~/out.txt", "redirection"),
+    ("echo hi >> notes.md", "redirection"),
+    ("cat a &> b", "redirection"),
+    ("rm -f ~/out.xlsx", "`rm`"),
+    ("ls; rm x", "`rm`"),
+    ("ls\nrm x", "`rm`"),
+    ("ls && /bin/mv a b", "`mv`"),
+    ("cp a.xlsx b.xlsx", "`cp`"),
+    ("touch report.docx", "`touch`"),
+    ("chmod 777 report.docx", "`chmod`"),
+    ("echo x | tee out.txt", "`tee`"),
+    ("sed -i 's/a/b/' f.txt", "sed -i"),
+    ("perl -pi -e 's/a/b/' f.txt", "perl -i"),
+    ("sed -n '/x/w out.txt' f.txt", "`w`"),
+    ("sed 's/a/b/w out.txt' f.txt", "`w`"),
+    ("sed 's/.*/date/e' f.txt", "`e`"),
+    ("pip install foo", "packages"),
+    ("sudo apt-get install -y foo", "packages"),
+    ("nano f.txt", "editor"),
+    ("python3 -c \"open('a.txt','w').write('x')\"", "writes"),
+    ("python3 -c \"f = open('/home/user/a.txt', 'a+'); print(f)\"", "writes"),
+    ("python3 -c \"import zipfile; zipfile.ZipFile('a.xlsx', mode='w')\"", "writes"),
+    ("python3 -c \"import zipfile; zipfile.ZipFile('a.xlsx', 'a')\"", "writes"),
+    ("python3 -c \"import openpyxl; wb=openpyxl.load_workbook('a.xlsx'); wb.save('a.xlsx')\"", "writes"),
+    ("python3 -c 'import os; os.remove(\"a\")'", "writes"),
+    ('python3 -c \'import shutil; shutil.copy("a", "b")\'', "writes"),
+    ("python3 script.py", "script"),
+    ("perl -e 'open(F, \">x.txt\"); print F 1'", "writes"),
+    ("node -e \"require('fs').unlinkSync('x')\"", "writes"),
+    ("node -e \"require('fs').writeFileSync('x', 'y')\"", "writes"),
+    ("ruby -e 'File.delete(\"x\")'", "writes"),
+    ("python3 -c 'import runpy; runpy.run_path(\"x.py\")'", "writes"),
+    ("python3 - <<EOF\nprint(1)\nEOF", "script"),
+    ("bash -c 'rm x'", "inside `bash -c`"),
+    ("sh run.sh", "script"),
+    ("echo $(rm x)", "`rm`"),
+    ("git checkout -- report.docx", "`git`"),
+    ('echo "`rm x`"', "substitution"),
+    ("find . -name '*.tmp' -delete", "`find`"),
+    ("find . -exec rm {} ;", "`find`"),
+    ("ls | xargs rm", "`rm`"),
+    ("env FOO=1 rm x", "`rm`"),
+    ("timeout 5 rm x", "`rm`"),
+    ("soffice --headless --convert-to pdf a.docx", "soffice"),
+    ("xdotool key ctrl+s", "xdotool"),
+    ("pkill soffice", "processes"),
+    ("unzip book.xlsx", "unzip"),
+    ("gzip data.csv", "gzip"),
+    ("sqlite3 db.sqlite 'delete from t'", "readonly"),
+    ("f() { rm x; }; f", "`rm`"),
+    ("if true; then rm x; fi", "`rm`"),
+    ("dd if=/dev/zero of=f bs=1 count=1", "`dd`"),
+    ("eval 'rm x'", "`eval`"),
+]
+
+
+@pytest.mark.parametrize("command", ALLOWED)
+def test_read_only_commands_pass(command):
+    assert check_command(command) is None
+
+
+@pytest.mark.parametrize(("command", "reason"), REFUSED)
+def test_writing_commands_are_refused_with_a_reason(command, reason):
+    refusal = check_command(command)
+    assert refusal is not None
+    assert reason in refusal
+
+
+def test_unparseable_command_is_refused_not_crashing():
+    assert "could not be parsed" in check_command("echo 'unclosed")
+
+
+def test_known_limit_obfuscated_interpreter_code_passes():
+    """Documented limit: pattern matching misses obfuscated writes (the fingerprint check catches them)."""
+    sneaky = "python3 -c \"import pathlib; f=getattr(pathlib.Path('x'), 'write_' + 'bytes'); f(b'1')\""
+    assert check_command(sneaky) is None
