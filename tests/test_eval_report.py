@@ -19,16 +19,9 @@ from stateact.meter import Meter
 from stateact.models.scripted import ScriptedProvider
 from stateact.runlog import RunLog
 from stateact.tools.base import Tool, ToolResult
+from subagents.settings import WEB_CHROMIUM_ARGS, WEB_CHROMIUM_PATH
 from tests.test_eval_runner import SUITE, run_cli
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 FINDING = "Total in B10 is 1200, the sum of B2:B9 is 1250"
 
 
@@ -159,7 +152,7 @@ def report_dir(tmp_path_factory) -> Path:
 def browser() -> Iterator:
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
-            executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS
+            executable_path=WEB_CHROMIUM_PATH, headless=True, args=list(WEB_CHROMIUM_ARGS)
         )
         try:
             yield chromium
