@@ -28,11 +28,21 @@ def _suite_commands() -> None:
 
 @eval_app.command()
 def validate(
-    suite: Path = typer.Argument(OFFICE_SUITE, help="Suite folder: <domain>/<task_id>.json with solutions."),
-    task: list[str] = typer.Option(None, "--task", help="Validate only this task id (repeatable)."),
-    workers: int = typer.Option(1, "--workers", min=1, help="Tasks validated at once, each on its own display."),
-    out: Path = typer.Option(None, "--out", help="Folder for homes, runs and results (default runs/validate-<time>)."),
-    cache: Path = typer.Option(None, "--cache", help="Fixture cache folder (default <out>/cache; rebuilt every time)."),
+    suite: Annotated[
+        Path, typer.Argument(help="Suite folder: <domain>/<task_id>.json with solutions.")
+    ] = OFFICE_SUITE,
+    task: Annotated[
+        list[str] | None, typer.Option("--task", help="Validate only this task id (repeatable).")
+    ] = None,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Tasks validated at once, each on its own display.")
+    ] = 1,
+    out: Annotated[
+        Path | None, typer.Option(help="Folder for homes, runs and results (default runs/validate-<time>).")
+    ] = None,
+    cache: Annotated[
+        Path | None, typer.Option(help="Fixture cache folder (default <out>/cache; rebuilt every time).")
+    ] = None,
 ) -> None:
     """Replay every reference solution through the full harness on a local sandbox; each must score 1.0."""
     try:
@@ -59,7 +69,19 @@ def _progress(row: ValidationRow) -> None:
 
 def validation_table(rows: list[ValidationRow]) -> Table:
     table = Table(title="Reference solution validation")
-    for column in ("task", "domain", "score", "checkpoints", "run", "gate", "turns", "seconds", "problem"):
+    columns = (
+        "task",
+        "domain",
+        "score",
+        "checkpoints",
+        "run",
+        "gate",
+        "turns",
+        "unplayed",
+        "seconds",
+        "problem",
+    )
+    for column in columns:
         table.add_column(column, overflow="fold")
     for row in rows:
         table.add_row(
@@ -70,6 +92,7 @@ def validation_table(rows: list[ValidationRow]) -> Table:
             row.status,
             {None: "-", True: "PASS", False: "FAIL"}[row.gate_passed],
             str(row.turns),
+            " ".join(f"{role}:{count}" for role, count in row.unplayed.items()) or "-",
             f"{row.seconds:.0f}",
             row.error[:160],
         )

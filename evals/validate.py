@@ -5,25 +5,32 @@
 Each task gets a fresh LocalSandbox with its own display; its setup runs, then
 `stateact.run.execute` plays the reference solution (the `scripted` provider,
 one script for every role) with the `stateact` harness, then the task is scored.
-A task is valid when its score is 1.0 (every checkpoint met).
+A task is valid when its score is 1.0 (every checkpoint met), its run finished,
+no agent's tool call failed and the gate, if one ran, did not fail.
 """
 
 from __future__ import annotations
 
+import json
+import shutil
 import time
 import traceback
+from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from evals import settings
 from evals.fixtures.build import build_fixtures
+from evals.results import task_result_dir
 from evals.runner import run_task_file
 from evals.suite import SuiteTask, mapped_solution
 from sandbox.base import Sandbox
 from sandbox.local import LocalSandbox
 from stateact.config import RunConfig
 from stateact.run import RunResult, execute
+from stateact.runlog import read_events
 from stateact.runtime import RoleModels
 
 SCRIPTED_MODEL = "scripted"
@@ -43,12 +50,22 @@ class ValidationRow:
     gate_passed: bool | None = None
     turns: int = 0
     seconds: float = 0.0
+    tool_errors: int = 0
+    """Tool calls of any agent in the run that came back as errors (a drifted solution)."""
+    unplayed: dict[str, int] = field(default_factory=dict)
+    """Script turns per role the run never asked for (e.g. `gate` turns when no gate ran)."""
     error: str = ""
     result_dir: str = ""
 
     @property
     def valid(self) -> bool:
-        return self.score == 1.0
+        """Every checkpoint met by a run that finished cleanly (and, when a gate ran, passed it)."""
+        return (
+            self.score == 1.0
+            and self.status == "finished"
+            and self.tool_errors == 0
+            and self.gate_passed is not False
+        )
 
 
 def validate_task(
@@ -59,11 +76,20 @@ def validate_task(
     Never raises: a task that cannot be set up or run is a row with its error."""
     row = ValidationRow(task.id, task.domain, checkpoints=task.checkpoints)
     started = time.monotonic()
+    results = out_dir / "results"
+    for stale in (  # a validation always replays; leftovers of an earlier one into the same folder go
+        out_dir / "homes" / task.id,
+        out_dir / "runs" / task.id,
+        task_result_dir(results, settings.VALIDATE_HARNESS, SCRIPTED_MODEL, task.domain, task.id),
+    ):
+        shutil.rmtree(stale, ignore_errors=True)
     sandbox = LocalSandbox(out_dir / "homes" / task.id, display=True)
     runs: list[RunResult] = []
 
     def run_agent(instruction: str, given: Sandbox) -> Path:
-        script = mapped_solution(solution or task.solution_path, given.home, out_dir / "scripts" / f"{task.id}.json")
+        script = mapped_solution(
+            solution or task.solution_path, given.home, out_dir / "scripts" / f"{task.id}.json"
+        )
         config = RunConfig(
             instruction=instruction,
             models=RoleModels(main=f"scripted:{script}"),
@@ -85,7 +111,7 @@ def validate_task(
             sandbox,
             run_agent,
             cache_dir,
-            out_dir / "results",
+            results,
             model=SCRIPTED_MODEL,
             harness=settings.VALIDATE_HARNESS,
         )
@@ -108,16 +134,46 @@ def validate_task(
     if runs:
         run = runs[-1]
         row.status, row.gate_passed, row.turns = run.status, run.gate_passed, run.turns
-        if run.status not in ("finished",) and not row.error:
-            row.error = run.text[:500]
+        failed_calls = tool_errors(Path(run.run_dir))
+        row.unplayed = unplayed_turns(Path(run.run_dir), solution or task.solution_path)
+        row.tool_errors = len(failed_calls)
+        problems = [] if run.status == "finished" else [run.text[:300]]
+        problems += failed_calls[:3] + ([row.error] if row.error else [])
+        row.error = "; ".join(problems)[:500]
     row.seconds = round(time.monotonic() - started, 1)
     return row
 
 
+def unplayed_turns(run_dir: Path, solution: Path) -> dict[str, int]:
+    """Turns per role of the solution script left over after the run (roles with none left omitted)."""
+    played = Counter(
+        e.get("role") for e in read_events(run_dir / "events.jsonl") if e.get("kind") == "response"
+    )
+    roles = json.loads(solution.read_text(encoding="utf-8"))["roles"]
+    left = {role: len(turns) - played.get(role, 0) for role, turns in roles.items()}
+    return {role: count for role, count in left.items() if count > 0}
+
+
+def tool_errors(run_dir: Path) -> list[str]:
+    """`scope tool: message` of every tool result in the run's log that is an error."""
+    found = []
+    for event in read_events(run_dir / "events.jsonl"):
+        if event.get("kind") == "tool_result" and event.get("is_error"):
+            text = (event.get("text") or "").strip().splitlines()
+            found.append(f"{event.get('scope')} {event.get('name')}: {text[0][:160] if text else ''}")
+    return found
+
+
 def validate_suite(
-    tasks: list[SuiteTask], out_dir: Path, cache_dir: Path | None = None, workers: int = 1, on_row=None
+    tasks: list[SuiteTask],
+    out_dir: Path,
+    cache_dir: Path | None = None,
+    workers: int = 1,
+    on_row: Callable[[ValidationRow], None] | None = None,
 ) -> list[ValidationRow]:
-    """Build the fixtures, then validate every task (`workers` at a time); rows in the tasks' order."""
+    """Build the fixtures, then validate every task (`workers` at a time); rows in the tasks' order.
+
+    `on_row` is called with each row as soon as its task is done (progress output)."""
     out_dir = Path(out_dir)
     cache_dir = Path(cache_dir) if cache_dir is not None else out_dir / "cache"
     build_fixtures(cache_dir)
