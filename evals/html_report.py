@@ -24,8 +24,7 @@ from evals.comparison import ALL_DOMAINS, COLUMNS, GroupRow, aggregate
 from evals.results import safe_name
 from evals.svg_charts import Point, bar_chart, dollars, percent, scatter_chart
 from evals.task_metrics import TaskMetrics, collect_metrics
-from evals.trajectory import Step, dicts, trajectory_steps
-from stateact.runlog import read_events
+from evals.trajectory import Step, dicts, osworld_steps, trajectory_steps
 
 TEMPLATES = Path(__file__).parent / "templates"
 REPORT_FOLDER = "report"
@@ -142,7 +141,7 @@ def _tasks_html(metrics: list[TaskMetrics]) -> str:
 
 
 # -- trajectory pages ------------------------------------------------------------
-def _step_html(step: Step, run_dir: Path, page_dir: Path) -> str:
+def _step_html(step: Step, base: Path, page_dir: Path) -> str:
     classes = ["step", f"kind-{step.kind}", "sub" if step.scope != "main" else "main"]
     if step.is_error:
         classes.append("error")
@@ -156,7 +155,7 @@ def _step_html(step: Step, run_dir: Path, page_dir: Path) -> str:
     if step.detail:
         parts.append(f'<pre class="detail">{escape(_cut(step.detail))}</pre>')
     for image in step.images:
-        src = Path(os.path.relpath(run_dir / image, page_dir)).as_posix()
+        src = Path(os.path.relpath(base / image, page_dir)).as_posix()
         parts.append(f'<img src="{escape(src)}" alt="screenshot {escape(image)}" loading="lazy">')
     return f'<li class="{" ".join(classes)}" data-kind="{step.kind}">{"".join(parts)}</li>'
 
@@ -187,17 +186,13 @@ def _checkpoints_html(result_dir: Path, error: str) -> str:
     return f'<table id="checkpoints"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
 
 
-def _screens_html(result_dir: Path, page_dir: Path) -> str:
+def _screens_html(steps: list[Step], result_dir: Path, page_dir: Path) -> str:
     """The screenshots OSWorld's traj.jsonl names (the last one is the screen the task was scored on)."""
     figures = []
-    trajectory = result_dir / "traj.jsonl"
-    for step in dicts(list(read_events(trajectory))) if trajectory.is_file() else ():
-        name = step.get("screenshot_file")
-        if isinstance(name, str) and name and (result_dir / name).is_file():
-            src = Path(os.path.relpath(result_dir / name, page_dir)).as_posix()
-            action = step.get("action")
-            tool = action.get("tool", "") if isinstance(action, dict) else ""
-            caption = f"step {step.get('step_num', '?')}: {tool}"
+    for step in steps:
+        for image in step.images:
+            src = Path(os.path.relpath(result_dir / image, page_dir)).as_posix()
+            caption = f"{step.title} ({image})"
             figures.append(
                 f'<figure class="screen"><img src="{escape(src)}" alt="{escape(caption)}">'
                 f"<figcaption>{escape(caption)}</figcaption></figure>"
@@ -217,14 +212,21 @@ def _task_meta(m: TaskMetrics) -> str:
 
 
 def write_task_page(metrics: TaskMetrics, page_dir: Path) -> Path:
-    steps = trajectory_steps(metrics.run_dir)
-    items = "\n".join(_step_html(step, metrics.run_dir, page_dir) for step in steps)
+    """A task's trajectory page: from the run's event log, or else from OSWorld's traj.jsonl."""
+    osworld = osworld_steps(metrics.result_dir)
+    steps, base = trajectory_steps(metrics.run_dir), metrics.run_dir
+    if steps:
+        screens = _screens_html(osworld, metrics.result_dir, page_dir)
+    else:
+        steps, base = osworld, metrics.result_dir
+        screens = "<p>Shown with the steps (no run log: the steps are OSWorld's traj.jsonl).</p>"
+    items = "\n".join(_step_html(step, base, page_dir) for step in steps)
     page = render_page(
         "task.html",
         escape(f"{metrics.task_id} — {metrics.harness} ({metrics.model}, {metrics.domain})"),
         meta=_task_meta(metrics),
         checkpoints=_checkpoints_html(metrics.result_dir, metrics.error),
-        screens=_screens_html(metrics.result_dir, page_dir),
+        screens=screens,
         steps=items or '<li class="step">No events were logged.</li>',
     )
     path = page_dir / task_page_name(metrics)

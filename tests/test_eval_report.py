@@ -12,16 +12,20 @@ from playwright.sync_api import Page, sync_playwright
 from pydantic import BaseModel
 
 from evals.results import task_result_dir, write_results
+from evals.runner import run_task_file
 from evals.suite_runner import RUN_FOLDER, SuiteOptions, run_suite
 from evals.task_metrics import collect_metrics
+from sandbox.local import LocalSandbox
 from stateact.loop import AgentLoop
 from stateact.meter import Meter
 from stateact.models.scripted import ScriptedProvider
 from stateact.runlog import RunLog
 from stateact.tools.base import Tool, ToolResult
 from subagents.settings import WEB_CHROMIUM_ARGS, WEB_CHROMIUM_PATH
+from tests.osworld_agent import scripted_agent
 from tests.test_eval_runner import SUITE, run_cli
 
+OSWORLD_TASK = Path(__file__).parent / "fixtures" / "osworld" / "os" / "answer-any.json"
 FINDING = "Total in B10 is 1200, the sum of B2:B9 is 1250"
 
 
@@ -271,4 +275,27 @@ def test_a_garbled_run_folder_still_reports(tmp_path, page):
     kinds = page.locator("#steps li.step").evaluate_all("items => items.map(i => i.dataset.kind)")
     assert kinds == ["tool", "gate", "compaction", "run"]
     assert "{'odd': True}" in page.locator("li.kind-tool").inner_text()
+    assert problems == []
+
+
+def test_osworld_results_without_a_run_log_show_traj_steps(tmp_path, page):
+    """Results written by another runner (OSWorld layout, run folder elsewhere): steps come from traj.jsonl."""
+    results = tmp_path / "results"
+    sandbox = LocalSandbox(tmp_path / "home", display=True)
+    try:
+        sandbox.start()
+        agent = scripted_agent(tmp_path / "runs", ["printf 42 > ~/answer.txt"], screenshot=True)
+        outcome = run_task_file(OSWORLD_TASK, sandbox, agent, tmp_path / "cache", results, model="other")
+    finally:
+        sandbox.close()
+    assert outcome.score == 1.0 and not (outcome.result_dir / RUN_FOLDER).exists()
+    code, output = run_cli("report", str(results))
+    assert code == 0, output
+    page, problems = page
+    page.goto((results / "report" / "tasks" / "stateact__other__os__answer-any.html").as_uri())
+    tool_steps = page.locator("#steps li.kind-tool")
+    assert tool_steps.count() == 2
+    assert "printf 42" in tool_steps.first.inner_text()
+    assert tool_steps.first.locator("img").evaluate("img => img.complete && img.naturalWidth") > 0
+    assert page.locator("#steps li.kind-text").first.inner_text().endswith("Step 1")
     assert problems == []
