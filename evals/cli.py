@@ -153,7 +153,7 @@ def run_command(
     options = SuiteOptions(
         suite=suite,
         only=tuple(task or ()),
-        harnesses=tuple(h.strip() for h in harness.split(",") if h.strip()),
+        harnesses=tuple(dict.fromkeys(h.strip() for h in harness.split(",") if h.strip())),
         model=model,
         results=results,
         cache=cache or results / "cache",

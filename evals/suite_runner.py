@@ -93,13 +93,14 @@ JobListener = Callable[[str, SuiteJob, JobOutcome | None], None]
 
 
 def plan_jobs(options: SuiteOptions) -> list[SuiteJob]:
-    """Every (harness, task) pair; raises ValueError on an unknown harness or an empty suite."""
+    """Every (task, harness) pair, task by task (a suite stopped early still compares the harnesses on
+    the same tasks); raises ValueError on an unknown harness, TaskError on a bad or empty suite."""
     for harness in options.harnesses:
         get_variant(harness)
     tasks = discover(options.suite, only=list(options.only) or None)
     if not tasks:
         raise TaskError(f"no task files in {options.suite}")
-    return [SuiteJob(task, harness) for harness in options.harnesses for task in tasks]
+    return [SuiteJob(task, harness) for task in tasks for harness in options.harnesses]
 
 
 def job_result_dir(options: SuiteOptions, job: SuiteJob) -> Path:
