@@ -2,8 +2,15 @@
 
 As in OSWorld: `infeasible` scores 1 only when the agent declared the task
 infeasible, and any other task scores 0 when it did. With several metrics,
-`and` stops at the first 0 (score 0) and otherwise averages; `or` stops at the
-first 1 (score 1) and otherwise takes the maximum. A getter that raises
+`and` scores 0 when any metric scores 0 and otherwise averages; `or` stops at
+the first 1 (score 1) and otherwise takes the maximum.
+
+An `infeasible` entry in a list of metrics is one checkpoint (the agent declared
+the task infeasible) beside the others (e.g. the inputs left intact).
+
+Partial credit (OSWorld 2.0 style): with `and`, every metric is a checkpoint
+and all of them are evaluated; `partial` is the mean of their scores and
+`binary` is true when all of them score 1. With `or`, `partial` is the score. A getter that raises
 FileNotFoundError (a cloud file missing from the cache) scores that metric 0.
 Difference: a metric that raises (e.g. a missing expected sheet) is recorded
 with its error and scores 0 instead of aborting the evaluation.
@@ -32,8 +39,32 @@ class ScoreReport:
     conj: str = "and"
     postconfig: list[dict[str, Any]] = field(default_factory=list)
 
+    @property
+    def partial(self) -> float:
+        """The fraction of checkpoints met: the mean score of the parts (`and`), else the score."""
+        if self.conj != "and" or not self.parts:
+            return self.score
+        return sum(part["score"] for part in self.parts) / len(self.parts)
+
+    @property
+    def binary(self) -> bool:
+        """Every checkpoint met."""
+        return self.score == 1.0 and all(part["score"] == 1.0 for part in self.parts)
+
+    @property
+    def checkpoints(self) -> tuple[int, int]:
+        """(met, total) checkpoints."""
+        return sum(part["score"] == 1.0 for part in self.parts), len(self.parts)
+
     def as_dict(self) -> dict[str, Any]:
-        return {"score": self.score, "conj": self.conj, "parts": self.parts, "postconfig": self.postconfig}
+        return {
+            "score": self.score,
+            "partial": self.partial,
+            "binary": self.binary,
+            "conj": self.conj,
+            "parts": self.parts,
+            "postconfig": self.postconfig,
+        }
 
 
 def check_evaluator_known(task: Task) -> None:
@@ -66,23 +97,27 @@ def score_task(
     run_steps(evaluator.postconfig, sandbox, post)
     report = ScoreReport(score=0.0, conj=evaluator.conj, postconfig=post.records)
     funcs = evaluator.funcs()
-    if funcs == [INFEASIBLE] or declared_infeasible:
+    if funcs == [INFEASIBLE] or (declared_infeasible and INFEASIBLE not in funcs):
         report.score = float(funcs == [INFEASIBLE] and declared_infeasible)
         report.parts.append({"func": INFEASIBLE, "declared": declared_infeasible, "score": report.score})
         return report
     context = GetterContext(sandbox=sandbox, cache=cache, work_dir=Path(work_dir))
     scores: list[float] = []
     for index, name in enumerate(funcs):
-        part = _score_one(name, index, evaluator, context)
+        if name == INFEASIBLE:
+            part = {"func": INFEASIBLE, "declared": declared_infeasible, "score": float(declared_infeasible)}
+        else:
+            part = _score_one(name, index, evaluator, context)
         report.parts.append(part)
         value = part["score"]
-        if evaluator.conj == "and" and value == 0.0:
-            return report
         if evaluator.conj == "or" and value == 1.0:
             report.score = 1.0
             return report
         scores.append(value)
-    report.score = sum(scores) / len(scores) if evaluator.conj == "and" else max(scores)
+    if evaluator.conj == "and":
+        report.score = 0.0 if 0.0 in scores else sum(scores) / len(scores)
+    else:
+        report.score = max(scores)
     return report
 
 

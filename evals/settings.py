@@ -14,3 +14,11 @@ PPTX_TOLERANCE = 0.005
 """Relative tolerance of approximate shape geometry in `compare_pptx_files`."""
 DEFAULT_HARNESS = "stateact"
 """First folder of the results layout when none is given."""
+
+# Suite validation (replaying reference solutions)
+VALIDATE_MAX_TURNS = 80
+"""Main-agent turns a reference solution may take."""
+VALIDATE_MAX_SECONDS = 900.0
+"""Wall-clock seconds one task's validation run may take."""
+VALIDATE_HARNESS = "stateact"
+"""The harness reference solutions are replayed through (the full one, so the finish gate runs)."""

@@ -126,7 +126,8 @@ def test_multi_metric_and_task_with_every_command_step(tmp_path, cache, local):
     wrong_answer = [*good[:1], "printf '42\\n' > ~/answer.txt", good[2]]
     score, result_dir = _run("os/report-files.json", local, wrong_answer, tmp_path / "fail", cache)
     details = json.loads((result_dir / "score.json").read_text())
-    assert score == 0.0 and [part["score"] for part in details["parts"]] == [1.0, 0.0]  # `and` stops at the 0
+    assert score == 0.0 and [part["score"] for part in details["parts"]] == [1.0, 0.0, 1.0, 1.0]
+    assert details["partial"] == 0.75 and details["binary"] is False  # every checkpoint is scored
 
 
 def test_or_task_takes_the_first_success(tmp_path, cache, local):

@@ -1,0 +1,226 @@
+"""`stateact eval ...`: commands about task suites (`validate` replays every reference solution)."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from evals import suite_settings
+from evals.suite import OFFICE_SUITE, discover
+from evals.task import TaskError
+from evals.validate import ValidationRow, validate_suite
+
+eval_app = typer.Typer(help="Task suites: validate reference solutions.", no_args_is_help=True)
+console = Console()
+
+
+@eval_app.callback()
+def _suite_commands() -> None:
+    """Task suites: validate reference solutions."""
+
+
+@eval_app.command()
+def validate(
+    suite: Annotated[
+        Path, typer.Argument(help="Suite folder: <domain>/<task_id>.json with solutions.")
+    ] = OFFICE_SUITE,
+    task: Annotated[
+        list[str] | None, typer.Option("--task", help="Validate only this task id (repeatable).")
+    ] = None,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Tasks validated at once, each on its own display.")
+    ] = 1,
+    out: Annotated[
+        Path | None, typer.Option(help="Folder for homes, runs and results (default runs/validate-<time>).")
+    ] = None,
+    cache: Annotated[
+        Path | None, typer.Option(help="Fixture cache folder (default <out>/cache; rebuilt every time).")
+    ] = None,
+) -> None:
+    """Replay every reference solution through the full harness on a local sandbox; each must score 1.0."""
+    try:
+        tasks = discover(suite, only=task or None)
+    except TaskError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
+    out = out or Path("runs") / f"validate-{datetime.now():%Y%m%d-%H%M%S}"
+    console.print(f"Validating {len(tasks)} task(s) from {suite} into {out} with {workers} worker(s)")
+    started = time.monotonic()
+    rows = validate_suite(tasks, out, cache_dir=cache, workers=workers, on_row=_progress)
+    console.print(validation_table(rows))
+    elapsed = time.monotonic() - started
+    passed = sum(row.valid for row in rows)
+    console.print(f"{passed}/{len(rows)} tasks valid; total time {elapsed:.0f} s ({elapsed / 60:.1f} min)")
+    if passed != len(rows):
+        raise typer.Exit(1)
+
+
+def _progress(row: ValidationRow) -> None:
+    mark = "[green]ok[/green]" if row.valid else "[red]FAIL[/red]"
+    console.print(f"  {mark} {row.task_id} score={row.score:.2f} ({row.seconds:.0f} s)")
+
+
+def validation_table(rows: list[ValidationRow]) -> Table:
+    table = Table(title="Reference solution validation")
+    columns = (
+        "task",
+        "domain",
+        "score",
+        "checkpoints",
+        "run",
+        "gate",
+        "turns",
+        "unplayed",
+        "seconds",
+        "problem",
+    )
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(
+            row.task_id,
+            row.domain,
+            f"[{'green' if row.valid else 'red'}]{row.score:.2f}[/]",
+            f"{row.met}/{row.checkpoints}",
+            row.status,
+            {None: "-", True: "PASS", False: "FAIL"}[row.gate_passed],
+            str(row.turns),
+            " ".join(f"{role}:{count}" for role, count in row.unplayed.items()) or "-",
+            f"{row.seconds:.0f}",
+            row.error[:160],
+        )
+    return table
+
+
+# -- running suites under several harnesses, and their reports ----------------------------
+SUMMARY_MARKDOWN = "summary.md"
+SUMMARY_CSV = "summary.csv"
+TASKS_CSV = "tasks.csv"
+
+RoleOption = Annotated[str | None, typer.Option(help="Model spec for this role (default: the main model).")]
+
+
+@eval_app.command("run")
+def run_command(
+    suite: Annotated[Path, typer.Argument(help="A folder of OSWorld task files (<domain>/<id>.json).")],
+    harness: Annotated[
+        str, typer.Option(help="Comma-separated harness variants (see `stateact variants`).")
+    ] = "stateact",
+    task: Annotated[list[str] | None, typer.Option(help="Run only this task id (repeatable).")] = None,
+    model: Annotated[
+        str,
+        typer.Option(
+            help="Main model spec (anthropic:MODEL, openai:MODEL@URL, scripted:PATH), or `reference` to play "
+            "each task's own reference solution."
+        ),
+    ] = suite_settings.REFERENCE_MODEL,
+    gui_model: RoleOption = None,
+    web_model: RoleOption = None,
+    gate_model: RoleOption = None,
+    compactor_model: RoleOption = None,
+    workers: Annotated[int, typer.Option(min=1, help="Tasks run at once, each on its own display.")] = (
+        suite_settings.WORKERS
+    ),
+    results: Annotated[Path, typer.Option(help="Results folder (OSWorld layout); reused to resume.")] = Path(
+        "results"
+    ),
+    cache: Annotated[
+        Path | None,
+        typer.Option(help="Fixture cache for downloads (default: <results>/cache, built anew)."),
+    ] = None,
+    timeout_minutes: Annotated[float, typer.Option(help="Wall-time budget of one task's agent run.")] = (
+        suite_settings.TASK_TIMEOUT_S / 60
+    ),
+    max_usd: Annotated[float, typer.Option(help="Dollar budget of one task.")] = suite_settings.TASK_MAX_USD,
+    max_steps: Annotated[int, typer.Option(help="Main-agent turn budget of one task.")] = (
+        suite_settings.TASK_MAX_TURNS
+    ),
+    display: Annotated[bool, typer.Option(help="Give each task's sandbox its own X display.")] = True,
+    html: Annotated[bool, typer.Option(help="Also write the HTML report into <results>/report.")] = True,
+) -> None:
+    """Run every task of SUITE under each harness, then print and save the comparison table."""
+    from evals.fixtures.build import build_fixtures
+    from evals.suite_progress import SuiteProgress
+    from evals.suite_runner import SuiteOptions, plan_jobs, run_suite
+
+    options = SuiteOptions(
+        suite=suite,
+        only=tuple(task or ()),
+        harnesses=tuple(dict.fromkeys(h.strip() for h in harness.split(",") if h.strip())),
+        model=model,
+        results=results,
+        cache=cache or results / "cache",
+        role_models={"gui": gui_model, "web": web_model, "gate": gate_model, "compactor": compactor_model},
+        workers=workers,
+        max_seconds=timeout_minutes * 60,
+        max_usd=max_usd,
+        max_turns=max_steps,
+        display=display,
+    )
+    try:
+        jobs = plan_jobs(options)
+    except (TaskError, ValueError) as exc:
+        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+    if cache is None:
+        build_fixtures(options.cache)
+    try:
+        with SuiteProgress(console, len(jobs)) as progress:
+            outcomes = run_suite(options, progress.on_job)
+    except KeyboardInterrupt:
+        console.print(
+            "[yellow]stopped[/yellow] after the tasks that were running; "
+            f"the same command resumes into {escape(str(results))}"
+        )
+        raise typer.Exit(130) from None
+    failed = [o for o in outcomes if o.error]
+    for outcome in failed:
+        console.print(f"[red]{escape(outcome.job.label)}[/red]: {escape(outcome.error)}")
+    write_tables(results, print_table=True)
+    if html:
+        report(results)
+    if failed:
+        raise typer.Exit(1)
+
+
+def write_tables(results: Path, print_table: bool = False) -> list[Path]:
+    """Write summary.md, summary.csv and tasks.csv into `results`; optionally print the table."""
+    from evals.comparison import aggregate, tasks_csv, to_csv, to_markdown, to_rich
+    from evals.task_metrics import collect_metrics
+
+    metrics = collect_metrics(results)
+    rows = aggregate(metrics)
+    if print_table:
+        console.print(to_rich(rows))
+    written = []
+    for name, text in (
+        (SUMMARY_MARKDOWN, to_markdown(rows)),
+        (SUMMARY_CSV, to_csv(rows)),
+        (TASKS_CSV, tasks_csv(metrics)),
+    ):
+        path = Path(results) / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def report(
+    results: Annotated[Path, typer.Argument(help="A results folder written by `stateact eval run`.")],
+    out: Annotated[Path | None, typer.Option(help="Report folder (default: <results>/report).")] = None,
+) -> None:
+    """Write the static HTML report (summary with charts, one trajectory page per task) and the tables."""
+    from evals.html_report import write_html_report
+
+    if not Path(results).is_dir():
+        console.print(f"[red]error:[/red] {escape(str(results))} is not a folder")
+        raise typer.Exit(2)
+    write_tables(results)
+    index = write_html_report(results, out)
+    console.print(f"report: {escape(str(index))}")

@@ -1,0 +1,190 @@
+"""Validating a suite: replay every task's reference solution through the full harness and score it.
+
+    rows = validate_suite(discover(OFFICE_SUITE), out_dir=Path("runs/validate"), workers=2)
+
+Each task gets a fresh LocalSandbox with its own display; its setup runs, then
+`stateact.run.execute` plays the reference solution (the `scripted` provider,
+one script for every role) with the `stateact` harness, then the task is scored.
+A task is valid when its score is 1.0 (every checkpoint met), its run finished,
+no agent's tool call failed and the gate, if one ran, did not fail.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evals import settings
+from evals.fixtures.build import build_fixtures
+from evals.results import task_result_dir
+from evals.runner import run_task_file
+from evals.suite import SuiteTask, mapped_solution
+from sandbox.base import Sandbox
+from sandbox.local import LocalSandbox
+from stateact.config import RunConfig
+from stateact.run import RunResult, execute
+from stateact.runlog import read_events
+from stateact.runtime import RoleModels
+
+SCRIPTED_MODEL = "scripted"
+"""The model folder name of validation results."""
+
+
+@dataclass
+class ValidationRow:
+    task_id: str
+    domain: str
+    score: float = 0.0
+    partial: float = 0.0
+    met: int = 0
+    checkpoints: int = 0
+    status: str = ""
+    """The run's end status (finished, error, ...), or `setup-error`."""
+    gate_passed: bool | None = None
+    turns: int = 0
+    seconds: float = 0.0
+    tool_errors: int = 0
+    """Tool calls of any agent in the run that came back as errors (a drifted solution)."""
+    unplayed: dict[str, int] = field(default_factory=dict)
+    """Script turns per role the run never asked for (e.g. `gate` turns when no gate ran)."""
+    error: str = ""
+    result_dir: str = ""
+
+    @property
+    def valid(self) -> bool:
+        """Every checkpoint met by a run that finished cleanly (and, when a gate ran, passed it)."""
+        return (
+            self.score == 1.0
+            and self.status == "finished"
+            and self.tool_errors == 0
+            and self.gate_passed is not False
+        )
+
+
+def validate_task(
+    task: SuiteTask, cache_dir: Path, out_dir: Path, solution: Path | None = None
+) -> ValidationRow:
+    """Replay one task's reference solution (or another `solution` script) on a fresh local sandbox.
+
+    Never raises: a task that cannot be set up or run is a row with its error."""
+    row = ValidationRow(task.id, task.domain, checkpoints=task.checkpoints)
+    started = time.monotonic()
+    results = out_dir / "results"
+    for stale in (  # a validation always replays; leftovers of an earlier one into the same folder go
+        out_dir / "homes" / task.id,
+        out_dir / "runs" / task.id,
+        task_result_dir(results, settings.VALIDATE_HARNESS, SCRIPTED_MODEL, task.domain, task.id),
+    ):
+        shutil.rmtree(stale, ignore_errors=True)
+    sandbox = LocalSandbox(out_dir / "homes" / task.id, display=True)
+    runs: list[RunResult] = []
+
+    def run_agent(instruction: str, given: Sandbox) -> Path:
+        script = mapped_solution(
+            solution or task.solution_path, given.home, out_dir / "scripts" / f"{task.id}.json"
+        )
+        config = RunConfig(
+            instruction=instruction,
+            models=RoleModels(main=f"scripted:{script}"),
+            harness=settings.VALIDATE_HARNESS,
+            runs_root=out_dir / "runs",
+            run_id=task.id,
+            max_turns=settings.VALIDATE_MAX_TURNS,
+            max_usd=None,
+            max_seconds=settings.VALIDATE_MAX_SECONDS,
+            labels={"suite": "validate", "task": task.id},
+        )
+        runs.append(execute(config, sandbox=given))
+        return Path(runs[-1].run_dir)
+
+    try:
+        sandbox.start()
+        outcome = run_task_file(
+            task.path,
+            sandbox,
+            run_agent,
+            cache_dir,
+            results,
+            model=SCRIPTED_MODEL,
+            harness=settings.VALIDATE_HARNESS,
+        )
+        row.result_dir = str(outcome.result_dir)
+        if outcome.report is not None:
+            row.score, row.partial = outcome.report.score, outcome.report.partial
+            row.met = outcome.report.checkpoints[0]
+            row.error = "; ".join(
+                f"{p['func']}: {p.get('error') or p.get('inputs', [''])[0]}"
+                for p in outcome.report.parts
+                if p["score"] != 1.0
+            )[:500]
+    except Exception as exc:  # a broken task is a row in the table, not a crash of the whole validation
+        row.status = "setup-error" if not runs else row.status
+        row.error = f"{type(exc).__name__}: {exc}"
+        (out_dir / "errors").mkdir(parents=True, exist_ok=True)
+        (out_dir / "errors" / f"{task.id}.txt").write_text(traceback.format_exc(), encoding="utf-8")
+    finally:
+        sandbox.close()
+    if runs:
+        run = runs[-1]
+        row.status, row.gate_passed, row.turns = run.status, run.gate_passed, run.turns
+        failed_calls = tool_errors(Path(run.run_dir))
+        row.unplayed = unplayed_turns(Path(run.run_dir), solution or task.solution_path)
+        row.tool_errors = len(failed_calls)
+        problems = [] if run.status == "finished" else [run.text[:300]]
+        problems += failed_calls[:3] + ([row.error] if row.error else [])
+        row.error = "; ".join(problems)[:500]
+    row.seconds = round(time.monotonic() - started, 1)
+    return row
+
+
+def unplayed_turns(run_dir: Path, solution: Path) -> dict[str, int]:
+    """Turns per role of the solution script left over after the run (roles with none left omitted)."""
+    played = Counter(
+        e.get("role") for e in read_events(run_dir / "events.jsonl") if e.get("kind") == "response"
+    )
+    roles = json.loads(solution.read_text(encoding="utf-8"))["roles"]
+    left = {role: len(turns) - played.get(role, 0) for role, turns in roles.items()}
+    return {role: count for role, count in left.items() if count > 0}
+
+
+def tool_errors(run_dir: Path) -> list[str]:
+    """`scope tool: message` of every tool result in the run's log that is an error."""
+    found = []
+    for event in read_events(run_dir / "events.jsonl"):
+        if event.get("kind") == "tool_result" and event.get("is_error"):
+            text = (event.get("text") or "").strip().splitlines()
+            found.append(f"{event.get('scope')} {event.get('name')}: {text[0][:160] if text else ''}")
+    return found
+
+
+def validate_suite(
+    tasks: list[SuiteTask],
+    out_dir: Path,
+    cache_dir: Path | None = None,
+    workers: int = 1,
+    on_row: Callable[[ValidationRow], None] | None = None,
+) -> list[ValidationRow]:
+    """Build the fixtures, then validate every task (`workers` at a time); rows in the tasks' order.
+
+    `on_row` is called with each row as soon as its task is done (progress output)."""
+    out_dir = Path(out_dir)
+    cache_dir = Path(cache_dir) if cache_dir is not None else out_dir / "cache"
+    build_fixtures(cache_dir)
+
+    def one(task: SuiteTask) -> ValidationRow:
+        row = validate_task(task, cache_dir, out_dir)
+        if on_row is not None:
+            on_row(row)
+        return row
+
+    if workers <= 1:
+        return [one(task) for task in tasks]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(one, tasks))

@@ -1,0 +1,159 @@
+"""The office suite: task files, fixtures, reference solutions replayed end to end, partial credit."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from evals.cache import FileCache
+from evals.cli import eval_app
+from evals.fixtures.build import build_fixtures
+from evals.suite import OFFICE_SUITE, SuiteTask, discover
+from evals.validate import ValidationRow, validate_task
+
+SUITE = discover(OFFICE_SUITE)
+BY_ID = {task.id: task for task in SUITE}
+
+
+def solution(task: SuiteTask) -> dict:
+    return json.loads(task.solution_path.read_text(encoding="utf-8"))
+
+
+def calls(turns: list[dict]) -> list[dict]:
+    return [call for turn in turns for call in turn.get("tool_calls", [])]
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("fixtures")
+    build_fixtures(folder)
+    return folder
+
+
+# -- the task files ---------------------------------------------------------------
+def test_the_suite_spans_apps_web_gui_and_infeasible_tasks() -> None:
+    domains = {task.domain for task in SUITE}
+    assert len(SUITE) >= 30
+    assert {"calc", "writer", "impress", "web", "multi", "desktop"} <= domains
+    assert sum(task.infeasible for task in SUITE) >= 3
+    assert sum("gui" in solution(task)["roles"] for task in SUITE) >= 2
+    assert sum("web" in solution(task)["roles"] for task in SUITE) >= 5
+
+
+@pytest.mark.parametrize("task", SUITE, ids=lambda task: task.id)
+def test_each_task_has_checkpoints_and_a_reference_solution(task: SuiteTask) -> None:
+    assert task.checkpoints >= 5
+    assert task.task.related_apps
+    roles = solution(task)["roles"]
+    main = calls(roles["main"])
+    assert main[-1]["name"] == "finish"
+    assert main[-1]["input"]["infeasible"] is task.infeasible
+    if task.infeasible:
+        assert "gate" not in roles  # declaring a task infeasible skips the gate
+    else:
+        verdict = calls(roles["gate"])[-1]
+        assert verdict["name"] == "verdict" and verdict["input"]["verdict"] == "PASS"
+    for role in ("gui", "web"):
+        delegations = [c for c in main if c["name"] == f"delegate_{role}"]
+        assert bool(delegations) == (role in roles)
+
+
+def test_task_ids_are_unique_and_match_file_names() -> None:
+    assert len(BY_ID) == len(SUITE)
+    assert all(task.path.stem == task.id for task in SUITE)
+
+
+# -- fixtures ------------------------------------------------------------------------
+def test_fixture_generation_is_deterministic(tmp_path: Path, cache: Path) -> None:
+    again = build_fixtures(tmp_path / "again")
+    first = {path.name: path.read_bytes() for path in cache.iterdir()}
+    assert sorted(again) == sorted(first)
+    assert all((tmp_path / "again" / name).read_bytes() == data for name, data in first.items())
+
+
+def test_every_download_resolves_to_a_built_fixture(cache: Path) -> None:
+    files = FileCache(cache)
+    for task in SUITE:
+        for step in task.task.config:
+            for item in step.parameters.get("files", []) if step.type == "download" else []:
+                assert files.resolve(item["url"], item["path"]).is_file(), (task.id, item["url"])
+
+
+# -- end to end: reference solutions through the full harness --------------------------
+def check_valid(row: ValidationRow) -> None:
+    missing_tool = next((tool for tool in ("delegate_gui", "delegate_web") if f"`{tool}`" in row.error), None)
+    if missing_tool:
+        pytest.skip(f"the harness has no {missing_tool} tool yet")
+    assert row.valid, row
+    assert row.met == row.checkpoints and row.partial == 1.0
+    gate_ran = row.gate_passed is not None
+    assert set(row.unplayed) <= (set() if gate_ran else {"gate"}), row.unplayed  # every other turn played
+
+
+@pytest.mark.parametrize(
+    "task_id",
+    [
+        "calc-budget-variance",  # the file is open in Calc during the task
+        "writer-meeting-minutes",
+        "impress-outline-deck",
+        "impress-embed-usb-video",  # infeasible
+        "web-q3-report",  # local website, browser download
+        "desktop-preferences",  # in-memory state of a desktop app: GUI only
+    ],
+)
+def test_reference_solution_scores_full_marks(task_id: str, cache: Path, tmp_path: Path) -> None:
+    check_valid(validate_task(BY_ID[task_id], cache, tmp_path))
+
+
+def test_validate_command_prints_the_table_and_total_time(cache: Path, tmp_path: Path) -> None:
+    args = ["validate", "--task", "calc-reorder-list", "--out", str(tmp_path), "--cache", str(cache)]
+    for _ in range(2):  # a second validation into the same folder replays again
+        result = CliRunner().invoke(eval_app, args, env={"COLUMNS": "200"})
+        assert result.exit_code == 0, result.output
+        assert "calc-reorder-list" in result.output and "9/9" in result.output
+        assert "1/1 tasks valid; total time" in result.output
+
+
+def test_validate_command_rejects_an_unknown_task() -> None:
+    result = CliRunner().invoke(eval_app, ["validate", "--task", "no-such-task"])
+    assert result.exit_code == 2
+    assert "no task no-such-task" in result.output
+
+
+# -- wrong solutions get partial credit -----------------------------------------------------
+def altered(task: SuiteTask, folder: Path, change) -> Path:
+    script = solution(task)
+    change(script["roles"]["main"])
+    path = folder / f"{task.id}.wrong.json"
+    path.write_text(json.dumps(script), encoding="utf-8")
+    return path
+
+
+def test_a_wrong_order_quantity_earns_partial_credit(cache: Path, tmp_path: Path) -> None:
+    task = BY_ID["calc-reorder-list"]
+
+    def wrong_formula(turns: list[dict]) -> None:
+        for call in calls(turns):
+            command = call["input"].get("command", "")
+            call["input"]["command"] = command.replace("2 * level - stock", "level - stock")
+
+    row = validate_task(task, cache, tmp_path, solution=altered(task, tmp_path, wrong_formula))
+    assert row.status == "finished"
+    assert row.score == 0.0 and not row.valid
+    assert 0.0 < row.partial < 1.0
+    assert row.met == row.checkpoints - 2  # the first and last Order Qty cells
+
+
+def test_finishing_an_infeasible_task_as_done_misses_one_checkpoint(cache: Path, tmp_path: Path) -> None:
+    task = BY_ID["impress-embed-usb-video"]
+
+    def claim_done(turns: list[dict]) -> None:
+        calls(turns)[-1]["input"]["infeasible"] = False
+
+    row = validate_task(task, cache, tmp_path, solution=altered(task, tmp_path, claim_done))
+    assert row.score == 0.0
+    assert row.met == row.checkpoints - 1
+    assert row.partial == pytest.approx((row.checkpoints - 1) / row.checkpoints)
