@@ -188,3 +188,14 @@ def variants() -> None:
 
     for variant in VARIANTS.values():
         console.print(f"[bold]{variant.name}[/bold]: {variant.description}")
+
+
+def _register_suite_commands() -> None:
+    """`stateact eval validate|run` and `stateact report` live with the task suites."""
+    from evals.cli import eval_app, report
+
+    app.add_typer(eval_app, name="eval")
+    app.command("report")(report)
+
+
+_register_suite_commands()
