@@ -49,7 +49,10 @@ def run(
     workdir: Annotated[Path | None, typer.Option(help="Home folder of a local sandbox.")] = None,
     display: Annotated[bool, typer.Option(help="Start a private X display (local sandbox).")] = True,
     runs_root: Annotated[Path, typer.Option(help="Where run folders are made.")] = Path("runs"),
-    max_steps: Annotated[int, typer.Option(help="Main-agent turn budget.")] = settings.MAIN_MAX_TURNS,
+    max_steps: Annotated[
+        int | None,
+        typer.Option(help="Top-level agent turn budget (default: 200; 100 for the pixel harness)."),
+    ] = None,
     max_usd: Annotated[float, typer.Option(help="Dollar budget for the whole run.")] = settings.MAIN_MAX_USD,
     max_minutes: Annotated[float, typer.Option(help="Wall-time budget.")] = settings.MAIN_MAX_SECONDS / 60,
 ) -> None:
@@ -185,3 +188,14 @@ def variants() -> None:
 
     for variant in VARIANTS.values():
         console.print(f"[bold]{variant.name}[/bold]: {variant.description}")
+
+
+def _register_suite_commands() -> None:
+    """`stateact eval validate|run` and `stateact report` live with the task suites."""
+    from evals.cli import eval_app, report
+
+    app.add_typer(eval_app, name="eval")
+    app.command("report")(report)
+
+
+_register_suite_commands()

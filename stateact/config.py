@@ -25,7 +25,8 @@ class RunConfig(BaseModel):
     without it the web subagent launches its own headless Chromium."""
     runs_root: Path = Path("runs")
     run_id: str = ""
-    max_turns: int = settings.MAIN_MAX_TURNS
+    max_turns: int | None = None
+    """The top-level agent's turn budget; None takes the harness variant's default."""
     max_usd: float | None = settings.MAIN_MAX_USD
     max_seconds: float | None = settings.MAIN_MAX_SECONDS
     labels: dict[str, str] = Field(default_factory=dict)

@@ -17,6 +17,8 @@ from stateact.tools.edit import EditTool
 from stateact.tools.finish import FinishTool
 from stateact.tools.plan import PLAN_FILE, Plan, PlanTool, plan_injection
 from stateact.variants import HarnessVariant
+from subagents.gui import DelegateGuiTool
+from subagents.pixel import build_pixel_loop
 from subagents.web import DelegateWebTool
 
 
@@ -34,6 +36,8 @@ def build_main_loop(
     from untouched ones; `past_events` (a resumed run's log) gives the gate back its used rounds;
     `cdp_url` attaches the web subagent to a running browser.
     """
+    if variant.pixel:
+        return build_pixel_loop(context, budget)
     tools: list[Tool] = []
     plan_tool: PlanTool | None = None
     if variant.bash:
@@ -44,6 +48,8 @@ def build_main_loop(
         checker = EvidenceChecker(context.sandbox, command_guard=check_command)
         plan_tool = PlanTool(context, Plan.load(context.run_dir / PLAN_FILE), checker)
         tools.append(plan_tool)
+    if variant.gui:
+        tools.append(DelegateGuiTool(context))
     if variant.web:
         tools.append(DelegateWebTool(context, cdp_url=cdp_url))
     gate = None

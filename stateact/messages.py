@@ -118,3 +118,6 @@ class ToolSpec(BaseModel):
     name: str
     description: str
     input_schema: dict
+    native: dict | None = None
+    """A provider-neutral request for a provider's built-in tool, e.g. `{"kind": "computer", "width": 1280,
+    "height": 800}`; a provider that has one for the model sends it instead of `input_schema`."""

@@ -103,7 +103,7 @@ def _drive(
             task_started_at=started_at,
             resumed=state is not None,
         )
-        budget = Budget(config.max_turns, config.max_usd, config.max_seconds)
+        budget = Budget(config.max_turns or variant.default_max_turns, config.max_usd, config.max_seconds)
         loop = build_main_loop(
             context, variant, budget, started_at, state.events if state else (), config.cdp_url
         )
@@ -125,7 +125,7 @@ def _drive(
             run_dir=str(run_dir),
             status=outcome.status,
             text=outcome.text,
-            infeasible=bool(outcome.data.get("infeasible", False)),
+            infeasible=_declared_infeasible(outcome),
             gate_passed=outcome.data.get("gate_passed"),
             turns=outcome.turns,
             usd=round(meter.total_usd, 6),
@@ -138,3 +138,8 @@ def _drive(
         log.emit("run_end", status=result.status, usd=result.usd, turns=result.turns)
         log.close()
     return result
+
+
+def _declared_infeasible(outcome: LoopOutcome) -> bool:
+    """The finish tool's `infeasible`, or the pixel agent's top-level `fail` (its way to declare it)."""
+    return bool(outcome.data.get("infeasible", outcome.data.get("status") == "FAIL"))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from stateact import settings
+
 
 @dataclass(frozen=True)
 class HarnessVariant:
@@ -18,6 +20,8 @@ class HarnessVariant:
     context_management: bool = True
     pixel: bool = False
     """The screenshot-driven GUI loop is the top-level agent."""
+    default_max_turns: int = settings.MAIN_MAX_TURNS
+    """The top-level agent's turn budget when the run does not set one."""
 
 
 VARIANTS: dict[str, HarnessVariant] = {

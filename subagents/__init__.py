@@ -1,1 +1,1 @@
-"""Specialist subagents the main agent delegates to."""
+"""Fresh-context specialists the main agent delegates to (GUI, web)."""

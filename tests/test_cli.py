@@ -130,3 +130,44 @@ def test_show_refuses_a_folder_without_a_log(tmp_path):
     shown = stateact("show", str(tmp_path), cwd=tmp_path)
     assert shown.returncode == 2
     assert "no events.jsonl" in shown.stdout
+
+
+def test_pixel_harness_runs_on_the_local_desktop_and_can_declare_infeasible(tmp_path):
+    script = tmp_path / "pixel.json"
+    script.write_text(
+        json.dumps(
+            [
+                {
+                    "tool_calls": [
+                        {"name": "computer", "input": {"action": "mouse_move", "coordinate": [640, 400]}}
+                    ]
+                },
+                {
+                    "tool_calls": [
+                        {"name": "fail", "input": {"reason": "There is no printer on this desktop."}}
+                    ]
+                },
+            ]
+        )
+    )
+    runs = tmp_path / "runs"
+    done = stateact(
+        "run",
+        "Print the report on the office printer.",
+        "--model",
+        f"scripted:{script}",
+        "--harness",
+        "pixel",
+        "--workdir",
+        str(tmp_path / "home"),
+        "--runs-root",
+        str(runs),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    run_dir = only_run_dir(runs)
+    result = json.loads((run_dir / "result.json").read_text())
+    assert result["status"] == "finished" and result["infeasible"] is True and result["turns"] == 2
+    assert len(list((run_dir / "images").glob("*.png"))) >= 2  # the first look and the screen after the move
+    start = next(e for e in read_events(run_dir / "events.jsonl") if e["kind"] == "loop_start")
+    assert sorted(start["tools"]) == ["computer", "done", "fail"]

@@ -13,6 +13,7 @@ from stateact.messages import (
     ReasoningBlock,
     TextBlock,
     ToolResultBlock,
+    ToolSpec,
     ToolUseBlock,
     Usage,
 )
@@ -33,6 +34,17 @@ MESSAGE_BREAKPOINTS = 2
 """Cache breakpoints on the latest user turns (system and tools take the other two of four)."""
 EMPTY_TEXT = "(empty)"
 """Stands in for a message left without content: the API rejects blank text blocks."""
+COMPUTER_TOOL_VERSIONS = (
+    ("claude-opus-4-5", ("computer_20251124", "computer-use-2025-11-24")),
+    ("claude-sonnet-4-5", ("computer_20250124", "computer-use-2025-01-24")),
+    ("claude-haiku-4-5", ("computer_20250124", "computer-use-2025-01-24")),
+    ("claude-opus-4-1", ("computer_20250124", "computer-use-2025-01-24")),
+    ("claude-sonnet-4", ("computer_20250124", "computer-use-2025-01-24")),
+    ("claude-opus-4", ("computer_20250124", "computer-use-2025-01-24")),
+    ("claude-3-7-sonnet", ("computer_20250124", "computer-use-2025-01-24")),
+)
+"""Models with a native computer-use tool, most specific prefix first: (tool type, beta flag). Other
+models get the plain function tool."""
 
 
 def _image(block: ImageBlock) -> dict:
@@ -70,11 +82,32 @@ def _message(message: Message) -> dict:
     return {"role": message.role, "content": _blocks(kept)}
 
 
-def to_wire(request: ModelRequest) -> dict:
+def _native_tool(spec: ToolSpec, model: str) -> tuple[dict, str] | None:
+    """Anthropic's computer-use tool for a spec that asks for it, if the model has one: (tool, beta)."""
+    if not spec.native or spec.native.get("kind") != "computer":
+        return None
+    version = next((v for prefix, v in COMPUTER_TOOL_VERSIONS if model.startswith(prefix)), None)
+    if version is None:
+        return None
+    tool_type, beta = version
+    tool = {
+        "type": tool_type,
+        "name": spec.name,
+        "display_width_px": spec.native["width"],
+        "display_height_px": spec.native["height"],
+    }
+    if tool_type == "computer_20251124":
+        tool["enable_zoom"] = True
+    return tool, beta
+
+
+def to_wire(request: ModelRequest, model: str = "") -> dict:
     """The keyword arguments of `messages.create` for a request, with cache breakpoints.
 
     Thinking blocks travel in the history as ReasoningBlocks and go back unchanged, as the API
-    requires (models that think by default emit them even when not asked to).
+    requires (models that think by default emit them even when not asked to). A tool asking for the
+    native computer-use tool gets it when `model` has one (with its beta header); otherwise it stays a
+    plain function tool.
     """
     messages = [_message(m) for m in request.messages]
     marked = 0
@@ -88,9 +121,17 @@ def to_wire(request: ModelRequest) -> dict:
         if len(content) > skip:
             content[len(content) - 1 - skip]["cache_control"] = CACHE
             marked += 1
-    tools = [
-        {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in request.tools
-    ]
+    betas: list[str] = []
+    tools = []
+    for spec in request.tools:
+        native = _native_tool(spec, model)
+        if native is None:
+            tools.append(
+                {"name": spec.name, "description": spec.description, "input_schema": spec.input_schema}
+            )
+        else:
+            tools.append(native[0])
+            betas.append(native[1])
     if tools:
         tools[-1]["cache_control"] = CACHE
     wire: dict = {"max_tokens": request.max_tokens, "messages": messages}
@@ -98,6 +139,8 @@ def to_wire(request: ModelRequest) -> dict:
         wire["system"] = [{"type": "text", "text": request.system, "cache_control": CACHE}]
     if tools:
         wire["tools"] = tools
+    if betas:
+        wire["extra_headers"] = {"anthropic-beta": ",".join(sorted(set(betas)))}
     return wire
 
 
@@ -121,10 +164,7 @@ class AnthropicProvider(ModelProvider):
         retries: int = settings.MODEL_RETRIES,
         backoff_base_s: float = settings.MODEL_BACKOFF_BASE_S,
     ) -> None:
-        self.name = model
-        self.retries = retries
-        self.backoff_base_s = backoff_base_s
-        self.spec = f"anthropic:{model}" + (f"@{base_url}" if base_url else "")
+        self._configure_remote("anthropic", model, base_url, retries, backoff_base_s)
         self.client = anthropic.Anthropic(
             api_key=api_key or os.environ.get("ANTHROPIC_API_KEY") or "missing-key",
             base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or None,
@@ -133,7 +173,7 @@ class AnthropicProvider(ModelProvider):
         )
 
     def complete(self, request: ModelRequest) -> ModelResponse:
-        wire = to_wire(request)
+        wire = to_wire(request, self.name)
         return self.with_retries(lambda: self._call(wire))
 
     def _call(self, wire: dict) -> ModelResponse:

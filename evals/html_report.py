@@ -1,0 +1,260 @@
+"""The static HTML report of a results folder: a summary page and one trajectory page per task.
+
+    index = write_html_report(results_dir)            # <results_dir>/report/index.html
+
+The summary shows success against cost per harness and per domain (inline SVG
+charts), the comparison table and every task with a link to its trajectory
+page. A trajectory page lists each step of the run: model text, tool calls and
+results with their screenshots (linked from the run's `images/`), subagent
+loops nested under the delegation, compactions, gate verdicts with findings.
+No scripts, no external assets, nothing fetched from the network.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime
+from html import escape
+from pathlib import Path
+from string import Template
+
+from evals import suite_settings
+from evals.comparison import ALL_DOMAINS, COLUMNS, GroupRow, aggregate
+from evals.results import safe_name
+from evals.svg_charts import Point, bar_chart, dollars, percent, scatter_chart
+from evals.task_metrics import TaskMetrics, collect_metrics
+from evals.trajectory import Step, dicts, osworld_steps, trajectory_steps
+
+TEMPLATES = Path(__file__).parent / "templates"
+REPORT_FOLDER = "report"
+TASK_PAGES = "tasks"
+
+
+def _template(name: str) -> Template:
+    return Template((TEMPLATES / name).read_text(encoding="utf-8"))
+
+
+def render_page(body_template: str, title: str, **fields: str) -> str:
+    """A whole page: the body template filled in, inside the page shell with the report's CSS."""
+    body = _template(body_template).substitute(title=title, **fields)
+    css = (TEMPLATES / "report.css").read_text(encoding="utf-8")
+    return _template("page.html").substitute(title=title, css=css, body=body)
+
+
+def _cut(text: str) -> str:
+    cap = suite_settings.TRAJECTORY_TEXT_CAP_CHARS
+    return text if len(text) <= cap else text[:cap] + f"\n… ({len(text) - cap} more characters)"
+
+
+def _series_label(row: GroupRow | TaskMetrics) -> str:
+    return f"{row.harness} ({row.model})"
+
+
+def task_page_name(metrics: TaskMetrics) -> str:
+    return (
+        "__".join(safe_name(p) for p in (metrics.harness, metrics.model, metrics.domain, metrics.task_id))
+        + ".html"
+    )
+
+
+# -- summary ---------------------------------------------------------------------
+def _charts(rows: list[GroupRow]) -> str:
+    overall = [r for r in rows if r.domain == ALL_DOMAINS]
+    charts = [
+        (
+            f"{name.capitalize()} success against cost per task",
+            scatter_chart(
+                [Point(_series_label(r), r.usd, getattr(r, name)) for r in overall],
+                f"{name} success against cost per task",
+                "dollars per task",
+                f"{name} success",
+            ),
+        )
+        for name in ("partial", "binary")
+    ]
+    domains = sorted({r.domain for r in rows if r.domain != ALL_DOMAINS})
+    series = [_series_label(r) for r in overall]
+    per_domain = (
+        ("partial", "Partial success per domain", "partial success", percent),
+        ("binary", "Binary success per domain", "binary success", percent),
+        ("usd", "Dollars per task per domain", "dollars per task", dollars),
+    )
+    for attribute, title, y_label, label in per_domain:
+        values = {
+            (_series_label(r), r.domain): getattr(r, attribute) for r in rows if r.domain != ALL_DOMAINS
+        }
+        charts.append((title, bar_chart(domains, series, values, title, y_label, label)))
+    return "\n".join(
+        f'<figure class="figure">{chart}<figcaption>{escape(title)}</figcaption></figure>'
+        for title, chart in charts
+    )
+
+
+def _comparison_html(rows: list[GroupRow]) -> str:
+    text_columns = ("harness", "model", "domain")
+    head = "".join(
+        f'<th class="{"text" if c.key in text_columns else "num"}">{escape(c.header)}</th>' for c in COLUMNS
+    )
+    body = []
+    for row in rows:
+        cells = "".join(
+            f'<td class="{"text" if c.key in text_columns else "num"}">{escape(c.show(row))}</td>'
+            for c in COLUMNS
+        )
+        body.append(f'<tr class="{"all" if row.domain == ALL_DOMAINS else "domain"}">{cells}</tr>')
+    return f'<table id="comparison"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+
+
+def _tasks_html(metrics: list[TaskMetrics]) -> str:
+    headers = (
+        "harness",
+        "model",
+        "domain",
+        "task",
+        "score",
+        "partial",
+        "checkpoints",
+        "status",
+        "turns",
+        "$",
+    )
+    head = "".join(f'<th class="text">{h}</th>' for h in headers)
+    rows = []
+    for m in metrics:
+        verdict = "ok" if m.binary else "bad"
+        link = f'<a href="{TASK_PAGES}/{escape(task_page_name(m))}">{escape(m.task_id)}</a>'
+        cells = [
+            escape(m.harness),
+            escape(m.model),
+            escape(m.domain),
+            link,
+            f'<span class="{verdict}">{m.score:.2f}</span>',
+            f"{100 * m.partial:.0f}%",
+            f"{m.checkpoints_met}/{m.checkpoints}",
+            escape(m.status + (f": {m.error}" if m.error else "")),
+            f"{m.main_turns} + {m.sub_turns}",
+            f"{m.usd:.4f}",
+        ]
+        rows.append("<tr>" + "".join(f'<td class="text">{c}</td>' for c in cells) + "</tr>")
+    return f'<table id="tasks"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+# -- trajectory pages ------------------------------------------------------------
+def _step_html(step: Step, base: Path, page_dir: Path) -> str:
+    classes = ["step", f"kind-{step.kind}", "sub" if step.scope != "main" else "main"]
+    if step.is_error:
+        classes.append("error")
+    if step.passed is not None:
+        classes.append("passed" if step.passed else "failed")
+    parts = [
+        f'<div class="head"><span class="scope">{escape(step.scope)}</span> <strong>{escape(step.title)}</strong></div>'
+    ]
+    if step.body:
+        parts.append(f'<pre class="body">{escape(_cut(step.body))}</pre>')
+    if step.detail:
+        parts.append(f'<pre class="detail">{escape(_cut(step.detail))}</pre>')
+    for image in step.images:
+        src = Path(os.path.relpath(base / image, page_dir)).as_posix()
+        parts.append(f'<img src="{escape(src)}" alt="screenshot {escape(image)}" loading="lazy">')
+    return f'<li class="{" ".join(classes)}" data-kind="{step.kind}">{"".join(parts)}</li>'
+
+
+def _checkpoints_html(result_dir: Path, error: str) -> str:
+    if error:
+        return f'<p class="bad">The job failed outside the agent: {escape(error)}</p>'
+    try:
+        details = json.loads((result_dir / "score.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        details = None
+    parts = dicts(details.get("parts")) if isinstance(details, dict) else []
+    if not parts:
+        return "<p>No score details.</p>"
+    rows = []
+    for part in parts:
+        score = part["score"] if isinstance(part.get("score"), int | float) else 0.0
+        inputs = part.get("inputs")
+        note = str(part.get("error") or "") or " | ".join(
+            map(str, inputs if isinstance(inputs, list) else [])
+        )
+        rows.append(
+            f'<tr><td class="text">{escape(str(part.get("func", "?")))}</td>'
+            f'<td class="{"ok" if score == 1.0 else "bad"}">{score:.2f}</td>'
+            f'<td class="text">{escape(_cut(note))}</td></tr>'
+        )
+    head = '<tr><th class="text">metric</th><th>score</th><th class="text">inputs or error</th></tr>'
+    return f'<table id="checkpoints"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def _screens_html(steps: list[Step], result_dir: Path, page_dir: Path) -> str:
+    """The screenshots OSWorld's traj.jsonl names (the last one is the screen the task was scored on)."""
+    figures = []
+    for step in steps:
+        for image in step.images:
+            src = Path(os.path.relpath(result_dir / image, page_dir)).as_posix()
+            caption = f"{step.title} ({image})"
+            figures.append(
+                f'<figure class="screen"><img src="{escape(src)}" alt="{escape(caption)}">'
+                f"<figcaption>{escape(caption)}</figcaption></figure>"
+            )
+    return "\n".join(figures) or "<p>No screenshots.</p>"
+
+
+def _task_meta(m: TaskMetrics) -> str:
+    gate = f"gate rounds {m.gate_rounds} ({m.gate_passes} pass, {m.gate_fails} fail)"
+    return escape(
+        f"score {m.score:.2f}, partial {100 * m.partial:.0f}% ({m.checkpoints_met}/{m.checkpoints} checkpoints), "
+        f"status {m.status}; main turns {m.main_turns}, subagent turns {m.sub_turns}, "
+        f"delegations {m.delegations}, {gate}, compactions {m.compactions}; "
+        f"tokens in {m.input_tokens:,} / out {m.output_tokens:,} / cached {m.cached_tokens:,}; "
+        f"${m.usd:.4f}, {m.seconds:.1f}s"
+    )
+
+
+def write_task_page(metrics: TaskMetrics, page_dir: Path) -> Path:
+    """A task's trajectory page: from the run's event log, or else from OSWorld's traj.jsonl."""
+    osworld = osworld_steps(metrics.result_dir)
+    steps, base = trajectory_steps(metrics.run_dir), metrics.run_dir
+    if steps:
+        screens = _screens_html(osworld, metrics.result_dir, page_dir)
+    else:
+        steps, base = osworld, metrics.result_dir
+        screens = "<p>Shown with the steps (no run log: the steps are OSWorld's traj.jsonl).</p>"
+    items = "\n".join(_step_html(step, base, page_dir) for step in steps)
+    page = render_page(
+        "task.html",
+        escape(f"{metrics.task_id} — {metrics.harness} ({metrics.model}, {metrics.domain})"),
+        meta=_task_meta(metrics),
+        checkpoints=_checkpoints_html(metrics.result_dir, metrics.error),
+        screens=screens,
+        steps=items or '<li class="step">No events were logged.</li>',
+    )
+    path = page_dir / task_page_name(metrics)
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+def write_html_report(results_dir: Path, out_dir: Path | None = None) -> Path:
+    """Write the report of every task under `results_dir`; returns the summary page's path."""
+    results_dir = Path(results_dir)
+    out = Path(out_dir) if out_dir else results_dir / REPORT_FOLDER
+    page_dir = out / TASK_PAGES
+    page_dir.mkdir(parents=True, exist_ok=True)
+    metrics = collect_metrics(results_dir)
+    rows = aggregate(metrics)
+    for task in metrics:
+        write_task_page(task, page_dir)
+    stamp = datetime.now().strftime("%Y-%m-%d %H:%M")
+    index = out / "index.html"
+    index.write_text(
+        render_page(
+            "summary.html",
+            "Suite report",
+            meta=escape(f"{len(metrics)} task runs from {results_dir.resolve()}, written {stamp}"),
+            charts=_charts(rows) if rows else "<p>No results yet.</p>",
+            comparison=_comparison_html(rows),
+            tasks=_tasks_html(metrics),
+        ),
+        encoding="utf-8",
+    )
+    return index

@@ -1,0 +1,219 @@
+"""Running a suite under several harness variants: one job per (harness, task), in parallel workers.
+
+    options = SuiteOptions(suite, ("stateact", "bash-only"), "anthropic:MODEL", results, cache)
+    outcomes = run_suite(options, on_job)
+
+Each job gets a fresh LocalSandbox (its own home folder and Xvfb display), runs
+the task file's setup, the harness on the instruction (`stateact.run.execute`
+with the task's timeout and budgets), scoring, and writes OSWorld's results
+layout `<results>/<harness>/<model>/<domain>/<task_id>/` with the run folder in
+`run/` beside `result.txt`. A job whose folder has `result.txt` is skipped, so a
+stopped suite resumes where it was. A job that fails outside the agent (bad task
+file, setup error, no reference solution) writes `error.json` instead, counts as
+score 0 in the reports, and runs again on the next invocation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evals import suite_settings
+from evals.results import RESULT_FILE, is_done, read_score, task_result_dir
+from evals.runner import run_task_file
+from evals.suite import SuiteTask, discover, mapped_solution
+from evals.task import TaskError
+from sandbox.base import Sandbox
+from sandbox.local import LocalSandbox
+from stateact.config import RunConfig
+from stateact.run import execute
+from stateact.runtime import RoleModels
+from stateact.variants import get_variant
+
+RUN_FOLDER = "run"
+"""The harness's run folder inside a task's results folder."""
+ERROR_FILE = "error.json"
+REFERENCE_COPY = "reference_solution.json"
+"""The reference solution a job played, its paths mapped onto the job's sandbox."""
+SANDBOXES_FOLDER = ".sandboxes"
+"""Where the jobs' sandbox homes live (under the results folder) while they run."""
+
+
+@dataclass(frozen=True)
+class SuiteOptions:
+    """What `stateact eval run` was asked to do."""
+
+    suite: Path
+    harnesses: tuple[str, ...]
+    model: str
+    """A model spec, or `reference`: each task's own reference solution through the scripted provider."""
+    results: Path
+    cache: Path
+    role_models: dict[str, str | None] = field(default_factory=dict)
+    """Specs for the roles gui, web, gate, compactor (empty: the main model)."""
+    workers: int = suite_settings.WORKERS
+    max_seconds: float = suite_settings.TASK_TIMEOUT_S
+    max_usd: float = suite_settings.TASK_MAX_USD
+    max_turns: int = suite_settings.TASK_MAX_TURNS
+    display: bool = True
+    only: tuple[str, ...] = ()
+    """Task ids to run (empty: every task of the suite)."""
+
+
+@dataclass(frozen=True)
+class SuiteJob:
+    task: SuiteTask
+    harness: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.harness}/{self.task.domain}/{self.task.id}"
+
+
+@dataclass
+class JobOutcome:
+    job: SuiteJob
+    result_dir: Path
+    score: float | None = None
+    skipped: bool = False
+    error: str = ""
+    seconds: float = 0.0
+
+
+JobListener = Callable[[str, SuiteJob, JobOutcome | None], None]
+"""Called with ("start", job, None) and ("end", job, outcome), from worker threads."""
+
+
+def plan_jobs(options: SuiteOptions) -> list[SuiteJob]:
+    """Every (task, harness) pair, task by task (a suite stopped early still compares the harnesses on
+    the same tasks); raises ValueError on an unknown harness, TaskError on a bad or empty suite."""
+    for harness in options.harnesses:
+        get_variant(harness)
+    tasks = discover(options.suite, only=list(options.only) or None)
+    if not tasks:
+        raise TaskError(f"no task files in {options.suite}")
+    return [SuiteJob(task, harness) for task in tasks for harness in options.harnesses]
+
+
+def job_result_dir(options: SuiteOptions, job: SuiteJob) -> Path:
+    return task_result_dir(options.results, job.harness, options.model, job.task.domain, job.task.id)
+
+
+def role_models(options: SuiteOptions, task: SuiteTask, home: str, result_dir: Path) -> RoleModels:
+    """The models of a job: the given spec, or the task's reference solution mapped onto `home`.
+
+    The solution's `/home/user` paths are rewritten to the sandbox's home in a copy kept in the
+    task's results folder, which the scripted provider plays.
+    """
+    main = options.model
+    if main == suite_settings.REFERENCE_MODEL:
+        main = f"scripted:{mapped_solution(task.solution_path, home, Path(result_dir) / REFERENCE_COPY)}"
+    return RoleModels(main=main, **{role: spec for role, spec in options.role_models.items() if spec})
+
+
+def run_suite(options: SuiteOptions, listener: JobListener | None = None) -> list[JobOutcome]:
+    """Run every job not yet done, `options.workers` at a time; outcomes in job order.
+
+    On Ctrl-C no new job starts; the running ones end first (their runs cannot be cut from outside).
+    """
+    jobs = plan_jobs(options)
+    notify = listener or (lambda *_: None)
+    outcomes: list[JobOutcome | None] = [None] * len(jobs)
+    with ThreadPoolExecutor(max_workers=max(1, options.workers), thread_name_prefix="suite") as pool:
+        futures = {pool.submit(_run_job_notified, options, job, notify): i for i, job in enumerate(jobs)}
+        try:
+            for future in as_completed(futures):
+                outcomes[futures[future]] = future.result()
+        except KeyboardInterrupt:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+    _remove_if_empty(Path(options.results) / SANDBOXES_FOLDER)
+    return [outcome for outcome in outcomes if outcome is not None]
+
+
+def _remove_if_empty(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        folder.rmdir()
+
+
+def _run_job_notified(options: SuiteOptions, job: SuiteJob, notify: JobListener) -> JobOutcome:
+    notify("start", job, None)
+    outcome = run_job(options, job)
+    notify("end", job, outcome)
+    return outcome
+
+
+def run_job(options: SuiteOptions, job: SuiteJob) -> JobOutcome:
+    """One task under one harness on a fresh sandbox; never raises for a task's own failure."""
+    result_dir = job_result_dir(options, job)
+    if is_done(result_dir):
+        return JobOutcome(job, result_dir, read_score(result_dir), skipped=True)
+    _clear_attempt(result_dir)
+    started = time.monotonic()
+    sandboxes = Path(options.results) / SANDBOXES_FOLDER
+    sandboxes.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(
+        dir=sandboxes, prefix=f"{job.task.id}-", ignore_cleanup_errors=True
+    ) as work:
+        sandbox = LocalSandbox(Path(work) / "home", display=options.display)
+        try:
+            models = role_models(options, job.task, sandbox.home, result_dir)
+            sandbox.start()
+            outcome = run_task_file(
+                job.task.path,
+                sandbox,
+                _agent_runner(options, job, models, result_dir),
+                cache_dir=options.cache,
+                results_dir=options.results,
+                model=options.model,
+                harness=job.harness,
+            )
+            return JobOutcome(job, result_dir, outcome.score, seconds=time.monotonic() - started)
+        except Exception as exc:  # a task's failure is recorded, the suite goes on
+            error = f"{type(exc).__name__}: {exc}"
+            _write_error(result_dir, job, error, traceback.format_exc())
+            return JobOutcome(job, result_dir, error=error, seconds=time.monotonic() - started)
+        finally:
+            sandbox.close()
+
+
+def _agent_runner(options: SuiteOptions, job: SuiteJob, models: RoleModels, result_dir: Path):
+    """run_agent(instruction, sandbox) -> run_dir for evals.runner: the harness on the prepared sandbox."""
+
+    def run_agent(instruction: str, sandbox: Sandbox) -> Path:
+        config = RunConfig(
+            instruction=instruction,
+            models=models,
+            harness=job.harness,
+            display=options.display,
+            runs_root=result_dir,
+            run_id=RUN_FOLDER,
+            max_turns=options.max_turns,
+            max_usd=options.max_usd,
+            max_seconds=options.max_seconds,
+            labels={"suite": str(options.suite), "domain": job.task.domain, "task": job.task.id},
+        )
+        return Path(execute(config, sandbox=sandbox).run_dir)
+
+    return run_agent
+
+
+def _clear_attempt(result_dir: Path) -> None:
+    """Remove what an unfinished earlier attempt left, so the new run starts a fresh log."""
+    shutil.rmtree(result_dir / RUN_FOLDER, ignore_errors=True)
+    for name in (ERROR_FILE, RESULT_FILE):
+        (result_dir / name).unlink(missing_ok=True)
+
+
+def _write_error(result_dir: Path, job: SuiteJob, error: str, trace: str) -> None:
+    result_dir.mkdir(parents=True, exist_ok=True)
+    record = {"task_id": job.task.id, "harness": job.harness, "error": error, "traceback": trace}
+    (result_dir / ERROR_FILE).write_text(json.dumps(record, indent=2), encoding="utf-8")

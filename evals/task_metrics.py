@@ -1,0 +1,192 @@
+"""Per-task metrics of a suite's results folder, read from `result.txt`, `score.json` and the run folder.
+
+A task folder is `<root>/<harness>/<model>/<domain>/<task_id>/` holding
+`result.txt` (done) or `error.json` (failed outside the agent, scored 0), and the
+harness's run folder `run/` (`result.json`, `events.jsonl`). Turns count model
+responses: `main` is the top-level agent, scopes such as `gui#1`, `web#2` and
+`gate#1` are subagent interiors. Delegations are `delegate_*` tool calls to a
+tool the calling loop has; gate rounds are `gate_verdict` events.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evals.results import RESULT_FILE, read_score
+from evals.suite_runner import ERROR_FILE, RUN_FOLDER
+from evals.trajectory import dicts
+from stateact.runlog import read_events
+
+MAIN_SCOPE = "main"
+DELEGATION_PREFIX = "delegate_"
+
+
+@dataclass
+class TaskMetrics:
+    """What one task under one harness achieved and cost."""
+
+    harness: str
+    model: str
+    domain: str
+    task_id: str
+    result_dir: Path
+    score: float = 0.0
+    partial: float = 0.0
+    binary: bool = False
+    checkpoints_met: int = 0
+    checkpoints: int = 0
+    status: str = "missing"
+    """The run's status (finished, budget, error...), or `error` when the job failed outside the agent."""
+    error: str = ""
+    main_turns: int = 0
+    sub_turns: int = 0
+    sub_turns_by_kind: dict[str, int] = field(default_factory=dict)
+    delegations: int = 0
+    delegations_by_tool: dict[str, int] = field(default_factory=dict)
+    gate_rounds: int = 0
+    gate_passes: int = 0
+    gate_fails: int = 0
+    gate_passed: bool | None = None
+    compactions: int = 0
+    stalls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    usd: float = 0.0
+    seconds: float = 0.0
+
+    @property
+    def run_dir(self) -> Path:
+        return self.result_dir / RUN_FOLDER
+
+    def row(self) -> dict[str, Any]:
+        """A flat record for CSV (dicts as `key=value;...`)."""
+        record = asdict(self)
+        for key, value in record.items():
+            if isinstance(value, dict):
+                record[key] = ";".join(f"{k}={v}" for k, v in sorted(value.items()))
+            elif isinstance(value, Path):
+                record[key] = str(value)
+        return record
+
+
+def collect_metrics(root: Path) -> list[TaskMetrics]:
+    """The metrics of every task folder under `root` (a results folder), sorted by harness, domain, id."""
+    root = Path(root)
+    folders = {p.parent for name in (RESULT_FILE, ERROR_FILE) for p in root.rglob(name)}
+    metrics = [read_task_metrics(folder, root) for folder in folders if _is_task_folder(folder, root)]
+    return sorted(metrics, key=lambda m: (m.harness, m.model, m.domain, m.task_id))
+
+
+def _is_task_folder(folder: Path, root: Path) -> bool:
+    parts = folder.relative_to(root).parts
+    return len(parts) >= 4 and RUN_FOLDER not in parts
+
+
+def read_task_metrics(folder: Path, root: Path) -> TaskMetrics:
+    """One task folder's metrics; missing or torn files leave their fields at zero."""
+    harness, model, domain, task_id = folder.relative_to(root).parts[-4:]
+    metrics = TaskMetrics(harness, model, domain, task_id, folder)
+    if (folder / RESULT_FILE).is_file():
+        _read_score(metrics, folder)
+    else:
+        metrics.status = "error"
+        metrics.error = str(_read_json(folder / ERROR_FILE).get("error", "unknown error"))
+    _read_run(metrics, folder / RUN_FOLDER)
+    return metrics
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _number(value: Any) -> float:
+    """A number read from a file another version may have written: anything else is 0."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _read_score(metrics: TaskMetrics, folder: Path) -> None:
+    try:
+        metrics.score = read_score(folder)
+    except (OSError, ValueError):
+        metrics.score = 0.0
+    details = _read_json(folder / "score.json")
+    scores = [_number(part.get("score")) for part in dicts(details.get("parts"))]
+    metrics.checkpoints = len(scores)
+    metrics.checkpoints_met = sum(score == 1.0 for score in scores)
+    partial = details.get("partial")
+    if isinstance(partial, int | float):
+        metrics.partial = float(partial)
+    else:  # scores written before partial credit: the mean of the checkpoints an `and` evaluated
+        and_conj = details.get("conj", "and") == "and"
+        metrics.partial = sum(scores) / len(scores) if scores and and_conj else metrics.score
+    binary = details.get("binary")
+    metrics.binary = binary if isinstance(binary, bool) else metrics.score == 1.0
+
+
+def _read_run(metrics: TaskMetrics, run_dir: Path) -> None:
+    result = _read_json(run_dir / "result.json")
+    if result:
+        if metrics.status != "error":
+            metrics.status = str(result.get("status", metrics.status))
+        metrics.usd = _number(result.get("usd"))
+        metrics.seconds = _number(result.get("seconds"))
+        gate_passed = result.get("gate_passed")
+        metrics.gate_passed = gate_passed if isinstance(gate_passed, bool) else None
+        usage = _mapping(_mapping(result.get("spend")).get("usage"))
+        metrics.input_tokens = int(_number(usage.get("input_tokens")))
+        metrics.output_tokens = int(_number(usage.get("output_tokens")))
+        metrics.cached_tokens = int(_number(usage.get("cache_read_tokens")))
+    events = run_dir / "events.jsonl"
+    if events.is_file():
+        _count_events(metrics, events)
+
+
+def _count_events(metrics: TaskMetrics, events: Path) -> None:
+    sub_turns: Counter[str] = Counter()
+    delegations: Counter[str] = Counter()
+    tools: dict[str, set[str]] = {}
+    for event in read_events(events):
+        if not isinstance(event, dict):
+            continue
+        kind, scope = event.get("kind"), str(event.get("scope", MAIN_SCOPE))
+        if kind == "loop_start":
+            tools[scope] = {str(name) for name in event.get("tools") or [] if isinstance(name, str)}
+        elif kind == "response":
+            if scope == MAIN_SCOPE:
+                metrics.main_turns += 1
+            elif "#" in scope:
+                sub_turns[scope.split("#")[0]] += 1
+        elif kind == "tool_call" and _is_delegation(str(event.get("name", "")), tools.get(scope)):
+            delegations[str(event["name"])] += 1
+        elif kind == "gate_verdict":
+            metrics.gate_rounds += 1
+            if event.get("passed"):
+                metrics.gate_passes += 1
+            else:
+                metrics.gate_fails += 1
+        elif kind == "compaction":
+            metrics.compactions += 1
+        elif kind == "stall":
+            metrics.stalls += 1
+    metrics.sub_turns = sum(sub_turns.values())
+    metrics.sub_turns_by_kind = dict(sub_turns)
+    metrics.delegations = sum(delegations.values())
+    metrics.delegations_by_tool = dict(delegations)
+
+
+def _is_delegation(name: str, loop_tools: set[str] | None) -> bool:
+    """A `delegate_*` call to a tool its loop has (a variant without the subagent gets an error instead)."""
+    return name.startswith(DELEGATION_PREFIX) and (loop_tools is None or name in loop_tools)

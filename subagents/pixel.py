@@ -1,0 +1,26 @@
+"""The pixel harness: the screenshot loop as the top-level agent with the whole task.
+
+    build_pixel_loop(context).run(context.task) -> LoopOutcome
+
+No bash, no editor: the screenshot-driven counterpart the code-first harness is
+compared against. It ends with `done` (data status DONE) or `fail` (FAIL, which
+is how an infeasible task is declared).
+"""
+
+from __future__ import annotations
+
+from stateact.loop import Budget
+from stateact.runtime import RunContext
+from subagents import settings
+from subagents.screen_loop import ScreenLoop, build_screen_loop
+
+
+def build_pixel_loop(context: RunContext, budget: Budget | None = None) -> ScreenLoop:
+    """The pixel agent on the main model (default: PIXEL_MAX_STEPS turns and the main agent's caps)."""
+    return build_screen_loop(
+        context,
+        scope="main",
+        role="main",
+        prompt="pixel",
+        budget=budget or Budget(max_turns=settings.PIXEL_MAX_STEPS),
+    )

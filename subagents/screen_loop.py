@@ -1,0 +1,72 @@
+"""The screenshot-driven loop shared by the GUI subagent and the pixel harness."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from stateact.loop import AgentLoop, Budget, LoopOutcome
+from stateact.messages import ImageBlock, TextBlock
+from stateact.runtime import RunContext
+from subagents.gui_tools import ComputerTool, DoneTool, FailTool
+from subagents.image_window import RecentImages
+from subagents.screen import Screen
+
+PROMPTS = Path(__file__).parent / "prompts"
+
+BUDGET_SPENT_NOTE = (
+    "Your step budget is spent: actions are no longer carried out. Call `report_progress` now with what "
+    "you verified on the screen (only what you saw) and what remains. If the latest screenshot shows the "
+    "goal achieved, call `done` instead."
+)
+
+
+def load_prompt(name: str) -> str:
+    """A prompt file, with `{{screen_skills}}` replaced by the shared screen-handling advice."""
+    text = (PROMPTS / f"{name}.md").read_text(encoding="utf-8")
+    skills = (PROMPTS / "screen_skills.md").read_text(encoding="utf-8").rstrip()
+    return text.replace("{{screen_skills}}", skills)
+
+
+class ScreenLoop(AgentLoop):
+    """An AgentLoop whose opening message carries the current screenshot and whose turns are counted aloud."""
+
+    def __init__(self, *, screen: Screen, computer: ComputerTool, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.screen = screen
+        self.computer = computer
+        self.step_limit = self.budget.max_turns
+        self.injections.append(self._step_note)
+
+    def run(self, task: str | list[TextBlock | ImageBlock]) -> LoopOutcome:
+        if isinstance(task, str):
+            task = [
+                TextBlock(text=f"{task}\n\n{self.screen.describe()}"),
+                ImageBlock.from_bytes(self.screen.capture()),
+            ]
+        return super().run(task)
+
+    def _step_note(self) -> str:
+        if self.computer.spent:
+            return BUDGET_SPENT_NOTE
+        return f"Step {self.turns + 1} of {self.step_limit}."
+
+
+def build_screen_loop(
+    context: RunContext, *, scope: str, role: str, prompt: str, budget: Budget
+) -> ScreenLoop:
+    """A loop that sees the sandbox's screen and acts on it with `computer`, ending with `done` or `fail`."""
+    screen = Screen(context.sandbox)
+    computer = ComputerTool(screen)
+    return ScreenLoop(
+        screen=screen,
+        computer=computer,
+        scope=scope,
+        role=role,
+        model=context.provider(role),
+        tools=[computer, DoneTool(), FailTool()],
+        system_prompt=load_prompt(prompt),
+        log=context.log,
+        meter=context.meter,
+        budget=budget,
+        context=RecentImages(),
+    )

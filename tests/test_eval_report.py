@@ -1,0 +1,301 @@
+"""`stateact report DIR`: the static HTML report renders in headless Chromium with no console errors."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from playwright.sync_api import Page, sync_playwright
+from pydantic import BaseModel
+
+from evals.results import task_result_dir, write_results
+from evals.runner import run_task_file
+from evals.suite_runner import RUN_FOLDER, SuiteOptions, run_suite
+from evals.task_metrics import collect_metrics
+from sandbox.local import LocalSandbox
+from stateact.loop import AgentLoop
+from stateact.meter import Meter
+from stateact.models.scripted import ScriptedProvider
+from stateact.runlog import RunLog
+from stateact.tools.base import Tool, ToolResult
+from subagents.settings import WEB_CHROMIUM_ARGS, WEB_CHROMIUM_PATH
+from tests.osworld_agent import scripted_agent
+from tests.test_eval_runner import SUITE, run_cli
+
+OSWORLD_TASK = Path(__file__).parent / "fixtures" / "osworld" / "os" / "answer-any.json"
+FINDING = "Total in B10 is 1200, the sum of B2:B9 is 1250"
+
+
+def _png(colour: str) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (64, 40), colour).save(out, "PNG")
+    return out.getvalue()
+
+
+class ScreenshotTool(Tool):
+    name = "screenshot"
+    description = "The screen."
+
+    class Input(BaseModel):
+        pass
+
+    def run(self, params: Input) -> ToolResult:
+        return ToolResult(text="the chart dialog", images=(_png("navy"),))
+
+
+class DelegateGui(Tool):
+    """A GUI delegation: a fresh loop in scope gui#1 on the same log, as the harness runs its subagents."""
+
+    name = "delegate_gui"
+    description = "Hand a visual subgoal to a screenshot loop."
+
+    class Input(BaseModel):
+        subgoal: str
+
+    def __init__(self, log: RunLog, meter: Meter) -> None:
+        self.log, self.meter = log, meter
+
+    def run(self, params: Input) -> ToolResult:
+        turns = [
+            {"text": "Look first.", "tool_calls": [{"name": "screenshot", "input": {}}]},
+            {"text": "The legend is at the bottom now."},
+        ]
+        loop = AgentLoop(
+            scope="gui#1",
+            model=ScriptedProvider(turns),
+            tools=[ScreenshotTool()],
+            system_prompt="gui",
+            log=self.log,
+            meter=self.meter,
+        )
+        return ToolResult(text=loop.run(params.subgoal).text)
+
+
+class Finish(Tool):
+    name = "finish"
+    description = "End the task."
+
+    class Input(BaseModel):
+        summary: str
+
+    def run(self, params: Input) -> ToolResult:
+        return ToolResult(text="Task ended.", terminal=True)
+
+
+def delegated_run(results: Path) -> Path:
+    """A run with a GUI delegation (screenshot), a call to a subagent it lacks, a compaction and two gate
+    rounds, scored 0.5 of 2 checkpoints."""
+    task_dir = task_result_dir(results, "stateact", "scripted", "calc", "chart-legend")
+    log, meter = RunLog(task_dir / RUN_FOLDER), Meter()
+    main_turns = [
+        {
+            "text": "The legend needs the GUI.",
+            "tool_calls": [
+                {"name": "delegate_gui", "input": {"subgoal": "legend"}},
+                {"name": "delegate_web", "input": {"subgoal": "not in this harness"}},
+            ],
+        },
+        {"text": "Finish.", "tool_calls": [{"name": "finish", "input": {"summary": "legend moved"}}]},
+    ]
+    log.emit("run_start", instruction="Move the chart legend to the bottom.", harness="stateact")
+    loop = AgentLoop(
+        scope="main",
+        model=ScriptedProvider(main_turns),
+        tools=[DelegateGui(log, meter), Finish()],
+        system_prompt="main",
+        log=log,
+        meter=meter,
+    )
+    log.emit(
+        "compaction",
+        summary="Task: move the legend. Found /home/user/sales.xlsx.",
+        tokens_before=9000,
+        tokens_after=1200,
+    )
+    outcome = loop.run("Move the chart legend to the bottom.")
+    for number, passed in ((1, False), (2, True)):
+        scope = f"gate#{number}"
+        log.emit(
+            "response", scope, role="gate", turn=1, usage={"input_tokens": 10, "output_tokens": 5}, usd=0.01
+        )
+        findings = (
+            [] if passed else [{"problem": FINDING, "location": "sales.xlsx Sheet1!B10", "evidence": "probe"}]
+        )
+        log.emit(
+            "gate_verdict", scope, passed=passed, round=number, source="model", summary="", findings=findings
+        )
+    log.write_json(
+        "result.json", {"status": outcome.status, "usd": 0.02, "seconds": 3.0, "spend": meter.summary()}
+    )
+    log.emit("run_end", status=outcome.status, usd=0.02, turns=outcome.turns)
+    log.close()
+    parts = [
+        {"func": "compare_table", "score": 1.0},
+        {"func": "check_cell", "score": 0.0, "error": "legend at right"},
+    ]
+    write_results(task_dir, task_dir / RUN_FOLDER, 0.0, {"conj": "and", "parts": parts})
+    return task_dir
+
+
+@pytest.fixture(scope="module")
+def report_dir(tmp_path_factory) -> Path:
+    results = tmp_path_factory.mktemp("results")
+    run_suite(
+        SuiteOptions(SUITE, ("no-verify", "bash-only"), "reference", results, SUITE / "cache", display=False)
+    )
+    delegated_run(results)
+    code, output = run_cli("report", str(results))
+    assert code == 0, output
+    return results / "report"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator:
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=WEB_CHROMIUM_PATH, headless=True, args=list(WEB_CHROMIUM_ARGS)
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser) -> Iterator[tuple[Page, list[str]]]:
+    """A page that records console errors, page errors, failed loads and any request off the disk."""
+    context = browser.new_context()
+    page = context.new_page()
+    problems: list[str] = []
+    page.on(
+        "console",
+        lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None,
+    )
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"failed: {r.url}"))
+    page.on(
+        "request", lambda r: None if r.url.startswith("file://") else problems.append(f"network: {r.url}")
+    )
+    try:
+        yield page, problems
+    finally:
+        context.close()
+
+
+def test_delegated_run_metrics(report_dir):
+    metrics = {
+        m.harness: m for m in collect_metrics(report_dir.parent) if m.task_id in ("chart-legend", "notes")
+    }
+    run = metrics["stateact"]
+    assert (run.main_turns, run.sub_turns, run.sub_turns_by_kind) == (2, 4, {"gui": 2, "gate": 2})
+    assert (run.delegations, run.delegations_by_tool) == (1, {"delegate_gui": 1})
+    assert (run.gate_rounds, run.gate_passes, run.gate_fails, run.compactions) == (2, 1, 1, 1)
+    assert (run.partial, run.binary, run.checkpoints_met, run.checkpoints) == (0.5, False, 1, 2)
+
+
+def test_summary_page_renders_without_errors(report_dir, page):
+    page, problems = page
+    page.goto((report_dir / "index.html").as_uri())
+    assert page.title() == "Suite report"
+    assert page.locator("svg.chart").count() == 5
+    assert page.locator("figcaption").all_inner_texts()[0] == "Partial success against cost per task"
+    assert page.locator("svg.chart").first.locator("circle.point").count() == 3  # one point per harness
+    assert page.locator("rect.bar[data-series='bash-only (reference)'][data-category='os']").count() == 3
+    cost_bar = page.locator("svg.chart").nth(4).locator("rect.bar[data-series='stateact (scripted)']")
+    assert cost_bar.locator("title").text_content() == "stateact (scripted) on calc: $0.02"
+    rows = page.locator("#comparison tbody tr")
+    assert rows.count() == 3 + 3 + 2  # two domains and `all` per suite harness; calc and `all` for stateact
+    assert "66.7%" in page.locator("#comparison tr.all", has_text="bash-only").inner_text()
+    links = page.locator("#tasks a")
+    assert links.count() == 7
+    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    for href in hrefs:  # every trajectory page renders without errors, and links back
+        page.goto((report_dir / href).as_uri())
+        assert page.locator("#steps li.step").count() >= 3, href
+        assert page.locator("#checkpoints tbody tr").count() >= 1, href
+        page.locator("a", has_text="summary").click()
+        assert page.title() == "Suite report"
+    assert problems == []
+
+
+def test_trajectory_page_shows_delegation_screens_compaction_and_gate(report_dir, page):
+    page, problems = page
+    page.goto((report_dir / "tasks" / "stateact__scripted__calc__chart-legend.html").as_uri())
+    steps = page.locator("#steps li.step")
+    kinds = [steps.nth(i).get_attribute("data-kind") for i in range(steps.count())]
+    assert kinds.index("compaction") < kinds.index("tool") < kinds.index("loop") < kinds.index("gate")
+    delegation = page.locator("li.kind-tool:not(.error)", has_text="delegate_gui")
+    assert "Unknown tool `delegate_web`" in page.locator("li.kind-tool.error").inner_text()
+    assert "The legend is at the bottom now." in delegation.inner_text()
+    inner = page.locator("li.step.sub")
+    assert inner.count() >= 4 and "gui#1" in inner.first.inner_text()
+    screenshot = page.locator("li.kind-tool.sub img")
+    assert screenshot.count() == 1
+    assert screenshot.evaluate("img => img.complete && img.naturalWidth") == 64
+    failed = page.locator("li.kind-gate.failed")
+    assert "FAIL" in failed.inner_text() and FINDING in failed.inner_text()
+    assert page.locator("li.kind-gate.passed").count() == 1
+    assert "Found /home/user/sales.xlsx" in page.locator("li.kind-compaction").inner_text()
+    assert "legend at right" in page.locator("#checkpoints").inner_text()
+    assert "delegations 1" in page.locator(".meta").inner_text()
+    assert problems == []
+
+
+def test_a_garbled_run_folder_still_reports(tmp_path, page):
+    """Files from another version or a crash: odd types and torn lines become zeros and gaps, not a crash."""
+    task_dir = task_result_dir(tmp_path, "stateact", "scripted", "os", "garbled")
+    run_dir = task_dir / RUN_FOLDER
+    run_dir.mkdir(parents=True)
+    (task_dir / "result.txt").write_text("0.5\n")
+    (task_dir / "score.json").write_text('{"parts": "none", "partial": "half"}')
+    (run_dir / "result.json").write_text('{"status": "budget", "usd": "lots", "spend": {"usage": [1, 2]}}')
+    lines = [
+        "[1, 2]",
+        '{"kind": "message", "scope": "main", "message": "hello"}',
+        '{"kind": "message", "scope": "main", "message": {"role": "assistant", "content": "not a list"}}',
+        '{"kind": "tool_call", "scope": "main", "id": 7, "name": "delegate_gui", "input": "raw"}',
+        '{"kind": "tool_result", "scope": "main", "id": 7, "text": {"odd": true}, "is_error": true}',
+        '{"kind": "gate_verdict", "scope": "gate#1", "passed": false, "findings": "none", "violations": 3}',
+        '{"kind": "compaction", "scope": "main", "summary": 42}',
+        '{"kind": "run_end", "scope": "main", "status": "budget", "usd": "x"}',
+        '{"kind": "response", "scope": "main"',
+    ]
+    (run_dir / "events.jsonl").write_text("\n".join(lines))
+    [metrics] = collect_metrics(tmp_path)
+    assert (metrics.score, metrics.partial, metrics.binary, metrics.checkpoints) == (0.5, 0.5, False, 0)
+    assert (metrics.status, metrics.usd, metrics.input_tokens, metrics.gate_fails) == ("budget", 0.0, 0, 1)
+    assert metrics.delegations == 1  # no loop_start in the log: the call cannot be checked against its tools
+    code, output = run_cli("report", str(tmp_path))
+    assert code == 0, output
+    page, problems = page
+    page.goto((tmp_path / "report" / "tasks" / "stateact__scripted__os__garbled.html").as_uri())
+    kinds = page.locator("#steps li.step").evaluate_all("items => items.map(i => i.dataset.kind)")
+    assert kinds == ["tool", "gate", "compaction", "run"]
+    assert "{'odd': True}" in page.locator("li.kind-tool").inner_text()
+    assert problems == []
+
+
+def test_osworld_results_without_a_run_log_show_traj_steps(tmp_path, page):
+    """Results written by another runner (OSWorld layout, run folder elsewhere): steps come from traj.jsonl."""
+    results = tmp_path / "results"
+    sandbox = LocalSandbox(tmp_path / "home", display=True)
+    try:
+        sandbox.start()
+        agent = scripted_agent(tmp_path / "runs", ["printf 42 > ~/answer.txt"], screenshot=True)
+        outcome = run_task_file(OSWORLD_TASK, sandbox, agent, tmp_path / "cache", results, model="other")
+    finally:
+        sandbox.close()
+    assert outcome.score == 1.0 and not (outcome.result_dir / RUN_FOLDER).exists()
+    code, output = run_cli("report", str(results))
+    assert code == 0, output
+    page, problems = page
+    page.goto((results / "report" / "tasks" / "stateact__other__os__answer-any.html").as_uri())
+    tool_steps = page.locator("#steps li.kind-tool")
+    assert tool_steps.count() == 2
+    assert "printf 42" in tool_steps.first.inner_text()
+    assert tool_steps.first.locator("img").evaluate("img => img.complete && img.naturalWidth") > 0
+    assert page.locator("#steps li.kind-text").first.inner_text().endswith("Step 1")
+    assert problems == []

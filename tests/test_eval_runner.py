@@ -1,0 +1,168 @@
+"""`stateact eval run`: two harness variants play the tasks' reference solutions; table, CSV, resume, errors."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from evals.cli import eval_app, report
+from evals.suite_runner import SuiteOptions, run_suite
+from evals.task_metrics import collect_metrics
+
+SUITE = Path(__file__).parent / "fixtures" / "evalsuite"
+HARNESSES = "no-verify,bash-only"
+
+
+def stateact_cli() -> typer.Typer:
+    """The commands mounted as the main CLI mounts them: `stateact eval …` and `stateact report`."""
+    app = typer.Typer()
+    app.add_typer(eval_app, name="eval")
+    app.command("report")(report)
+    return app
+
+
+def run_cli(*args: str) -> tuple[int, str]:
+    """Exit code and output, with the terminal's line wrapping undone."""
+    result = CliRunner().invoke(stateact_cli(), list(args), catch_exceptions=False)
+    return result.exit_code, " ".join(result.output.split())
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> Path:
+    """One suite run: 3 tasks x 2 harnesses, two workers, each job on its own sandbox and display."""
+    root = tmp_path_factory.mktemp("results")
+    code, output = run_cli(
+        "eval", "run", str(SUITE), "--harness", HARNESSES, "--workers", "2", "--results", str(root)
+    )
+    assert code == 0, output
+    return root
+
+
+def _csv_rows(path: Path) -> dict[tuple[str, str], dict[str, str]]:
+    return {(r["harness"], r["domain"]): r for r in csv.DictReader(io.StringIO(path.read_text()))}
+
+
+def test_the_variant_without_the_editor_scores_lower(results):
+    rows = _csv_rows(results / "summary.csv")
+    assert set(rows) == {(h, d) for h in ("no-verify", "bash-only") for d in ("files", "os", "all")}
+    full, bash = rows[("no-verify", "all")], rows[("bash-only", "all")]
+    assert (int(full["tasks"]), float(full["binary"]), float(full["partial"])) == (3, 1.0, 1.0)
+    assert int(bash["tasks"]) == 3
+    assert float(bash["binary"]) == pytest.approx(2 / 3)
+    assert float(bash["partial"]) == pytest.approx((1 + 1 + 2 / 3) / 3)
+    assert float(rows[("bash-only", "os")]["partial"]) == pytest.approx((1 + 2 / 3) / 2)
+    assert float(rows[("bash-only", "files")]["binary"]) == 1.0
+    assert float(full["main_turns"]) == pytest.approx((4 + 2 + 2) / 3)
+    assert (
+        int(full["input_tokens"]) > int(bash["input_tokens"]) > 0
+    )  # the editor's schema is in every request
+
+    tasks = {
+        (r["harness"], r["task_id"]): r
+        for r in csv.DictReader(io.StringIO((results / "tasks.csv").read_text()))
+    }
+    notes = tasks[("bash-only", "notes")]
+    assert (notes["checkpoints_met"], notes["checkpoints"], notes["binary"]) == ("2", "3", "False")
+    assert tasks[("no-verify", "notes")]["checkpoints_met"] == "3"
+    events = (results / "bash-only" / "reference" / "os" / "notes" / "run" / "events.jsonl").read_text()
+    assert "Unknown tool `str_replace_based_edit_tool`" in events  # an error result, and the script went on
+    assert (
+        json.loads(
+            (results / "bash-only" / "reference" / "os" / "notes" / "run" / "result.json").read_text()
+        )["status"]
+        == "finished"
+    )
+
+
+def test_markdown_table(results):
+    lines = (results / "summary.md").read_text().splitlines()
+    assert lines[0].startswith(
+        "| harness | model | domain | tasks | success | partial | main turns | subagent turns"
+    )
+    assert "| bash-only | reference | os | 2 | 50.0% | 83.3% | 3.0 | 0.0 | 0.0 | 0.0 | 0/0 |" in "\n".join(
+        lines
+    )
+    assert "| no-verify | reference | all | 3 | 100.0% | 100.0% |" in "\n".join(lines)
+    assert len(lines) == 2 + 6
+
+
+def test_results_follow_the_osworld_layout(results):
+    task = results / "no-verify" / "reference" / "files" / "shout"
+    assert float((task / "result.txt").read_text()) == 1.0
+    assert (task / "traj.jsonl").read_text().count("\n") == 2
+    assert (results / "no-verify" / "reference" / "args.json").is_file()
+    solution = json.loads((task / "reference_solution.json").read_text())
+    assert "/home/user" not in json.dumps(solution)  # mapped onto the job's own sandbox home
+    assert not (results / ".sandboxes").exists()
+
+
+def test_a_second_run_skips_done_tasks_and_redoes_the_rest(results, tmp_path):
+    copy = tmp_path / "results"
+    shutil.copytree(results, copy)
+    undone = copy / "bash-only" / "reference" / "os" / "notes"
+    (undone / "result.txt").unlink()
+    done = copy / "no-verify" / "reference" / "os" / "notes" / "run" / "events.jsonl"
+    before = done.read_bytes()
+    events: list[tuple[str, str]] = []
+    options = SuiteOptions(
+        SUITE, ("no-verify", "bash-only"), "reference", copy, cache=SUITE / "cache", workers=2, display=False
+    )
+    outcomes = run_suite(options, lambda event, job, outcome: events.append((event, job.label)))
+    assert [o.job.label for o in outcomes if not o.skipped] == ["bash-only/os/notes"]
+    assert sum(o.skipped for o in outcomes) == 5
+    assert float((undone / "result.txt").read_text()) == 0.0
+    assert done.read_bytes() == before
+    assert len([e for e in events if e[0] == "end"]) == 6
+    run_starts = (undone / "run" / "events.jsonl").read_text().count('"kind": "run_start"')
+    assert run_starts == 1  # the stale attempt's log was cleared, not appended to
+
+
+def test_a_job_that_fails_outside_the_agent_is_an_error_row_and_runs_again(tmp_path):
+    suite = tmp_path / "suite"
+    shutil.copytree(SUITE / "files", suite / "files")
+    (suite / "files" / "shout.solution.json").unlink()
+    results = tmp_path / "results"
+    args = (
+        "eval",
+        "run",
+        str(suite),
+        "--harness",
+        "bash-only",
+        "--results",
+        str(results),
+        "--no-display",
+        "--no-html",
+    )
+    code, output = run_cli(*args)
+    assert code == 1
+    assert "no reference solution" in output
+    [metrics] = collect_metrics(results)
+    assert (metrics.status, metrics.score, metrics.binary) == ("error", 0.0, False)
+    assert "errors" in (results / "summary.md").read_text()
+    assert _csv_rows(results / "summary.csv")[("bash-only", "all")]["errors"] == "1"
+
+    shutil.copyfile(SUITE / "files" / "shout.solution.json", suite / "files" / "shout.solution.json")
+    code, output = run_cli(*args)
+    assert code == 0, output
+    [metrics] = collect_metrics(results)
+    assert (metrics.status, metrics.score) == ("finished", 1.0)
+
+
+def test_bad_arguments_are_clear_errors(tmp_path):
+    code, output = run_cli(
+        "eval", "run", str(SUITE), "--harness", "stateact,telepathy", "--results", str(tmp_path)
+    )
+    assert code == 2 and "unknown harness 'telepathy'" in output
+    code, output = run_cli("eval", "run", str(tmp_path / "nowhere"), "--results", str(tmp_path))
+    assert code == 2 and "no suite folder" in output
+    code, output = run_cli("eval", "run", str(SUITE), "--task", "nosuch", "--results", str(tmp_path))
+    assert code == 2 and "no task nosuch" in output
+    code, output = run_cli("report", str(tmp_path / "nowhere"))
+    assert code == 2 and "is not a folder" in output
