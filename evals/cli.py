@@ -17,13 +17,13 @@ from evals.suite import OFFICE_SUITE, discover
 from evals.task import TaskError
 from evals.validate import ValidationRow, validate_suite
 
-eval_app = typer.Typer(help="Task suites: validate reference solutions.", no_args_is_help=True)
+eval_app = typer.Typer(help="Task suites: validate reference solutions, run and compare harnesses.", no_args_is_help=True)
 console = Console()
 
 
 @eval_app.callback()
 def _suite_commands() -> None:
-    """Task suites: validate reference solutions."""
+    """Task suites: validate reference solutions, run and compare harnesses."""
 
 
 @eval_app.command()
