@@ -34,28 +34,20 @@ def cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "stateact", *args]
 
 
-def start_run(tmp_path: Path, name: str) -> tuple[subprocess.Popen, Path, Path]:
+def start_run(tmp_path: Path, name: str, display: bool = False) -> tuple[subprocess.Popen, Path, Path]:
+    """The scripted task in a child process; its output is piped (read it with communicate)."""
     script = tmp_path / "script.json"
     script.write_text(json.dumps(SCRIPT))
     runs, home = tmp_path / f"runs-{name}", tmp_path / f"home-{name}"
+    options = ["--harness", "no-verify", "--workdir", str(home), "--runs-root", str(runs)]
+    options.append("--display" if display else "--no-display")
     proc = subprocess.Popen(
-        cli(
-            "run",
-            TASK,
-            "--model",
-            f"scripted:{script}",
-            "--harness",
-            "no-verify",
-            "--workdir",
-            str(home),
-            "--no-display",
-            "--runs-root",
-            str(runs),
-        ),
+        cli("run", TASK, "--model", f"scripted:{script}", *options),
         cwd=REPO,
         env=ENV,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     return proc, runs, home
 
@@ -179,30 +171,7 @@ def test_resume_with_a_raised_budget(tmp_path):
 
 
 def test_ctrl_c_stops_cleanly_and_prints_the_resume_command(tmp_path, unbroken_files):
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps(SCRIPT))
-    home = tmp_path / "home"
-    runs = tmp_path / "runs-interrupted"
-    proc = subprocess.Popen(
-        cli(
-            "run",
-            TASK,
-            "--model",
-            f"scripted:{script}",
-            "--harness",
-            "no-verify",
-            "--workdir",
-            str(home),
-            "--display",
-            "--runs-root",
-            str(runs),
-        ),
-        cwd=REPO,
-        env=ENV,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    proc, runs, home = start_run(tmp_path, "interrupted", display=True)
     wait_for_event(runs, KILL_POINTS["during a long bash command"])
     (run_dir,) = list(runs.iterdir())
     tag = next(e["sandbox_tag"] for e in read_events(run_dir / "events.jsonl") if e["kind"] == "run_start")

@@ -164,10 +164,7 @@ class AnthropicProvider(ModelProvider):
         retries: int = settings.MODEL_RETRIES,
         backoff_base_s: float = settings.MODEL_BACKOFF_BASE_S,
     ) -> None:
-        self.name = model
-        self.retries = retries
-        self.backoff_base_s = backoff_base_s
-        self.spec = f"anthropic:{model}" + (f"@{base_url}" if base_url else "")
+        self._configure_remote("anthropic", model, base_url, retries, backoff_base_s)
         self.client = anthropic.Anthropic(
             api_key=api_key or os.environ.get("ANTHROPIC_API_KEY") or "missing-key",
             base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or None,

@@ -115,6 +115,15 @@ class ModelProvider(ABC):
     retries: int = settings.MODEL_RETRIES
     backoff_base_s: float = settings.MODEL_BACKOFF_BASE_S
 
+    def _configure_remote(
+        self, provider: str, model: str, base_url: str | None, retries: int, backoff_s: float
+    ) -> None:
+        """Name, spec and retry policy of a provider calling a remote API."""
+        self.name = model
+        self.spec = f"{provider}:{model}" + (f"@{base_url}" if base_url else "")
+        self.retries = retries
+        self.backoff_base_s = backoff_s
+
     @abstractmethod
     def complete(self, request: ModelRequest) -> ModelResponse: ...
 

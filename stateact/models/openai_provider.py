@@ -155,10 +155,7 @@ class OpenAIProvider(ModelProvider):
         retries: int = settings.MODEL_RETRIES,
         backoff_base_s: float = settings.MODEL_BACKOFF_BASE_S,
     ) -> None:
-        self.name = model
-        self.retries = retries
-        self.backoff_base_s = backoff_base_s
-        self.spec = f"openai:{model}" + (f"@{base_url}" if base_url else "")
+        self._configure_remote("openai", model, base_url, retries, backoff_base_s)
         self.client = openai.OpenAI(
             api_key=api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
             base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
