@@ -88,8 +88,7 @@ class PromptMarker:
         match = self._pattern.match(self.pending, start)
         if match is None:
             return None
-        output = self.pending[:start]
-        output = output[:-2] if output.endswith("\r\n") else output[:-1] if output.endswith("\n") else output
+        output = self.pending[:start].removesuffix("\n").removesuffix("\r")  # the newline printf puts first
         self._take(match.end())
         return ShellOutput(clean_terminal_text(output), int(match.group(1)), match.group(2))
 
