@@ -1,9 +1,11 @@
 """OSWorld's results layout, derived from a run folder.
 
 `results/<harness>/<model>/<domain>/<task_id>/` holds `traj.jsonl` (one line
-per tool call, in the order the run made them: step_num, action_timestamp,
-action, response, reward, done, info, screenshot_file), `step_<n>_<timestamp>.png`
-for steps whose result carried a screenshot, `result.txt` (one float) and
+per tool call of the main agent, in the order the run made them: step_num,
+action_timestamp, action, response, reward, done, info, screenshot_file; the
+calls of subagents it delegated to are in `info.subagent_steps`),
+`step_<n>_<timestamp>.png` for steps whose result (or, failing that, a subagent
+inside it) carried a screenshot, `result.txt` (one float) and
 `score.json` (how each metric scored). `args.json` sits at the model level. A
 task folder with `result.txt` is done and is skipped on a re-run.
 """
@@ -44,49 +46,77 @@ def _stamp(epoch: float) -> str:
     return time.strftime("%Y%m%d@%H%M%S", time.localtime(epoch))
 
 
+MAIN_SCOPE = "main"
+SUBAGENT_STEPS = "subagent_steps"
+"""The `info` key of a traj.jsonl line listing the tool calls of the subagents that ran inside it."""
+
+
+def _tool_result_images(blocks: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Image paths of each tool_result block of a message, by tool_use id."""
+    return {
+        block.get("tool_use_id", ""): [
+            b["path"] for b in block.get("content", []) if b.get("type") == "image" and b.get("path")
+        ]
+        for block in blocks
+        if block.get("type") == "tool_result"
+    }
+
+
 def trajectory_steps(run_dir: Path) -> list[dict[str, Any]]:
-    """One step per tool call of the run's events.jsonl, with the model's words that came with it."""
+    """One step per tool call of the run's main agent, with the model's words that came with it.
+
+    OSWorld's traj.jsonl has one line per top-level action, so the tool calls of subagents
+    (scopes `gui#N`, `web#N`, `gate#N`) go into the `info` of the main call they ran inside
+    (a delegation, or finish with its gate), under `subagent_steps`. Tool calls are matched
+    to their results by (scope, id): each loop's model numbers its ids on its own.
+    """
     events_path = Path(run_dir) / "events.jsonl"
     if not events_path.exists():
         return []
     steps: list[dict[str, Any]] = []
-    by_call: dict[str, dict[str, Any]] = {}
+    orphans: list[dict[str, Any]] = []  # subagent calls before any main call
+    by_call: dict[tuple[str, str], dict[str, Any]] = {}
     last_words: dict[str, str] = {}
     for event in read_events(events_path):
-        scope, kind = event.get("scope", "main"), event.get("kind")
+        scope, kind = event.get("scope", MAIN_SCOPE), event.get("kind")
         if kind == "message":
             message = event.get("message", {})
             blocks = message.get("content", [])
             if message.get("role") == "assistant":
                 last_words[scope] = "\n".join(b.get("text", "") for b in blocks if b.get("type") == "text")
-            for block in blocks:
-                step = (
-                    by_call.get(block.get("tool_use_id", "")) if block.get("type") == "tool_result" else None
-                )
-                if step is not None:
-                    images = [
-                        b["path"]
-                        for b in block.get("content", [])
-                        if b.get("type") == "image" and b.get("path")
-                    ]
-                    step["_images"] = images
+            for call_id, images in _tool_result_images(blocks).items():
+                if (scope, call_id) in by_call:
+                    by_call[(scope, call_id)]["_images"] = images
         elif kind == "tool_call":
-            step = {
-                "step_num": len(steps) + 1,
-                "action_timestamp": _stamp(event.get("t", time.time())),
-                "action": {"tool": event.get("name"), "input": event.get("input", {})},
-                "response": last_words.get(scope, ""),
-                "reward": 0,
-                "done": False,
-                "info": {"scope": scope},
-                "screenshot_file": None,
-            }
-            steps.append(step)
-            by_call[event.get("id", "")] = step
-        elif kind == "tool_result" and event.get("id") in by_call:
-            step = by_call[event["id"]]
-            step["done"] = bool(event.get("terminal"))
-            step["info"].update(is_error=event.get("is_error", False), result=event.get("text", ""))
+            action = {"tool": event.get("name"), "input": event.get("input", {})}
+            if scope == MAIN_SCOPE:
+                step = {
+                    "step_num": len(steps) + 1,
+                    "action_timestamp": _stamp(event.get("t", time.time())),
+                    "action": action,
+                    "response": last_words.get(scope, ""),
+                    "reward": 0,
+                    "done": False,
+                    "info": {"scope": scope},
+                    "screenshot_file": None,
+                }
+                if orphans:
+                    step["info"][SUBAGENT_STEPS], orphans = orphans, []
+                steps.append(step)
+            else:
+                step = {"scope": scope, "action": action, "response": last_words.get(scope, "")}
+                holder = steps[-1]["info"].setdefault(SUBAGENT_STEPS, []) if steps else orphans
+                holder.append(step)
+            by_call[(scope, event.get("id", ""))] = step
+        elif kind == "tool_result" and (scope, event.get("id")) in by_call:
+            step = by_call[(scope, event["id"])]
+            fields = step["info"] if scope == MAIN_SCOPE else step
+            fields.update(is_error=event.get("is_error", False), result=event.get("text", ""))
+            if scope == MAIN_SCOPE:
+                step["done"] = bool(event.get("terminal"))
+    for step in steps:
+        inner = [image for sub in step["info"].get(SUBAGENT_STEPS, []) for image in sub.pop("_images", [])]
+        step["_images"] = step.get("_images") or inner
     return steps
 
 

@@ -185,28 +185,37 @@ def osworld_steps(result_dir: Path) -> list[Step]:
     """The steps of OSWorld's `traj.jsonl` in a task's results folder (for results without a run log).
 
     Each line is one action: the model's words (`response`) when they change, then the action (a tool
-    call with its input, or OSWorld's pyautogui code) with its result and screenshot.
+    call with its input, or OSWorld's pyautogui code) with its result and screenshot, then the tool
+    calls of any subagent that ran inside it (`info.subagent_steps`), nested under their scopes.
     """
     path = Path(result_dir) / OSWORLD_TRAJECTORY
     if not path.is_file():
         return []
     steps: list[Step] = []
-    last_words = ""
+    last_words: dict[str, str] = {}
     for line in dicts(list(read_events(path))):
         info = line.get("info") if isinstance(line.get("info"), dict) else {}
-        scope = str(info.get("scope", "main"))
-        words = str(line.get("response") or "")
-        if words and words != last_words:
-            steps.append(Step("text", scope, "model", words))
-        last_words = words
-        action = line.get("action")
-        if isinstance(action, dict) and "tool" in action:
-            title, body = str(action["tool"]), _format_input(action.get("input", {}))
-        else:
-            title, body = "action", action if isinstance(action, str) else json.dumps(action)
         shot = line.get("screenshot_file")
         images = [shot] if isinstance(shot, str) and shot and (Path(result_dir) / shot).is_file() else []
-        steps.append(
-            Step("tool", scope, title, body, str(info.get("result", "")), images, bool(info.get("is_error")))
-        )
+        _add_action(steps, last_words, str(info.get("scope", "main")), line, info, images)
+        for sub in dicts(info.get("subagent_steps")):
+            _add_action(steps, last_words, str(sub.get("scope", "sub")), sub, sub, [])
     return steps
+
+
+def _add_action(
+    steps: list[Step], last_words: dict[str, str], scope: str, line: dict, info: dict, images: list[str]
+) -> None:
+    """One traj action as steps: the model's words when they changed in its scope, then the call."""
+    words = str(line.get("response") or "")
+    if words and words != last_words.get(scope):
+        steps.append(Step("text", scope, "model", words))
+    last_words[scope] = words
+    action = line.get("action")
+    if isinstance(action, dict) and "tool" in action:
+        title, body = str(action["tool"]), _format_input(action.get("input", {}))
+    else:
+        title, body = "action", action if isinstance(action, str) else json.dumps(action)
+    steps.append(
+        Step("tool", scope, title, body, str(info.get("result", "")), images, bool(info.get("is_error")))
+    )

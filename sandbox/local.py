@@ -10,8 +10,9 @@ import sys
 from pathlib import Path
 
 from sandbox.base import CommandResult, Sandbox, SandboxError, Shell
-from sandbox.bash_session import NONINTERACTIVE_ENV, BashSession
+from sandbox.bash_session import BashSession
 from sandbox.display import XDisplay
+from sandbox.marker_shell import NONINTERACTIVE_ENV
 from sandbox.processes import TAG_VARIABLE, kill_tagged
 from sandbox.toolkit import TOOLKIT_BIN
 from stateact import settings

@@ -3,8 +3,9 @@ command, its parsing, and the run / interrupt / restart / died handling built on
 
 bash's PROMPT_COMMAND prints `__SA_<nonce>__<exit code>__<cwd>__END` on a line
 of its own. The nonce makes the marker impossible to print by accident. Shell
-backends feed terminal text in as it arrives and take out finished commands or,
-at a soft timeout, the partial output so far.
+backends (sandbox/bash_session.py over pexpect, sandbox/relay_shell.py inside a
+VM) feed terminal text in as it arrives and take out finished commands or, at a
+soft timeout, the partial output so far.
 """
 
 from __future__ import annotations
@@ -15,11 +16,37 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
 from sandbox.base import ShellOutput
-from sandbox.bash_session import clean_terminal_text
 from stateact import settings
 
-EXIT_NOTE = "the shell exited (did the command run `exit`?); "
+NONINTERACTIVE_ENV = {
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "MANPAGER": "cat",
+    "SYSTEMD_PAGER": "",
+    "LESS": "-R",
+    "DEBIAN_FRONTEND": "noninteractive",
+    "TERM": "dumb",
+    "NO_COLOR": "1",
+    "CLICOLOR": "0",
+    "PIP_NO_INPUT": "1",
+    "PIP_PROGRESS_BAR": "off",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_EDITOR": "true",
+    "PYTHONUNBUFFERED": "1",
+}
+"""Environment that keeps programs from paging, colouring or asking questions."""
+
+EXIT_NOTE = "the shell exited (did the command run `exit`, or fail under `set -e`?); "
 INTERRUPTED_NOTE = "interrupted"
+
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+
+
+def clean_terminal_text(text: str) -> str:
+    """Normalize newlines and remove escape sequences and control characters."""
+    text = _ANSI.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROL_CHARS.sub("", text)
 
 
 def restart_note(cwd: str) -> str:
@@ -27,28 +54,42 @@ def restart_note(cwd: str) -> str:
 
 
 class PromptMarker:
-    """One shell's marker and the text read from it that is not yet returned."""
+    """One shell's marker and the text read from it that is not yet returned.
+
+    The search for the marker is incremental: each call scans only text not searched
+    before, so a command printing many megabytes costs linear time.
+    """
 
     def __init__(self) -> None:
         self.marker = f"__SA_{secrets.token_hex(6)}__"
-        self._pattern = re.compile(rf"(?:\r?\n)?{self.marker}(-?\d+)__(.*?)__END\r?\n")
+        self._pattern = re.compile(rf"{self.marker}(-?\d+)__(.*?)__END\r?\n")
         self.pending = ""
+        self._scan_from = 0
 
     @property
     def prompt_command(self) -> str:
-        """A bash assignment that makes every prompt print the marker."""
-        return f'PROMPT_COMMAND=\'printf "\\n{self.marker}%d__%s__END\\n" $? "$PWD"\''
+        """A bash assignment that makes every prompt print the marker.
+
+        PS1 and PS2 are emptied at each prompt too: scripts such as a virtualenv's
+        `activate` set them, and the prompt text would otherwise leak into output.
+        """
+        return f'PROMPT_COMMAND=\'printf "\\n{self.marker}%d__%s__END\\n" $? "$PWD"; PS1= PS2=\''
 
     def feed(self, text: str) -> None:
         self.pending += text
 
     def finished(self) -> ShellOutput | None:
         """The cleaned output of a finished command (marker found); None while it runs."""
-        match = self._pattern.search(self.pending)
+        start = self.pending.find(self.marker, self._scan_from)
+        if start < 0:
+            self._scan_from = max(0, len(self.pending) - len(self.marker) + 1)
+            return None
+        self._scan_from = start  # the marker's line may still be arriving
+        match = self._pattern.match(self.pending, start)
         if match is None:
             return None
-        output = self.pending[: match.start()]
-        self.pending = self.pending[match.end() :]
+        output = self.pending[:start].removesuffix("\n").removesuffix("\r")  # the newline printf puts first
+        self._take(match.end())
         return ShellOutput(clean_terminal_text(output), int(match.group(1)), match.group(2))
 
     def partial(self) -> str:
@@ -56,13 +97,17 @@ class PromptMarker:
         keep = self.pending.rfind("\n")
         if keep < 0 or not self.marker.startswith(self.pending[keep + 1 :]):
             keep = len(self.pending)
-        text, self.pending = self.pending[:keep], self.pending[keep:]
-        return clean_terminal_text(text)
+        return clean_terminal_text(self._take(keep))
 
     def drain(self) -> str:
         """Everything not yet returned (the shell died)."""
-        text, self.pending = self.pending, ""
-        return clean_terminal_text(text)
+        return clean_terminal_text(self._take(len(self.pending)))
+
+    def _take(self, end: int) -> str:
+        """Remove and return the pending text up to `end`; the rest is searched afresh."""
+        text, self.pending = self.pending[:end], self.pending[end:]
+        self._scan_from = 0
+        return text
 
 
 class MarkerShell(ABC):
@@ -90,9 +135,19 @@ class MarkerShell(ABC):
         """Wait more for the running command; returns what it printed since the last call."""
         return self._collect(timeout)
 
+    def send_input(self, text: str, timeout: float = settings.BASH_SOFT_TIMEOUT_S) -> ShellOutput:
+        """Type text into the running command (a newline is not added)."""
+        if text:
+            self._type(text)
+        return self._collect(timeout)
+
     @abstractmethod
     def _send_command(self, command: str) -> None:
         """Make bash run `command` (any length and shape) as if typed."""
+
+    @abstractmethod
+    def _type(self, text: str) -> None:
+        """Write `text` to the shell's terminal as typed keys."""
 
     @abstractmethod
     def _spawn(self) -> None:
@@ -142,7 +197,8 @@ class MarkerShell(ABC):
             self.cwd = done.cwd
         return done
 
-    def _died(self) -> ShellOutput:
+    def _died(self, exit_code: int | None = None) -> ShellOutput:
+        """The shell process ended: what it printed last, its exit code if known, and a fresh shell."""
         leftover = self._marker.drain()
         restarted = self.restart()
-        return ShellOutput(leftover, None, restarted.cwd, note=EXIT_NOTE + restarted.note)
+        return ShellOutput(leftover, exit_code, restarted.cwd, note=EXIT_NOTE + restarted.note)

@@ -39,8 +39,7 @@ from pathlib import Path
 from shlex import quote
 
 from sandbox.base import Sandbox, SandboxError, ShellOutput
-from sandbox.bash_session import NONINTERACTIVE_ENV
-from sandbox.marker_shell import MarkerShell, PromptMarker
+from sandbox.marker_shell import NONINTERACTIVE_ENV, MarkerShell, PromptMarker
 from stateact import settings
 
 RELAY_SOURCE = (Path(__file__).parent / "pty_relay.py").read_bytes()
@@ -101,12 +100,6 @@ class RelayShell(MarkerShell):
         script = f"{self._dir}/cmd_{next(self._counter)}.sh"
         self._sandbox.write_file(script, (command + "\n").encode())
         self._type(f". {quote(script)}\n")
-
-    def send_input(self, text: str, timeout: float = settings.BASH_SOFT_TIMEOUT_S) -> ShellOutput:
-        """Type text into the running command (a newline is not added)."""
-        if text:
-            self._type(text)
-        return self._collect(timeout)
 
     # -- internals -----------------------------------------------------------------
     def _interrupt_steps(self) -> tuple[Callable[[], None], ...]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,11 +16,12 @@ from evals.results import task_result_dir, write_results
 from evals.runner import run_task_file
 from evals.suite_runner import RUN_FOLDER, SuiteOptions, run_suite
 from evals.task_metrics import collect_metrics
+from evals.trajectory import osworld_steps
 from sandbox.local import LocalSandbox
 from stateact.loop import AgentLoop
 from stateact.meter import Meter
 from stateact.models.scripted import ScriptedProvider
-from stateact.runlog import RunLog
+from stateact.runlog import RunLog, read_events
 from stateact.tools.base import Tool, ToolResult
 from subagents.settings import WEB_CHROMIUM_ARGS, WEB_CHROMIUM_PATH
 from tests.osworld_agent import scripted_agent
@@ -138,6 +140,41 @@ def delegated_run(results: Path) -> Path:
     ]
     write_results(task_dir, task_dir / RUN_FOLDER, 0.0, {"conj": "and", "parts": parts})
     return task_dir
+
+
+def test_traj_keeps_one_line_per_main_action_when_subagent_ids_collide(tmp_path):
+    """A subagent's model numbers its tool-call ids afresh: gui#1's screenshot call has the id of main's
+    delegate_gui call. Each result stays with its own call, and the subagent's calls sit inside the
+    delegation's line, whose screenshot is the subagent's last screen."""
+    task_dir = delegated_run(tmp_path)
+    calls = [e for e in read_events(task_dir / RUN_FOLDER / "events.jsonl") if e["kind"] == "tool_call"]
+    main_ids = {e["id"] for e in calls if e["scope"] == "main"}
+    assert {e["id"] for e in calls if e["scope"] == "gui#1"} & main_ids  # the ids do collide
+    lines = [json.loads(line) for line in (task_dir / "traj.jsonl").read_text().splitlines()]
+    assert [line["action"]["tool"] for line in lines] == ["delegate_gui", "delegate_web", "finish"]
+    assert [line["step_num"] for line in lines] == [1, 2, 3]
+    delegation = lines[0]
+    assert delegation["info"]["result"] == "The legend is at the bottom now."
+    assert delegation["info"]["subagent_steps"] == [
+        {
+            "scope": "gui#1",
+            "action": {"tool": "screenshot", "input": {}},
+            "response": "Look first.",
+            "is_error": False,
+            "result": "the chart dialog",
+        }
+    ]
+    screen = Image.open(task_dir / delegation["screenshot_file"])
+    assert screen.size == (64, 40) and screen.convert("RGB").getpixel((0, 0)) == (0, 0, 128)
+    assert lines[1]["info"]["is_error"] and "Unknown tool `delegate_web`" in lines[1]["info"]["result"]
+    assert "subagent_steps" not in lines[1]["info"] and lines[1]["screenshot_file"] is None
+    assert [line["done"] for line in lines] == [False, False, True] and lines[-1]["reward"] == 0.0
+    (task_dir / RUN_FOLDER).rename(tmp_path / "elsewhere")
+    viewed = [(s.kind, s.scope, s.title, s.detail) for s in osworld_steps(task_dir) if s.kind == "tool"]
+    assert viewed[:2] == [
+        ("tool", "main", "delegate_gui", "The legend is at the bottom now."),
+        ("tool", "gui#1", "screenshot", "the chart dialog"),
+    ]
 
 
 @pytest.fixture(scope="module")

@@ -28,6 +28,19 @@ def test_text_that_only_looks_like_a_marker_is_output():
     assert "PROMPT_COMMAND=" in marker.prompt_command and marker.marker in marker.prompt_command
 
 
+def test_marker_found_after_much_output_fed_in_pieces_on_either_newline_style():
+    marker = PromptMarker()
+    for _ in range(1000):
+        marker.feed("x" * 99 + "\n")
+        assert marker.finished() is None
+    marker.feed("last\r\n" + marker.marker[:9])
+    assert marker.finished() is None
+    marker.feed(marker.marker[9:] + "0__/tmp__END\r\n")
+    done = marker.finished()
+    assert (done.output, done.exit_code, done.cwd) == (("x" * 99 + "\n") * 1000 + "last", 0, "/tmp")
+    assert marker.pending == "" and "PS1= PS2=" in marker.prompt_command
+
+
 @pytest.fixture(params=["pexpect", "relay"])
 def shell(request, tmp_path):
     """The same contract from both persistent shells: BashSession and RelayShell (over a LocalSandbox)."""
