@@ -88,16 +88,7 @@ class LocalSandbox(Sandbox):
 
     # -- commands ------------------------------------------------------------------
     def run(self, command: str, timeout: float = 60.0) -> CommandResult:
-        self._require_started()
-        proc = subprocess.Popen(
-            ["bash", "-c", command],
-            cwd=self.home,
-            env=self.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        proc = self._spawn_bash(command, subprocess.PIPE)
         try:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -122,17 +113,20 @@ class LocalSandbox(Sandbox):
         return CommandResult(proc.returncode, _text(proc.stdout), _text(proc.stderr))
 
     def launch(self, command: str) -> None:
+        self._launched.append(self._spawn_bash(command, subprocess.DEVNULL))
+
+    def _spawn_bash(self, command: str, output: int) -> subprocess.Popen:
+        """`bash -c command` in the home folder, in a session of its own, with no input."""
         self._require_started()
-        proc = subprocess.Popen(
+        return subprocess.Popen(
             ["bash", "-c", command],
             cwd=self.home,
             env=self.env,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stdout=output,
+            stderr=output,
             start_new_session=True,
         )
-        self._launched.append(proc)
 
     def open_shell(self, scratch_dir: Path) -> Shell:
         self._require_started()
