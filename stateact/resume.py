@@ -69,15 +69,18 @@ def load_run_state(run_dir: Path) -> RunState:
     pending: Counter = Counter()
     completed: Counter = Counter()
     main_turns = 0
-    first_t = last_t = None
+    elapsed = 0.0
+    segment_start = last_t = None
     tags: list[str] = []
     instruction = ""
     task_started_at = None
     events = list(read_events(run_dir / "events.jsonl"))
     for event in events:
-        first_t = first_t if first_t is not None else event["t"]
-        last_t = event["t"]
         kind, scope = event["kind"], event["scope"]
+        if kind == "run_start" or segment_start is None:  # time between a death and a resume is not spent
+            elapsed += (last_t - segment_start) if segment_start is not None else 0.0
+            segment_start = event["t"]
+        last_t = event["t"]
         if kind == "run_start":
             tags += [event["sandbox_tag"]] if event.get("sandbox_tag") else []
             instruction = instruction or event.get("instruction", "")
@@ -97,8 +100,19 @@ def load_run_state(run_dir: Path) -> RunState:
             history = apply_compaction(history, event["summary"], event["replaced"])
     completed[MAIN_SCOPE] = main_turns
     status = _read_status(run_dir)
+    elapsed += (last_t - segment_start) if segment_start is not None else 0.0
     return RunState(
-        config, history, main_turns, spend, completed, (last_t or 0) - (first_t or 0), tags, status
+        config,
+        history,
+        main_turns,
+        spend,
+        completed,
+        elapsed,
+        tags,
+        status,
+        instruction,
+        task_started_at,
+        events,
     )
 
 

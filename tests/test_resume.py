@@ -187,3 +187,77 @@ def test_ctrl_c_stops_cleanly_and_prints_the_resume_command(tmp_path, unbroken_f
     )
     assert resumed.returncode == 0, resumed.stdout
     assert files_of(home) == unbroken_files
+
+
+def test_resume_keeps_the_gate_rounds_the_task_start_and_the_instruction(tmp_path):
+    finding = {"problem": "out.txt says no", "location": "~/out.txt", "evidence": "cat printed no"}
+    check = {"requirement": "out.txt says yes", "result": "pass", "evidence": "cat printed yes"}
+    script = tmp_path / "script.json"
+    script.write_text(
+        json.dumps(
+            {
+                "roles": {
+                    "main": [
+                        {"tool_calls": [{"name": "bash", "input": {"command": "echo no > ~/out.txt"}}]},
+                        {"tool_calls": [{"name": "finish", "input": {"summary": "wrote it"}}]},
+                        {"tool_calls": [{"name": "bash", "input": {"command": "echo yes > ~/out.txt"}}]},
+                        {"tool_calls": [{"name": "finish", "input": {"summary": "fixed it"}}]},
+                    ],
+                    "gate": [
+                        {
+                            "tool_calls": [
+                                {"name": "verdict", "input": {"verdict": "FAIL", "findings": [finding]}}
+                            ]
+                        },
+                        {
+                            "tool_calls": [
+                                {"name": "verdict", "input": {"verdict": "PASS", "checklist": [check]}}
+                            ]
+                        },
+                    ],
+                }
+            }
+        )
+    )
+    runs, home = tmp_path / "runs", tmp_path / "home"
+    first = subprocess.run(
+        cli(
+            "run",
+            "Write ~/out.txt containing the word yes.",
+            "--model",
+            f"scripted:{script}",
+            "--workdir",
+            str(home),
+            "--no-display",
+            "--runs-root",
+            str(runs),
+            "--max-steps",
+            "2",
+        ),
+        cwd=REPO,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert first.returncode == 1 and "budget" in first.stdout, first.stdout
+    (run_dir,) = list(runs.iterdir())
+    again = subprocess.run(
+        cli("resume", str(run_dir), "--max-steps", "6"),
+        cwd=REPO,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert again.returncode == 0, again.stdout
+    events = list(read_events(run_dir / "events.jsonl"))
+    verdicts = [(e["scope"], e["round"], e["passed"]) for e in events if e["kind"] == "gate_verdict"]
+    assert verdicts == [("gate#1", 1, False), ("gate#2", 2, True)]
+    starts = [e for e in events if e["kind"] == "run_start"]
+    assert len(starts) == 2 and starts[1]["resumed"] is True
+    assert starts[0]["task_started_at"] == starts[1]["task_started_at"] is not None
+    assert starts[0]["instruction"] == starts[1]["instruction"]
+    result = json.loads((run_dir / "result.json").read_text())
+    assert result["gate_passed"] is True and result["turns"] == 4
+    assert (home / "out.txt").read_text() == "yes\n"
