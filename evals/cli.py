@@ -17,7 +17,9 @@ from evals.suite import OFFICE_SUITE, discover
 from evals.task import TaskError
 from evals.validate import ValidationRow, validate_suite
 
-eval_app = typer.Typer(help="Task suites: validate reference solutions, run and compare harnesses.", no_args_is_help=True)
+eval_app = typer.Typer(
+    help="Task suites: validate reference solutions, run and compare harnesses.", no_args_is_help=True
+)
 console = Console()
 
 

@@ -10,8 +10,6 @@ GETTER_COMMAND_TIMEOUT_S = 120.0
 """Timeout of a `vm_command_line` getter."""
 SHEET_PRECISION = 4
 """Default rounding of `compare_table`/`sheet_data` (OSWorld's `precision`)."""
-PPTX_TOLERANCE = 0.005
-"""Relative tolerance of approximate shape geometry in `compare_pptx_files`."""
 DEFAULT_HARNESS = "stateact"
 """First folder of the results layout when none is given."""
 

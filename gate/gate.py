@@ -77,10 +77,6 @@ class FinishGate:
         """True once `max_rounds` rounds ended in FAIL: the run ends with the last verdict."""
         return self.rounds_used >= self.max_rounds and not self.verdicts[-1].passed
 
-    @property
-    def rounds_left(self) -> int:
-        return max(0, self.max_rounds - self.rounds_used)
-
     def review(self) -> Verdict:
         """Run one round and return its verdict; once exhausted, returns the last verdict again."""
         if self.exhausted or self.rounds_used >= self.max_rounds:

@@ -47,10 +47,6 @@ class Meter:
     def total_usd(self) -> float:
         return sum(s.usd for s in self._spends().values())
 
-    @property
-    def total_usage(self) -> Usage:
-        return _sum_usage(self._spends().values())
-
     def summary(self) -> dict:
         spends = self._spends()
         return {

@@ -127,10 +127,6 @@ class ModelProvider(ABC):
     @abstractmethod
     def complete(self, request: ModelRequest) -> ModelResponse: ...
 
-    @property
-    def supports_images(self) -> bool:
-        return True
-
     def with_retries(self, call: Callable[[], ModelResponse]) -> ModelResponse:
         """Run one API call under this provider's retry policy; the reply lists the errors retried."""
         retried: list[str] = []
