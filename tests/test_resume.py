@@ -261,3 +261,80 @@ def test_resume_keeps_the_gate_rounds_the_task_start_and_the_instruction(tmp_pat
     result = json.loads((run_dir / "result.json").read_text())
     assert result["gate_passed"] is True and result["turns"] == 4
     assert (home / "out.txt").read_text() == "yes\n"
+
+
+def test_kill_during_a_delegation_then_resume(tmp_path):
+    script = tmp_path / "script.json"
+    script.write_text(
+        json.dumps(
+            {
+                "roles": {
+                    "main": [
+                        {"tool_calls": [{"name": "bash", "input": {"command": "echo one > ~/a.txt"}}]},
+                        {
+                            "tool_calls": [
+                                {
+                                    "name": "delegate_gui",
+                                    "input": {"subgoal": "Move the pointer to the middle."},
+                                }
+                            ]
+                        },
+                        {"tool_calls": [{"name": "bash", "input": {"command": "echo three > ~/c.txt"}}]},
+                        {"tool_calls": [{"name": "finish", "input": {"summary": "done"}}]},
+                    ],
+                    "gui": [
+                        {
+                            "delay": 3,
+                            "tool_calls": [
+                                {
+                                    "name": "computer",
+                                    "input": {"action": "mouse_move", "coordinate": [640, 400]},
+                                }
+                            ],
+                        },
+                        {
+                            "tool_calls": [
+                                {"name": "done", "input": {"summary": "The pointer is in the middle."}}
+                            ]
+                        },
+                    ],
+                }
+            }
+        )
+    )
+    runs, home = tmp_path / "runs", tmp_path / "home"
+    proc = subprocess.Popen(
+        cli(
+            "run",
+            "Write a.txt and c.txt; move the pointer to the middle.",
+            "--model",
+            f"scripted:{script}",
+            "--harness",
+            "no-verify",
+            "--workdir",
+            str(home),
+            "--runs-root",
+            str(runs),
+        ),
+        cwd=REPO,
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    wait_for_event(runs, lambda e: e["kind"] == "request" and e["scope"] == "gui#1")
+    time.sleep(0.3)
+    kill_hard(proc)
+    (run_dir,) = list(runs.iterdir())
+    resumed = subprocess.run(
+        cli("resume", str(run_dir)), cwd=REPO, env=ENV, capture_output=True, text=True, timeout=120
+    )
+    assert resumed.returncode == 0, resumed.stdout
+    assert files_of(home) == {"a.txt": "one\n", "c.txt": "three\n"}
+    events = list(read_events(run_dir / "events.jsonl"))
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    first_tag = next(e["sandbox_tag"] for e in events if e["kind"] == "run_start")
+    assert tagged_pids(first_tag) == [], "the killed run's display and shell were ended on resume"
+    resumed_event = next(e for e in events if e["kind"] == "run_resumed")
+    delegation = next(e for e in events if e["kind"] == "tool_call" and e["name"] == "delegate_gui")
+    assert resumed_event["unknown_outcomes"] == [delegation["id"]]
+    assert json.loads((run_dir / "result.json").read_text())["status"] == "finished"
