@@ -55,7 +55,7 @@ def execute(
     and the caller closes it; otherwise the run makes its own from the config and closes it.
     """
     config = config.model_copy(update={"run_id": config.run_id or new_run_id()})
-    get_variant(config.harness)
+    get_variant(config.harness)  # an unknown harness fails before a run folder is made
     return _drive(config, None, listener, sandbox)
 
 
