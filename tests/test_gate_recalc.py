@@ -23,6 +23,22 @@ from sandbox.toolkit import TOOLKIT_BIN
 pytest_plugins = ["tests.gate_fixtures"]
 
 SHEET_XML = "xl/worksheets/sheet1.xml"
+ODS_CONTENT = """<?xml version="1.0" encoding="UTF-8"?>
+<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+ xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+ xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+ xmlns:of="urn:oasis:names:tc:opendocument:xmlns:of:1.2" office:version="1.2">
+<office:body><office:spreadsheet><table:table table:name="Costs"><table:table-row>
+<table:table-cell office:value-type="float" office:value="4"><text:p>4</text:p></table:table-cell>
+<table:table-cell office:value-type="float" office:value="5"><text:p>5</text:p></table:table-cell>
+<table:table-cell table:formula="of:=[.A1]*[.B1]" office:value-type="float" office:value="21">
+<text:p>21</text:p></table:table-cell>
+</table:table-row></table:table></office:spreadsheet></office:body></office:document-content>"""
+ODS_MANIFEST = """<?xml version="1.0" encoding="UTF-8"?>
+<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2">
+<manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/>
+<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>
+</manifest:manifest>"""
 
 
 @pytest.fixture(scope="module")
@@ -144,3 +160,16 @@ def test_workbook_without_formulas_is_not_recalculated(sandbox):
     result = pregate_of(sandbox, path)
 
     assert result.findings == [] and result.facts[0]["formula_recalc"] == {"status": "no_formulas"}
+
+
+def test_stale_ods_value_fails(sandbox):
+    path = Path(sandbox.home) / "costs.ods"
+    with zipfile.ZipFile(path, "w") as ods:
+        ods.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet")
+        ods.writestr("META-INF/manifest.xml", ODS_MANIFEST)
+        ods.writestr("content.xml", ODS_CONTENT)
+
+    result = pregate_of(sandbox, path)
+
+    [finding] = result.findings
+    assert finding.evidence == "Costs!C1 of:=[.A1]*[.B1]: saved 21, recalculated 20"
