@@ -1030,8 +1030,9 @@ def run_recalc(program, copy, work, timeout):
 
 
 def end_processes_using(folder):
+    """Kill the processes (LibreOffice left by a timed-out run) whose command line names `folder`."""
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
+        if not entry.isdigit() or int(entry) == os.getpid():
             continue
         try:
             with open("/proc/" + entry + "/cmdline", "rb") as handle:
