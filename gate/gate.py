@@ -243,8 +243,9 @@ def _brief_fact(fact: dict) -> dict:
     brief = {k: fact[k] for k in keep if k in fact and fact[k] is not None}
     if brief.get("resolved") == brief.get("path"):
         del brief["resolved"]
-    if fact.get("same_name_elsewhere"):
-        brief["same_name_elsewhere"] = fact["same_name_elsewhere"]
+    for key in ("same_name_elsewhere", "formula_recalc"):
+        if fact.get(key):
+            brief[key] = fact[key]
     return brief
 
 

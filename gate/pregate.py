@@ -5,17 +5,20 @@ anywhere under the home folder), parse with the reader its extension calls for, 
 its extension's format, and have changed since the task started; a workbook must hold
 cached values for its formulas and no error values (#DIV/0!, #REF!, ...); no named file may
 still be held open by LibreOffice (its lock file means unsaved work, or a later
-ctrl+s that would overwrite the file with a stale copy).
+ctrl+s that would overwrite the file with a stale copy); a workbook's saved formula values
+must match what LibreOffice computes from its formulas (`formula_consistency`, run on a copy).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gate import settings
 from gate.deliverables import MentionedPath
 from gate.probes import ProbeError, run_probe
 from gate.verdict import Finding
 from sandbox.base import Sandbox
+from sandbox.toolkit.settings import TOOLKIT_REMOTE_DIR
 
 
 @dataclass
@@ -43,8 +46,68 @@ def run_pregate(sandbox: Sandbox, paths: list[MentionedPath], task_started_at: f
     outputs = {p.path for p in paths if p.output}
     findings = []
     for fact in facts:
-        findings.extend(_check(fact, fact["path"] in outputs or fact["path"] in located))
+        output = fact["path"] in outputs or fact["path"] in located
+        checks = _check(fact, output)
+        if not checks and _recalculable(fact, output):
+            checks = formula_consistency(sandbox, fact)
+        findings.extend(checks)
     return PregateResult(findings, facts)
+
+
+RECALC_EXTENSIONS = ("xlsx", "xlsm", "ods")
+
+
+def _recalculable(fact: dict, output: bool) -> bool:
+    return (
+        (output or bool(fact.get("modified_after_start")))
+        and fact.get("exists", False)
+        and fact.get("extension") in RECALC_EXTENSIONS
+        and fact.get("format_matches_extension") is not False
+        and not fact.get("parse_error")
+        and "formula_check_error" not in fact
+    )
+
+
+def formula_consistency(sandbox: Sandbox, fact: dict) -> list[Finding]:
+    """Findings for formula cells whose saved value differs from LibreOffice's recalculation of a copy.
+
+    Records the outcome in `fact["formula_recalc"]`; a recalculation that cannot run is a fact
+    ("could_not_check" with its reason), never a finding.
+    """
+    try:
+        result = run_probe(
+            sandbox,
+            "formula_recalc",
+            timeout=settings.GATE_RECALC_TIMEOUT_S + settings.GATE_PROBE_TIMEOUT_S,
+            path=fact["resolved"],
+            tools_dir=TOOLKIT_REMOTE_DIR,
+            recalc_timeout=settings.GATE_RECALC_TIMEOUT_S,
+            rel_tol=settings.GATE_RECALC_REL_TOL,
+            limit=settings.GATE_RECALC_MAX_LISTED,
+        )
+    except ProbeError as exc:
+        result = {"error": str(exc)}
+    if "error" in result:
+        result = {"status": "could_not_check", "reason": result["error"]}
+    fact["formula_recalc"] = result
+    if not result.get("mismatch_count"):
+        return []
+    listed = result["mismatches"]
+    evidence = "; ".join(
+        f"{m['cell']} {m['formula']}: saved {m['saved']!r}, recalculated {m['recalculated']!r}"
+        for m in listed
+    )
+    if result["mismatch_count"] > len(listed):
+        evidence += f"; and {result['mismatch_count'] - len(listed)} more"
+    return [
+        Finding(
+            problem="saved formula values disagree with their formulas (inputs changed after the last "
+            "recalculation, or values were written over the cache): anything reading the file sees stale "
+            "numbers; recalculate it (office-recalc) and save",
+            location=fact["path"],
+            evidence=evidence,
+        )
+    ]
 
 
 def _facts(sandbox: Sandbox, paths: list[str], since: float | None) -> list[dict]:

@@ -6,7 +6,7 @@ standard library; openpyxl, python-docx and python-pptx are imported when presen
 Every file is opened for reading only; SQLite databases through a read-only URI.
 
 Request: {"probe": NAME, "args": {...}}. Probes: file_facts, spreadsheet, document,
-presentation, data, sqlite.
+presentation, data, sqlite, named_cells, snapshot_take, snapshot_check, formula_recalc.
 """
 
 import contextlib
@@ -16,10 +16,15 @@ import decimal
 import hashlib
 import io
 import json
+import math
 import os
 import re
+import shutil
+import signal
 import sqlite3
+import subprocess
 import sys
+import tempfile
 import urllib.parse
 import xml.etree.ElementTree as ET
 import zipfile
@@ -495,10 +500,9 @@ def column_number(letters):
 def cell_entry(cell, cached):
     """A cell as the gate sees it: cached value, formula, number format, unusual type."""
     entry = {"cell": cell.coordinate, "value": plain(cached)}
-    if isinstance(cell.value, str) and cell.value.startswith("="):
-        entry["formula"] = cell.value
-    elif cell.value is not None and type(cell.value).__name__ == "ArrayFormula":
-        entry["formula"] = getattr(cell.value, "text", str(cell.value))
+    formula = cell_formula(cell.value)
+    if formula:
+        entry["formula"] = formula
     if cell.number_format and cell.number_format != "General":
         entry["number_format"] = cell.number_format
     if cell.data_type not in ("n", "s", "f") and cell.value is not None:
@@ -901,6 +905,180 @@ def snapshot_check(store, state_sha256, scope, restore):
     return {"changes": changes, "restored": restored, "removed": removed, "failed": failed}
 
 
+VOLATILE_CALL = re.compile(r"\b(NOW|TODAY|RAND|RANDBETWEEN|RANDARRAY)\s*\(", re.IGNORECASE)
+CELL_REFERENCE = re.compile(
+    r"(?<![A-Za-z0-9_])\$?([A-Z]{1,3})\$?(\d+)(?:\s*:\s*[.]?\$?([A-Z]{1,3})\$?(\d+))?(?![A-Za-z0-9_(])"
+)
+UNEVALUATED = re.compile(r"#NAME\?|Err:5\d\d")
+"""Recalculated errors that mean LibreOffice lacks a function the saving program had: not comparable."""
+
+
+def formula_recalc(path, tools_dir, recalc_timeout, rel_tol, limit):
+    """Compare each formula cell's saved value with its value after LibreOffice recalculates a copy.
+
+    The file is copied into a private temporary folder and only the copy is recalculated (by the
+    toolkit's office-recalc); the original is only read. Formulas calling NOW/TODAY/RAND..., and
+    formulas that reference such cells, are skipped.
+    """
+    path = expand(path)
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    saved = formula_cells(path, ext, with_formulas=True)
+    if not any(formula for formula, _ in saved.values()):
+        return {"status": "no_formulas"}
+    program = shutil.which("office-recalc") or os.path.join(
+        os.path.expanduser("~"), tools_dir, "office-recalc"
+    )
+    if not os.path.isfile(program):
+        return {"status": "could_not_check", "reason": "the office toolkit (office-recalc) is not installed"}
+    work = tempfile.mkdtemp(prefix="stateact-gate-recalc-")
+    try:
+        copy = os.path.join(work, "copy." + ext)
+        shutil.copyfile(path, copy)
+        failure = run_recalc(program, copy, work, recalc_timeout)
+        if failure:
+            return {"status": "could_not_check", "reason": failure}
+        recalculated = formula_cells(copy, ext, with_formulas=False)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    volatile = volatile_cells(saved)
+    mismatches, compared, not_comparable = [], 0, 0
+    for key, (formula, value) in saved.items():
+        if not formula or key in volatile or value is None:
+            continue
+        new = recalculated.get(key, (None, None))[1]
+        if isinstance(new, str) and UNEVALUATED.fullmatch(new) and new != value:
+            not_comparable += 1
+            continue
+        compared += 1
+        if not same_value(value, new, rel_tol):
+            mismatches.append(
+                {
+                    "cell": key[0] + "!" + key[1],
+                    "formula": formula,
+                    "saved": plain(value),
+                    "recalculated": plain(new),
+                }
+            )
+    return {
+        "status": "checked",
+        "compared": compared,
+        "skipped_volatile": len(volatile),
+        "not_comparable": not_comparable,
+        "mismatch_count": len(mismatches),
+        "mismatches": mismatches[:limit],
+    }
+
+
+def formula_cells(path, ext, with_formulas):
+    """(sheet, cell) -> (formula or None, saved value) for every formula cell (every cell when not
+    `with_formulas`, whose formulas are then None)."""
+    if ext == "ods":
+        return {
+            (name, entry["cell"]): (entry.get("formula") if with_formulas else None, entry["value"])
+            for name, cells in ods_sheets(path).items()
+            for entry in cells.values()
+        }
+    import openpyxl
+
+    values = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    formulas = openpyxl.load_workbook(path, read_only=True) if with_formulas else None
+    out = {}
+    try:
+        for ws in values.worksheets:
+            if formulas is None:
+                for row in ws.iter_rows():
+                    out.update(
+                        ((ws.title, c.coordinate), (None, c.value)) for c in row if c.value is not None
+                    )
+                continue
+            for row, cached in zip(formulas[ws.title].iter_rows(), ws.iter_rows(values_only=True)):  # noqa: B905
+                for cell, value in zip(row, cached):  # noqa: B905
+                    formula = cell_formula(cell.value)
+                    if formula:
+                        out[(ws.title, cell.coordinate)] = (formula, value)
+    finally:
+        values.close()
+        if formulas:
+            formulas.close()
+    return out
+
+
+def cell_formula(raw):
+    if isinstance(raw, str) and raw.startswith("="):
+        return raw
+    if raw is not None and type(raw).__name__ == "ArrayFormula":
+        return getattr(raw, "text", str(raw))
+    return None
+
+
+def run_recalc(program, copy, work, timeout):
+    """Run office-recalc on the copy; an error text, or None when it succeeded.
+
+    TMPDIR and HOME point into `work`, so LibreOffice's private profile and caches live there (the
+    user's home gains nothing) and any process left after a timeout is found by that folder and ended."""
+    env = dict(os.environ, TMPDIR=work, HOME=work, XDG_CACHE_HOME=work, XDG_CONFIG_HOME=work)
+    try:
+        proc = subprocess.run(
+            [sys.executable, program, copy], capture_output=True, text=True, timeout=timeout, env=env
+        )
+    except subprocess.TimeoutExpired:
+        end_processes_using(work)
+        return f"LibreOffice did not finish recalculating within {timeout:.0f}s"
+    if proc.returncode != 0:
+        return "office-recalc failed: " + (proc.stderr or proc.stdout).strip()[-300:]
+    return None
+
+
+def end_processes_using(folder):
+    """Kill the processes (LibreOffice left by a timed-out run) whose command line names `folder`."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open("/proc/" + entry + "/cmdline", "rb") as handle:
+                if folder.encode() in handle.read():
+                    os.kill(int(entry), signal.SIGKILL)
+        except OSError:
+            continue
+
+
+def volatile_cells(cells):
+    """Formula cells that call a volatile function or reference (through any chain) one that does.
+
+    References are matched by column and row on any sheet, so this errs towards skipping."""
+    volatile = {key for key, (formula, _) in cells.items() if formula and VOLATILE_CALL.search(formula)}
+    if not volatile:
+        return volatile
+    spans = {
+        key: [
+            (column_number(a), int(b), column_number(c or a), int(d or b))
+            for a, b, c, d in CELL_REFERENCE.findall(formula)
+        ]
+        for key, (formula, _) in cells.items()
+        if formula and key not in volatile
+    }
+    changed = True
+    while changed:
+        points = {(column_number(re.sub(r"\d", "", k[1])), int(re.sub(r"\D", "", k[1]))) for k in volatile}
+        changed = False
+        for key, refs in spans.items():
+            if key in volatile:
+                continue
+            if any(c1 <= col <= c2 and r1 <= row <= r2 for c1, r1, c2, r2 in refs for col, row in points):
+                volatile.add(key)
+                changed = True
+    return volatile
+
+
+def same_value(saved, recalculated, rel_tol):
+    if saved in (None, "") and recalculated in (None, ""):
+        return True
+    numbers = (int, float)
+    if isinstance(saved, numbers) and isinstance(recalculated, numbers):
+        return math.isclose(saved, recalculated, rel_tol=rel_tol, abs_tol=1e-9)
+    return plain(saved) == plain(recalculated)
+
+
 PROBES = {
     "file_facts": file_facts,
     "spreadsheet": spreadsheet,
@@ -912,6 +1090,7 @@ PROBES = {
     "named_cells": named_cells,
     "snapshot_take": snapshot_take,
     "snapshot_check": snapshot_check,
+    "formula_recalc": formula_recalc,
 }
 
 

@@ -34,3 +34,10 @@ GATE_FINGERPRINT_TIMEOUT_S = 300.0
 
 GATE_UNDECIDED_PASSES = False
 """A round that ends without a `verdict` call (budget, model error) counts as PASS when True, else FAIL."""
+
+GATE_RECALC_TIMEOUT_S = 120.0
+"""How long LibreOffice may take to recalculate the copy of one workbook for the formula check."""
+GATE_RECALC_REL_TOL = 1e-6
+"""Relative tolerance when a saved number is compared with its recalculated value."""
+GATE_RECALC_MAX_LISTED = 10
+"""Mismatching formula cells a pre-gate finding lists (the rest are counted)."""
