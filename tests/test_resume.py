@@ -34,6 +34,11 @@ def cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "stateact", *args]
 
 
+def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """The `stateact` command to its end, output captured."""
+    return subprocess.run(cli(*args), cwd=REPO, env=ENV, capture_output=True, text=True, timeout=timeout)
+
+
 def start_run(tmp_path: Path, name: str, display: bool = False) -> tuple[subprocess.Popen, Path, Path]:
     """The scripted task in a child process; its output is piped (read it with communicate)."""
     script = tmp_path / "script.json"
@@ -95,9 +100,7 @@ def test_kill_then_resume_matches_an_unbroken_run(tmp_path, unbroken_files, poin
     (run_dir,) = list(runs.iterdir())
     assert not (run_dir / "result.json").exists()
 
-    resumed = subprocess.run(
-        cli("resume", str(run_dir)), cwd=REPO, env=ENV, capture_output=True, text=True, timeout=120
-    )
+    resumed = run_cli("resume", str(run_dir), timeout=120)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert files_of(home) == unbroken_files
 
@@ -115,16 +118,12 @@ def test_kill_then_resume_matches_an_unbroken_run(tmp_path, unbroken_files, poin
     unknown = [b for m in state.history for b in m.tool_results() if b.text() == UNKNOWN_OUTCOME]
     if point == "during a long bash command":
         assert len(unknown) == 1
-    again = subprocess.run(
-        cli("resume", str(run_dir)), cwd=REPO, env=ENV, capture_output=True, text=True, timeout=60
-    )
+    again = run_cli("resume", str(run_dir), timeout=60)
     assert again.returncode == 2 and "already finished" in again.stdout
 
 
 def test_resume_refuses_a_folder_that_is_not_a_run(tmp_path):
-    refused = subprocess.run(
-        cli("resume", str(tmp_path)), cwd=REPO, env=ENV, capture_output=True, text=True, timeout=60
-    )
+    refused = run_cli("resume", str(tmp_path), timeout=60)
     assert refused.returncode == 2
     assert "no readable config.json" in refused.stdout
 
@@ -133,38 +132,25 @@ def test_resume_with_a_raised_budget(tmp_path):
     script = tmp_path / "script.json"
     script.write_text(json.dumps(SCRIPT))
     runs = tmp_path / "runs"
-    first = subprocess.run(
-        cli(
-            "run",
-            TASK,
-            "--model",
-            f"scripted:{script}",
-            "--harness",
-            "no-verify",
-            "--workdir",
-            str(tmp_path / "home"),
-            "--no-display",
-            "--runs-root",
-            str(runs),
-            "--max-steps",
-            "2",
-        ),
-        cwd=REPO,
-        env=ENV,
-        capture_output=True,
-        text=True,
+    first = run_cli(
+        "run",
+        TASK,
+        "--model",
+        f"scripted:{script}",
+        "--harness",
+        "no-verify",
+        "--workdir",
+        str(tmp_path / "home"),
+        "--no-display",
+        "--runs-root",
+        str(runs),
+        "--max-steps",
+        "2",
         timeout=60,
     )
     assert first.returncode == 1 and "budget" in first.stdout
     (run_dir,) = list(runs.iterdir())
-    again = subprocess.run(
-        cli("resume", str(run_dir), "--max-steps", "10"),
-        cwd=REPO,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    again = run_cli("resume", str(run_dir), "--max-steps", "10", timeout=60)
     assert again.returncode == 0, again.stdout
     assert files_of(tmp_path / "home") == {"a.txt": "one\n", "b.txt": "two\n", "c.txt": "three\n"}
     assert json.loads((run_dir / "result.json").read_text())["turns"] == 5
@@ -182,9 +168,7 @@ def test_ctrl_c_stops_cleanly_and_prints_the_resume_command(tmp_path, unbroken_f
     assert json.loads((run_dir / "result.json").read_text())["status"] == "interrupted"
     assert tagged_pids(tag) == [], "the sandbox's processes (Xvfb, the shell, the sleep) were ended"
 
-    resumed = subprocess.run(
-        cli("resume", str(run_dir)), cwd=REPO, env=ENV, capture_output=True, text=True, timeout=120
-    )
+    resumed = run_cli("resume", str(run_dir), timeout=120)
     assert resumed.returncode == 0, resumed.stdout
     assert files_of(home) == unbroken_files
 
@@ -220,36 +204,23 @@ def test_resume_keeps_the_gate_rounds_the_task_start_and_the_instruction(tmp_pat
         )
     )
     runs, home = tmp_path / "runs", tmp_path / "home"
-    first = subprocess.run(
-        cli(
-            "run",
-            "Write ~/out.txt containing the word yes.",
-            "--model",
-            f"scripted:{script}",
-            "--workdir",
-            str(home),
-            "--no-display",
-            "--runs-root",
-            str(runs),
-            "--max-steps",
-            "2",
-        ),
-        cwd=REPO,
-        env=ENV,
-        capture_output=True,
-        text=True,
+    first = run_cli(
+        "run",
+        "Write ~/out.txt containing the word yes.",
+        "--model",
+        f"scripted:{script}",
+        "--workdir",
+        str(home),
+        "--no-display",
+        "--runs-root",
+        str(runs),
+        "--max-steps",
+        "2",
         timeout=120,
     )
     assert first.returncode == 1 and "budget" in first.stdout, first.stdout
     (run_dir,) = list(runs.iterdir())
-    again = subprocess.run(
-        cli("resume", str(run_dir), "--max-steps", "6"),
-        cwd=REPO,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    again = run_cli("resume", str(run_dir), "--max-steps", "6", timeout=120)
     assert again.returncode == 0, again.stdout
     events = list(read_events(run_dir / "events.jsonl"))
     verdicts = [(e["scope"], e["round"], e["passed"]) for e in events if e["kind"] == "gate_verdict"]
@@ -325,9 +296,7 @@ def test_kill_during_a_delegation_then_resume(tmp_path):
     time.sleep(0.3)
     kill_hard(proc)
     (run_dir,) = list(runs.iterdir())
-    resumed = subprocess.run(
-        cli("resume", str(run_dir)), cwd=REPO, env=ENV, capture_output=True, text=True, timeout=120
-    )
+    resumed = run_cli("resume", str(run_dir), timeout=120)
     assert resumed.returncode == 0, resumed.stdout
     assert files_of(home) == {"a.txt": "one\n", "c.txt": "three\n"}
     events = list(read_events(run_dir / "events.jsonl"))
