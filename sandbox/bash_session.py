@@ -35,6 +35,8 @@ class BashSession(MarkerShell):
         env: Mapping[str, str] | None = None,
         argv: list[str] | None = None,
     ) -> None:
+        if not Path(scratch_dir).is_absolute():
+            raise ValueError(f"the shell's scratch folder must be an absolute path, not {scratch_dir}")
         self._scratch = Path(scratch_dir)
         self._scratch.mkdir(parents=True, exist_ok=True)
         self._start_cwd = cwd

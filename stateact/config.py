@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from pydantic import BaseModel, Field, field_validator
 
 from stateact import settings
 from stateact.runtime import RoleModels
+
+
+def absolute_path(path: Path | str) -> Path:
+    """`path` with `~` expanded, made absolute against the current folder (symlinks kept)."""
+    return Path(os.path.abspath(Path(path).expanduser()))
 
 
 class RunConfig(BaseModel):
@@ -31,6 +37,12 @@ class RunConfig(BaseModel):
     max_seconds: float | None = settings.MAIN_MAX_SECONDS
     labels: dict[str, str] = Field(default_factory=dict)
     """Free-form tags (suite, task id) carried into results."""
+
+    @field_validator("workdir", "runs_root")
+    @classmethod
+    def _absolute(cls, path: Path | None) -> Path | None:
+        """Every path a run uses is absolute from here on: shells and sandboxes run in other folders."""
+        return None if path is None else absolute_path(path)
 
     @field_validator("sandbox")
     @classmethod
