@@ -18,6 +18,7 @@ from stateact.context import ContextManager, PassThrough
 from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.meter import Meter
 from stateact.models.base import ContextLengthError, ModelProvider, ModelRequest, ProviderError
+from stateact.models.script_expectations import ScriptExpectationError
 from stateact.prompts import PROMPTS_DIR
 from stateact.runlog import RunLog
 from stateact.tools.base import Tool, ToolResult
@@ -230,7 +231,7 @@ class AgentLoop:
         else:
             try:
                 result = tool.invoke(call)
-            except KeyboardInterrupt:
+            except (KeyboardInterrupt, ScriptExpectationError):
                 raise
             except Exception as exc:  # a tool bug must not end the run
                 self.log.emit("tool_crash", self.scope, id=call.id, traceback=traceback.format_exc())

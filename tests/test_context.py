@@ -331,9 +331,13 @@ def test_stall_note_after_repeated_identical_steps(tmp_path):
 
 
 def test_stall_note_after_steps_without_progress(tmp_path):
-    failing = {"tool_calls": [{"name": "produce", "input": {"lines": 3}}]}  # missing tag: an error each time
-    alternating = [failing, {"tool_calls": [{"name": "produce", "input": {"tag": 5}}]}] * 5
-    main = ScriptedProvider(alternating + steps(1))
+    # a missing tag and a tag that is no string: an error each time
+    failing = [{"tool_calls": [{"name": "produce", "input": {"lines": 3}}]}]
+    failing += [{"expect": {"is_error": True}, "tool_calls": [{"name": "produce", "input": {"tag": 5}}]}]
+    failing += [{"expect": {"is_error": True}, **failing[0]}, failing[1]] * 4
+    ending = steps(1)
+    ending[0]["expect"] = {"is_error": True}
+    main = ScriptedProvider(failing + ending)
     policy = ContextPolicy(window=100_000, compactor=None, stall=StallDetector(repeats=3, idle_steps=4))
     loop = make_loop(tmp_path, main, policy)
     assert loop.run(TASK).status == "finished"

@@ -89,6 +89,11 @@ def call(name: str, **tool_input) -> dict:
     return {"tool_calls": [{"name": name, "input": tool_input}]}
 
 
+def after_error(turn: dict, contains: str = "") -> dict:
+    """`turn`, stating that the previous turn's result is an error (containing `contains`)."""
+    return {**turn, "expect": {"is_error": True, "contains": contains}}
+
+
 def verdict(passed: bool, findings=(), summary="") -> dict:
     return call(
         "verdict",
@@ -209,8 +214,8 @@ def test_gate_cannot_change_the_deliverable_through_or_past_the_guard(tmp_path, 
     ).format(path, Path(sandbox.home) / "gate_notes.txt")
     turns = [
         call("bash", command=f"echo hacked > {path}"),
-        call("bash", command=f"rm {path}"),
-        call("bash", command=sneaky),
+        after_error(call("bash", command=f"rm {path}"), "redirection"),
+        after_error(call("bash", command=sneaky), "`rm`"),
         call("bash", command=f"wc -c {path}"),
         verdict(True),
     ]
@@ -275,7 +280,7 @@ def test_gate_requests_hold_none_of_the_main_agents_history(tmp_path, sandbox):
     write_sales(path, totals=[12, 25, 99, 7.5])
     main_turns = [
         {"text": f"Plan {MARKER}: totals are right.", **call("finish", summary=f"All done {MARKER}")},
-        {"text": f"Fixed {MARKER}.", **call("finish", summary=f"Fixed D4 {MARKER}")},
+        after_error({"text": f"Fixed {MARKER}.", **call("finish", summary=f"Fixed D4 {MARKER}")}, "Sales!D4"),
     ]
     finding = {"problem": "D4 is 99, expected 24", "location": f"{path} Sales!D4", "evidence": "B4=2, C4=12"}
     gate_turns = [verdict(False, [finding]), call("inspect_spreadsheet", path=str(path)), verdict(True)]
@@ -374,7 +379,10 @@ def test_fail_verdict_without_findings_is_sent_back_to_the_gate_model(tmp_path, 
     path = Path(sandbox.home) / "sales.xlsx"
     write_sales(path)
     finding = {"problem": "x", "location": f"{path} Sales!A1", "evidence": "y"}
-    turns = [call("verdict", verdict="FAIL"), verdict(False, [finding])]
+    turns = [
+        call("verdict", verdict="FAIL"),
+        after_error(verdict(False, [finding]), "needs at least one finding"),
+    ]
     context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
 
     result = FinishGate(context, task_started_at=time.time() - 60).review()
@@ -389,8 +397,8 @@ def test_pass_verdict_must_agree_with_its_checklist(tmp_path, sandbox):
     failed_item = {"requirement": "D6 = sum", "result": "fail", "evidence": "D6 is 0"}
     turns = [
         call("verdict", verdict="PASS"),
-        call("verdict", verdict="PASS", checklist=[failed_item]),
-        verdict(True),
+        after_error(call("verdict", verdict="PASS", checklist=[failed_item]), "needs the checklist"),
+        after_error(verdict(True), "a checklist item failed"),
     ]
     context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
 
@@ -426,7 +434,7 @@ def test_gate_editor_only_views(tmp_path, sandbox):
     notes = Path(sandbox.home) / "gate.txt"
     turns = [
         call("str_replace_based_edit_tool", command="create", path=str(notes), file_text="x"),
-        call("str_replace_based_edit_tool", command="view", path=sandbox.home),
+        after_error(call("str_replace_based_edit_tool", command="view", path=sandbox.home), "command"),
         verdict(True),
     ]
     context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
@@ -495,7 +503,7 @@ def test_main_loop_of_the_harness_corrects_its_work_through_the_gate(tmp_path, s
     )
     main_turns = [
         {"text": f"{MARKER} all set", **call("finish", summary=f"Done {MARKER}")},
-        call("bash", command=fix),
+        after_error(call("bash", command=fix), "Sales!D4"),
         call("finish", summary=f"Fixed D4 {MARKER}"),
     ]
     finding = {

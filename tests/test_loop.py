@@ -81,8 +81,12 @@ def call(name: str, **arguments) -> dict:
     return {"name": name, "input": arguments}
 
 
-def turn(*calls: dict, text: str = "") -> dict:
-    return {"text": text, "tool_calls": list(calls)}
+def turn(*calls: dict, text: str = "", expect: dict | list | None = None) -> dict:
+    """A scripted turn; `expect` states what the previous turn's results must show."""
+    return {"text": text, "tool_calls": list(calls), **({"expect": expect} if expect is not None else {})}
+
+
+ERROR = {"is_error": True}
 
 
 def make_loop(run_log: RunLog, turns: list[dict], *, name: str = "scripted", **options) -> AgentLoop:
@@ -112,7 +116,9 @@ def sent_results(loop: AgentLoop, request: int) -> list[ToolResultBlock]:
 
 
 def test_malformed_arguments_come_back_as_the_validation_error(run_log):
-    loop = make_loop(run_log, [turn(call("add", a="seven", b=-1)), turn(call("finish", answer="gave up"))])
+    loop = make_loop(
+        run_log, [turn(call("add", a="seven", b=-1)), turn(call("finish", answer="gave up"), expect=ERROR)]
+    )
 
     outcome = loop.run("Add.")
 
@@ -126,7 +132,7 @@ def test_malformed_arguments_come_back_as_the_validation_error(run_log):
 
 
 def test_unknown_tool_lists_the_available_ones(run_log):
-    loop = make_loop(run_log, [turn(call("multiply", a=1)), turn(call("finish", answer="x"))])
+    loop = make_loop(run_log, [turn(call("multiply", a=1)), turn(call("finish", answer="x"), expect=ERROR)])
 
     loop.run("Multiply.")
 
@@ -172,7 +178,9 @@ def test_terminal_result_ends_the_loop_and_later_calls_are_not_run(run_log):
 
 
 def test_a_tool_that_raises_becomes_an_error_result_and_a_crash_event(run_log):
-    loop = make_loop(run_log, [turn(call("divide", a=1, b=0)), turn(call("finish", answer="no"))])
+    loop = make_loop(
+        run_log, [turn(call("divide", a=1, b=0)), turn(call("finish", answer="no"), expect=ERROR)]
+    )
 
     outcome = loop.run("Divide by zero.")
 
@@ -254,7 +262,7 @@ def test_keyboard_interrupt_is_logged_reraised_and_leaves_a_resumable_history(ru
         run_log,
         [
             turn(call("add", a=1, b=1), call("interrupt"), call("add", a=2, b=2)),
-            turn(call("finish", answer="back")),
+            turn(call("finish", answer="back"), expect=[{"contains": "2"}, ERROR, ERROR]),
         ],
     )
 

@@ -1,12 +1,11 @@
 """Model providers and model specs.
 
 A spec names a provider and a model: `anthropic:MODEL`, `anthropic:MODEL@BASE_URL`,
-`openai:MODEL@BASE_URL` (any OpenAI-compatible server), `scripted:PATH`.
+`openai:MODEL@BASE_URL` (any OpenAI-compatible server), `scripted:PATH` (or the name of a
+script shipped in `stateact/examples`, e.g. `scripted:quickstart`).
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from stateact.models.base import ModelProvider, ProviderError
 
@@ -37,9 +36,9 @@ def create_model(spec: str, role: str = "main") -> ModelProvider:
         from stateact.models.openai_provider import OpenAIProvider
 
         return OpenAIProvider(model, base_url)
-    from stateact.models.scripted import ScriptedProvider, load_script
+    from stateact.models.scripted import ScriptedProvider, load_script, script_path
 
-    return ScriptedProvider(load_script(Path(model), role), spec=spec)
+    return ScriptedProvider(load_script(script_path(model), role), spec=spec, role=role)
 
 
 __all__ = ["ROLES", "ModelProvider", "ProviderError", "create_model", "parse_spec"]

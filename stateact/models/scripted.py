@@ -2,8 +2,10 @@
 
 A script is JSON: a list of turns, or `{"turns": [...]}`, or per-role lists
 `{"roles": {"main": [...], "gui": [...]}}`. A turn is
-`{"text": "...", "tool_calls": [{"name": "bash", "input": {...}}], "delay": 0.5}`
-(`delay`, optional, is the model's thinking time in seconds).
+`{"text": "...", "tool_calls": [{"name": "bash", "input": {...}}], "delay": 0.5, "expect": ...}`
+(`delay`, optional, is the model's thinking time in seconds; `expect` states what the tool
+results of the role's previous turn must show, see `script_expectations`: a tool error or a
+non-zero exit that no `expect` declares ends the run in error).
 Each role plays its own list in order across all its loops; running past the
 end is a ProviderError. Usage is the offline token estimate of `stateact.tokens`
 (images by their size, not their base64 text). With `context_window` set, a
@@ -25,7 +27,20 @@ from stateact.models.base import (
     ModelResponse,
     ProviderError,
 )
+from stateact.models.script_expectations import check_results, parse_expectations
 from stateact.tokens import counter
+
+EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "examples"
+"""Scripts shipped with the package, named by their stem (`scripted:quickstart`)."""
+
+
+def script_path(name: str) -> Path:
+    """The script a `scripted:` spec names: a file, else a script shipped in EXAMPLES_DIR."""
+    path = Path(name).expanduser()
+    shipped = EXAMPLES_DIR / f"{name}.json"
+    if not path.exists() and "/" not in name and shipped.is_file():
+        return shipped
+    return path
 
 
 def load_script(path: Path, role: str) -> list[dict]:
@@ -52,8 +67,10 @@ class ScriptedProvider(ModelProvider):
         spec: str = "scripted:",
         name: str = "scripted",
         context_window: int | None = None,
+        role: str = "main",
     ) -> None:
         self.turns = turns
+        self.role = role
         self.spec = spec
         self.name = name
         self.context_window = context_window
@@ -83,6 +100,8 @@ class ScriptedProvider(ModelProvider):
                 raise ProviderError(f"script exhausted after {len(self.turns)} turns ({self.spec})")
             turn = self.turns[self._position]
             self._position += 1
+            where = f"script expectation failed at {self.role} turn {self._position}"
+            check_results(request.messages, parse_expectations(turn.get("expect"), where), where)
             content: list[TextBlock | ToolUseBlock] = []
             if turn.get("text"):
                 content.append(TextBlock(text=turn["text"]))
