@@ -26,4 +26,12 @@ PYTHON="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[dev]'
-echo "set-up done: .venv/bin/stateact doctor checks the machine"
+# The command on PATH, so README's commands work from any folder.
+if [ "$(id -u)" -eq 0 ]; then bin_dir=/usr/local/bin; else bin_dir="$HOME/.local/bin"; fi
+mkdir -p "$bin_dir"
+ln -sf "$PWD/.venv/bin/stateact" "$bin_dir/stateact"
+case ":$PATH:" in
+  *":$bin_dir:"*) ;;
+  *) echo "note: add $bin_dir to PATH to run \`stateact\` from any folder" ;;
+esac
+echo "set-up done: \`stateact doctor\` checks the machine"

@@ -13,8 +13,10 @@ from rich.markup import escape
 
 from sandbox.base import SandboxError
 from stateact import settings
-from stateact.config import RunConfig
+from stateact.config import RunConfig, absolute_path
+from stateact.exit_codes import ExitCode, exit_code_for
 from stateact.runtime import RoleModels
+from stateact.signals import Terminated, stop_signals_as_interrupt
 
 app = typer.Typer(
     add_completion=False, no_args_is_help=True, help="A code-first harness for computer-use agents."
@@ -80,10 +82,11 @@ def run(
             max_seconds=max_minutes * 60,
             run_id=new_run_id(),
         )
-        if task is not None:
-            _run_task_file(task, config, cache, results)
-            return
-        result = execute(config, ProgressPrinter(console))
+        with stop_signals_as_interrupt():
+            if task is not None:
+                _run_task_file(task, config, absolute_path(cache), absolute_path(results))
+                return
+            result = execute(config, ProgressPrinter(console))
     except ValidationError as exc:
         for problem in exc.errors():
             console.print(f"[red]error:[/red] {escape(problem['msg'].removeprefix('Value error, '))}")
@@ -91,8 +94,8 @@ def run(
     except (ValueError, FileNotFoundError, SandboxError) as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
-    except KeyboardInterrupt:
-        _interrupted(config.runs_root / config.run_id)
+    except KeyboardInterrupt as exc:
+        _interrupted(config.runs_root / config.run_id, exc)
     _report(result)
 
 
@@ -116,21 +119,25 @@ def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path) ->
     )
 
 
-def _interrupted(run_dir: Path) -> None:
+def _interrupted(run_dir: Path, stop: KeyboardInterrupt) -> None:
+    code = ExitCode.TERMINATED if isinstance(stop, Terminated) else ExitCode.INTERRUPTED
     console.print(
         f"[yellow]interrupted[/yellow]: the sandbox was closed. Resume with:\n  stateact resume {run_dir}"
     )
-    raise typer.Exit(130)
+    raise typer.Exit(code)
 
 
 def _report(result) -> None:
-    colour = "green" if result.status == "finished" else "red"
+    code = exit_code_for(result.status, result.gate_passed)
+    colour = "green" if code == ExitCode.DONE else "red"
+    gate = " (the finish gate did not pass the work)" if code == ExitCode.GATE_FAILED else ""
     console.print(
-        f"[{colour}]{result.status}[/{colour}] after {result.turns} turns, ${result.usd:.4f}, "
+        f"[{colour}]{result.status}[/{colour}]{gate} after {result.turns} turns, ${result.usd:.4f}, "
         f"{result.seconds:.1f}s — {result.run_dir}"
     )
-    if result.status != "finished":
-        raise typer.Exit(1)
+    if result.status == "error":
+        console.print(f"[red]error:[/red] {escape(result.text)}")
+    raise typer.Exit(code)
 
 
 @app.command()
@@ -146,18 +153,19 @@ def resume(
     from stateact.run import resume as resume_run
 
     try:
-        result = resume_run(
-            run_dir,
-            ProgressPrinter(console),
-            max_turns=max_steps,
-            max_usd=max_usd,
-            max_seconds=max_minutes * 60 if max_minutes is not None else None,
-        )
+        with stop_signals_as_interrupt():
+            result = resume_run(
+                run_dir,
+                ProgressPrinter(console),
+                max_turns=max_steps,
+                max_usd=max_usd,
+                max_seconds=max_minutes * 60 if max_minutes is not None else None,
+            )
     except ResumeError as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}")
-        raise typer.Exit(2) from None
-    except KeyboardInterrupt:
-        _interrupted(run_dir)
+        raise typer.Exit(ExitCode.USAGE) from None
+    except KeyboardInterrupt as exc:
+        _interrupted(run_dir, exc)
     _report(result)
 
 

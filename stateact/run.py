@@ -14,11 +14,12 @@ from sandbox.osworld import sandbox_from_spec
 from sandbox.processes import kill_tagged
 from stateact.config import RunConfig
 from stateact.harness import build_main_loop
-from stateact.loop import Budget, LoopOutcome
+from stateact.loop import AgentLoop, Budget, LoopOutcome
 from stateact.meter import Meter
 from stateact.resume import ResumeError, RunState, load_run_state, restore_loop
 from stateact.runlog import EventListener, RunLog
 from stateact.runtime import RunContext
+from stateact.signals import shielded
 from stateact.variants import get_variant
 
 
@@ -112,31 +113,46 @@ def _drive(
         else:
             restore_loop(loop, state, context)
             outcome = loop.resume()
-    except KeyboardInterrupt:
-        outcome = LoopOutcome("interrupted", "stopped by the user", loop.turns if loop else 0)
+    except KeyboardInterrupt as exc:
+        outcome = LoopOutcome("interrupted", str(exc) or "stopped by the user", loop.turns if loop else 0)
         raise
     except Exception as exc:
         log.emit("error", error=type(exc).__name__, message=str(exc))
         outcome = LoopOutcome("error", f"{type(exc).__name__}: {exc}", loop.turns if loop else 0)
     finally:
-        if loop is not None:
-            loop.close_tools()
-        result = RunResult(
-            run_dir=str(run_dir),
-            status=outcome.status,
-            text=outcome.text,
-            infeasible=_declared_infeasible(outcome),
-            gate_passed=outcome.data.get("gate_passed"),
-            turns=outcome.turns,
-            usd=round(meter.total_usd, 6),
-            seconds=round(time.monotonic() - started, 2),
-            spend=meter.summary(),
-        )
-        if given is None:
-            sandbox.close()
-        log.write_json("result.json", asdict(result))
-        log.emit("run_end", status=result.status, usd=result.usd, turns=result.turns)
-        log.close()
+        with shielded():
+            result = _close_run(config, loop, outcome, meter, started, log, None if given else sandbox)
+    return result
+
+
+def _close_run(
+    config: RunConfig,
+    loop: AgentLoop | None,
+    outcome: LoopOutcome,
+    meter: Meter,
+    started: float,
+    log: RunLog,
+    owned: Sandbox | None,
+) -> RunResult:
+    """Close the tools and the run's own sandbox, then write result.json and the closing event."""
+    if loop is not None:
+        loop.close_tools()
+    result = RunResult(
+        run_dir=str(run_dir_of(config)),
+        status=outcome.status,
+        text=outcome.text,
+        infeasible=_declared_infeasible(outcome),
+        gate_passed=outcome.data.get("gate_passed"),
+        turns=outcome.turns,
+        usd=round(meter.total_usd, 6),
+        seconds=round(time.monotonic() - started, 2),
+        spend=meter.summary(),
+    )
+    if owned is not None:
+        owned.close()
+    log.write_json("result.json", asdict(result))
+    log.emit("run_end", status=result.status, usd=result.usd, turns=result.turns)
+    log.close()
     return result
 
 

@@ -10,6 +10,7 @@ from sandbox.osworld import sandbox_from_spec
 from stateact.config import RunConfig
 from stateact.run import execute
 from stateact.runlog import EventListener
+from stateact.signals import shielded
 
 
 def run_task(
@@ -27,7 +28,8 @@ def run_task(
         return Path(result.run_dir)
 
     sandbox = sandbox_from_spec(config.sandbox, config.workdir or run_dir / "home", config.display)
-    with sandbox:
+    try:
+        sandbox.start()
         return run_task_file(
             task_path,
             sandbox,
@@ -37,3 +39,6 @@ def run_task(
             model=config.models.main,
             harness=config.harness,
         )
+    finally:
+        with shielded():
+            sandbox.close()

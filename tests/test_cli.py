@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 from stateact.runlog import load_message, read_events
+from stateact.exit_codes import ExitCode
 
 REPO = Path(__file__).resolve().parents[1]
-QUICKSTART = REPO / "examples" / "quickstart.json"
+QUICKSTART = REPO / "stateact" / "examples" / "quickstart.json"
 WORKDIR = Path("/tmp/stateact-quickstart")  # the example script names this absolute path
 
 
@@ -95,7 +96,7 @@ def test_script_running_out_ends_with_error_and_a_complete_run_folder(tmp_path):
         str(runs),
         cwd=tmp_path,
     )
-    assert done.returncode == 1
+    assert done.returncode == ExitCode.ERROR
     assert "error" in done.stdout
     run_dir = only_run_dir(runs)
     result = json.loads((run_dir / "result.json").read_text())

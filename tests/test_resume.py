@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.processes import tagged_pids
+from stateact.exit_codes import ExitCode
 from stateact.loop import UNKNOWN_OUTCOME
 from stateact.resume import load_run_state
 from stateact.runlog import read_events
@@ -24,7 +25,10 @@ TASK = "Write one, two and three into a.txt, b.txt and c.txt in the home folder.
 SCRIPT = [
     {"tool_calls": [{"name": "bash", "input": {"command": "echo one > ~/a.txt"}}]},
     {"delay": 1.5, "tool_calls": [{"name": "bash", "input": {"command": "sleep 3; echo two > ~/b.txt"}}]},
-    {"tool_calls": [{"name": "bash", "input": {"command": "test -f ~/b.txt || echo two > ~/b.txt"}}]},
+    {
+        "expect": {"is_error": None},  # a kill during the sleep leaves this call's outcome unknown
+        "tool_calls": [{"name": "bash", "input": {"command": "test -f ~/b.txt || echo two > ~/b.txt"}}],
+    },
     {"delay": 1.5, "tool_calls": [{"name": "bash", "input": {"command": "echo three > ~/c.txt"}}]},
     {"tool_calls": [{"name": "finish", "input": {"summary": "wrote the three files"}}]},
 ]
@@ -148,7 +152,7 @@ def test_resume_with_a_raised_budget(tmp_path):
         "2",
         timeout=60,
     )
-    assert first.returncode == 1 and "budget" in first.stdout
+    assert first.returncode == ExitCode.BUDGET and "budget" in first.stdout
     (run_dir,) = list(runs.iterdir())
     again = run_cli("resume", str(run_dir), "--max-steps", "10", timeout=60)
     assert again.returncode == 0, again.stdout
@@ -156,14 +160,27 @@ def test_resume_with_a_raised_budget(tmp_path):
     assert json.loads((run_dir / "result.json").read_text())["turns"] == 5
 
 
-def test_ctrl_c_stops_cleanly_and_prints_the_resume_command(tmp_path, unbroken_files):
+@pytest.mark.parametrize(
+    ("signals", "code"),
+    [
+        ([signal.SIGINT], ExitCode.INTERRUPTED),
+        ([signal.SIGTERM], ExitCode.TERMINATED),
+        ([signal.SIGINT, signal.SIGINT], ExitCode.INTERRUPTED),  # the second arrives during the clean-up
+    ],
+    ids=["ctrl-c", "sigterm", "ctrl-c twice"],
+)
+def test_ctrl_c_or_sigterm_stops_cleanly_and_prints_the_resume_command(
+    tmp_path, unbroken_files, signals, code
+):
     proc, runs, home = start_run(tmp_path, "interrupted", display=True)
     wait_for_event(runs, KILL_POINTS["during a long bash command"])
     (run_dir,) = list(runs.iterdir())
     tag = next(e["sandbox_tag"] for e in read_events(run_dir / "events.jsonl") if e["kind"] == "run_start")
-    proc.send_signal(signal.SIGINT)
+    for sig in signals:
+        proc.send_signal(sig)
+        time.sleep(0.3)
     output, _ = proc.communicate(timeout=60)
-    assert proc.returncode == 130
+    assert proc.returncode == code, output
     assert f"stateact resume {run_dir}" in output
     assert json.loads((run_dir / "result.json").read_text())["status"] == "interrupted"
     assert tagged_pids(tag) == [], "the sandbox's processes (Xvfb, the shell, the sleep) were ended"
@@ -184,7 +201,10 @@ def test_resume_keeps_the_gate_rounds_the_task_start_and_the_instruction(tmp_pat
                     "main": [
                         {"tool_calls": [{"name": "bash", "input": {"command": "echo no > ~/out.txt"}}]},
                         {"tool_calls": [{"name": "finish", "input": {"summary": "wrote it"}}]},
-                        {"tool_calls": [{"name": "bash", "input": {"command": "echo yes > ~/out.txt"}}]},
+                        {
+                            "expect": {"is_error": True, "contains": "out.txt says no"},
+                            "tool_calls": [{"name": "bash", "input": {"command": "echo yes > ~/out.txt"}}],
+                        },
                         {"tool_calls": [{"name": "finish", "input": {"summary": "fixed it"}}]},
                     ],
                     "gate": [
@@ -218,7 +238,7 @@ def test_resume_keeps_the_gate_rounds_the_task_start_and_the_instruction(tmp_pat
         "2",
         timeout=120,
     )
-    assert first.returncode == 1 and "budget" in first.stdout, first.stdout
+    assert first.returncode == ExitCode.BUDGET and "budget" in first.stdout, first.stdout
     (run_dir,) = list(runs.iterdir())
     again = run_cli("resume", str(run_dir), "--max-steps", "6", timeout=120)
     assert again.returncode == 0, again.stdout
@@ -250,7 +270,10 @@ def test_kill_during_a_delegation_then_resume(tmp_path):
                                 }
                             ]
                         },
-                        {"tool_calls": [{"name": "bash", "input": {"command": "echo three > ~/c.txt"}}]},
+                        {
+                            "expect": {"is_error": True, "contains": "outcome is unknown"},
+                            "tool_calls": [{"name": "bash", "input": {"command": "echo three > ~/c.txt"}}],
+                        },
                         {"tool_calls": [{"name": "finish", "input": {"summary": "done"}}]},
                     ],
                     "gui": [
