@@ -7,6 +7,7 @@ import os
 import secrets
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from sandbox.base import CommandResult, Sandbox, SandboxError, Shell
@@ -79,12 +80,15 @@ class LocalSandbox(Sandbox):
         return self.env.get("DISPLAY")
 
     # -- paths -------------------------------------------------------------------
+    def path_variables(self) -> Mapping[str, str]:
+        return self.env
+
     def resolve(self, path: str) -> Path:
-        """A sandbox path on the host: `~` and relative paths are under the home folder."""
-        if path == "~" or path.startswith("~/"):
-            path = self.home + path[1:]
-        candidate = Path(path)
-        return candidate if candidate.is_absolute() else Path(self.home) / candidate
+        """The host path of a sandbox path (they are the same file system; see `expand`)."""
+        return Path(self.expand(path))
+
+    def exists(self, path: str) -> bool:
+        return self.resolve(path).exists()
 
     # -- commands ------------------------------------------------------------------
     def run(self, command: str, timeout: float = 60.0) -> CommandResult:
