@@ -14,6 +14,7 @@ from sandbox.base import CommandResult, Sandbox, SandboxError, Shell
 from sandbox.bash_session import BashSession
 from sandbox.display import XDisplay
 from sandbox.marker_shell import NONINTERACTIVE_ENV
+from sandbox.office_profile import install_office_profile
 from sandbox.processes import TAG_VARIABLE, kill_tagged
 from sandbox.toolkit import TOOLKIT_BIN
 from stateact import settings
@@ -42,6 +43,7 @@ class LocalSandbox(Sandbox):
         if self._started:
             return
         Path(self.home).mkdir(parents=True, exist_ok=True)
+        install_office_profile(Path(self.home))
         path_entries = [str(TOOLKIT_BIN), str(Path(sys.executable).parent), os.environ.get("PATH", "")]
         self.env = {
             **os.environ,
@@ -51,6 +53,7 @@ class LocalSandbox(Sandbox):
             TAG_VARIABLE: self.tag,
         }
         self.env.pop("DISPLAY", None)
+        self.env.pop("XDG_CONFIG_HOME", None)  # settings live under the home (LibreOffice's profile)
         self._started = True
         if self._display is not None:
             try:
