@@ -150,13 +150,13 @@ def _open(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
     path = params.get("path", "")
     if not path or not sandbox.exists(path):
         raise SetupError(f"open: no file {path!r} in the sandbox")
-    name = Path(path).name
+    target = sandbox.expand(path)  # `~`, `$HOME`, relative: the file the VM server would open
     open_file = getattr(sandbox, "open_file", None)
     if open_file is not None:  # the VM server opens and waits itself
-        open_file(path)
+        open_file(target)
     else:
-        sandbox.launch(f"xdg-open {quote(path)}")
-    title = wait_for_window(sandbox, name, settings.OPEN_WINDOW_TIMEOUT_S)
+        sandbox.launch(f"xdg-open {quote(target)}")
+    title = wait_for_window(sandbox, Path(target).name, settings.OPEN_WINDOW_TIMEOUT_S)
     return {"path": path, "window": title}
 
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from shlex import quote
 from typing import Protocol
+
+from sandbox.paths import expand_path
 
 
 @dataclass(frozen=True)
@@ -79,11 +82,13 @@ class Sandbox(ABC):
 
     @abstractmethod
     def read_file(self, path: str) -> bytes:
-        """Read a file; raises FileNotFoundError when it does not exist."""
+        """Read the file `path` names (see `expand`); raises FileNotFoundError when it does not exist,
+        IsADirectoryError when it is a folder."""
 
     @abstractmethod
     def write_file(self, path: str, data: bytes) -> None:
-        """Write a file, creating parent folders."""
+        """Write the file `path` names (see `expand`), creating parent folders; raises IsADirectoryError
+        when it is a folder."""
 
     @abstractmethod
     def open_shell(self, scratch_dir: Path) -> Shell:
@@ -104,8 +109,19 @@ class Sandbox(ABC):
     def launch(self, command: str) -> None:
         """Start a long-lived process without waiting for it."""
 
+    def path_variables(self) -> Mapping[str, str]:
+        """The environment that `$NAME` in a path expands from (the sandbox's own)."""
+        return {}
+
+    def expand(self, path: str) -> str:
+        """The absolute sandbox path that `path` names: `~`, `$NAME`, `${NAME}` and relative paths are
+        resolved as the OSWorld VM server does (the rule is in sandbox/paths.py). Every method that
+        takes a path goes through this."""
+        return expand_path(path, self.home, self.path_variables())
+
     def exists(self, path: str) -> bool:
-        return self.run(f"test -e {quote(path)}").ok
+        """Whether the file or folder `path` names (see `expand`) exists."""
+        return self.run(f"test -e {quote(self.expand(path))}").ok
 
     def __enter__(self) -> Sandbox:
         self.start()

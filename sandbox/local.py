@@ -7,12 +7,14 @@ import os
 import secrets
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from sandbox.base import CommandResult, Sandbox, SandboxError, Shell
 from sandbox.bash_session import BashSession
 from sandbox.display import XDisplay
 from sandbox.marker_shell import NONINTERACTIVE_ENV
+from sandbox.office_profile import install_office_profile
 from sandbox.processes import TAG_VARIABLE, kill_tagged
 from sandbox.toolkit import TOOLKIT_BIN
 from stateact import settings
@@ -41,6 +43,7 @@ class LocalSandbox(Sandbox):
         if self._started:
             return
         Path(self.home).mkdir(parents=True, exist_ok=True)
+        install_office_profile(Path(self.home))
         path_entries = [str(TOOLKIT_BIN), str(Path(sys.executable).parent), os.environ.get("PATH", "")]
         self.env = {
             **os.environ,
@@ -50,6 +53,7 @@ class LocalSandbox(Sandbox):
             TAG_VARIABLE: self.tag,
         }
         self.env.pop("DISPLAY", None)
+        self.env.pop("XDG_CONFIG_HOME", None)  # settings live under the home (LibreOffice's profile)
         self._started = True
         if self._display is not None:
             try:
@@ -79,12 +83,15 @@ class LocalSandbox(Sandbox):
         return self.env.get("DISPLAY")
 
     # -- paths -------------------------------------------------------------------
+    def path_variables(self) -> Mapping[str, str]:
+        return self.env
+
     def resolve(self, path: str) -> Path:
-        """A sandbox path on the host: `~` and relative paths are under the home folder."""
-        if path == "~" or path.startswith("~/"):
-            path = self.home + path[1:]
-        candidate = Path(path)
-        return candidate if candidate.is_absolute() else Path(self.home) / candidate
+        """The host path of a sandbox path (they are the same file system; see `expand`)."""
+        return Path(self.expand(path))
+
+    def exists(self, path: str) -> bool:
+        return self.resolve(path).exists()
 
     # -- commands ------------------------------------------------------------------
     def run(self, command: str, timeout: float = 60.0) -> CommandResult:

@@ -9,7 +9,9 @@ inside the VM (see sandbox/relay_shell.py).
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from shlex import quote
 
@@ -68,6 +70,7 @@ class OSWorldSandbox(Sandbox):
         self._client: httpx.Client | None = None
         self._shells: list[RelayShell] = []
         self._shell_env: dict[str, str] = {}
+        self._variables: dict[str, str] = {}
 
     # -- lifecycle -----------------------------------------------------------
     def start(self) -> None:
@@ -76,12 +79,28 @@ class OSWorldSandbox(Sandbox):
         self._client = httpx.Client(base_url=self.base_url, timeout=self.request_timeout_s)
         try:
             self._request("GET", "/platform")
-            home = self.run('printf %s "$HOME"', timeout=10).stdout.strip()
+            self._variables = self._server_environment()
         except BaseException:
             self.close()
             raise
-        self.home = home or settings.VM_HOME
+        self.home = self._variables.get("HOME") or settings.VM_HOME
         self._install_toolkit()
+
+    def _server_environment(self) -> dict[str, str]:
+        """The VM server's environment (what its routes expand `$NAME` in paths from)."""
+        result = self.run_python(
+            "import json, os; print(json.dumps(dict(os.environ)))", timeout=settings.VM_QUERY_TIMEOUT_S
+        )
+        try:
+            variables = json.loads(result.stdout.strip().splitlines()[-1])
+        except (IndexError, ValueError):
+            variables = None
+        if not isinstance(variables, dict):
+            raise SandboxError(
+                f"could not read the environment of the OSWorld VM at {self.base_url} "
+                f"(python3 -c answered {result.returncode}): {result.output.strip()[:500]}"
+            )
+        return {str(name): str(value) for name, value in variables.items()}
 
     def _install_toolkit(self) -> None:
         """Upload the office toolkit and put it first on the PATH of the sandbox's shells."""
@@ -182,7 +201,7 @@ class OSWorldSandbox(Sandbox):
     def open_file(self, path: str) -> None:
         """The server's own open: xdg-open, then wait until a window title shows the file name."""
         response = self._request(
-            "POST", "/setup/open_file", json={"path": self._expand(path)}, timeout=settings.VM_EXECUTE_LIMIT_S
+            "POST", "/setup/open_file", json={"path": self.expand(path)}, timeout=settings.VM_EXECUTE_LIMIT_S
         )
         if response.status_code != 200:
             raise SandboxError(f"could not open {path} (HTTP {response.status_code}): {response.text[:500]}")
@@ -194,24 +213,31 @@ class OSWorldSandbox(Sandbox):
         return shell
 
     # -- files ---------------------------------------------------------------------
-    def _expand(self, path: str) -> str:
-        if path == "~" or path.startswith("~/"):
-            return self.home + path[1:]
-        return path if path.startswith("/") else f"{self.home}/{path}"
+    def path_variables(self) -> Mapping[str, str]:
+        return self._variables
 
     def exists(self, path: str) -> bool:
-        return self.run(f"test -e {quote(self._expand(path))}", timeout=10).ok
+        return self.run(f"test -e {quote(self.expand(path))}", timeout=settings.VM_QUERY_TIMEOUT_S).ok
 
     def read_file(self, path: str) -> bytes:
-        response = self._request("POST", "/file", data={"file_path": self._expand(path)})
+        target = self.expand(path)
+        try:
+            response = self._request("POST", "/file", data={"file_path": target})
+        except SandboxError as exc:  # the server answers 500 for a folder
+            self._raise_if_folder(target, exc)
+            raise
         if response.status_code == 404:
             raise FileNotFoundError(path)
         if response.status_code != 200:
-            raise SandboxError(f"could not read {path} (HTTP {response.status_code}): {response.text[:500]}")
+            error = SandboxError(
+                f"could not read {path} (HTTP {response.status_code}): {response.text[:500]}"
+            )
+            self._raise_if_folder(target, error)
+            raise error
         return response.content
 
     def write_file(self, path: str, data: bytes) -> None:
-        target = self._expand(path)
+        target = self.expand(path)
         response = self._request(
             "POST",
             "/setup/upload",
@@ -219,7 +245,16 @@ class OSWorldSandbox(Sandbox):
             files={"file_data": (Path(target).name or "file", data)},
         )
         if response.status_code != 200:
-            raise SandboxError(f"could not write {path} (HTTP {response.status_code}): {response.text[:500]}")
+            error = SandboxError(
+                f"could not write {path} (HTTP {response.status_code}): {response.text[:500]}"
+            )
+            self._raise_if_folder(target, error)
+            raise error
+
+    def _raise_if_folder(self, target: str, error: Exception) -> None:
+        """Raise IsADirectoryError (as a local file system would) when `target` is a folder in the VM."""
+        if self.run(f"test -d {quote(target)}", timeout=settings.VM_QUERY_TIMEOUT_S).ok:
+            raise IsADirectoryError(f"{target} is a folder") from error
 
     # -- screen ----------------------------------------------------------------------
     def screenshot(self) -> bytes:

@@ -109,6 +109,8 @@ VM_RETRIES = 3
 """Attempts per VM call when the connection fails (the official client also tries 3 times)."""
 VM_BACKOFF_S = 1.0
 """First delay between attempts; it doubles on each retry."""
+VM_QUERY_TIMEOUT_S = 10.0
+"""Longest a short query command in the VM may take (its environment, whether a path exists)."""
 VM_HOME = "/home/user"
 """The task user's home inside an OSWorld VM; task files name paths under it."""
 VM_SHELL_POLL_S = 0.2

@@ -5,7 +5,10 @@ real files and real pyautogui on the Xvfb display of a LocalSandbox: commands
 run with the sandbox's environment (HOME is its work folder, DISPLAY its
 Xvfb), so everything the server starts is cleaned up by the sandbox's close().
 Only `/accessibility` is reduced: it lists the windows (wmctrl) as XML instead
-of walking AT-SPI.
+of walking AT-SPI. Like the real server, `/file`, `/setup/upload` and
+`/setup/open_file` take `os.path.expandvars(os.path.expanduser(path))`,
+computed in the server's environment (the sandbox's), and a relative path
+from the server's working folder, which is not the home.
 """
 
 from __future__ import annotations
@@ -63,6 +66,24 @@ class VMServer:
         self._thread.join(timeout=5)
 
     # -- the routes' work ------------------------------------------------------
+    @property
+    def working_folder(self) -> Path:
+        """The server process's working folder (the real one is not the home either)."""
+        return Path(self.sandbox.home).parent
+
+    def server_path(self, raw: str) -> Path:
+        """The file the real server uses for `raw`: its own expression, run in its environment and folder."""
+        code = "import os, sys; print(os.path.expandvars(os.path.expanduser(sys.argv[1])))"
+        proc = subprocess.run(
+            [sys.executable, "-c", code, raw],
+            env=self.sandbox.env,
+            cwd=self.working_folder,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return self.working_folder / proc.stdout.removesuffix("\n")
+
     def execute(self, body: dict) -> tuple[int, dict]:
         command, shell = body.get("command"), bool(body.get("shell", False))
         if isinstance(command, str) and not shell:
@@ -122,11 +143,12 @@ class VMServer:
             start_new_session=True,
         )
 
-    def open_file(self, path: str) -> tuple[int, dict]:
-        if not Path(path).exists():
-            return 404, {"error": f"File not found: {path}"}
-        self.launch({"command": ["xdg-open", path]})
-        name = Path(path).name
+    def open_file(self, raw: str) -> tuple[int, dict]:
+        path = self.server_path(raw)
+        if not path.exists():
+            return 404, {"error": f"File not found: {raw}"}
+        self.launch({"command": ["xdg-open", str(path)]})
+        name = path.name
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if name in self.window_titles():
@@ -225,17 +247,23 @@ class _Handler(BaseHTTPRequestHandler):
         elif route == "/run_python":
             self._send(*self.vm.run_python(self._json()))
         elif route == "/file":
-            path = Path(str(self._form().get("file_path", "")))
-            if path.is_file():
+            path = self.vm.server_path(str(self._form().get("file_path", "")))
+            try:
                 self._send(200, path.read_bytes())
-            else:
+            except FileNotFoundError:
                 self._send(404, {"error": "File not found"})
+            except OSError as exc:  # a folder, as the real server: 500 with an error body
+                self._send(500, {"error": f"Failed to serve file: {exc}"})
         elif route == "/setup/upload":
             form = self._form()
-            target = Path(str(form["file_path"]))
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(form["file_data"])
-            self._send(200, "File Uploaded")
+            target = self.vm.server_path(str(form["file_path"]))
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(form["file_data"])
+            except OSError as exc:
+                self._send(500, {"error": f"Failed to upload file: {exc}"})
+            else:
+                self._send(200, "File Uploaded")
         elif route == "/screen_size":
             width, height = self.vm.sandbox.screen_size()
             self._send(200, {"width": width, "height": height})

@@ -85,13 +85,14 @@ def test_stale_cached_total_fails_naming_the_cell_and_leaves_the_file_untouched(
 ):
     stale = tmp_path / "stale.xlsx"
     with_cached_value(recalculated_book, stale, "B4", "99")
+    home_before = sorted(os.listdir(sandbox.home))
     path = deliver(sandbox, stale, "sales.xlsx")
     before = (hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mtime_ns)
 
     result = pregate_of(sandbox, path)
 
     assert (hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mtime_ns) == before
-    assert sorted(os.listdir(sandbox.home)) == ["sales.xlsx"]
+    assert sorted(os.listdir(sandbox.home)) == sorted([*home_before, "sales.xlsx"])
     [finding] = result.findings
     assert "disagree with their formulas" in finding.problem
     assert finding.evidence == "Sales!B4 =SUM(B2:B3): saved 99, recalculated 30"

@@ -218,6 +218,7 @@ def test_setup_errors_are_clear(tmp_path, local):
 
 
 def test_bad_task_files_are_rejected_clearly(tmp_path, local, cache):
+    home_before = sorted(Path(local.home).iterdir())  # a new home holds only the LibreOffice profile
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
     with pytest.raises(TaskError, match="not valid JSON"):
@@ -234,7 +235,7 @@ def test_bad_task_files_are_rejected_clearly(tmp_path, local, cache):
     unknown.write_text(json.dumps({"id": "g", "instruction": "x", "evaluator": getter}))
     with pytest.raises(TaskError, match="unsupported getter.*vm_screen"):
         prepare_task(unknown, local, cache)
-    assert not list(Path(local.home).iterdir())  # nothing was set up
+    assert sorted(Path(local.home).iterdir()) == home_before  # nothing was set up
 
 
 def test_home_paths_map_onto_the_sandbox_home():
