@@ -269,7 +269,7 @@ def test_context_length_error_leads_to_compaction_and_a_successful_retry(tmp_pat
 
 def test_overflow_without_context_management_ends_the_run(tmp_path):
     main = ScriptedProvider(steps(12), context_window=5000)
-    policy = ContextPolicy(window=100_000, compactor=None)
+    policy = ContextPolicy(window=100_000, compactor=None, cut_blocks=False)
     loop = make_loop(tmp_path, main, policy)
     outcome = loop.run(TASK)
     assert outcome.status == "error" and "too long" in outcome.text
