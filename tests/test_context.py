@@ -267,6 +267,7 @@ def test_context_length_error_leads_to_compaction_and_a_successful_retry(tmp_pat
     assert events(loop, "context_overflow")
     overflow_compactions = [e for e in events(loop, "compaction") if e["reason"] == "overflow"]
     assert overflow_compactions
+    assert [e["window"] for e in events(loop, "context_window")] == [5000] == [policy.window]
     responses = events(loop, "response")
     assert len(responses) == 13  # every scripted turn was answered despite the overflows
 
