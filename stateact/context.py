@@ -24,7 +24,8 @@ class ContextManager(Protocol):
         """The request's messages: a transformed copy, the history untouched."""
 
     def on_overflow(self, loop: AgentLoop) -> bool:
-        """The provider said the request was too long: shrink the history; True to retry."""
+        """The provider said the request was too long: make the retried one smaller (compact the
+        history, or cut blocks of the view) without changing the window for later turns; True to retry."""
 
 
 class PassThrough:

@@ -6,10 +6,14 @@
 Each request's view is the history with long tool outputs capped and old
 screenshots replaced (both deterministic, so the view of a history only grows
 at its end and the provider's cached prefix stays valid). Before a request
-whose estimated prompt passes the threshold share of the window, or after the
-provider reports an overflow, the oldest turns are compacted. Estimates use
-the offline tokenizer, scaled by the ratio of the provider's reported prompt
-size to the estimate of the previous request.
+whose estimated prompt passes the threshold share of the window, the oldest
+turns are compacted. Estimates use the offline tokenizer, scaled by the ratio
+of the provider's reported prompt size to the estimate of the previous request.
+
+When the provider refuses a request as too long, only that request is made
+smaller: it is compacted harder, and if that is not enough (or there is nothing
+to compact, as on the first request) its largest texts and images are cut. The
+window stays the model's own, unless the provider's error states a smaller one.
 """
 
 from __future__ import annotations
@@ -18,9 +22,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from stateact import settings
+from stateact.block_cuts import BlockCuts, user_blocks
 from stateact.compaction import Compactor, apply_compaction, choose_split, pairing_problems
 from stateact.image_policy import strip_old_images
-from stateact.messages import Message
+from stateact.messages import Message, TextBlock
 from stateact.models.catalog import lookup
 from stateact.output_caps import cap_tool_outputs
 from stateact.stall import StallDetector
@@ -39,7 +44,7 @@ class ContextPolicy:
     """ContextManager for one loop: caps, image stripping, compaction and stall detection.
 
     With `compactor` None nothing is compacted; with `strip_images` False every image stays;
-    with `stall` None no stall notes are given.
+    with `cut_blocks` False no block is cut after an overflow; with `stall` None no stall notes are given.
     """
 
     def __init__(
@@ -53,6 +58,7 @@ class ContextPolicy:
         strip_images: bool = True,
         keep_images: int = settings.CONTEXT_KEEP_IMAGES,
         image_chunk: int = settings.CONTEXT_IMAGE_STRIP_CHUNK,
+        cut_blocks: bool = True,
         stall: StallDetector | None = None,
         tokens: TokenCounter | None = None,
     ) -> None:
@@ -64,6 +70,8 @@ class ContextPolicy:
         self.strip_images = strip_images
         self.keep_images = keep_images
         self.image_chunk = image_chunk
+        self.cut_blocks = cut_blocks
+        self.cuts = BlockCuts()
         self.stall = stall
         self.tokens = tokens or counter()
         self.ratio = 1.0
@@ -71,6 +79,7 @@ class ContextPolicy:
         self._loop: AgentLoop | None = None
         self._preamble = 0
         self._sent_estimate = 0
+        self._stated_maximum: int | None = None
         self._memo: tuple[Message | None, int, list[Message], int] = (None, 0, [], 0)
 
     # -- ContextManager protocol ---------------------------------------------------
@@ -87,11 +96,21 @@ class ContextPolicy:
         return view
 
     def on_overflow(self, loop: AgentLoop) -> bool:
-        """The provider refused the last prompt, so its real window is smaller: shrink ours, then compact."""
+        """The provider refused the last request: shrink the next one below a target; True to retry.
+
+        The target (a share of the refused prompt, at most the threshold) holds for this request
+        only; the window changes only to a smaller one the provider's error stated.
+        """
         self._attach(loop)
-        if self._sent_estimate:
-            self.window = min(self.window, int(self._sent_estimate * self.ratio))
-        return self.compactor is not None and self.compact(loop, "overflow")
+        if self._stated_maximum is not None and self._stated_maximum < self.window:
+            loop.log.emit("context_window", loop.scope, window=self._stated_maximum, was=self.window)
+            self.window = self._stated_maximum
+        self._stated_maximum = None
+        refused = self._sent_estimate * self.ratio
+        target = int(min(self.threshold * self.window, refused * settings.CONTEXT_OVERFLOW_TARGET_SHARE))
+        compacted = self.compactor is not None and self.compact(loop, "overflow", target)
+        cut = self.cut_blocks and self.estimate(loop.messages) > target and self.cut_largest(loop, target)
+        return compacted or cut
 
     # -- injections ---------------------------------------------------------------
     def stall_note(self) -> str | None:
@@ -107,7 +126,7 @@ class ContextPolicy:
         last, length, view, size = self._memo
         if messages and messages[-1] is last and len(messages) == length:
             return view, size
-        view = cap_tool_outputs(messages)
+        view = cap_tool_outputs(self.cuts.apply(messages))
         if self.strip_images:
             view = strip_old_images(view, self.keep_images, self.image_chunk)
         size = self.tokens.messages(view)
@@ -126,8 +145,13 @@ class ContextPolicy:
             self.stall.on_stall = lambda sign, note: loop.log.emit("stall", loop.scope, sign=sign, note=note)
 
     def _on_event(self, event: dict) -> None:
-        """Calibrate estimates with the prompt size the provider reported for our last request."""
-        if event["kind"] != "response" or self._loop is None or event.get("scope") != self._loop.scope:
+        """Calibrate estimates with the prompt size the provider reported for our last request,
+        and note the window a context-length error stated."""
+        if self._loop is None or event.get("scope") != self._loop.scope:
+            return
+        if event["kind"] == "context_overflow":
+            self._stated_maximum = event.get("maximum")
+        if event["kind"] != "response":
             return
         usage = event.get("usage") or {}
         reported = sum(usage.get(k, 0) for k in ("input_tokens", "cache_read_tokens", "cache_write_tokens"))
@@ -135,13 +159,16 @@ class ContextPolicy:
             self.ratio = min(max(reported / self._sent_estimate, RATIO_BOUNDS[0]), RATIO_BOUNDS[1])
 
     # -- compaction -----------------------------------------------------------------
-    def compact(self, loop: AgentLoop, reason: str) -> bool:
-        """Replace the oldest turns of `loop.messages` with a summary; False if nothing could go."""
+    def compact(self, loop: AgentLoop, reason: str, budget: int | None = None) -> bool:
+        """Replace the oldest turns of `loop.messages` with a summary; False if nothing could go.
+
+        The turns kept verbatim fill a share of `budget` tokens (the window unless given).
+        """
         assert self.compactor is not None
         history = loop.messages
         view, _ = self._view(history)
         before = self.estimate(history)
-        keep_tokens = int(self.window * self.keep_recent_share / self.ratio)
+        keep_tokens = int((budget or self.window) * self.keep_recent_share / self.ratio)
         split = choose_split(history, [self.tokens.message(m) for m in view], keep_tokens)
         if split is None:
             loop.log.emit("compaction_skipped", loop.scope, reason=reason, messages=len(history))
@@ -173,6 +200,37 @@ class ContextPolicy:
         )
         return True
 
+    def cut_largest(self, loop: AgentLoop, target: int) -> bool:
+        """Cut the largest texts and images of the view, largest first, until the estimate fits
+        `target` tokens; each cut keeps at least a small share of the window. False if none was cut."""
+        floor = int(self.window * settings.CONTEXT_CUT_KEEP_SHARE)
+        cut = False
+        while (excess := self.estimate(loop.messages) - target) > 0:
+            view, _ = self._view(loop.messages)
+            sizes = [
+                (self.tokens.block(seen), block, seen)
+                for block, seen in user_blocks(loop.messages, view)
+                if block not in self.cuts
+            ]
+            tokens, block, seen = max(sizes, key=lambda size: size[0], default=(0, None, None))
+            if block is None or tokens <= floor:
+                break
+            keep = max(tokens - int(excess / self.ratio), floor)
+            keep_chars = len(seen.text) * keep // tokens if isinstance(seen, TextBlock) else 0
+            replacement, saved = self.cuts.cut(block, keep_chars, loop.log)
+            self._memo = (None, 0, [], 0)
+            cut = True
+            loop.log.emit(
+                "context_cut",
+                loop.scope,
+                block=block.type,
+                tokens_before=tokens,
+                tokens_after=self.tokens.block(replacement),
+                saved=str(saved),
+                target=target,
+            )
+        return cut
+
 
 def build_context_manager(
     context: RunContext,
@@ -191,7 +249,10 @@ def build_context_manager(
     tokens = counter()
     if not enabled:
         return ContextPolicy(
-            window=window or lookup(model_name).context_window, compactor=None, strip_images=False
+            window=window or lookup(model_name).context_window,
+            compactor=None,
+            strip_images=False,
+            cut_blocks=False,
         )
     return ContextPolicy(
         window=window or lookup(model_name).context_window,

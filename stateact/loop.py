@@ -170,7 +170,13 @@ class AgentLoop:
                 response = self.model.complete(request)
                 break
             except ContextLengthError as exc:
-                self.log.emit("context_overflow", self.scope, message=str(exc), recoveries=recoveries)
+                self.log.emit(
+                    "context_overflow",
+                    self.scope,
+                    message=str(exc),
+                    maximum=exc.maximum,
+                    recoveries=recoveries,
+                )
                 if recoveries >= settings.CONTEXT_OVERFLOW_RECOVERIES or not self.context.on_overflow(self):
                     raise
                 recoveries += 1

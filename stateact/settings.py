@@ -99,6 +99,11 @@ PLAN_RECHECK_EVERY = 10
 # Agent loop
 CONTEXT_OVERFLOW_RECOVERIES = 2
 """Times in a row the loop lets the context manager shrink the history after a context-length error."""
+CONTEXT_OVERFLOW_TARGET_SHARE = 0.7
+"""After a context-length error the retried request aims below this share of the refused prompt (that
+request only: later turns use the model's window)."""
+CONTEXT_CUT_KEEP_SHARE = 0.02
+"""A block cut to fit a refused request keeps at least this share of the window; smaller ones stay whole."""
 
 # OSWorld VM sandbox
 VM_REQUEST_TIMEOUT_S = 30.0

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
+import pytest
 import tiktoken
 from PIL import Image
 from pydantic import BaseModel
@@ -17,6 +19,7 @@ from stateact.image_policy import PLACEHOLDER, strip_old_images
 from stateact.loop import AgentLoop, Budget
 from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.meter import Meter
+from stateact.models import create_model
 from stateact.models.anthropic_provider import to_wire
 from stateact.models.base import ModelRequest
 from stateact.models.scripted import ScriptedProvider
@@ -26,6 +29,7 @@ from stateact.runtime import RoleModels, RunContext
 from stateact.stall import StallDetector
 from stateact.tokens import counter, image_tokens
 from stateact.tools.base import Tool, ToolResult
+from tests.wire_servers import AnthropicWireServer, anthropic_prompt_too_long, anthropic_reply
 
 TASK = "Fill the quarterly report in /tmp/report.xlsx from the sales database."
 PLAN = "Plan checklist:\n- [x] p1 find the database\n- [ ] p2 read the totals\n- [ ] p3 write the report"
@@ -263,16 +267,95 @@ def test_context_length_error_leads_to_compaction_and_a_successful_retry(tmp_pat
     assert events(loop, "context_overflow")
     overflow_compactions = [e for e in events(loop, "compaction") if e["reason"] == "overflow"]
     assert overflow_compactions
+    assert [e["window"] for e in events(loop, "context_window")] == [5000] == [policy.window]
     responses = events(loop, "response")
     assert len(responses) == 13  # every scripted turn was answered despite the overflows
 
 
 def test_overflow_without_context_management_ends_the_run(tmp_path):
     main = ScriptedProvider(steps(12), context_window=5000)
-    policy = ContextPolicy(window=100_000, compactor=None)
+    policy = ContextPolicy(window=100_000, compactor=None, cut_blocks=False)
     loop = make_loop(tmp_path, main, policy)
     outcome = loop.run(TASK)
     assert outcome.status == "error" and "too long" in outcome.text
+
+
+def test_one_overflow_mid_run_leaves_the_window_for_later_turns(tmp_path):
+    """The server refuses one request (its token count differs from ours); later turns use the real window."""
+    window, overflow_at = 30_000, 8
+    no_usage = {"input_tokens": 0}  # the estimate stays uncalibrated, as in the refused request
+    turns = [anthropic_reply(tool_calls=[("produce", {"tag": f"s{i}"})], usage=no_usage) for i in range(60)]
+    turns.insert(overflow_at, anthropic_prompt_too_long(window + 1000, window))
+    turns.append(anthropic_reply(tool_calls=[("finish", {})], usage=no_usage))
+    compactor = ScriptedProvider([{"text": "## Progress\nsteps done"}] * 10)
+    policy = policy_for(window, compactor)
+    with AnthropicWireServer(turns) as server:
+        loop = make_loop(tmp_path, create_model(f"anthropic:claude-sonnet-5@{server.base_url}"), policy)
+        assert loop.run(TASK).status == "finished"
+    assert server.problems == [] and server.remaining == 0
+
+    (overflow,) = events(loop, "context_overflow")
+    assert overflow["maximum"] == window
+    compactions = events(loop, "compaction")
+    assert compactions[0]["reason"] == "overflow" and compactions[0]["tokens_before"] < window // 4
+    assert policy.window == window and all(e["window"] == window for e in compactions)
+    later = compactions[1:]
+    assert len(later) <= 1, "after the recovery the run compacts only near the real window"
+    assert all(e["reason"] == "threshold" and e["tokens_before"] > 0.8 * window for e in later)
+
+
+def test_first_request_over_the_window_cuts_the_task_text(tmp_path):
+    pasted = "".join(f"row {i}: total={i * 37 % 101}\n" for i in range(4000))
+    main = ScriptedProvider(steps(2), context_window=6000)
+    loop = make_loop(tmp_path, main, policy_for(6000, ScriptedProvider([{"text": "## Progress"}] * 5)))
+    outcome = loop.run(f"{TASK}\n{pasted}")
+
+    assert outcome.status == "finished"
+    assert len(events(loop, "context_overflow")) == 1
+    assert "overflow" in [e["reason"] for e in events(loop, "compaction_skipped")]  # nothing to compact yet
+    (cut,) = events(loop, "context_cut")
+    assert cut["block"] == "text" and cut["tokens_after"] < cut["tokens_before"]
+    assert Path(cut["saved"]).read_text() == f"{TASK}\n{pasted}"
+    retried = main.requests[1].messages[0].content[0].text
+    assert retried.startswith(TASK) and retried.endswith(pasted.splitlines(keepends=True)[-1])
+    assert (
+        f"characters cut from the middle; cut to fit the model's context window; the full text is in {cut['saved']}"
+        in retried
+    )
+    assert all(prompt_tokens(r) <= 6000 for r in main.requests[1:])
+    assert loop.messages[0].content[0].text == f"{TASK}\n{pasted}"  # the history keeps it
+
+
+@pytest.mark.parametrize(
+    ("produce", "window", "block"),
+    [
+        ({"tag": "big", "lines": 3000}, 5000, "text"),
+        ({"tag": "shot", "lines": 3, "screenshot": True}, 1500, "image"),
+    ],
+)
+def test_a_single_giant_tool_result_is_cut_and_the_run_goes_on(tmp_path, produce, window, block):
+    main = ScriptedProvider(
+        [{"tool_calls": [{"name": "produce", "input": produce}]}, *steps(0)], context_window=window
+    )
+    loop = make_loop(tmp_path, main, policy_for(window, ScriptedProvider([])))
+    assert loop.run(TASK).status == "finished"
+
+    (cut,) = events(loop, "context_cut")
+    assert cut["block"] == block
+    assert len(main.requests) == 3  # the refused second request is retried once and answered
+    for request in main.requests:
+        assert pairing_problems(request.messages) == []
+    assert prompt_tokens(main.requests[1]) > window >= prompt_tokens(main.requests[2])
+    (sent,) = main.requests[2].messages[2].tool_results()
+    (kept,) = loop.messages[2].tool_results()
+    assert (
+        sent.tool_use_id == kept.tool_use_id and cut["saved"] in sent.text() and Path(cut["saved"]).exists()
+    )
+    assert not any(isinstance(b, ImageBlock) for b in sent.content)
+    if block == "text":  # the history keeps the original
+        assert kept.text().count("big line") == 3000
+    else:
+        assert isinstance(kept.content[-1], ImageBlock)
 
 
 def test_failing_compactor_falls_back_to_a_mechanical_summary(tmp_path):

@@ -225,9 +225,24 @@ def test_anthropic_retries_a_transient_error(anthropic_server, run_log, failure,
 def test_anthropic_prompt_too_long_is_a_context_length_error(anthropic_server):
     server = anthropic_server(anthropic_prompt_too_long(210_345, 200_000))
 
-    with pytest.raises(ContextLengthError, match="prompt is too long: 210345 tokens > 200000 maximum"):
+    with pytest.raises(
+        ContextLengthError, match="prompt is too long: 210345 tokens > 200000 maximum"
+    ) as error:
         anthropic_model(server).complete(request_of(Message.user_text("a long prompt")))
     assert len(server.requests) == 1, "a context error is not retried"
+    assert error.value.maximum == 200_000
+
+
+def test_anthropic_prompt_plus_max_tokens_over_the_limit_is_a_context_length_error(anthropic_server):
+    message = (
+        "input length and `max_tokens` exceed context limit: 195000 + 8192 > 200000, "
+        "decrease input length or `max_tokens` and try again"
+    )
+    server = anthropic_server(anthropic_error(400, "invalid_request_error", message))
+
+    with pytest.raises(ContextLengthError, match="exceed context limit") as error:
+        anthropic_model(server).complete(request_of(Message.user_text("a long prompt")))
+    assert error.value.maximum == 200_000
 
 
 def test_anthropic_request_too_large_is_a_context_length_error(anthropic_server):
@@ -235,8 +250,9 @@ def test_anthropic_request_too_large_is_a_context_length_error(anthropic_server)
         anthropic_error(413, "request_too_large", "Request exceeds the maximum allowed size")
     )
 
-    with pytest.raises(ContextLengthError, match="anthropic 413: Request exceeds"):
+    with pytest.raises(ContextLengthError, match="anthropic 413: Request exceeds") as error:
         anthropic_model(server).complete(request_of(Message.user_text("many screenshots")))
+    assert error.value.maximum is None, "a body over the size limit states no window"
 
 
 def test_anthropic_error_that_survives_retries_ends_the_loop(anthropic_server, run_log):
@@ -398,8 +414,26 @@ def test_openai_reply_without_choices_is_retried(openai_server):
 def test_openai_context_length_exceeded_is_a_context_length_error(openai_server):
     server = openai_server(openai_context_exceeded(140_000, 128_000))
 
-    with pytest.raises(ContextLengthError, match="maximum context length is 128000 tokens"):
+    with pytest.raises(ContextLengthError, match="maximum context length is 128000 tokens") as error:
         openai_model(server).complete(request_of(Message.user_text("big")))
+    assert error.value.maximum == 128_000
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens "
+        "(7000 in the messages, 2000 in the completion). Please reduce the length of the messages or completion.",
+        "The input (9000 tokens) is longer than the model's context length (8192 tokens).",
+    ],
+    ids=["vllm", "sglang"],
+)
+def test_openai_compatible_context_errors_state_their_window(openai_server, message):
+    server = openai_server(openai_error(400, message))
+
+    with pytest.raises(ContextLengthError) as error:
+        openai_model(server).complete(request_of(Message.user_text("big")))
+    assert error.value.maximum == 8192
 
 
 def test_openai_malformed_tool_arguments_come_back_as_an_error_result(openai_server, run_log):

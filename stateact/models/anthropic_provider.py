@@ -144,14 +144,17 @@ def to_wire(request: ModelRequest, model: str = "") -> dict:
     return wire
 
 
+CONTEXT_ERROR_SIGNS = ("prompt is too long", "context window", "too many tokens", "exceed context limit")
+"""Phrases of a 400 error that mean the request did not fit the context window."""
+
+
 def _is_context_error(exc: anthropic.APIStatusError) -> bool:
-    """A prompt over the window (400), or a request body over the size limit (413, many images)."""
+    """A prompt (or prompt plus `max_tokens`) over the window (400), or a request body over the size
+    limit (413, many images)."""
     if exc.status_code == 413:
         return True
     text = api_message(exc).lower()
-    return exc.status_code == 400 and (
-        "prompt is too long" in text or "context window" in text or "too many tokens" in text
-    )
+    return exc.status_code == 400 and any(sign in text for sign in CONTEXT_ERROR_SIGNS)
 
 
 class AnthropicProvider(ModelProvider):

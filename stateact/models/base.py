@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
@@ -17,8 +18,34 @@ class ProviderError(RuntimeError):
     """A model call failed for good (after retries, or not retryable)."""
 
 
+STATED_MAXIMUM = (
+    re.compile(r"tokens? > (\d+) maximum"),
+    re.compile(r"exceed context limit: \d+ \+ \d+ > (\d+)"),
+    re.compile(r"maximum context length is (\d+) tokens"),
+    re.compile(r"context length \((\d+) tokens\)"),
+)
+"""How providers state the window in a context-length error: Anthropic (prompt, and prompt plus
+`max_tokens`), OpenAI and vLLM, SGLang. The one group is the window in tokens."""
+
+
+def stated_maximum(message: str) -> int | None:
+    """The context window a provider's error message states, if it states one."""
+    for pattern in STATED_MAXIMUM:
+        found = pattern.search(message)
+        if found:
+            return int(found.group(1))
+    return None
+
+
 class ContextLengthError(ProviderError):
-    """The request did not fit the model's context window."""
+    """The request did not fit the model's context window.
+
+    `maximum` is the window the provider's message states, if it states one.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.maximum = stated_maximum(message)
 
 
 class RetryableError(ProviderError):
