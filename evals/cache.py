@@ -79,7 +79,7 @@ class FileCache:
         try:
             return self.download(url, dest_name)
         except DownloadError as exc:
-            raise DownloadError(f"{exc}; not in the cache either. Tried:\n  {listing}") from exc
+            raise DownloadError(f"no cached file for {url}; {exc}. Tried:\n  {listing}") from exc
 
     def download(self, url: str, dest_name: str = "") -> Path:
         """Fetch `url` into `<root>/by-url/<hash>/<name>` (written whole, then renamed into place)."""

@@ -33,9 +33,12 @@ class TaskFailure:
 
     @classmethod
     def from_exception(cls, stage: str, exc: BaseException) -> TaskFailure:
-        """The failure an exception stands for; its `what` attribute (if any) names the failing part."""
-        what = str(getattr(exc, "what", "") or _DEFAULT_WHAT[stage])
-        return cls(stage, what, f"{type(exc).__name__}: {exc}", "".join(traceback.format_exception(exc)))
+        """The failure an exception stands for. One with a `what` attribute names the failing part and
+        its message is used as is; any other is named by its type."""
+        what = str(getattr(exc, "what", ""))
+        message = str(exc) if what else f"{type(exc).__name__}: {exc}"
+        trace = "".join(traceback.format_exception(exc))
+        return cls(stage, what or _DEFAULT_WHAT[stage], message, trace)
 
     @property
     def summary(self) -> str:

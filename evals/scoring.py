@@ -110,7 +110,7 @@ def score_task(
     try:
         run_steps(evaluator.postconfig, sandbox, post)
     except SetupError as exc:
-        raise ScoringError("postconfig", str(exc)) from exc
+        raise ScoringError("postconfig", f"{type(exc).__name__}: {exc}") from exc
     report = ScoreReport(score=0.0, conj=evaluator.conj, postconfig=post.records)
     funcs = evaluator.funcs()
     if funcs == [INFEASIBLE] or (declared_infeasible and INFEASIBLE not in funcs):
@@ -159,7 +159,7 @@ def _score_one(name: str, index: int, evaluator: Any, context: GetterContext) ->
     try:
         value = metric(result, expected, **options) if has_expected else metric(result, **options)
     except MetricUnsupported as exc:
-        raise ScoringError(f"metric {index + 1} ({name})", str(exc)) from exc
+        raise ScoringError(f"metric {index + 1} ({name})", f"{type(exc).__name__}: {exc}") from exc
     except Exception as exc:  # recorded, scored 0 (OSWorld would abort the evaluation)
         part["error"] = f"{type(exc).__name__}: {exc}"
         return part
