@@ -32,7 +32,9 @@ def run(
     task: Annotated[
         Path | None, typer.Option(help="An OSWorld task file: its setup, the agent, then its scoring.")
     ] = None,
-    cache: Annotated[Path, typer.Option(help="Files that a task's downloads resolve to.")] = Path("cache"),
+    cache: Annotated[
+        Path, typer.Option(help="Download cache of --task: URLs resolve here, fetched on a miss.")
+    ] = Path("cache"),
     results: Annotated[Path, typer.Option(help="OSWorld-style results folder of --task runs.")] = Path(
         "results"
     ),
@@ -60,12 +62,12 @@ def run(
 ) -> None:
     """Run one task and save its trajectory, cost and verdict in a run folder.
 
-    Exit codes: 0 the run finished (with --task: the task was scored, whatever the score); 1 the run
-    did not finish (budget, error, reply); 2 bad arguments or an unreachable sandbox; 3 with --task:
-    the task could not be set up, run or scored for a reason that is not the agent's (an expected
-    file that cannot be downloaded, an unsupported metric rule, a provider that failed before the
-    first turn...); the task's results folder then has error.json and no result.txt, and the next
-    run does it again; 130 interrupted.
+    Exit codes: 0 the run finished, or with --task the task was scored (whatever the score); 1 without
+    --task, the run ended otherwise (budget, error, reply); 2 bad arguments or an unreachable sandbox;
+    3 with --task: the task could not be set up, run or scored for a reason that is not the agent's
+    (an expected file that cannot be downloaded, an unsupported metric rule, a provider that failed
+    before the first turn...): its results folder has error.json and no result.txt, and the next run
+    does it again; 130 interrupted.
     """
     from stateact.progress import ProgressPrinter
     from stateact.run import execute, new_run_id
