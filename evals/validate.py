@@ -40,7 +40,8 @@ class ValidationRow:
     met: int = 0
     checkpoints: int = 0
     status: str = ""
-    """The run's end status (finished, error, ...), or `<stage>-error` when the task failed outside the agent."""
+    """The run's end status (finished, error, ...), or `<stage>-error` (setup, agent, scoring) when the task
+    failed outside the agent."""
     gate_passed: bool | None = None
     turns: int = 0
     seconds: float = 0.0
