@@ -1,8 +1,10 @@
 """The comparison table: task metrics aggregated per harness x domain, as rich, markdown and CSV.
 
 One row per (harness, model, domain) and one `all` row per (harness, model).
-Rates and means are over the row's tasks; a job that failed outside the agent
-counts as a task scoring 0.
+`tasks` counts the scored tasks, and every rate and mean is over them; a task
+that failed outside the agent (error.json: no score) is not a 0, it is counted
+in `errors` only, and its run's dollars are in `$ total`. A row without a scored
+task has no success rates (`-`, empty in the CSV).
 """
 
 from __future__ import annotations
@@ -29,9 +31,10 @@ class GroupRow:
     model: str
     domain: str
     tasks: int
-    binary: float
-    """Share of tasks with every checkpoint met."""
-    partial: float
+    """Scored tasks (the errored ones are in `errors`)."""
+    binary: float | None
+    """Share of scored tasks with every checkpoint met; None without a scored task."""
+    partial: float | None
     """Mean fraction of checkpoints met."""
     main_turns: float
     sub_turns: float
@@ -45,9 +48,11 @@ class GroupRow:
     usd: float
     """Mean dollars per task."""
     usd_total: float
+    """Dollars of every run, errored tasks included."""
     seconds: float
     """Mean agent wall time per task."""
     errors: int
+    """Tasks that failed outside the agent (no score)."""
 
 
 @dataclass(frozen=True)
@@ -57,8 +62,8 @@ class Column:
     show: Callable[[GroupRow], str]
 
 
-def _pct(value: float) -> str:
-    return f"{100 * value:.1f}%"
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
 
 
 COLUMNS: tuple[Column, ...] = (
@@ -87,7 +92,10 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
-def summarize(harness: str, model: str, domain: str, tasks: list[TaskMetrics]) -> GroupRow:
+def summarize(harness: str, model: str, domain: str, runs: list[TaskMetrics]) -> GroupRow:
+    """The row of `runs`: means over the scored ones, errored ones counted apart."""
+    tasks = [t for t in runs if not t.failed]
+
     def mean(attribute: str) -> float:
         return _mean([float(getattr(t, attribute)) for t in tasks])
 
@@ -96,8 +104,8 @@ def summarize(harness: str, model: str, domain: str, tasks: list[TaskMetrics]) -
         model=model,
         domain=domain,
         tasks=len(tasks),
-        binary=_mean([float(t.binary) for t in tasks]),
-        partial=mean("partial"),
+        binary=_mean([float(bool(t.binary)) for t in tasks]) if tasks else None,
+        partial=mean("partial") if tasks else None,
         main_turns=mean("main_turns"),
         sub_turns=mean("sub_turns"),
         delegations=mean("delegations"),
@@ -108,9 +116,9 @@ def summarize(harness: str, model: str, domain: str, tasks: list[TaskMetrics]) -
         output_tokens=sum(t.output_tokens for t in tasks),
         cached_tokens=sum(t.cached_tokens for t in tasks),
         usd=mean("usd"),
-        usd_total=round(sum(t.usd for t in tasks), 6),
+        usd_total=round(sum(t.usd for t in runs), 6),
         seconds=mean("seconds"),
-        errors=sum(t.status == "error" for t in tasks),
+        errors=len(runs) - len(tasks),
     )
 
 
@@ -168,6 +176,7 @@ TERMINAL_VIEW = (
     ("gate_rounds", "gate"),
     ("usd", "$/task"),
     ("seconds", "s/task"),
+    ("errors", "errors"),
 )
 _BY_KEY = {
     **{column.key: column for column in COLUMNS},

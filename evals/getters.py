@@ -4,7 +4,8 @@
   scoring folder; the metric gets the local path, or None when the file does not
   exist (as in OSWorld). `multi: true` takes lists of paths and dests, and
   `gives` picks which ones are returned (one index gives a single path).
-- `cloud_file` (`path` is a URL, `dest`): the file comes from the local cache.
+- `cloud_file` (`path` is a URL, `dest`): the file comes from the cache, which downloads it on
+  a miss (evals/cache.py); one that cannot be had raises CacheMiss.
 - `rule`: the `rules` object itself.
 - `vm_command_line` (`command`, `shell`): the command's standard output.
 """

@@ -65,7 +65,11 @@ def _charts(rows: list[GroupRow]) -> str:
         (
             f"{name.capitalize()} success against cost per task",
             scatter_chart(
-                [Point(_series_label(r), r.usd, getattr(r, name)) for r in overall],
+                [
+                    Point(_series_label(r), r.usd, getattr(r, name))
+                    for r in overall
+                    if getattr(r, name) is not None
+                ],
                 f"{name} success against cost per task",
                 "dollars per task",
                 f"{name} success",
@@ -82,7 +86,9 @@ def _charts(rows: list[GroupRow]) -> str:
     )
     for attribute, title, y_label, label in per_domain:
         values = {
-            (_series_label(r), r.domain): getattr(r, attribute) for r in rows if r.domain != ALL_DOMAINS
+            (_series_label(r), r.domain): getattr(r, attribute)
+            for r in rows
+            if r.domain != ALL_DOMAINS and getattr(r, attribute) is not None
         }
         charts.append((title, bar_chart(domains, series, values, title, y_label, label)))
     return "\n".join(
@@ -129,8 +135,10 @@ def _tasks_html(metrics: list[TaskMetrics]) -> str:
             escape(m.model),
             escape(m.domain),
             link,
-            f'<span class="{verdict}">{m.score:.2f}</span>',
-            f"{100 * m.partial:.0f}%",
+            f'<span class="bad">error ({escape(m.error_stage or "?")})</span>'
+            if m.failed
+            else f'<span class="{verdict}">{m.score:.2f}</span>',
+            "-" if m.partial is None else f"{100 * m.partial:.0f}%",
             f"{m.checkpoints_met}/{m.checkpoints}",
             escape(m.status + (f": {m.error}" if m.error else "")),
             f"{m.main_turns} + {m.sub_turns}",
@@ -160,9 +168,9 @@ def _step_html(step: Step, base: Path, page_dir: Path) -> str:
     return f'<li class="{" ".join(classes)}" data-kind="{step.kind}">{"".join(parts)}</li>'
 
 
-def _checkpoints_html(result_dir: Path, error: str) -> str:
-    if error:
-        return f'<p class="bad">The job failed outside the agent: {escape(error)}</p>'
+def _checkpoints_html(result_dir: Path, failed: bool, error: str) -> str:
+    if failed:
+        return f'<p class="bad">No score: the task failed outside the agent: {escape(error)}</p>'
     try:
         details = json.loads((result_dir / "score.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -202,9 +210,14 @@ def _screens_html(steps: list[Step], result_dir: Path, page_dir: Path) -> str:
 
 def _task_meta(m: TaskMetrics) -> str:
     gate = f"gate rounds {m.gate_rounds} ({m.gate_passes} pass, {m.gate_fails} fail)"
+    scored = (
+        f"error in {m.error_stage or '?'} (no score)"
+        if m.failed
+        else f"score {m.score:.2f}, partial {100 * (m.partial or 0.0):.0f}% "
+        f"({m.checkpoints_met}/{m.checkpoints} checkpoints)"
+    )
     return escape(
-        f"score {m.score:.2f}, partial {100 * m.partial:.0f}% ({m.checkpoints_met}/{m.checkpoints} checkpoints), "
-        f"status {m.status}; main turns {m.main_turns}, subagent turns {m.sub_turns}, "
+        f"{scored}, status {m.status}; main turns {m.main_turns}, subagent turns {m.sub_turns}, "
         f"delegations {m.delegations}, {gate}, compactions {m.compactions}; "
         f"tokens in {m.input_tokens:,} / out {m.output_tokens:,} / cached {m.cached_tokens:,}; "
         f"${m.usd:.4f}, {m.seconds:.1f}s"
@@ -225,7 +238,7 @@ def write_task_page(metrics: TaskMetrics, page_dir: Path) -> Path:
         "task.html",
         escape(f"{metrics.task_id} — {metrics.harness} ({metrics.model}, {metrics.domain})"),
         meta=_task_meta(metrics),
-        checkpoints=_checkpoints_html(metrics.result_dir, metrics.error),
+        checkpoints=_checkpoints_html(metrics.result_dir, metrics.failed, metrics.error),
         screens=screens,
         steps=items or '<li class="step">No events were logged.</li>',
     )

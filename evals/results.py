@@ -7,7 +7,9 @@ calls of subagents it delegated to are in `info.subagent_steps`),
 `step_<n>_<timestamp>.png` for steps whose result (or, failing that, a subagent
 inside it) carried a screenshot, `result.txt` (one float) and
 `score.json` (how each metric scored). `args.json` sits at the model level. A
-task folder with `result.txt` is done and is skipped on a re-run.
+task folder with `result.txt` is done and is skipped on a re-run. A task that
+failed for a reason that is not the agent's (evals/failures.py) has `error.json`
+instead of `result.txt`: it is not done, and runs again.
 """
 
 from __future__ import annotations
@@ -19,9 +21,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from evals.failures import TaskFailure
 from stateact.runlog import read_events
 
 RESULT_FILE = "result.txt"
+ERROR_FILE = "error.json"
+SCORE_FILE = "score.json"
 _UNSAFE = re.compile(r"[^\w.\-@+=]+")
 
 
@@ -35,6 +40,7 @@ def task_result_dir(results_root: Path, harness: str, model: str, domain: str, t
 
 
 def is_done(task_dir: Path) -> bool:
+    """Scored: `result.txt` is there (a folder with only `error.json` is not done)."""
     return (Path(task_dir) / RESULT_FILE).is_file()
 
 
@@ -127,7 +133,8 @@ def write_results(
     details: dict[str, Any],
     final_screenshot: bytes | None = None,
 ) -> Path:
-    """Write traj.jsonl, step screenshots, score.json and (last) result.txt into `task_dir`."""
+    """Write traj.jsonl, step screenshots, score.json and (last) result.txt into `task_dir`; an earlier
+    attempt's error.json goes."""
     task_dir = Path(task_dir)
     task_dir.mkdir(parents=True, exist_ok=True)
     steps = trajectory_steps(run_dir) if run_dir is not None else []
@@ -146,9 +153,19 @@ def write_results(
     with (task_dir / "traj.jsonl").open("w", encoding="utf-8") as handle:
         for step in steps:
             handle.write(json.dumps(step, ensure_ascii=False, default=str) + "\n")
-    (task_dir / "score.json").write_text(json.dumps(details, indent=2, default=str), encoding="utf-8")
+    (task_dir / SCORE_FILE).write_text(json.dumps(details, indent=2, default=str), encoding="utf-8")
+    (task_dir / ERROR_FILE).unlink(missing_ok=True)
     (task_dir / RESULT_FILE).write_text(f"{score}\n", encoding="utf-8")
     return task_dir
+
+
+def write_error(task_dir: Path, failure: TaskFailure, details: dict[str, Any]) -> Path:
+    """Write `error.json`: the failure, with `details` such as the task id and the run folder."""
+    task_dir = Path(task_dir)
+    task_dir.mkdir(parents=True, exist_ok=True)
+    path = task_dir / ERROR_FILE
+    path.write_text(json.dumps({**details, **failure.as_dict()}, indent=2, default=str), encoding="utf-8")
+    return path
 
 
 def write_args(model_dir: Path, args: dict[str, Any]) -> None:

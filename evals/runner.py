@@ -8,6 +8,12 @@ run folder. If the run's `result.json` carries `"infeasible": true`, the agent
 declared the task infeasible. The three stages are also callable one by one:
 `prepare_task` (load, map paths, run `config`), `score_prepared` (postconfig,
 metrics), `write_results` (evals/results.py).
+
+A stage that fails for a reason that is not the agent's (evals/failures.py) ends
+the task with `error.json` and no `result.txt`: the setup raised, the harness
+raised or its run ended with an error before the first turn (`result.json`
+status `error`, `turns` 0), or scoring raised (ScoringError). The outcome then
+carries the failure instead of a score, and the task runs again next time.
 """
 
 from __future__ import annotations
@@ -20,8 +26,9 @@ from pathlib import Path
 
 from evals import settings
 from evals.cache import FileCache
+from evals.failures import AGENT, SCORING, SETUP, TaskFailure
 from evals.paths import HomeMap
-from evals.results import is_done, read_score, task_result_dir, write_args, write_results
+from evals.results import is_done, read_score, task_result_dir, write_args, write_error, write_results
 from evals.scoring import ScoreReport, check_evaluator_known, score_task
 from evals.setup import SetupContext, run_steps
 from evals.task import Task, load_task, task_domain
@@ -47,11 +54,14 @@ class PreparedTask:
 
 @dataclass
 class TaskOutcome:
-    score: float
+    """A scored task (`score`), or one that failed for a reason that is not the agent's (`failure`)."""
+
+    score: float | None
     result_dir: Path
     skipped: bool = False
     report: ScoreReport | None = None
     run_dir: Path | None = None
+    failure: TaskFailure | None = None
 
 
 def map_task(task: Task, sandbox: Sandbox) -> Task:
@@ -71,14 +81,29 @@ def prepare_task(task_path: Path, sandbox: Sandbox, cache_dir: Path) -> Prepared
     return PreparedTask(task, Path(task_path), task_domain(task_path, raw), cache, context.records)
 
 
+def _run_result(run_dir: Path | None) -> dict:
+    """The run's result.json, or {} when there is none (or it is torn)."""
+    if run_dir is None:
+        return {}
+    try:
+        result = json.loads((Path(run_dir) / "result.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return result if isinstance(result, dict) else {}
+
+
 def declared_infeasible(run_dir: Path | None) -> bool:
     """Whether the run's result.json says the agent declared the task infeasible."""
-    if run_dir is None:
-        return False
-    try:
-        return bool(json.loads((Path(run_dir) / "result.json").read_text()).get("infeasible", False))
-    except (OSError, ValueError, AttributeError):
-        return False
+    return bool(_run_result(run_dir).get("infeasible", False))
+
+
+def failed_before_first_turn(run_dir: Path | None) -> TaskFailure | None:
+    """The failure of a run whose result.json has status `error` and 0 turns (e.g. the provider failed)."""
+    result = _run_result(run_dir)
+    if result.get("status") != "error" or result.get("turns") != 0:
+        return None
+    message = str(result.get("text") or "the run ended with an error before the agent's first turn")
+    return TaskFailure(AGENT, "agent run, before its first turn", message)
 
 
 def score_prepared(prepared: PreparedTask, sandbox: Sandbox, run_dir: Path | None) -> ScoreReport:
@@ -102,7 +127,10 @@ def run_task_file(
     model: str = "unknown",
     harness: str = settings.DEFAULT_HARNESS,
 ) -> TaskOutcome:
-    """Setup, agent, scoring and results for one task file; a task with result.txt is skipped."""
+    """Setup, agent, scoring and results for one task file; a task with result.txt is skipped.
+
+    Raises TaskError only when the task file cannot be read (there is no task id to file an error
+    under); any later failure that is not the agent's is written to error.json and returned."""
     raw = load_task(task_path)
     result_dir = task_result_dir(results_dir, harness, model, task_domain(task_path, raw), raw.id)
     if is_done(result_dir):
@@ -110,10 +138,28 @@ def run_task_file(
     write_args(
         result_dir.parent.parent, {"harness": harness, "model": model, "results_dir": str(results_dir)}
     )
-    prepared = prepare_task(task_path, sandbox, cache_dir)
-    run_dir = run_agent(prepared.instruction, sandbox)
+    run_dir: Path | None = None
+
+    def failed(failure: TaskFailure) -> TaskOutcome:
+        write_error(result_dir, failure, {"task_id": raw.id, "run_dir": str(run_dir) if run_dir else None})
+        return TaskOutcome(None, result_dir, run_dir=run_dir, failure=failure)
+
+    try:
+        prepared = prepare_task(task_path, sandbox, cache_dir)
+    except Exception as exc:  # the task could not be set up: not the agent's failure
+        return failed(TaskFailure.from_exception(SETUP, exc))
+    try:
+        run_dir = run_agent(prepared.instruction, sandbox)
+    except Exception as exc:  # the harness itself raised
+        return failed(TaskFailure.from_exception(AGENT, exc))
+    early = failed_before_first_turn(run_dir)
+    if early is not None:
+        return failed(early)
     screenshot = _final_screenshot(sandbox)
-    report = score_prepared(prepared, sandbox, run_dir)
+    try:
+        report = score_prepared(prepared, sandbox, run_dir)
+    except Exception as exc:  # ScoringError, or a fault of the scorer itself
+        return failed(TaskFailure.from_exception(SCORING, exc))
     details = {"task_id": raw.id, "setup": prepared.setup_records, **report.as_dict()}
     write_results(result_dir, run_dir, report.score, details, screenshot)
     return TaskOutcome(report.score, result_dir, report=report, run_dir=run_dir)

@@ -10,10 +10,15 @@ the task infeasible) beside the others (e.g. the inputs left intact).
 
 Partial credit (OSWorld 2.0 style): with `and`, every metric is a checkpoint
 and all of them are evaluated; `partial` is the mean of their scores and
-`binary` is true when all of them score 1. With `or`, `partial` is the score. A getter that raises
-FileNotFoundError (a cloud file missing from the cache) scores that metric 0.
-Difference: a metric that raises (e.g. a missing expected sheet) is recorded
-with its error and scores 0 instead of aborting the evaluation.
+`binary` is true when all of them score 1. With `or`, `partial` is the score.
+
+Errors that are not the agent's raise ScoringError, and the task gets no score
+(evals/failures.py): a postconfig step that cannot be done, a getter that raises
+(an expected file that is neither cached nor downloadable), and a metric that
+raises MetricUnsupported (a rule or option not implemented here). A missing
+agent file is a score (`vm_file` gives None, the metric scores 0). Difference
+from OSWorld: any other exception in a metric (e.g. the agent saved a corrupt
+file) is recorded with its error and scores 0 instead of aborting the evaluation.
 """
 
 from __future__ import annotations
@@ -24,10 +29,18 @@ from typing import Any
 
 from evals.cache import FileCache
 from evals.getters import GETTERS, GetterContext, fetch
-from evals.metrics import INFEASIBLE, METRICS
-from evals.setup import SetupContext, run_steps
+from evals.metrics import INFEASIBLE, METRICS, MetricUnsupported
+from evals.setup import SetupContext, SetupError, run_steps
 from evals.task import Task, TaskError
 from sandbox.base import Sandbox
+
+
+class ScoringError(RuntimeError):
+    """The task cannot be scored for a reason that is not the agent's; `what` names the failing part."""
+
+    def __init__(self, what: str, message: str) -> None:
+        super().__init__(message)
+        self.what = what
 
 
 @dataclass
@@ -94,7 +107,10 @@ def score_task(
     check_evaluator_known(task)
     evaluator = task.evaluator
     post = SetupContext(cache=cache, task_dir=task_dir)
-    run_steps(evaluator.postconfig, sandbox, post)
+    try:
+        run_steps(evaluator.postconfig, sandbox, post)
+    except SetupError as exc:
+        raise ScoringError("postconfig", f"{type(exc).__name__}: {exc}") from exc
     report = ScoreReport(score=0.0, conj=evaluator.conj, postconfig=post.records)
     funcs = evaluator.funcs()
     if funcs == [INFEASIBLE] or (declared_infeasible and INFEASIBLE not in funcs):
@@ -121,22 +137,29 @@ def score_task(
     return report
 
 
+def _input(role: str, name: str, index: int, evaluator: Any, context: GetterContext) -> Any:
+    """A metric's `result` or `expected` input; a getter that raises is a ScoringError."""
+    getter = evaluator.nth(role, index)
+    try:
+        return fetch(getter, context)
+    except Exception as exc:  # the getter could not make the input: not the agent's failure
+        kind = getter.type if getter is not None else "?"
+        what = f"{role} input ({kind}) of metric {index + 1} ({name})"
+        raise ScoringError(what, f"{type(exc).__name__}: {exc}") from exc
+
+
 def _score_one(name: str, index: int, evaluator: Any, context: GetterContext) -> dict[str, Any]:
     part: dict[str, Any] = {"func": name, "score": 0.0}
     options = evaluator.nth("options", index) or {}
-    try:
-        result = fetch(evaluator.nth("result", index), context)
-        expected_getter = evaluator.nth("expected", index)
-        expected = fetch(expected_getter, context)
-    except FileNotFoundError as exc:
-        part["error"] = str(exc)
-        return part
+    result = _input("result", name, index, evaluator, context)
+    has_expected = evaluator.nth("expected", index) is not None
+    expected = _input("expected", name, index, evaluator, context)
     part["inputs"] = [_preview(result), _preview(expected)]
     metric = METRICS[name]
     try:
-        value = (
-            metric(result, expected, **options) if expected_getter is not None else metric(result, **options)
-        )
+        value = metric(result, expected, **options) if has_expected else metric(result, **options)
+    except MetricUnsupported as exc:
+        raise ScoringError(f"metric {index + 1} ({name})", f"{type(exc).__name__}: {exc}") from exc
     except Exception as exc:  # recorded, scored 0 (OSWorld would abort the evaluation)
         part["error"] = f"{type(exc).__name__}: {exc}"
         return part

@@ -8,6 +8,8 @@ SETUP_COMMAND_TIMEOUT_S = 120.0
 """Timeout of one `execute`/`command` setup step (the VM server's own limit)."""
 GETTER_COMMAND_TIMEOUT_S = 120.0
 """Timeout of a `vm_command_line` getter."""
+DOWNLOAD_TIMEOUT_S = 60.0
+"""Timeout (to connect, and between two reads) of downloading a file the cache does not hold."""
 SHEET_PRECISION = 4
 """Default rounding of `compare_table`/`sheet_data` (OSWorld's `precision`)."""
 DEFAULT_HARNESS = "stateact"

@@ -3,7 +3,7 @@
 Each step works through the Sandbox contract only (commands, files, launch),
 so the same task runs on a LocalSandbox (its Xvfb display) and on an OSWorld
 VM. Like OSWorld, a setup command that exits non-zero is recorded, not fatal;
-a step that cannot be done at all (a missing cached download, a window that
+a step that cannot be done at all (a file neither cached nor downloadable, a window that
 never opens, an unknown step type) raises SetupError naming the step.
 """
 

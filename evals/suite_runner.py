@@ -9,25 +9,26 @@ with the task's timeout and budgets), scoring, and writes OSWorld's results
 layout `<results>/<harness>/<model>/<domain>/<task_id>/` with the run folder in
 `run/` beside `result.txt`. A job whose folder has `result.txt` is skipped, so a
 stopped suite resumes where it was. A job that fails outside the agent (bad task
-file, setup error, no reference solution) writes `error.json` instead, counts as
-score 0 in the reports, and runs again on the next invocation.
+file, setup error, no reference solution, an expected file that cannot be
+fetched, an unsupported metric rule, a provider that failed before the first
+turn) writes `error.json` instead (evals/failures.py), shows as an error, not a
+score, in the reports, and runs again on the next invocation.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import shutil
 import tempfile
 import time
-import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from evals import suite_settings
-from evals.results import RESULT_FILE, is_done, read_score, task_result_dir
+from evals.failures import SETUP, TaskFailure
+from evals.results import ERROR_FILE, RESULT_FILE, is_done, read_score, task_result_dir, write_error
 from evals.runner import run_task_file
 from evals.suite import SuiteTask, discover, mapped_solution
 from evals.task import TaskError
@@ -40,7 +41,6 @@ from stateact.variants import get_variant
 
 RUN_FOLDER = "run"
 """The harness's run folder inside a task's results folder."""
-ERROR_FILE = "error.json"
 REFERENCE_COPY = "reference_solution.json"
 """The reference solution a job played, its paths mapped onto the job's sandbox."""
 SANDBOXES_FOLDER = ".sandboxes"
@@ -176,11 +176,12 @@ def run_job(options: SuiteOptions, job: SuiteJob) -> JobOutcome:
                 model=options.model,
                 harness=job.harness,
             )
-            return JobOutcome(job, result_dir, outcome.score, seconds=time.monotonic() - started)
+            error = outcome.failure.summary if outcome.failure else ""
+            return JobOutcome(job, result_dir, outcome.score, error=error, seconds=time.monotonic() - started)
         except Exception as exc:  # a task's failure is recorded, the suite goes on
-            error = f"{type(exc).__name__}: {exc}"
-            _write_error(result_dir, job, error, traceback.format_exc())
-            return JobOutcome(job, result_dir, error=error, seconds=time.monotonic() - started)
+            failure = TaskFailure.from_exception(SETUP, exc)
+            write_error(result_dir, failure, {"task_id": job.task.id, "harness": job.harness})
+            return JobOutcome(job, result_dir, error=failure.summary, seconds=time.monotonic() - started)
         finally:
             sandbox.close()
 
@@ -211,9 +212,3 @@ def _clear_attempt(result_dir: Path) -> None:
     shutil.rmtree(result_dir / RUN_FOLDER, ignore_errors=True)
     for name in (ERROR_FILE, RESULT_FILE):
         (result_dir / name).unlink(missing_ok=True)
-
-
-def _write_error(result_dir: Path, job: SuiteJob, error: str, trace: str) -> None:
-    result_dir.mkdir(parents=True, exist_ok=True)
-    record = {"task_id": job.task.id, "harness": job.harness, "error": error, "traceback": trace}
-    (result_dir / ERROR_FILE).write_text(json.dumps(record, indent=2), encoding="utf-8")

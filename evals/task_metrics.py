@@ -1,7 +1,7 @@
 """Per-task metrics of a suite's results folder, read from `result.txt`, `score.json` and the run folder.
 
 A task folder is `<root>/<harness>/<model>/<domain>/<task_id>/` holding
-`result.txt` (done) or `error.json` (failed outside the agent, scored 0), and the
+`result.txt` (done) or `error.json` (failed outside the agent: no score), and the
 harness's run folder `run/` (`result.json`, `events.jsonl`). Turns count model
 responses: `main` is the top-level agent, scopes such as `gui#1`, `web#2` and
 `gate#1` are subagent interiors. Delegations are `delegate_*` tool calls to a
@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evals.results import RESULT_FILE, read_score
-from evals.suite_runner import ERROR_FILE, RUN_FOLDER
+from evals.results import ERROR_FILE, RESULT_FILE, read_score
+from evals.suite_runner import RUN_FOLDER
 from evals.trajectory import dicts
 from stateact.runlog import read_events
 
@@ -34,13 +34,18 @@ class TaskMetrics:
     domain: str
     task_id: str
     result_dir: Path
-    score: float = 0.0
-    partial: float = 0.0
-    binary: bool = False
+    score: float | None = 0.0
+    """None when the task failed outside the agent (`failed`), as are `partial` and `binary`."""
+    partial: float | None = 0.0
+    binary: bool | None = False
     checkpoints_met: int = 0
     checkpoints: int = 0
     status: str = "missing"
     """The run's status (finished, budget, error...), or `error` when the job failed outside the agent."""
+    failed: bool = False
+    """No score: the task has error.json (setup, harness or scoring failed, not the agent)."""
+    error_stage: str = ""
+    """setup, agent or scoring (evals/failures.py) when `failed`."""
     error: str = ""
     main_turns: int = 0
     sub_turns: int = 0
@@ -94,8 +99,12 @@ def read_task_metrics(folder: Path, root: Path) -> TaskMetrics:
     if (folder / RESULT_FILE).is_file():
         _read_score(metrics, folder)
     else:
-        metrics.status = "error"
-        metrics.error = str(_read_json(folder / ERROR_FILE).get("error", "unknown error"))
+        record = _read_json(folder / ERROR_FILE)
+        metrics.status, metrics.failed = "error", True
+        metrics.score = metrics.partial = metrics.binary = None
+        metrics.error_stage = str(record.get("stage", ""))
+        what = f"{record['what']}: " if record.get("what") else ""
+        metrics.error = what + str(record.get("error", "unknown error"))
     _read_run(metrics, folder / RUN_FOLDER)
     return metrics
 

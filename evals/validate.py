@@ -40,7 +40,8 @@ class ValidationRow:
     met: int = 0
     checkpoints: int = 0
     status: str = ""
-    """The run's end status (finished, error, ...), or `setup-error`."""
+    """The run's end status (finished, error, ...), or `<stage>-error` (setup, agent, scoring) when the task
+    failed outside the agent."""
     gate_passed: bool | None = None
     turns: int = 0
     seconds: float = 0.0
@@ -90,6 +91,8 @@ def validate_task(
         mapped_solution(solution, str(home), script)
         outcome = run_task(task.path, config, cache_dir, results)
         row.result_dir = str(outcome.result_dir)
+        if outcome.failure is not None:
+            row.status, row.error = f"{outcome.failure.stage}-error", outcome.failure.summary[:500]
         if outcome.report is not None:
             row.score, row.partial = outcome.report.score, outcome.report.partial
             row.met = outcome.report.checkpoints[0]

@@ -24,6 +24,8 @@ app = typer.Typer(
 console = Console()
 
 ModelOption = Annotated[str | None, typer.Option(help="Model spec for this role (default: the main model).")]
+TASK_ERROR_EXIT = 3
+"""Exit code of `run --task` when the task failed for a reason that is not the agent's (error.json)."""
 
 
 @app.command()
@@ -32,7 +34,9 @@ def run(
     task: Annotated[
         Path | None, typer.Option(help="An OSWorld task file: its setup, the agent, then its scoring.")
     ] = None,
-    cache: Annotated[Path, typer.Option(help="Files that a task's downloads resolve to.")] = Path("cache"),
+    cache: Annotated[
+        Path, typer.Option(help="Download cache of --task: URLs resolve here, fetched on a miss.")
+    ] = Path("cache"),
     results: Annotated[Path, typer.Option(help="OSWorld-style results folder of --task runs.")] = Path(
         "results"
     ),
@@ -58,7 +62,15 @@ def run(
     max_usd: Annotated[float, typer.Option(help="Dollar budget for the whole run.")] = settings.MAIN_MAX_USD,
     max_minutes: Annotated[float, typer.Option(help="Wall-time budget.")] = settings.MAIN_MAX_SECONDS / 60,
 ) -> None:
-    """Run one task and save its trajectory, cost and verdict in a run folder."""
+    """Run one task and save its trajectory, cost and verdict in a run folder.
+
+    Exit codes: 0 the run finished, or with --task the task was scored (whatever the score); 1 without
+    --task, the run ended otherwise (budget, error, reply); 2 bad arguments or an unreachable sandbox;
+    3 with --task: the task could not be set up, run or scored for a reason that is not the agent's
+    (an expected file that cannot be downloaded, an unsupported metric rule, a provider that failed
+    before the first turn...): its results folder has error.json and no result.txt, and the next run
+    does it again; 130 interrupted.
+    """
     from stateact.progress import ProgressPrinter
     from stateact.run import execute, new_run_id
 
@@ -100,15 +112,18 @@ def run(
 
 
 def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path) -> None:
-    from evals.setup import SetupError
+    from evals.results import ERROR_FILE
     from stateact.progress import ProgressPrinter
     from stateact.task_run import run_task
 
-    try:
-        outcome = run_task(task, config, cache, results, ProgressPrinter(console))
-    except SetupError as exc:
-        console.print(f"[red]task setup failed:[/red] {escape(str(exc))}")
-        raise typer.Exit(2) from None
+    outcome = run_task(task, config, cache, results, ProgressPrinter(console))
+    if outcome.failure is not None:
+        failure = outcome.failure
+        console.print(
+            f"[red]error in {failure.stage}[/red] ({escape(failure.what)}): {escape(failure.error)}\n"
+            f"not scored — {outcome.result_dir / ERROR_FILE}"
+        )
+        raise typer.Exit(TASK_ERROR_EXIT)
     if outcome.skipped:
         console.print(
             f"already scored: {outcome.score:g} — {outcome.result_dir} (remove result.txt to run again)"

@@ -14,6 +14,7 @@ from evals.runner import prepare_task, run_task_file
 from evals.setup import SetupContext, SetupError, run_steps
 from evals.task import Step, TaskError, load_task
 from sandbox.local import LocalSandbox
+from tests.file_server import served_files
 from tests.osworld_agent import scripted_agent
 from tests.osworld_artifacts import docx_file, pptx_file, sales_book
 
@@ -180,11 +181,14 @@ def test_results_layout_trajectory_and_skip_on_rerun(tmp_path, cache, local):
 def test_missing_download_names_the_file(tmp_path, local):
     empty_cache = tmp_path / "empty"
     empty_cache.mkdir()
-    with pytest.raises(SetupError, match="Sales.xlsx") as error:
-        prepare_task(FIXTURES / "libreoffice_calc/sales-sheet-data.json", local, empty_cache)
-    assert "download?id=1SALESxlsx" in str(error.value) and str(empty_cache / "Sales.xlsx") in str(
-        error.value
-    )
+    with served_files() as server:  # nothing served: the download gets a 404, not the internet
+        task = tmp_path / "sales-sheet-data.json"
+        text = (FIXTURES / "libreoffice_calc/sales-sheet-data.json").read_text()
+        task.write_text(text.replace("https://drive.usercontent.google.com", server.base_url))
+        with pytest.raises(SetupError, match="Sales.xlsx") as error:
+            prepare_task(task, local, empty_cache)
+    assert "download?id=1SALESxlsx" in str(error.value) and "HTTP 404" in str(error.value)
+    assert str(empty_cache / "Sales.xlsx") in str(error.value)
 
 
 def test_cache_resolution_order(tmp_path):
@@ -195,8 +199,8 @@ def test_cache_resolution_order(tmp_path):
     keyed.parent.mkdir()
     keyed.write_text("by hash")
     assert cache.read("https://host/x/a%20b.xlsx?dl=1").decode() == "by hash"
-    with pytest.raises(CacheMiss, match="no cached file for https://host/other"):
-        cache.read("https://host/other")
+    with pytest.raises(CacheMiss, match="no cached file for s3://host/other.*not an http"):
+        cache.read("s3://host/other")
 
 
 def test_setup_errors_are_clear(tmp_path, local):

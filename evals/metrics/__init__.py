@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from evals.metrics.docs import compare_docx_files
-from evals.metrics.rules import MetricError
+from evals.metrics.rules import MetricError, MetricUnsupported
 from evals.metrics.slides import compare_pptx_files
 from evals.metrics.table import compare_table
 from evals.metrics.text import check_include_exclude, compare_csv, diff_text_file, exact_match
@@ -23,4 +23,4 @@ METRICS: dict[str, Callable[..., float]] = {
     "check_include_exclude": check_include_exclude,
 }
 
-__all__ = ["INFEASIBLE", "METRICS", "MetricError"]
+__all__ = ["INFEASIBLE", "METRICS", "MetricError", "MetricUnsupported"]

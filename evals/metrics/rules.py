@@ -11,7 +11,12 @@ _COMPARISONS = {"eq", "ne", "le", "lt", "ge", "gt"}
 
 
 class MetricError(ValueError):
-    """A metric was given something it cannot score (an unknown rule, a missing expected sheet)."""
+    """A metric was given something it cannot score (e.g. a missing expected sheet)."""
+
+
+class MetricUnsupported(MetricError):
+    """The task names a rule or option this implementation does not have: the task cannot be scored
+    here, which is not the agent's failure (the task is an error, not a 0; see evals/scoring.py)."""
 
 
 def match_value_to_rule(value: Any, rule: dict[str, Any]) -> bool:
@@ -34,7 +39,7 @@ def match_value_to_rule(value: Any, rule: dict[str, Any]) -> bool:
         return str(value).split("\n") == list(ref)
     if method == "str_set_eq":
         return set(str(value).split("\n")) == set(ref)
-    raise MetricError(f"unsupported rule method {method!r}")
+    raise MetricUnsupported(f"unsupported rule method {method!r}")
 
 
 def similarity(a: str, b: str) -> float:

@@ -27,7 +27,7 @@ import pandas as pd
 from openpyxl.cell.cell import MergedCell
 
 from evals import settings
-from evals.metrics.rules import MetricError, match_value_to_rule
+from evals.metrics.rules import MetricError, MetricUnsupported, match_value_to_rule
 
 _NS = {"m": "http://schemas.openxmlformats.org/spreadsheetml/2006/main"}
 
@@ -54,7 +54,7 @@ def _pick(ref: int | str, result: _Book, expected: _Book | None) -> tuple[_Book 
         return result, result.names[ref] if 0 <= ref < len(result.names) else ""
     prefix, rest = ref[:2], ref[2:]
     if prefix not in ("RI", "RN", "EI", "EN"):
-        raise MetricError(f"unrecognized sheet reference {ref!r} (use RI0, RNSheet1, EI0, ENSheet1)")
+        raise MetricUnsupported(f"unrecognized sheet reference {ref!r} (use RI0, RNSheet1, EI0, ENSheet1)")
     book = result if prefix[0] == "R" else expected
     if prefix[1] == "N":
         return book, rest
@@ -85,7 +85,9 @@ def compare_table(result: str | None, expected: str | None = None, **options: An
 
 
 def _unknown_rule(rule: dict, result: _Book, expected: _Book | None) -> bool:
-    raise MetricError(f"unsupported compare_table rule {rule.get('type')!r}; supported: {', '.join(_RULES)}")
+    raise MetricUnsupported(
+        f"unsupported compare_table rule {rule.get('type')!r}; supported: {', '.join(_RULES)}"
+    )
 
 
 def _sheet_name(rule: dict, result: _Book, expected: _Book | None) -> bool:
@@ -117,6 +119,8 @@ def _check_cell(rule: dict, result: _Book, expected: _Book | None) -> bool:
                 value = _cell_style(prop, cell)
             passed = passed and match_value_to_rule(value, value_rule)
         return passed
+    except MetricUnsupported:
+        raise
     except Exception:
         return False
 
@@ -190,7 +194,7 @@ def _cell_style(prop: str, cell: Any) -> Any:
         "merge": lambda: isinstance(cell, MergedCell),
     }
     if prop not in readers:
-        raise MetricError(f"unsupported cell style {prop!r}; supported: {', '.join(readers)}")
+        raise MetricUnsupported(f"unsupported cell style {prop!r}; supported: {', '.join(readers)}")
     try:
         return readers[prop]()
     except AttributeError:

@@ -1,0 +1,264 @@
+"""Expected files fetched from URLs, and failures that are not the agent's: error.json, never a 0."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evals.cache import DownloadError, FileCache, url_key
+from evals.cli import write_tables
+from evals.html_report import write_html_report
+from evals.results import ERROR_FILE, RESULT_FILE, is_done
+from evals.runner import TaskOutcome, run_task_file
+from evals.suite_runner import SuiteOptions, run_suite
+from sandbox.base import Sandbox
+from sandbox.local import LocalSandbox
+from stateact.cli import TASK_ERROR_EXIT
+from stateact.config import RunConfig
+from stateact.run import execute
+from stateact.runtime import RoleModels
+from tests.file_server import FileServer, served_files
+from tests.osworld_agent import scripted_agent
+from tests.osworld_artifacts import sales_book
+
+REPO = Path(__file__).resolve().parents[1]
+SUITE = Path(__file__).parent / "fixtures" / "evalsuite"
+GOLD_BOOK, GOLD_NOTES, INPUT_NOTES = "/gold/Sales_gold.xlsx", "/gold/notes_gold.txt", "/files/notes.txt"
+SHEET_DATA = {"rules": [{"type": "sheet_data", "sheet_idx0": "RI0", "sheet_idx1": "EI0"}]}
+
+
+@pytest.fixture
+def server(tmp_path) -> FileServer:
+    book = sales_book(tmp_path / "gold.xlsx").read_bytes()
+    files = {GOLD_BOOK: book, GOLD_NOTES: b"NOTES\nDONE\n", INPUT_NOTES: b"notes\ndone\n"}
+    with served_files(files) as running:
+        yield running
+
+
+@pytest.fixture
+def local(tmp_path):
+    sandbox = LocalSandbox(tmp_path / "home")
+    try:
+        sandbox.start()
+        yield sandbox
+    finally:
+        sandbox.close()
+
+
+def task_file(folder: Path, task_id: str, evaluator: dict, config: list | None = None) -> Path:
+    path = folder / "tasks" / "os" / f"{task_id}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    task = {"id": task_id, "instruction": "Do the task.", "config": config or [], "evaluator": evaluator}
+    path.write_text(json.dumps(task), encoding="utf-8")
+    return path
+
+
+def book_task(folder: Path, url: str, options: dict = SHEET_DATA) -> Path:
+    """Sales.xlsx compared with an expected workbook given as a URL."""
+    evaluator = {
+        "func": "compare_table",
+        "result": {"type": "vm_file", "path": "/home/user/Sales.xlsx", "dest": "Sales.xlsx"},
+        "expected": {"type": "cloud_file", "path": url, "dest": "gold.xlsx"},
+        "options": options,
+    }
+    return task_file(folder, "book", evaluator)
+
+
+def run(task: Path, sandbox: Sandbox, folder: Path, commands: list[str], cache: Path, **kw) -> TaskOutcome:
+    agent = kw.pop("agent", None) or scripted_agent(folder / "runs", commands)
+    return run_task_file(task, sandbox, agent, cache, folder / "results", model="scripted:test", **kw)
+
+
+def assert_error(outcome: TaskOutcome, stage: str) -> dict:
+    """The task failed at `stage`: error.json, no result.txt, not done; returns the error record."""
+    assert outcome.failure is not None and outcome.failure.stage == stage and outcome.score is None
+    assert not (outcome.result_dir / RESULT_FILE).exists() and not is_done(outcome.result_dir)
+    record = json.loads((outcome.result_dir / ERROR_FILE).read_text())
+    assert record["stage"] == stage and record["task_id"] == outcome.result_dir.name
+    return record
+
+
+# -- expected files given as URLs --------------------------------------------------------
+def test_expected_files_are_downloaded_once_then_served_from_the_cache(tmp_path, server, local):
+    evaluator = {
+        "func": ["compare_table", "compare_csv"],
+        "result": [
+            {"type": "vm_file", "path": "/home/user/Sales.xlsx", "dest": "Sales.xlsx"},
+            {"type": "vm_file", "path": "/home/user/notes.txt", "dest": "notes.txt"},
+        ],
+        "expected": [
+            {"type": "cloud_file", "path": server.url(GOLD_BOOK), "dest": "gold.xlsx"},
+            {"type": "cloud_file", "path": server.url(GOLD_NOTES), "dest": "notes_gold.txt"},
+        ],
+        "options": [SHEET_DATA, {}],
+    }
+    download = {"files": [{"url": server.url(INPUT_NOTES), "path": "/home/user/notes.txt"}]}
+    task = task_file(tmp_path, "fetched", evaluator, [{"type": "download", "parameters": download}])
+    sales_book(tmp_path / "right.xlsx")
+    work = [
+        f"cp {tmp_path}/right.xlsx ~/Sales.xlsx",
+        "tr a-z A-Z < ~/notes.txt > ~/up && mv ~/up ~/notes.txt",
+    ]
+    cache = tmp_path / "cache"
+    first = run(task, local, tmp_path / "first", work, cache)
+    second = run(task, local, tmp_path / "second", work, cache)
+    assert (first.score, second.score) == (1.0, 1.0)
+    assert server.requests == {GOLD_BOOK: 1, GOLD_NOTES: 1, INPUT_NOTES: 1}
+    cached = cache / "by-url" / url_key(server.url(GOLD_BOOK)) / "Sales_gold.xlsx"
+    assert cached.read_bytes() == server.files[GOLD_BOOK]
+
+
+def test_a_cached_file_is_used_without_asking_the_server(tmp_path, server):
+    (tmp_path / "notes_gold.txt").write_text("from the cache\n")
+    assert FileCache(tmp_path).read(server.url(GOLD_NOTES)) == b"from the cache\n"
+    assert not server.requests
+
+
+def test_a_failed_download_names_the_status_and_the_url(tmp_path, server):
+    url = server.url("/gold/absent.xlsx")
+    with pytest.raises(DownloadError, match=r"HTTP 404") as error:
+        FileCache(tmp_path).read(url)
+    assert url in str(error.value) and str(tmp_path / "absent.xlsx") in str(error.value)
+    assert not list(tmp_path.rglob("*.partial*")) and not list(tmp_path.rglob("absent.xlsx"))
+
+
+# -- errors that are not the agent's --------------------------------------------------------
+def test_an_expected_url_that_404s_is_an_error_and_runs_again(tmp_path, server, local):
+    missing = "/gold/late.xlsx"
+    task = book_task(tmp_path, server.url(missing))
+    sales_book(tmp_path / "right.xlsx")
+    work = [f"cp {tmp_path}/right.xlsx ~/Sales.xlsx"]
+    failed = run(task, local, tmp_path, work, tmp_path / "cache")
+    record = assert_error(failed, "scoring")
+    assert record["what"] == "expected input (cloud_file) of metric 1 (compare_table)"
+    assert "HTTP 404" in record["error"] and server.url(missing) in record["error"]
+
+    server.files[missing] = server.files[GOLD_BOOK]  # the file appears: the re-run scores it
+    again = run(task, local, tmp_path, work, tmp_path / "cache")
+    assert not again.skipped and again.score == 1.0
+    assert is_done(again.result_dir) and not (again.result_dir / ERROR_FILE).exists()
+
+
+def test_a_download_step_that_404s_fails_the_setup_before_the_agent(tmp_path, server, local):
+    download = {"files": [{"url": server.url("/files/none.txt"), "path": "/home/user/none.txt"}]}
+    evaluator = {"func": "exact_match", "result": {"type": "rule", "rules": 1}, "expected": {"type": "rule"}}
+    task = task_file(tmp_path, "setup", evaluator, [{"type": "download", "parameters": download}])
+    record = assert_error(run(task, local, tmp_path, ["true"], tmp_path / "cache"), "setup")
+    assert "HTTP 404" in record["error"] and "none.txt" in record["error"]
+    assert not (tmp_path / "runs").exists()  # the agent never ran
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        {"type": "freeze", "sheet_idx": 0},
+        {
+            "type": "check_cell",
+            "sheet_idx": 0,
+            "coordinate": "B2",
+            "props": {"value": {"method": "range.le"}},
+        },
+    ],
+    ids=["rule", "check_cell-method"],
+)
+def test_an_unsupported_rule_is_an_error_not_a_zero(rule, tmp_path, server, local):
+    sales_book(tmp_path / "right.xlsx")
+    task = book_task(tmp_path, server.url(GOLD_BOOK), {"rules": [rule]})
+    record = assert_error(
+        run(task, local, tmp_path, [f"cp {tmp_path}/right.xlsx ~/Sales.xlsx"], tmp_path), "scoring"
+    )
+    assert (
+        record["what"] == "metric 1 (compare_table)" and "MetricUnsupported: unsupported" in record["error"]
+    )
+
+
+def test_a_missing_or_corrupt_agent_file_still_scores_zero(tmp_path, server, local):
+    task = book_task(tmp_path, server.url(GOLD_BOOK))
+    missing = run(task, local, tmp_path / "missing", ["true"], tmp_path / "cache")
+    corrupt = run(task, local, tmp_path / "corrupt", ["echo junk > ~/Sales.xlsx"], tmp_path / "cache")
+    for outcome in (missing, corrupt):
+        assert outcome.failure is None and outcome.score == 0.0
+        assert (outcome.result_dir / RESULT_FILE).read_text() == "0.0\n"
+        assert not (outcome.result_dir / ERROR_FILE).exists()
+
+
+def test_a_provider_that_fails_before_the_first_turn_is_an_agent_error(tmp_path, server, local):
+    empty = tmp_path / "empty.json"
+    empty.write_text("[]")
+
+    def run_agent(instruction: str, sandbox: Sandbox) -> Path:
+        models = RoleModels(main=f"scripted:{empty}")
+        config = RunConfig(
+            instruction=instruction, models=models, harness="bash-only", runs_root=tmp_path / "runs"
+        )
+        return Path(execute(config, sandbox=sandbox).run_dir)
+
+    task = book_task(tmp_path, server.url(GOLD_BOOK))
+    record = assert_error(run(task, local, tmp_path, [], tmp_path / "cache", agent=run_agent), "agent")
+    assert "script" in record["error"] and record["run_dir"]
+    assert not server.requests  # nothing was scored
+
+
+def test_run_task_exits_3_on_an_error_and_prints_it(tmp_path, server):
+    task = book_task(tmp_path, server.url("/gold/late.xlsx"))
+    script = tmp_path / "finish.json"
+    script.write_text(json.dumps([{"tool_calls": [{"name": "finish", "input": {"summary": "done"}}]}]))
+    args = ["--task", str(task), "--model", f"scripted:{script}", "--harness", "bash-only", "--no-display"]
+    paths = ["--cache", str(tmp_path / "cache"), "--results", str(tmp_path / "results")]
+    paths += ["--runs-root", str(tmp_path / "runs"), "--workdir", str(tmp_path / "home")]
+    done = subprocess.run(
+        [sys.executable, "-m", "stateact", "run", *args, *paths],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "300"},
+    )
+    assert done.returncode == TASK_ERROR_EXIT == 3, done.stdout + done.stderr
+    assert "error in scoring" in done.stdout and "HTTP 404" in done.stdout
+    [error] = (tmp_path / "results").rglob(ERROR_FILE)
+    assert not (error.parent / RESULT_FILE).exists()
+
+
+# -- suites: an errored task is an error, not a 0 ----------------------------------------------
+def test_a_suite_shows_an_errored_task_as_error_and_does_not_count_it_as_zero(tmp_path, server):
+    suite = tmp_path / "suite"
+    shutil.copytree(SUITE / "files", suite / "files")
+    broken = json.loads((suite / "files" / "shout.json").read_text())
+    broken["id"] = "shout-gold"
+    broken["evaluator"] = {
+        "func": "compare_csv",
+        "result": {"type": "vm_file", "path": "/home/user/output.txt", "dest": "output.txt"},
+        "expected": {"type": "cloud_file", "path": server.url("/gold/late.txt"), "dest": "gold.txt"},
+    }
+    (suite / "files" / "shout-gold.json").write_text(json.dumps(broken))
+    shutil.copyfile(suite / "files" / "shout.solution.json", suite / "files" / "shout-gold.solution.json")
+    results = tmp_path / "results"
+    options = SuiteOptions(suite, ("bash-only",), "reference", results, tmp_path / "cache", display=False)
+    outcomes = {o.job.task.id: o for o in run_suite(options)}
+    assert outcomes["shout"].score == 1.0 and not outcomes["shout"].error
+    assert outcomes["shout-gold"].score is None and "HTTP 404" in outcomes["shout-gold"].error
+    write_tables(results)
+    [row] = [
+        r for r in csv.DictReader(io.StringIO((results / "summary.csv").read_text())) if r["domain"] == "all"
+    ]
+    assert (row["tasks"], row["binary"], row["partial"], row["errors"]) == ("1", "1.0", "1.0", "1")
+    tasks = {r["task_id"]: r for r in csv.DictReader(io.StringIO((results / "tasks.csv").read_text()))}
+    errored = tasks["shout-gold"]
+    assert (errored["status"], errored["failed"], errored["error_stage"], errored["score"]) == (
+        "error",
+        "True",
+        "scoring",
+        "",
+    )
+    assert "HTTP 404" in errored["error"]
+    index = write_html_report(results).read_text()
+    assert "error (scoring)" in index
