@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Annotated
@@ -24,8 +25,6 @@ app = typer.Typer(
 console = Console()
 
 ModelOption = Annotated[str | None, typer.Option(help="Model spec for this role (default: the main model).")]
-TASK_ERROR_EXIT = 3
-"""Exit code of `run --task` when the task failed for a reason that is not the agent's (error.json)."""
 
 
 @app.command()
@@ -64,12 +63,12 @@ def run(
 ) -> None:
     """Run one task and save its trajectory, cost and verdict in a run folder.
 
-    Exit codes: 0 the run finished, or with --task the task was scored (whatever the score); 1 without
-    --task, the run ended otherwise (budget, error, reply); 2 bad arguments or an unreachable sandbox;
-    3 with --task: the task could not be set up, run or scored for a reason that is not the agent's
-    (an expected file that cannot be downloaded, an unsupported metric rule, a provider that failed
-    before the first turn...): its results folder has error.json and no result.txt, and the next run
-    does it again; 130 interrupted.
+    Exit codes: 0 finished and the gate passed (or the task was declared infeasible); 1 the gate did
+    not pass the work; 2 bad arguments or an unreachable sandbox; 3 an error that is not the agent's
+    (provider, harness; with --task also setup and scoring: the results folder then has error.json and
+    no result.txt, and the next run does the task again); 4 a budget ran out; 5 the agent stopped
+    without calling finish; 130 Ctrl-C; 143 SIGTERM. With --task the score is printed and saved; the
+    exit code says how the run ended, not the score.
     """
     from stateact.progress import ProgressPrinter
     from stateact.run import execute, new_run_id
@@ -123,7 +122,7 @@ def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path) ->
             f"[red]error in {failure.stage}[/red] ({escape(failure.what)}): {escape(failure.error)}\n"
             f"not scored — {outcome.result_dir / ERROR_FILE}"
         )
-        raise typer.Exit(TASK_ERROR_EXIT)
+        raise typer.Exit(ExitCode.ERROR)
     if outcome.skipped:
         console.print(
             f"already scored: {outcome.score:g} — {outcome.result_dir} (remove result.txt to run again)"
@@ -132,6 +131,7 @@ def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path) ->
     console.print(
         f"score [bold]{outcome.score:g}[/bold] — results in {outcome.result_dir}, run in {outcome.run_dir}"
     )
+    raise typer.Exit(run_exit_code(outcome.run_dir))
 
 
 def _interrupted(run_dir: Path, stop: KeyboardInterrupt) -> None:
@@ -140,6 +140,15 @@ def _interrupted(run_dir: Path, stop: KeyboardInterrupt) -> None:
         f"[yellow]interrupted[/yellow]: the sandbox was closed. Resume with:\n  stateact resume {run_dir}"
     )
     raise typer.Exit(code)
+
+
+def run_exit_code(run_dir: Path | None) -> ExitCode:
+    """The exit code of the run whose folder is `run_dir`, from its result.json."""
+    try:
+        result = json.loads((Path(run_dir) / "result.json").read_text())
+    except (TypeError, OSError, ValueError):
+        return ExitCode.ERROR
+    return exit_code_for(result.get("status", "error"), result.get("gate_passed"))
 
 
 def _report(result) -> None:

@@ -21,7 +21,7 @@ from evals.runner import TaskOutcome, run_task_file
 from evals.suite_runner import SuiteOptions, run_suite
 from sandbox.base import Sandbox
 from sandbox.local import LocalSandbox
-from stateact.cli import TASK_ERROR_EXIT
+from stateact.exit_codes import ExitCode
 from stateact.config import RunConfig
 from stateact.run import execute
 from stateact.runtime import RoleModels
@@ -222,7 +222,7 @@ def test_run_task_exits_3_on_an_error_and_prints_it(tmp_path, server):
         timeout=300,
         env={**os.environ, "COLUMNS": "300"},
     )
-    assert done.returncode == TASK_ERROR_EXIT == 3, done.stdout + done.stderr
+    assert done.returncode == ExitCode.ERROR == 3, done.stdout + done.stderr
     assert "error in scoring" in done.stdout and "HTTP 404" in done.stdout
     [error] = (tmp_path / "results").rglob(ERROR_FILE)
     assert not (error.parent / RESULT_FILE).exists()
