@@ -49,7 +49,7 @@ def wait_for_request(directory: Path, answered: tuple[str, int] | None, echo: Ca
         if stem is not None and (stem, rejected_count(directory, stem)) != answered:
             return stem
         if not told:
-            echo(f"waiting for a request in {directory} ...")
+            echo(f"waiting for a request in {directory} (Ctrl-C to stop) ...")
             told = True
         time.sleep(settings.RELAY_POLL_S)
 

@@ -35,7 +35,10 @@ class ScopeView:
 
     stem: str
     system: str
+    system_shown_in: str
+    """The request whose text shows this system prompt."""
     tools: list[ToolSpec]
+    tools_shown_in: str
     history: list[Message]
     """The request's messages without its injected blocks."""
 
@@ -54,25 +57,28 @@ def render_request(request: ModelRequest, stem: str, scope: str, previous: Scope
     out = _Writer(stem, {b.id: b.name for m in request.messages for b in m.tool_uses()}, request.tools)
     count = len(request.messages)
     out.line(f"# {stem}: a request for scope {scope}, {count} message{'' if count == 1 else 's'}")
+    system_shown_in = tools_shown_in = stem
     if previous is None or previous.system != request.system:
         out.section("System prompt", request.system)
     else:
-        out.line(f"\nSystem prompt: unchanged (see {previous.stem}.request.txt).")
+        system_shown_in = previous.system_shown_in
+        out.line(f"\nSystem prompt: unchanged (see {system_shown_in}.request.txt).")
     if previous is None or previous.tools != request.tools:
         out.section("Tools", "\n".join(_tool_lines(tool) for tool in request.tools) or "(none)")
     else:
-        out.line(f"Tools: unchanged (see {previous.stem}.request.txt).")
+        tools_shown_in = previous.tools_shown_in
+        out.line(f"Tools: unchanged (see {tools_shown_in}.request.txt).")
     start = _continues(previous.history, history) if previous else 0
     if previous is not None and start == 0:
         out.line(
             f"\nThe history changed since {previous.stem} (compaction or a new conversation): all of it follows."
         )
-    out.line(f"\n## New messages (since {previous.stem})" if previous and start else "\n## Messages")
+    out.section(f"New messages (since {previous.stem})" if previous and start else "Messages")
     for number, message in enumerate(history[start:], start=start + 1):
         out.message(number, message)
     injected = request.messages[-1].content[-request.injected_blocks :] if request.injected_blocks else []
     if injected:
-        out.line("\n## Live notes (refreshed on every request, not kept in the history)")
+        out.section("Live notes (refreshed on every request, not kept in the history)")
         for block in injected:
             out.block(block)
     out.line(
@@ -80,7 +86,7 @@ def render_request(request: ModelRequest, stem: str, scope: str, previous: Scope
         f"`TOOL:` then lines up to `{BLOCK_END}` for several lines; other lines are text) "
         f"or {stem}.reply.json."
     )
-    view = ScopeView(stem, request.system, list(request.tools), history)
+    view = ScopeView(stem, request.system, system_shown_in, list(request.tools), tools_shown_in, history)
     return Rendering("\n".join(out.lines) + "\n", view, out.images)
 
 
@@ -154,11 +160,13 @@ class _Writer:
     def line(self, text: str) -> None:
         self.lines.append(text)
 
-    def section(self, title: str, body: str) -> None:
-        self.lines += [f"\n## {title}", body]
+    def section(self, title: str, body: str | None = None) -> None:
+        self.lines.append(f"\n==== {title} ====")
+        if body is not None:
+            self.lines.append(body)
 
     def message(self, number: int, message: Message) -> None:
-        self.line(f"\n### {number}. {message.role}")
+        self.line(f"\n== {number}. {message.role} ==")
         for block in message.content:
             self.block(block)
 
