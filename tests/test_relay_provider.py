@@ -1,10 +1,11 @@
 """The relay provider: a real run whose main and gate models are played by this test through files,
-the request files' content, rejected replies, images, the timeout, and the `stateact relay` command."""
+the request files' content, reply parsing and rejection, images, the timeout, and `stateact relay`."""
 
 from __future__ import annotations
 
 import io
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -18,10 +19,11 @@ from typer.testing import CliRunner
 from stateact import settings
 from stateact.cli import app
 from stateact.config import RunConfig
-from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolSpec
+from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
 from stateact.models import create_model
 from stateact.models.base import ModelRequest, ModelResponse, ProviderError
 from stateact.models.relay import RelayProvider, error_path, pending_stem, rejected_count, reply_path
+from stateact.models.relay_reply import ReplyError, parse_reply
 from stateact.run import execute
 from stateact.runlog import read_events
 from stateact.runtime import RoleModels
@@ -316,3 +318,56 @@ def test_relay_command_watch_answers_in_turn_and_shows_rejections(tmp_path):
     assert [r.tool_uses()[0].input["command"] for r in responses[:2]] == ["echo hi", "echo ok"]
     assert responses[2].message().text() == "All done."
     assert (tmp_path / "0001-main.reply-rejected-1.json").read_text() == '{"text": \n'
+
+
+SCREENSHOT = ToolSpec(
+    name="screenshot", description="Look.", input_schema={"type": "object", "properties": {}}
+)
+EDIT = ToolSpec(
+    name="edit",
+    description="Edit a file.",
+    input_schema={
+        "type": "object",
+        "properties": {"command": {"type": "string"}, "path": {"type": "string"}},
+        "required": ["command", "path"],
+    },
+)
+
+
+@pytest.mark.parametrize(
+    ("reply", "calls"),
+    [
+        ("bash: { echo a; } > f", [("bash", {"command": "{ echo a; } > f"})]),  # shell braces, not JSON
+        (
+            'edit:\n{\n "command": "view",\n "path": "/tmp"\n}\n---',
+            [("edit", {"command": "view", "path": "/tmp"})],
+        ),
+        ("Looking first.\nscreenshot:\nbash: ls", [("screenshot", {}), ("bash", {"command": "ls"})]),
+        ("bash:\ncat <<X\n a\nX\n  ---  \nnote: not a tool", [("bash", {"command": "cat <<X\n a\nX"})]),
+    ],
+)
+def test_text_replies_become_tool_calls(reply, calls):
+    content = parse_reply(reply, "txt", [BASH, SCREENSHOT, EDIT], "toolu_t")
+    assert [(b.name, b.input) for b in content if isinstance(b, ToolUseBlock)] == calls
+    assert [b.id for b in content if isinstance(b, ToolUseBlock)] == [
+        f"toolu_t_{i}" for i in range(len(calls))
+    ]
+
+
+@pytest.mark.parametrize(
+    ("reply", "kind", "problem"),
+    [
+        ("bash:\nls", "txt", "line 1: `bash:` opens a block but no line `---` closes it"),
+        ("edit: view /tmp", "txt", "`edit` takes a JSON object"),
+        ("\n\n", "txt", "the reply is empty"),
+        (
+            '{"tool_calls": [{"name": "bash", "input": "ls"}]}',
+            "json",
+            "the input of 'bash' must be a JSON object",
+        ),
+        ('[{"type": "image"}]', "json", "block 1: expected"),
+    ],
+)
+def test_unusable_replies_say_what_to_fix(reply, kind, problem):
+    with pytest.raises(ReplyError, match=re.escape(problem)):
+        parse_reply(reply, kind, [BASH, SCREENSHOT, EDIT], "toolu_t")

@@ -9,8 +9,8 @@ Two forms:
   object (the full input) when it starts like one (`{"` or `{}`), else it goes to the tool's main
   string parameter (its single required one, or its first one when none is required: `command`
   for bash). `TOOL:` alone opens a block: the lines up to a line `---` are the VALUE (for a tool
-  with nothing required and no string parameter it means no input). Every other line is the
-  assistant's text.
+  with nothing required and no string parameter it means no input; a value holding a line `---`
+  itself needs the JSON form). Every other line is the assistant's text.
 """
 
 from __future__ import annotations
@@ -122,12 +122,9 @@ def _text_turn(text: str, tools: dict[str, ToolSpec]) -> dict:
         start = index + 1
         index += 1
         if not value and _takes_input(tool):
-            try:
-                end = lines.index(BLOCK_END, index)
-            except ValueError:
-                raise ReplyError(
-                    f"line {start}: `{name}:` opens a block but no line `{BLOCK_END}` closes it"
-                ) from None
+            end = next((i for i in range(index, len(lines)) if lines[i].strip() == BLOCK_END), None)
+            if end is None:
+                raise ReplyError(f"line {start}: `{name}:` opens a block but no line `{BLOCK_END}` closes it")
             value = "\n".join(lines[index:end])
             index = end + 1
         calls.append({"name": name, "input": _call_input(tool, value, start)})
@@ -145,9 +142,7 @@ def _call_input(tool: ToolSpec, value: str, line: int) -> dict:
             data = json.loads(value)
         except json.JSONDecodeError as exc:
             raise ReplyError(f"line {line}: the input of `{tool.name}` is not valid JSON: {exc}") from None
-        if not isinstance(data, dict):
-            raise ReplyError(f"line {line}: the input of `{tool.name}` must be a JSON object")
-        return data
+        return data  # an object: it starts with `{`
     parameter = main_parameter(tool)
     if parameter is not None:
         return {parameter: value}
