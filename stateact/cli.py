@@ -43,7 +43,8 @@ def run(
         str | None, typer.Option(help="Attach the web subagent to a running Chrome (e.g. http://HOST:9222).")
     ] = None,
     model: Annotated[
-        str, typer.Option(help="Main model: anthropic:MODEL, openai:MODEL@BASE_URL or scripted:PATH.")
+        str,
+        typer.Option(help="Main model: anthropic:MODEL, openai:MODEL@BASE_URL, scripted:PATH or relay:DIR."),
     ] = os.environ.get("STATEACT_MODEL", settings.DEFAULT_MODEL),
     gui_model: ModelOption = None,
     web_model: ModelOption = None,
@@ -202,6 +203,25 @@ def show(run_dir: Annotated[Path, typer.Argument(help="A run folder.")]) -> None
         console.print(f"[red]error:[/red] {run_dir} has no events.jsonl")
         raise typer.Exit(2)
     render_run(run_dir, console)
+
+
+@app.command()
+def relay(
+    directory: Annotated[Path, typer.Argument(help="The folder of a `relay:DIR` model.")],
+    lines: Annotated[
+        int, typer.Option(help="Lines of the request to show (0: all).")
+    ] = settings.RELAY_TAIL_LINES,
+    watch: Annotated[bool, typer.Option(help="Keep answering request after request.")] = False,
+) -> None:
+    """Play a model: show the pending relay request, and send the reply typed on stdin (end: a line `.`)."""
+    import sys
+
+    from stateact.relay_player import play
+
+    try:
+        play(directory, sys.stdin, typer.echo, lines, watch)
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
 
 
 @app.command()

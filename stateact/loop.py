@@ -108,6 +108,7 @@ class AgentLoop:
             messages=view,
             tools=[t.spec() for t in self.tools.values()],
             injected_blocks=len(extra) if view and view[-1].role == "user" else 0,
+            scope=self.scope,
         )
 
     # -- running -----------------------------------------------------------------

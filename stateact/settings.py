@@ -39,6 +39,16 @@ MODEL_BACKOFF_MAX_S = 30.0
 MODEL_REQUEST_TIMEOUT_S = 600.0
 DEFAULT_CONTEXT_WINDOW = 128_000
 
+# Relay provider (a person or another agent plays a model role through files)
+RELAY_POLL_S = 0.5
+"""How often the relay looks for a reply file."""
+RELAY_TIMEOUT_S: float | None = None
+"""How long the relay waits for a reply before the call fails; None waits for good."""
+RELAY_TAIL_LINES = 60
+"""Lines of the pending request that `stateact relay` shows."""
+RELAY_TOOL_SUMMARY_CHARS = 200
+"""A tool's description in a relay request is its first line, cut to this length."""
+
 # Loop budgets
 MAIN_MAX_TURNS = 200
 MAIN_MAX_USD = 20.0

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from stateact.runlog import load_message, read_events
 from stateact.exit_codes import ExitCode
+from stateact.runlog import load_message, read_events
 
 REPO = Path(__file__).resolve().parents[1]
 QUICKSTART = REPO / "stateact" / "examples" / "quickstart.json"

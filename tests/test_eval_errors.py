@@ -21,8 +21,8 @@ from evals.runner import TaskOutcome, run_task_file
 from evals.suite_runner import SuiteOptions, run_suite
 from sandbox.base import Sandbox
 from sandbox.local import LocalSandbox
-from stateact.exit_codes import ExitCode
 from stateact.config import RunConfig
+from stateact.exit_codes import ExitCode
 from stateact.run import execute
 from stateact.runtime import RoleModels
 from tests.file_server import FileServer, served_files

@@ -2,10 +2,13 @@
 
 A spec names a provider and a model: `anthropic:MODEL`, `anthropic:MODEL@BASE_URL`,
 `openai:MODEL@BASE_URL` (any OpenAI-compatible server), `scripted:PATH` (or the name of a
-script shipped in `stateact/examples`, e.g. `scripted:quickstart`).
+script shipped in `stateact/examples`, e.g. `scripted:quickstart`), `relay:DIR` (a person or
+another agent answers through files in DIR).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from stateact.models.base import ModelProvider, ProviderError
 
@@ -15,18 +18,19 @@ ROLES = ("main", "gui", "web", "gate", "compactor")
 def parse_spec(spec: str) -> tuple[str, str, str | None]:
     """Split a spec into (provider, model or path, base URL)."""
     provider, sep, rest = spec.partition(":")
-    if not sep or not rest or provider not in ("anthropic", "openai", "scripted"):
+    if not sep or not rest or provider not in ("anthropic", "openai", "scripted", "relay"):
         raise ValueError(
-            f"bad model spec {spec!r}: use anthropic:MODEL, openai:MODEL@BASE_URL or scripted:PATH"
+            f"bad model spec {spec!r}: use anthropic:MODEL, openai:MODEL@BASE_URL, scripted:PATH or relay:DIR"
         )
-    if provider == "scripted":
+    if provider in ("scripted", "relay"):
         return provider, rest, None
     model, _, base_url = rest.partition("@")
     return provider, model, base_url or None
 
 
 def create_model(spec: str, role: str = "main") -> ModelProvider:
-    """Build the provider a spec names; a scripted spec plays the turns the script holds for `role`."""
+    """Build the provider a spec names; a scripted spec plays the turns the script holds for `role`,
+    a relay names its requests after the scope (or else the role) that sends them."""
     provider, model, base_url = parse_spec(spec)
     if provider == "anthropic":
         from stateact.models.anthropic_provider import AnthropicProvider
@@ -36,6 +40,10 @@ def create_model(spec: str, role: str = "main") -> ModelProvider:
         from stateact.models.openai_provider import OpenAIProvider
 
         return OpenAIProvider(model, base_url)
+    if provider == "relay":
+        from stateact.models.relay import RelayProvider
+
+        return RelayProvider(Path(model), role, spec=spec)
     from stateact.models.scripted import ScriptedProvider, load_script, script_path
 
     return ScriptedProvider(load_script(script_path(model), role), spec=spec, role=role)

@@ -126,6 +126,8 @@ class ModelRequest:
     max_tokens: int = settings.MODEL_MAX_OUTPUT_TOKENS
     injected_blocks: int = 0
     """How many trailing blocks of the last message are live injections (kept out of cache prefixes)."""
+    scope: str = ""
+    """The loop that sends it (`main`, `gate#1`); empty for a one-off call such as a compaction."""
 
 
 T = TypeVar("T")

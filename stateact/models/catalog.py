@@ -90,6 +90,7 @@ CATALOG: dict[str, ModelInfo] = {
     "gpt-4o": _openai(2.5, 10.0, 128_000, 0.5),
     "gpt-4o-mini": _openai(0.15, 0.6, 128_000, 0.5),
     "scripted": ModelInfo(0.0, 0.0, 0.0, 0.0, 200_000),
+    "relay": ModelInfo(0.0, 0.0, 0.0, 0.0, 200_000),
 }
 
 UNKNOWN = ModelInfo(0.0, 0.0, 0.0, 0.0, settings.DEFAULT_CONTEXT_WINDOW, known=False)

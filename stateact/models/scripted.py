@@ -88,13 +88,12 @@ class ScriptedProvider(ModelProvider):
         return len(self.turns) - self._position
 
     def complete(self, request: ModelRequest) -> ModelResponse:
-        tokens = counter()
-        prompt_tokens = tokens.preamble(request.system, request.tools) + tokens.messages(request.messages)
+        prompt = prompt_tokens(request)
         with self._lock:
             self.requests.append(request)
-            if self.context_window is not None and prompt_tokens > self.context_window:
+            if self.context_window is not None and prompt > self.context_window:
                 raise ContextLengthError(
-                    f"prompt is too long: {prompt_tokens} tokens > {self.context_window} maximum"
+                    f"prompt is too long: {prompt} tokens > {self.context_window} maximum"
                 )
             if self._position >= len(self.turns):
                 raise ProviderError(f"script exhausted after {len(self.turns)} turns ({self.spec})")
@@ -102,22 +101,39 @@ class ScriptedProvider(ModelProvider):
             self._position += 1
             where = f"script expectation failed at {self.role} turn {self._position}"
             check_results(request.messages, parse_expectations(turn.get("expect"), where), where)
-            content: list[TextBlock | ToolUseBlock] = []
-            if turn.get("text"):
-                content.append(TextBlock(text=turn["text"]))
-            for index, call in enumerate(turn.get("tool_calls", [])):
-                content.append(
-                    ToolUseBlock(
-                        id=f"toolu_s{self._position:04d}_{index}",
-                        name=call["name"],
-                        input=call.get("input", {}),
-                    )
-                )
+            content = turn_blocks(turn, f"toolu_s{self._position:04d}")
         time.sleep(float(turn.get("delay", 0)))
-        usage = Usage(input_tokens=prompt_tokens, output_tokens=sum(tokens.block(b) for b in content))
-        return ModelResponse(
-            content=content,
-            usage=usage,
-            stop_reason="tool_use" if turn.get("tool_calls") else "end_turn",
-            model=self.name,
+        return offline_response(content, prompt, self.name)
+
+
+def turn_blocks(turn: dict, id_prefix: str) -> list[TextBlock | ToolUseBlock]:
+    """The content of a turn `{"text": ..., "tool_calls": [{"name": ..., "input": {...}}]}`.
+
+    A call without an `id` gets `{id_prefix}_{index}`.
+    """
+    content: list[TextBlock | ToolUseBlock] = []
+    if turn.get("text"):
+        content.append(TextBlock(text=turn["text"]))
+    for index, call in enumerate(turn.get("tool_calls", [])):
+        content.append(
+            ToolUseBlock(
+                id=call.get("id") or f"{id_prefix}_{index}", name=call["name"], input=call.get("input", {})
+            )
         )
+    return content
+
+
+def prompt_tokens(request: ModelRequest) -> int:
+    """The offline estimate of a request's prompt: system, tools and messages."""
+    tokens = counter()
+    return tokens.preamble(request.system, request.tools) + tokens.messages(request.messages)
+
+
+def offline_response(content: list[TextBlock | ToolUseBlock], prompt: int, model: str) -> ModelResponse:
+    """A reply priced by the offline estimate; it stops for tool use when it calls a tool."""
+    tokens = counter()
+    usage = Usage(input_tokens=prompt, output_tokens=sum(tokens.block(b) for b in content))
+    calls = any(isinstance(b, ToolUseBlock) for b in content)
+    return ModelResponse(
+        content=list(content), usage=usage, stop_reason="tool_use" if calls else "end_turn", model=model
+    )
