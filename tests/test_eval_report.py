@@ -100,7 +100,11 @@ def delegated_run(results: Path) -> Path:
                 {"name": "delegate_web", "input": {"subgoal": "not in this harness"}},
             ],
         },
-        {"text": "Finish.", "tool_calls": [{"name": "finish", "input": {"summary": "legend moved"}}]},
+        {
+            "text": "Finish.",
+            "expect": [{"contains": "legend is at the bottom"}, {"is_error": True, "contains": "Unknown tool"}],
+            "tool_calls": [{"name": "finish", "input": {"summary": "legend moved"}}],
+        },
     ]
     log.emit("run_start", instruction="Move the chart legend to the bottom.", harness="stateact")
     loop = AgentLoop(
