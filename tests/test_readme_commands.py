@@ -1,4 +1,5 @@
-"""README.md's commands, run exactly as written from a fresh folder, as a new user would."""
+"""README.md's commands, run exactly as written from a fresh folder, as a new user would; and `stateact
+run --task` with default flags from a fresh folder, its downloads and expected file fetched over HTTP."""
 
 from __future__ import annotations
 
@@ -10,11 +11,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from evals.cache import FileCache, url_key
+from evals.fixtures.build import build_fixtures
 from stateact.models.script_expectations import exit_code
 from stateact.runlog import read_events
+from tests.file_server import served_files
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
+FIXTURES_URL = "https://fixtures.stateact.dev/office/"
+REGION_EXPORT = REPO / "evals" / "suites" / "office" / "calc" / "calc-region-export.json"
 
 
 def readme_command(pattern: str) -> str:
@@ -65,3 +73,57 @@ def test_readme_test_command_is_what_ci_runs():
     command = readme_command(r"pytest")
     ci_lines = (REPO / ".ci" / "run").read_text().splitlines()
     assert command in ci_lines
+
+
+@pytest.fixture(scope="module")
+def built_fixtures(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("fixtures")
+    build_fixtures(folder)
+    return folder
+
+
+def fixture_host(task_text: str, built: Path) -> dict[str, bytes]:
+    """What fixtures.stateact.dev serves for the task's URLs: each URL path below /office/ with the
+    built file the cache resolves the URL to (found, never downloaded)."""
+    cache = FileCache(built)
+    served = {}
+    for url in sorted(set(re.findall(re.escape(FIXTURES_URL) + r'[^"\s]+', task_text))):
+        path = next((p for p in cache.candidates(url) if p.is_file()), None)
+        assert path is not None, f"no built fixture for {url}"
+        served["/" + url.removeprefix(FIXTURES_URL)] = path.read_bytes()
+    return served
+
+
+def test_run_task_with_default_flags_fetches_inputs_and_expected_file_over_http(built_fixtures, tmp_path):
+    text = REGION_EXPORT.read_text(encoding="utf-8")
+    solution = REGION_EXPORT.with_name("calc-region-export.solution.json")
+    expected_path = "/expected/east_orders_expected.csv"
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    task = tmp_path / "suite" / "calc" / REGION_EXPORT.name
+    task.parent.mkdir(parents=True)
+
+    with served_files(fixture_host(text, built_fixtures)) as host:
+        assert sorted(host.files) == [expected_path, "/sales_2024.xlsx"]
+        task.write_text(text.replace(FIXTURES_URL, host.url("/")), encoding="utf-8")
+        done = subprocess.run(
+            ["stateact", "run", "--task", str(task), "--model", f"scripted:{solution}"],
+            cwd=fresh,
+            env=user_env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        requests = dict(host.requests)
+
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert "score 1 " in done.stdout, output
+    (result,) = (fresh / "results").rglob("result.txt")
+    assert float(result.read_text()) == 1.0
+    (run_dir,) = (fresh / "runs").iterdir()
+    assert failed_tool_calls(run_dir / "events.jsonl") == []
+    # each file fetched over HTTP once: the scoring's cloud_file of the input is a cache hit
+    assert requests == {"/sales_2024.xlsx": 1, expected_path: 1}
+    cached = fresh / "cache" / "by-url" / url_key(host.url(expected_path)) / "east_orders_expected.csv"
+    assert cached.read_bytes() == (built_fixtures / "east_orders_expected.csv").read_bytes()
