@@ -46,8 +46,6 @@ RELAY_TIMEOUT_S: float | None = None
 """How long the relay waits for a reply before the call fails; None waits for good."""
 RELAY_TAIL_LINES = 60
 """Lines of the pending request that `stateact relay` shows."""
-RELAY_TOOL_SUMMARY_CHARS = 200
-"""A tool's description in a relay request is its first line, cut to this length."""
 
 # Loop budgets
 MAIN_MAX_TURNS = 200

@@ -27,6 +27,7 @@ from stateact.models.relay_reply import ReplyError, parse_reply
 from stateact.run import execute
 from stateact.runlog import read_events
 from stateact.runtime import RoleModels
+from stateact.tools.finish import FinishTool
 
 TASK = "Write the word relay-ok into ~/out/result.txt."
 POLL_S = 0.05
@@ -93,7 +94,11 @@ class Player(threading.Thread):
 def check_first_main(stem: str, text: str) -> None:
     assert stem == "0001-main"
     assert "==== System prompt ====" in text and "==== Tools ====" in text
-    assert "- bash:" in text and "- finish:" in text and "    summary (string):" in text
+    assert "- bash:" in text and f"- finish: {FinishTool.description}" in text  # whole descriptions
+    finish_schema = next(
+        line for line in text.splitlines() if line.startswith("    input schema: {") and "infeasible" in line
+    )
+    assert '"summary": {' in finish_schema  # the schema the model sees, nested shapes included
     assert TASK in text
 
 
@@ -255,7 +260,7 @@ def test_images_are_saved_as_png_and_noted_in_the_text(tmp_path):
     _wait_pending(tmp_path, "0001-gui-2")
     text = (tmp_path / "0001-gui-2.request.txt").read_text()
     assert "[image: 64x48, saved as 0001-gui-2.image-1.png]" in text
-    assert "- bash: Run a command in bash.\n    command (string)\n" in text  # the description's first line
+    assert f"- bash: {BASH.description}\n    input schema: {json.dumps(BASH.input_schema)}\n" in text
     with Image.open(tmp_path / "0001-gui-2.image-1.png") as saved:
         assert (saved.format, saved.size) == ("PNG", (64, 48))
     reply_path(tmp_path, "0001-gui-2", "txt").write_text("I see the dialog.")

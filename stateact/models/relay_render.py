@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 
 from PIL import Image
 
-from stateact import settings
 from stateact.messages import (
     ImageBlock,
     Message,
@@ -129,22 +128,9 @@ def _skeleton(message: Message) -> tuple:
 
 
 def _tool_lines(tool: ToolSpec) -> str:
-    lines = [f"- {tool.name}: {_short(tool.description)}"]
-    required = set(tool.input_schema.get("required", []))
-    for name, schema in tool.input_schema.get("properties", {}).items():
-        kinds = [schema.get("type")] + [s.get("type") for s in schema.get("anyOf", [])]
-        kind = "|".join(k for k in kinds if k and k != "null") or "any"
-        choices = f" one of {', '.join(map(str, schema['enum']))}" if "enum" in schema else ""
-        need = "" if name in required else ", optional"
-        about = _short(schema.get("description", ""))
-        lines.append(f"    {name} ({kind}{need}){choices}{': ' + about if about else ''}")
-    return "\n".join(lines)
-
-
-def _short(text: str) -> str:
-    first = text.strip().splitlines()[0] if text.strip() else ""
-    limit = settings.RELAY_TOOL_SUMMARY_CHARS
-    return first if len(first) <= limit else first[: limit - 1] + "…"
+    """A tool as the model sees it: its whole description and its input's JSON schema."""
+    schema = json.dumps(tool.input_schema, ensure_ascii=False)
+    return f"- {tool.name}: {tool.description.strip()}\n    input schema: {schema}"
 
 
 class _Writer:
