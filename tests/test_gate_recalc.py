@@ -18,6 +18,7 @@ import pytest
 from gate import settings
 from gate.deliverables import mentioned_paths
 from gate.pregate import run_pregate
+from sandbox.processes import tagged_pids
 from sandbox.toolkit import TOOLKIT_BIN
 
 pytest_plugins = ["tests.gate_fixtures"]
@@ -131,8 +132,7 @@ def test_recalculation_that_times_out_is_a_fact_not_a_finding(
     assert result.findings == []
     recalc = result.facts[0]["formula_recalc"]
     assert recalc["status"] == "could_not_check" and "did not finish" in recalc["reason"]
-    leftovers = subprocess.run(["pgrep", "-f", "stateact-gate-recalc-"], capture_output=True, text=True)
-    assert leftovers.stdout.strip() == ""
+    assert [pid for pid in tagged_pids(sandbox.tag) if "stateact-gate-recalc-" in command_line(pid)] == []
 
 
 def test_missing_toolkit_is_a_fact_not_a_finding(recalculated_book, sandbox, tmp_path):
@@ -174,3 +174,10 @@ def test_stale_ods_value_fails(sandbox):
 
     [finding] = result.findings
     assert finding.evidence == "Costs!C1 of:=[.A1]*[.B1]: saved 21, recalculated 20"
+
+
+def command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""

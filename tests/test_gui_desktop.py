@@ -248,12 +248,13 @@ def test_click_variants_modifiers_and_scroll(tk_app, tmp_path):
 
 
 def test_bad_actions_are_error_results_and_the_loop_goes_on(desktop, tmp_path):
+    refused = {"is_error": True}
     gui_turns = [
         act({"action": "left_click", "coordinate": [1366, 10]}),
-        act({"action": "key", "text": "Hyper_Q"}),
-        act({"action": "mouse_move"}),
-        act({"action": "zoom", "region": [10, 10, 12, 12]}),
-        {"tool_calls": [{"name": "fail", "input": {"reason": "nothing to click"}}]},
+        {"expect": refused, **act({"action": "key", "text": "Hyper_Q"})},
+        {"expect": refused, **act({"action": "mouse_move"})},
+        {"expect": refused, **act({"action": "zoom", "region": [10, 10, 12, 12]})},
+        {"expect": refused, "tool_calls": [{"name": "fail", "input": {"reason": "nothing to click"}}]},
     ]
     context = make_context(tmp_path, desktop, {"gui": gui_turns})
     report = run_gui_subgoal(context, "click outside", scope="gui#1")

@@ -121,3 +121,22 @@ def test_a_tool_error_is_accepted_only_where_declared(tmp_path):
 )
 def test_exit_codes_are_read_from_the_status_line_of_both_shells(text, code):
     assert exit_code(text) == code
+
+
+def test_a_call_to_a_tool_the_variant_lacks_is_not_checked_but_its_neighbours_are(tmp_path):
+    """A script for the full harness replayed on `bash-only`: its editor call is the variant's loss."""
+    turn = {
+        "tool_calls": [
+            {"name": "str_replace_based_edit_tool", "input": {"command": "view", "path": str(tmp_path)}},
+            {"name": "bash", "input": {"command": "echo hello"}},
+        ]
+    }
+    edited = [{"contains": "Directory listing"}]
+
+    lenient = run_script(tmp_path / "a", {"main": [turn, {"expect": [*edited, {}], **finish()}]}, "bash-only")
+    checked = run_script(
+        tmp_path / "b", {"main": [turn, {"expect": [*edited, {"contains": "bye"}], **finish()}]}, "bash-only"
+    )
+
+    assert lenient.status == "finished", lenient.text
+    assert checked.status == "error" and "result 2 (`bash`) does not contain 'bye'" in checked.text

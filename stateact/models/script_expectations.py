@@ -10,7 +10,9 @@ order to the tool results of the role's previous turn. An entry may state
 
 Every result without an entry, and every entry that does not say otherwise, must be a
 success: not an error result, and no non-zero exit code. A script therefore fails loudly
-on a tool that broke, even where its author stated nothing.
+on a tool that broke, even where its author stated nothing. The one exception: the result of
+a call to a tool the harness does not offer is not checked (a script written for the full
+harness, replayed on a variant without that tool, could not know).
 """
 
 from __future__ import annotations
@@ -64,8 +66,13 @@ def exit_code(text: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def check_results(messages: list[Message], expectations: list[Expectation], where: str) -> None:
-    """Raise ScriptExpectationError unless the latest tool results meet `expectations`."""
+def check_results(
+    messages: list[Message], expectations: list[Expectation], where: str, offered: set[str]
+) -> None:
+    """Raise ScriptExpectationError unless the latest tool results meet `expectations`.
+
+    `offered` names the tools of the request: the result of a call to any other tool is not checked.
+    """
     results = _latest_results(messages)
     if len(expectations) > len(results):
         raise ScriptExpectationError(
@@ -74,10 +81,12 @@ def check_results(messages: list[Message], expectations: list[Expectation], wher
         )
     names = _call_names(messages)
     for index, result in enumerate(results):
+        name = names.get(result.tool_use_id, "?")
+        if name not in offered:
+            continue
         expectation = expectations[index] if index < len(expectations) else Expectation()
         problem = _problem(result, expectation)
         if problem:
-            name = names.get(result.tool_use_id, "?")
             shown = result.text()[:SHOWN_CHARS]
             raise ScriptExpectationError(
                 f"{where}: result {index + 1} (`{name}`) {problem}; it reads:\n{shown}"

@@ -100,7 +100,8 @@ class ScriptedProvider(ModelProvider):
             turn = self.turns[self._position]
             self._position += 1
             where = f"script expectation failed at {self.role} turn {self._position}"
-            check_results(request.messages, parse_expectations(turn.get("expect"), where), where)
+            offered = {tool.name for tool in request.tools}
+            check_results(request.messages, parse_expectations(turn.get("expect"), where), where, offered)
             content = turn_blocks(turn, f"toolu_s{self._position:04d}")
         time.sleep(float(turn.get("delay", 0)))
         return offline_response(content, prompt, self.name)
