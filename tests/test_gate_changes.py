@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import time
 from pathlib import Path
 
 import docx
@@ -11,9 +13,12 @@ import openpyxl
 import pptx
 import pytest
 
+from gate import FinishGate
 from gate.changes import describe_changes, load_baseline, take_baseline
 from gate.changes.baseline import BASELINE_DIR
-from stateact.runlog import RunLog, read_events
+from stateact.runlog import RunLog, load_message, read_events
+from tests.test_gate import instruction_for, make_context, verdict, write_sales
+from tests.test_resume import ENV, REPO, cli, kill_hard, run_cli, wait_for_event
 
 pytest_plugins = ["tests.gate_fixtures"]
 
@@ -205,3 +210,61 @@ def test_nothing_changed_and_no_baseline(sandbox, log):
     assert "no copy of the files was taken" in describe_changes(sandbox, log.run_dir, log, "gate#1")
     (Path(sandbox.home) / "a.txt").write_text("one\n")
     assert changes_after(sandbox, log, "Read ~/a.txt.", lambda: None).startswith("(nothing changed among")
+
+
+def test_one_wrong_cell_is_in_the_gates_first_request(tmp_path, sandbox):
+    path = Path(sandbox.home) / "sales.xlsx"
+    write_sales(path, totals=[0, 0, 0, 0])  # the workbook before the task: totals not filled in yet
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), [verdict(False)])
+    started = time.time() - 5
+    take_baseline(sandbox, context.run_dir, context.task, context.log, task_started_at=started)
+    write_sales(path, totals=[12, 26, 24, 7.5])  # D3 should be 10 * 2.5 = 25
+
+    FinishGate(context, task_started_at=started).review()
+
+    first = context.provider("gate").requests[0].messages[0].text()
+    changes = first.split("What changed since the task started")[1]
+    assert f"~ changed: {path}" in changes
+    assert "Sales!D3: 0 → 26" in changes
+    assert "Sales!D2: 0 → 12" in changes and "Sales!D6: 0 → 69.5" in changes
+    assert "Sales!A2" not in changes, "cells the agent did not change are not listed"
+    (logged,) = [e for e in read_events(context.log.events_path) if e["kind"] == "gate_changes"]
+    assert logged["scope"] == "gate#1" and logged["changed"] == 1
+
+
+def test_a_resumed_run_compares_with_the_baseline_of_its_first_start(tmp_path):
+    check = {"requirement": "out.txt says yes", "result": "pass", "evidence": "cat printed yes"}
+    bash = [
+        "echo no > ~/out.txt",
+        "sleep 5; echo yes > ~/out.txt",  # the kill comes during the sleep
+        "echo yes > ~/out.txt",
+    ]
+    main = [{"tool_calls": [{"name": "bash", "input": {"command": c}}]} for c in bash]
+    main[2]["expect"] = {"is_error": True}  # the killed call's outcome is unknown
+    main.append({"tool_calls": [{"name": "finish", "input": {"summary": "wrote it"}}]})
+    gate = [{"tool_calls": [{"name": "verdict", "input": {"verdict": "PASS", "checklist": [check]}}]}]
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"roles": {"main": main, "gate": gate}}))
+    runs, home = tmp_path / "runs", tmp_path / "home"
+    home.mkdir()
+    (home / "out.txt").write_text("maybe\n")
+    task = "Write ~/out.txt containing the word yes."
+    options = ["--model", f"scripted:{script}", "--workdir", str(home), "--runs-root", str(runs)]
+    proc = subprocess.Popen(
+        cli("run", task, *options, "--no-display"), cwd=REPO, env=ENV, stdout=subprocess.DEVNULL
+    )
+    wait_for_event(runs, lambda e: e["kind"] == "tool_call" and "sleep 5" in json.dumps(e["input"]))
+    kill_hard(proc)
+    (run_dir,) = list(runs.iterdir())
+    assert (home / "out.txt").read_text() == "no\n"
+
+    resumed = run_cli("resume", str(run_dir), timeout=120)
+
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    events = list(read_events(run_dir / "events.jsonl"))
+    assert [e["kind"] for e in events].count("run_start") == 2
+    assert [e["kind"] for e in events].count("gate_baseline") == 1
+    request = next(e for e in events if e["kind"] == "message" and e["scope"] == "gate#1")
+    changes = load_message(request["message"], run_dir).text().split("What changed since the task started")[1]
+    assert f"~ changed: {home / 'out.txt'}" in changes
+    assert "-maybe\n    +yes" in changes, "compared with the file as it was at the first start"
