@@ -14,6 +14,7 @@ import pptx
 import pytest
 
 from gate import FinishGate
+from gate import settings as gate_settings
 from gate.changes import describe_changes, load_baseline, take_baseline
 from gate.changes.baseline import BASELINE_DIR
 from stateact.runlog import RunLog, load_message, read_events
@@ -268,3 +269,14 @@ def test_a_resumed_run_compares_with_the_baseline_of_its_first_start(tmp_path):
     changes = load_message(request["message"], run_dir).text().split("What changed since the task started")[1]
     assert f"~ changed: {home / 'out.txt'}" in changes
     assert "-maybe\n    +yes" in changes, "compared with the file as it was at the first start"
+
+
+def test_files_over_the_size_cap_are_reported_without_content(sandbox, log, monkeypatch):
+    monkeypatch.setattr(gate_settings, "GATE_BASELINE_FILE_MAX_BYTES", 1024)
+    path = Path(sandbox.home) / "big.txt"
+    path.write_text("x" * 2000)
+
+    text = changes_after(sandbox, log, "Edit ~/big.txt.", lambda: path.write_text("y" * 3000))
+
+    assert f"~ changed: {path} (2000 → 3000 bytes)" in text
+    assert "larger than GATE_BASELINE_FILE_MAX_BYTES" in text and "yyy" not in text

@@ -15,6 +15,8 @@ from gate.changes.baseline import DCONF_PATH, Baseline, list_state
 from gate.changes.formats import describe
 from gate.changes.model import FileDiff, Section
 
+TOO_LARGE = "(not compared: larger than GATE_BASELINE_FILE_MAX_BYTES)"
+
 
 @dataclass
 class StateDiff:
@@ -52,8 +54,10 @@ def state_diff(sandbox, baseline: Baseline) -> StateDiff:
             continue
         if index >= settings.GATE_DIFF_MAX_FILES:
             result.not_described += 1
-            continue
-        item.sections = _sections(sandbox, baseline, item, listing["dconf"])
+        elif item.path in now and now[item.path]["sha256"] is None:
+            item.sections = [Section("content", [TOO_LARGE])]
+        else:
+            item.sections = _sections(sandbox, baseline, item, listing["dconf"])
     return result
 
 

@@ -34,13 +34,13 @@ def entry(path, kind, max_bytes):
     }
 
 
-def named_files(paths, max_files):
-    """The files the task names; a named folder stands for the files in it."""
+def named_files(paths, max_files, skip_dirs):
+    """The files the task names; a named folder stands for the files in it (hidden folders skipped)."""
     found = []
     for path in paths:
         if os.path.isdir(path):
             for root, dirs, files in os.walk(path):
-                dirs.sort()
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in skip_dirs)
                 found += [os.path.join(root, name) for name in sorted(files)]
         elif os.path.isfile(path):
             found.append(path)
@@ -82,7 +82,7 @@ def listing(home, named, extensions, settings, skip_dirs, max_files, file_max, c
             seen.add(path)
             files.append(found)
 
-    for path in named_files(named, max_files):
+    for path in named_files(named, max_files, set(skip_dirs)):
         add(path, "named", file_max)
     for pattern in settings:
         for path in sorted(glob.glob(os.path.expanduser(pattern))):
