@@ -18,7 +18,11 @@ from gate import settings as gate_settings
 from gate.changes import describe_changes, load_baseline, take_baseline
 from gate.changes.baseline import BASELINE_DIR
 from stateact.runlog import RunLog, load_message, read_events
+from tests.osworld_vm_server import served_vm
+from tests.test_cli_task import SOLUTION, TASK
+from tests.test_cli_task import run_cli as run_task_cli
 from tests.test_gate import instruction_for, make_context, verdict, write_sales
+from tests.test_osworld_tasks import cache  # noqa: F401  (the cache fixture)
 from tests.test_resume import ENV, REPO, cli, kill_hard, run_cli, wait_for_event
 
 pytest_plugins = ["tests.gate_fixtures"]
@@ -280,3 +284,27 @@ def test_files_over_the_size_cap_are_reported_without_content(sandbox, log, monk
 
     assert f"~ changed: {path} (2000 → 3000 bytes)" in text
     assert "larger than GATE_BASELINE_FILE_MAX_BYTES" in text and "yyy" not in text
+
+
+def test_a_task_file_run_on_the_vm_takes_the_baseline_after_its_setup(tmp_path, cache):  # noqa: F811
+    check = {"requirement": "report.csv in lower case", "result": "pass", "evidence": "read it"}
+    gate = [{"tool_calls": [{"name": "verdict", "input": {"verdict": "PASS", "checklist": [check]}}]}]
+    script = tmp_path / "solution.json"
+    script.write_text(json.dumps({"roles": {"main": SOLUTION, "gate": gate}}))
+    runs = tmp_path / "runs"
+    options = ["--task", str(TASK), "--model", f"scripted:{script}", "--cache", str(cache)]
+    options += ["--results", str(tmp_path / "results"), "--runs-root", str(runs)]
+    with served_vm(tmp_path / "vm-home", display=False) as (_, server, _local):
+        done = run_task_cli(*options, "--sandbox", f"osworld://{server.url.removeprefix('http://')}")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (run_dir,) = list(runs.iterdir())
+    events = list(read_events(run_dir / "events.jsonl"))
+    (baseline,) = [e for e in events if e["kind"] == "gate_baseline"]
+    home = next(e["home"] for e in events if e["kind"] == "run_start")
+    assert {f"{home}/input.csv", f"{home}/report.csv"} <= set(baseline["named"])
+    assert (run_dir / "baseline" / "manifest.json").exists()
+    request = next(e for e in events if e["kind"] == "message" and e["scope"] == "gate#1")
+    changes = load_message(request["message"], run_dir).text().split("What changed since the task started")[1]
+    assert f"+ added: {home}/report.csv" in changes and "+name,qty" in changes
+    assert f"+ added: {home}/notes_out.txt" in changes
+    assert "input.csv" not in changes, "the task's inputs were copied after the setup and did not change"
