@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gate import settings as gate_settings
+from gate.changes import describe_changes
 from gate.deliverables import MentionedPath, cell_references, mentioned_paths
 from gate.pregate import run_pregate
 from gate.probes import ProbeError, run_probe
@@ -134,7 +135,7 @@ class FinishGate:
             context=build_context_manager(self.context, model.name),
         )
         try:
-            outcome = loop.run(self._task_text(facts))
+            outcome = loop.run(self._task_text(facts, scope))
         finally:
             loop.close_tools()
             violations = self._undo_changes(scope, number, snapshot)
@@ -158,7 +159,7 @@ class FinishGate:
         template = (PROMPTS / "gate.md").read_text(encoding="utf-8")
         return template.format(home=self.context.sandbox.home, start_line=start)
 
-    def _task_text(self, facts: list[dict]) -> str:
+    def _task_text(self, facts: list[dict], scope: str) -> str:
         briefs = [_brief_fact(f) for f in facts]
         refs = cell_references(self.context.task)
         for brief, fact in zip(briefs, facts, strict=True):
@@ -172,6 +173,7 @@ class FinishGate:
             facts="\n".join(lines),
             recent=recent,
             open_documents=open_documents,
+            changes=describe_changes(self.context.sandbox, self.context.run_dir, self.context.log, scope),
         )
 
     def _named_cells(self, path: str, refs: list[str]) -> list | str:

@@ -41,3 +41,40 @@ GATE_RECALC_REL_TOL = 1e-6
 """Relative tolerance when a saved number is compared with its recalculated value."""
 GATE_RECALC_MAX_LISTED = 10
 """Mismatching formula cells a pre-gate finding lists (the rest are counted)."""
+
+GATE_BASELINE_FILE_MAX_BYTES = 16 * 1024 * 1024
+"""A file larger than this gets no baseline copy (its change is reported by size only)."""
+GATE_BASELINE_CONFIG_MAX_BYTES = 512 * 1024
+"""A settings file larger than this gets no baseline copy."""
+GATE_BASELINE_TOTAL_MAX_BYTES = 128 * 1024 * 1024
+"""Total size of the baseline copies; the files the task names come first, then the newest."""
+GATE_BASELINE_MAX_FILES = 400
+"""Files the baseline covers (the files the task names come first)."""
+GATE_BASELINE_TIMEOUT_S = 120.0
+"""How long listing and hashing the baseline's files in the sandbox may take."""
+GATE_BASELINE_DOCUMENT_EXTENSIONS = (
+    "xlsx", "xlsm", "xls", "ods", "csv", "tsv", "docx", "odt", "pptx", "odp", "txt", "md", "json",
+    "db", "sqlite", "sqlite3", "ini", "cfg", "conf", "toml", "yaml", "yml", "xml",
+)  # fmt: skip
+"""File types of the home folder the baseline copies (files the task names are copied whatever their type)."""
+GATE_BASELINE_SETTINGS_PATHS = (
+    "~/.bashrc", "~/.profile", "~/.gitconfig", "~/.vimrc",
+    "~/.config/Code/User/settings.json", "~/.config/Code/User/keybindings.json",
+    "~/.config/vlc/vlcrc", "~/.config/GIMP/*/gimprc",
+    "~/.config/libreoffice/4/user/registrymodifications.xcu",
+    "~/.config/google-chrome/Default/Preferences", "~/.config/chromium/Default/Preferences",
+    "~/.thunderbird/*/prefs.js", "~/.local/share/applications/mimeapps.list", "~/.config/mimeapps.list",
+)  # fmt: skip
+"""Settings files inside hidden folders the baseline also copies (glob patterns); `dconf dump /` too when
+the sandbox has dconf."""
+GATE_BASELINE_SKIP_DIRS = ("node_modules", "__pycache__", "snap", "site-packages")
+"""Folders of the home the baseline never enters (hidden folders are skipped as well)."""
+
+GATE_DIFF_MAX_ITEMS = 40
+"""Entries one list of the state diff shows (cells of a sheet, paragraphs, rows, lines); the rest are counted."""
+GATE_DIFF_MAX_FILES = 30
+"""Files the state diff describes in detail; the rest are listed by name and counted."""
+GATE_DIFF_MAX_VALUE_CHARS = 160
+"""A value, paragraph or line longer than this is shortened in the state diff."""
+GATE_DIFF_MAX_CHARS = 24_000
+"""The whole state diff is cut to this many characters (with a note saying so)."""

@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 from gate import sandbox_clock
+from gate.changes import take_baseline
 from sandbox.base import Sandbox
 from sandbox.osworld import sandbox_from_spec
 from sandbox.processes import kill_tagged
@@ -104,6 +105,8 @@ def _drive(
             task_started_at=started_at,
             resumed=state is not None,
         )
+        if state is None and variant.gate:  # a resumed run keeps comparing with the first start
+            take_baseline(sandbox, run_dir, instruction, log, started_at)
         budget = Budget(config.max_turns or variant.default_max_turns, config.max_usd, config.max_seconds)
         loop = build_main_loop(
             context, variant, budget, started_at, state.events if state else (), config.cdp_url
