@@ -151,7 +151,7 @@ def test_unknown_ids_and_missing_arguments_are_errors(ctx):
     tool = make_tool(ctx)
     assert call(tool, action="claim", claims=[{"id": 9}]).is_error
     assert call(tool, action="remember").is_error
-    assert tool.plan.get(1).status == "pending"
+    assert tool.plan.get(1).status == "in_progress"
 
 
 def _events(ctx):
