@@ -109,7 +109,7 @@ def test_command_evidence_needs_a_read_only_guard(ctx):
             {"id": 2, "evidence": [{"kind": "command_output", "command": "echo hi", "expect": "hi"}]},
         ],
     )
-    assert "refused as a check: writes" in result.text
+    assert "`echo hi > x` was not run: writes. Evidence commands must leave" in result.text
     assert not ctx.sandbox.exists("~/x")
     assert refusing.plan.get(2).verified_by == "probe"
     unguarded = make_tool(ctx)
