@@ -510,31 +510,72 @@ def cell_entry(cell, cached):
     return entry
 
 
-def named_cells(path, refs, limit=60):
-    """The cells an instruction names (`A1`, `B2:D4`, `Sheet!C3`), read from the workbook at `path`."""
+def named_cells(path, refs, limit):
+    """The cells an instruction names, read from the workbook at `path`, on the sheets it names for them.
+
+    Each ref is {cells, sheets}. A named sheet the workbook lacks is reported; a cell with no
+    (existing) sheet named is shown on every sheet. At most `limit` cells in all; each ref says how many
+    of its cells were left out.
+    """
     import openpyxl
     from openpyxl.utils.cell import range_boundaries
 
     path = expand(path)
     formulas = openpyxl.load_workbook(path, data_only=False)
     values = openpyxl.load_workbook(path, data_only=True)
+    by_lower = {name.lower(): name for name in formulas.sheetnames}
+    budget = limit
     out = []
     for ref in refs:
-        sheet, _, cells = ref.rpartition("!")
-        name = sheet.strip("'") or formulas.active.title
-        if name not in formulas.sheetnames:
+        named = ref.get("sheets") or []
+        present = [by_lower[n.lower()] for n in named if n.lower() in by_lower]
+        missing = [n for n in named if n.lower() not in by_lower]
+        group, notes = {"ref": ref["cells"]}, []
+        sheets = present or formulas.sheetnames
+        if missing:
+            names, all_names = ", ".join(repr(n) for n in missing), ", ".join(formulas.sheetnames)
+            notes.append(
+                f"the instruction names sheet {names}, which the workbook does not have (its sheets: {all_names})"
+            )
+        if not present and len(sheets) > 1:
+            lead = "so it is" if named else "no sheet is named for it; it is"
+            notes.append(f"{lead} shown on each of the {len(sheets)} sheets (which one is meant is unsure)")
+        elif len(present) > 1:
+            notes.append("its sentence names several sheets; shown on each")
+        try:
+            min_col, min_row, max_col, max_row = range_boundaries(ref["cells"].upper())
+        except ValueError as exc:
+            group["note"] = f"not a cell reference: {exc}"
+            out.append(group)
             continue
-        min_col, min_row, max_col, max_row = range_boundaries(cells.upper())
-        for row in formulas[name].iter_rows(
-            min_row=min_row, max_row=max_row, min_col=min_col, max_col=max_col
-        ):
-            for cell in row:
+        area = (max_col - min_col + 1) * (max_row - min_row + 1)
+        cells, left = [], 0
+        for name in sheets:
+            take = min(budget, area)
+            left += area - take
+            budget -= take
+            rows = formulas[name].iter_rows(
+                min_row=min_row, max_row=max_row, min_col=min_col, max_col=max_col
+            )
+            for cell in (cell for row in rows for cell in row):
+                if take == 0:
+                    break
+                take -= 1
                 entry = cell_entry(cell, values[name][cell.coordinate].value)
-                entry["cell"] = name + "!" + cell.coordinate
-                out.append(entry)
-                if len(out) >= limit:
-                    return {"cells": out, "truncated": True}
-    return {"cells": out, "truncated": False}
+                entry["cell"] = sheet_label(name) + "!" + cell.coordinate
+                cells.append(entry)
+        group["cells"] = cells
+        if left:
+            group["more"] = f"... and {left} more cells"
+        if notes:
+            group["note"] = "; ".join(notes)
+        out.append(group)
+    return {"refs": out}
+
+
+def sheet_label(name):
+    """A sheet name as a formula writes it: quoted when it is not a plain word."""
+    return name if re.fullmatch(r"[A-Za-z_][\w.]*", name) else "'" + name.replace("'", "''") + "'"
 
 
 def chart_title(chart):
