@@ -314,13 +314,14 @@ def one_file_facts(path, since, parse):
 
 
 def cell_range(ws, spec, limit):
+    """Up to `limit` cells of the range (non-empty ones of the whole sheet without one), and how many more."""
     from openpyxl.utils.cell import range_boundaries
 
     if spec:
         min_col, min_row, max_col, max_row = range_boundaries(spec.upper())
     else:
         min_col, min_row, max_col, max_row = 1, 1, ws.max_column, ws.max_row
-    cells = []
+    cells, more = [], 0
     for row in ws.iter_rows(
         min_row=min_row or 1,
         max_row=max_row or ws.max_row,
@@ -330,10 +331,11 @@ def cell_range(ws, spec, limit):
         for cell in row:
             if cell.value is None and not spec:
                 continue
-            cells.append(cell)
-            if len(cells) >= limit:
-                return cells, True
-    return cells, False
+            if len(cells) < limit:
+                cells.append(cell)
+            else:
+                more += 1
+    return cells, more
 
 
 def spreadsheet(path, sheet=None, cells=None, max_cells=400):
@@ -380,12 +382,14 @@ def spreadsheet(path, sheet=None, cells=None, max_cells=400):
         out["error"] = "no sheet named " + repr(name) + "; sheets: " + ", ".join(formulas.sheetnames)
         return out
     ws, wv = formulas[name], values[name]
-    picked, truncated = cell_range(ws, cells, max_cells)
+    picked, more = cell_range(ws, cells, max_cells)
     rows = [cell_entry(cell, wv[cell.coordinate].value) for cell in picked]
     uncached = [r["cell"] for r in rows if r.get("formula") and r["value"] is None]
     out["sheet"] = name
     out["cells"] = rows
-    out["truncated"] = truncated
+    out["truncated"] = more > 0
+    if more:
+        out["more"] = more_cells(more)
     if uncached:
         out["formulas_without_cached_value"] = uncached[:50]
         out["note"] = (
@@ -486,8 +490,15 @@ def ods_spreadsheet(path, sheet, cells, max_cells):
             continue
         picked.append(entry)
     out.update(sheet=name, cells=picked[:max_cells], truncated=len(picked) > max_cells)
+    if len(picked) > max_cells:
+        out["more"] = more_cells(len(picked) - max_cells)
     out["note"] = "ods: values and formulas only (no number formats or charts)"
     return out
+
+
+def more_cells(count):
+    """What a truncated cell list says about the cells it left out."""
+    return f"... and {count} more cells (ask for a range to see them)"
 
 
 def column_number(letters):
@@ -566,7 +577,7 @@ def named_cells(path, refs, limit):
                 cells.append(entry)
         group["cells"] = cells
         if left:
-            group["more"] = f"... and {left} more cells"
+            group["more"] = more_cells(left)
         if notes:
             group["note"] = "; ".join(notes)
         out.append(group)
