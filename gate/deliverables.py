@@ -73,18 +73,3 @@ def _is_output(instruction: str, start: int) -> bool:
     if _SOURCE_BEFORE.search(window.rstrip(" \"'“‘`") + " "):
         return False
     return _OUTPUT_VERBS.search(window) is not None
-
-
-_CELL_REF = re.compile(
-    r"(?<![\w!$])(?:(?P<sheet>'[^'\n]{1,60}'|[A-Za-z_][\w.]{0,40})!)?"
-    r"(?P<cells>[A-Z]{1,3}[1-9]\d{0,6}(?::[A-Z]{1,3}[1-9]\d{0,6})?)(?![\w(])"
-)
-
-
-def cell_references(instruction: str) -> list[str]:
-    """Spreadsheet cells and ranges an instruction names ("D6", "B2:B9", "Summary!C3"), each once."""
-    found: dict[str, None] = {}
-    for match in _CELL_REF.finditer(instruction):
-        sheet = match.group("sheet")
-        found.setdefault(f"{sheet}!{match.group('cells')}" if sheet else match.group("cells"))
-    return list(found)

@@ -19,8 +19,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gate import settings as gate_settings
+from gate.cell_refs import CellReference, cell_references
 from gate.changes import describe_changes
-from gate.deliverables import MentionedPath, cell_references, mentioned_paths
+from gate.deliverables import MentionedPath, mentioned_paths
 from gate.pregate import run_pregate
 from gate.probes import ProbeError, run_probe
 from gate.snapshot import Snapshot
@@ -176,12 +177,18 @@ class FinishGate:
             changes=describe_changes(self.context.sandbox, self.context.run_dir, self.context.log, scope),
         )
 
-    def _named_cells(self, path: str, refs: list[str]) -> list | str:
+    def _named_cells(self, path: str, refs: list[CellReference]) -> list | str:
         try:
-            found = run_probe(self.context.sandbox, "named_cells", path=path, refs=refs)
+            found = run_probe(
+                self.context.sandbox,
+                "named_cells",
+                path=path,
+                refs=[ref.as_probe_arg() for ref in refs],
+                limit=gate_settings.GATE_NAMED_CELLS_MAX,
+            )
         except ProbeError as exc:
             return f"(could not read: {exc})"
-        return found.get("cells", found.get("error", ""))
+        return found.get("refs", found.get("error", ""))
 
     def _home_state(self) -> tuple[str, str]:
         """(files changed since the task started, documents open in LibreOffice) as text lines."""

@@ -10,10 +10,12 @@ newlines are separators); every word in command position (after `;`, `&&`, `||`,
 Refused: output redirections except to /dev/null or another descriptor; commands that
 write or delete files (rm, mv, cp, touch, chmod, tee, dd, ...); in-place editors
 (`sed -i`, `perl -i`); text editors; package managers; process and window control
-(kill, xdotool, wmctrl); office programs (soffice can overwrite or convert files);
-interpreters run on a script file or on stdin; `python -c`/`perl -e`/`node -e` code
-that matches a write pattern (open for writing, .save(, .write(, os.remove, shutil,
-subprocess, ...); command substitution inside quoted words; `eval`, `source`.
+(kill; wmctrl and xdotool except listing and reading windows); office programs (soffice
+can overwrite or convert files); interpreters run on a script file or on stdin;
+`python -c`/`perl -e`/`node -e` code that matches a write pattern (open for writing,
+.save(, .write(, os.remove, shutil, subprocess, ...); command substitution inside
+quoted words; `eval`, `source`. A refusal says what the command would do; each caller
+adds what its reader may do instead (the gate shell, plan evidence).
 
 Limits (what the guard cannot see, so the fingerprint check in `gate.snapshot` exists):
 - It reads the command text, not what programs do: a program not in its lists that writes
@@ -82,8 +84,6 @@ _WRITERS = {
     "pkill": "ends processes",
     "killall": "ends processes",
     "xkill": "ends processes",
-    "xdotool": "types into and clicks the apps",
-    "wmctrl": "controls windows",
     "soffice": "can save, convert or lock documents",
     "libreoffice": "can save, convert or lock documents",
     "localc": "can save documents",
@@ -144,6 +144,21 @@ _GIT_READERS = {
     "shortlog",
 }
 _SAFE_REDIRECT_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr"}
+_WMCTRL_READ_FLAGS = set("ldmhvpGxuiw")
+"""wmctrl's listing actions (-l windows, -d desktops, -m window manager) and their modifiers."""
+_XDOTOOL_READERS = {
+    "getactivewindow", "getwindowfocus", "getwindowname", "getwindowclassname", "getwindowpid",
+    "getwindowgeometry", "getmouselocation", "getdisplaygeometry", "get_desktop", "get_num_desktops",
+    "get_desktop_for_window", "get_desktop_viewport", "search", "version", "help",
+}  # fmt: skip
+_XDOTOOL_ACTORS = {
+    "key", "keydown", "keyup", "type", "mousemove", "mousemove_relative", "click", "mousedown", "mouseup",
+    "windowactivate", "windowfocus", "windowmap", "windowunmap", "windowminimize", "windowraise",
+    "windowreparent", "windowkill", "windowclose", "windowquit", "windowsize", "windowmove", "windowstate",
+    "set_window", "set_desktop", "set_desktop_for_window", "set_num_desktops", "set_desktop_viewport",
+    "behave", "behave_screen_edge", "exec", "selectwindow",
+}  # fmt: skip
+"""xdotool commands that type, click, or change windows (they may follow a `search` in one call)."""
 
 
 def check_command(command: str) -> str | None:
@@ -151,7 +166,7 @@ def check_command(command: str) -> str | None:
     try:
         words = _split(command)
     except ValueError as exc:
-        return f"the command could not be parsed ({exc}); the gate shell only runs plain read-only commands"
+        return f"the command could not be parsed ({exc}); only plain commands can be checked"
     return _check_words(words)
 
 
@@ -168,13 +183,13 @@ def _check_words(words: list[str]) -> str | None:
     while index < len(words):
         word = words[index]
         if "$(" in word or "`" in word or "<(" in word or ">(" in word:
-            return "command substitution is not allowed in the gate shell; run the inner command on its own"
+            return "command substitution cannot be checked; run the inner command on its own"
         if set(word) <= set("<>&|") and ">" in word:
             target = words[index + 1] if index + 1 < len(words) else ""
             if word in (">&", "<&") and target.isdigit() or target in _SAFE_REDIRECT_TARGETS:
                 index += 2
                 continue
-            return f"output redirection (`{word} {target}`) writes a file; the gate is read-only"
+            return f"output redirection (`{word} {target}`) writes a file"
         if word in _OPERATORS or word in _KEYWORDS:
             at_command = True
         elif at_command and not _is_assignment(word):
@@ -212,20 +227,19 @@ def _check_command_word(words: list[str], index: int) -> tuple[str | None, int |
         wrapped = _wrapped_command_index(name, args)
         return None, (index + 1 + wrapped) if wrapped is not None else None
     if name in _WRITERS:
-        return (
-            f"`{name}` {_WRITERS[name]}; the gate is read-only (use the probes or read-only commands)",
-            None,
-        )
+        return f"`{name}` {_WRITERS[name]}", None
+    if name in ("wmctrl", "xdotool"):
+        return _check_window_tool(name, args), None
     if name in _EDITORS:
-        return f"`{name}` is an editor; the gate is read-only (use `view` to read files)", None
+        return f"`{name}` is an editor (it can change files)", None
     if name in _PACKAGE_MANAGERS:
-        return f"`{name}` installs or changes packages; the gate may not change the machine", None
+        return f"`{name}` installs or changes packages", None
     if name == "sed" and any(a.startswith("-i") or a.startswith("--in-place") for a in args):
-        return "`sed -i` edits files in place; the gate is read-only", None
+        return "`sed -i` edits files in place", None
     if name == "sed" and any(_SED_WRITE.search(a) for a in args if not a.startswith("-")):
-        return "`sed` with a `w` or `e` command writes files or runs commands; the gate is read-only", None
+        return "`sed` with a `w` or `e` command writes files or runs commands", None
     if name in ("awk", "gawk") and any("inplace" in a or re.search(r">\s*\"", a) for a in args):
-        return "`awk` writing to files is not allowed; the gate is read-only", None
+        return "`awk` with inplace or `> file` writes files", None
     if name == "find" and any(
         a in {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf", "-fls"} for a in args
     ):
@@ -246,12 +260,30 @@ def _check_command_word(words: list[str], index: int) -> tuple[str | None, int |
     if name == "git" and (not args or args[0] not in _GIT_READERS):
         return f"`git` is allowed only to read ({', '.join(sorted(_GIT_READERS))})", None
     if name == "sqlite3" and "-readonly" not in args:
-        return "`sqlite3` must be run with -readonly (or use the query_sqlite probe)", None
+        return "`sqlite3` can change the database unless run with -readonly", None
     if name in _SHELLS:
         return _check_shell(name, args), None
     if name in _INTERPRETERS:
         return _check_interpreter(name, args), None
     return None, None
+
+
+def _check_window_tool(name: str, args: list[str]) -> str | None:
+    """wmctrl and xdotool may list and read windows; typing, clicking and changing windows are refused."""
+    if name == "wmctrl":
+        changing = [a for a in args if a.startswith("-") and a not in ("--help", "--version")]
+        if any(a.startswith("--") or not set(a[1:]) <= _WMCTRL_READ_FLAGS for a in changing):
+            return "`wmctrl` other than listing (-l, -d, -m) closes, moves or switches windows"
+        return None
+    acting = next((a for a in args if a in _XDOTOOL_ACTORS), None)
+    if acting:
+        return f"`xdotool {acting}` types, clicks or changes windows"
+    first = next((a for a in args if not a.startswith("-")), None)
+    if first is not None and first not in _XDOTOOL_READERS:
+        return (
+            f"`xdotool {first}` is not one of its read-only commands ({', '.join(sorted(_XDOTOOL_READERS))})"
+        )
+    return None
 
 
 def _wrapped_command_index(name: str, args: list[str]) -> int | None:
@@ -309,17 +341,15 @@ def _check_interpreter(name: str, args: list[str]) -> str | None:
                 if module != "zipfile" or not ({"-c", "-e", "--create", "--extract"} & set(args))
                 else "`python -m zipfile` may only list or test"
             )
-        return f"`{name} -m {module}` may write files; use the probes"
+        return f"`{name} -m {module}` may write files"
     if name == "perl" and any(a.startswith("-i") or re.fullmatch(r"-\w*i\w*", a) for a in args):
-        return "`perl -i` edits files in place; the gate is read-only"
+        return "`perl -i` edits files in place"
     if code_flag is None or code_flag + 1 >= len(args):
         if args and all(a.startswith("-") for a in args) and any(a in {"--version", "-V"} for a in args):
             return None
-        return (
-            f"`{name}` running a script file or stdin cannot be checked; use `{name} -c 'code'` or the probes"
-        )
+        return f"`{name}` running a script file or stdin cannot be checked; use `{name} -c 'code'`"
     code = args[code_flag + 1]
     match = _WRITE_PATTERNS.search(code)
     if match:
-        return f"the {name} code looks like it writes or runs commands (`{match.group(0).strip()}`); the gate is read-only"
+        return f"the {name} code looks like it writes or runs commands (`{match.group(0).strip()}`)"
     return None

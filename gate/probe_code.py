@@ -314,13 +314,14 @@ def one_file_facts(path, since, parse):
 
 
 def cell_range(ws, spec, limit):
+    """Up to `limit` cells of the range (non-empty ones of the whole sheet without one), and how many more."""
     from openpyxl.utils.cell import range_boundaries
 
     if spec:
         min_col, min_row, max_col, max_row = range_boundaries(spec.upper())
     else:
         min_col, min_row, max_col, max_row = 1, 1, ws.max_column, ws.max_row
-    cells = []
+    cells, more = [], 0
     for row in ws.iter_rows(
         min_row=min_row or 1,
         max_row=max_row or ws.max_row,
@@ -330,10 +331,11 @@ def cell_range(ws, spec, limit):
         for cell in row:
             if cell.value is None and not spec:
                 continue
-            cells.append(cell)
-            if len(cells) >= limit:
-                return cells, True
-    return cells, False
+            if len(cells) < limit:
+                cells.append(cell)
+            else:
+                more += 1
+    return cells, more
 
 
 def spreadsheet(path, sheet=None, cells=None, max_cells=400):
@@ -380,12 +382,14 @@ def spreadsheet(path, sheet=None, cells=None, max_cells=400):
         out["error"] = "no sheet named " + repr(name) + "; sheets: " + ", ".join(formulas.sheetnames)
         return out
     ws, wv = formulas[name], values[name]
-    picked, truncated = cell_range(ws, cells, max_cells)
+    picked, more = cell_range(ws, cells, max_cells)
     rows = [cell_entry(cell, wv[cell.coordinate].value) for cell in picked]
     uncached = [r["cell"] for r in rows if r.get("formula") and r["value"] is None]
     out["sheet"] = name
     out["cells"] = rows
-    out["truncated"] = truncated
+    out["truncated"] = more > 0
+    if more:
+        out["more"] = more_cells(more)
     if uncached:
         out["formulas_without_cached_value"] = uncached[:50]
         out["note"] = (
@@ -486,8 +490,15 @@ def ods_spreadsheet(path, sheet, cells, max_cells):
             continue
         picked.append(entry)
     out.update(sheet=name, cells=picked[:max_cells], truncated=len(picked) > max_cells)
+    if len(picked) > max_cells:
+        out["more"] = more_cells(len(picked) - max_cells)
     out["note"] = "ods: values and formulas only (no number formats or charts)"
     return out
+
+
+def more_cells(count):
+    """What a truncated cell list says about the cells it left out."""
+    return f"... and {count} more cells (ask for a range to see them)"
 
 
 def column_number(letters):
@@ -510,31 +521,72 @@ def cell_entry(cell, cached):
     return entry
 
 
-def named_cells(path, refs, limit=60):
-    """The cells an instruction names (`A1`, `B2:D4`, `Sheet!C3`), read from the workbook at `path`."""
+def named_cells(path, refs, limit):
+    """The cells an instruction names, read from the workbook at `path`, on the sheets it names for them.
+
+    Each ref is {cells, sheets}. A named sheet the workbook lacks is reported; a cell with no
+    (existing) sheet named is shown on every sheet. At most `limit` cells in all; each ref says how many
+    of its cells were left out.
+    """
     import openpyxl
     from openpyxl.utils.cell import range_boundaries
 
     path = expand(path)
     formulas = openpyxl.load_workbook(path, data_only=False)
     values = openpyxl.load_workbook(path, data_only=True)
+    by_lower = {name.lower(): name for name in formulas.sheetnames}
+    budget = limit
     out = []
     for ref in refs:
-        sheet, _, cells = ref.rpartition("!")
-        name = sheet.strip("'") or formulas.active.title
-        if name not in formulas.sheetnames:
+        named = ref.get("sheets") or []
+        present = [by_lower[n.lower()] for n in named if n.lower() in by_lower]
+        missing = [n for n in named if n.lower() not in by_lower]
+        group, notes = {"ref": ref["cells"]}, []
+        sheets = present or formulas.sheetnames
+        if missing:
+            names, all_names = ", ".join(repr(n) for n in missing), ", ".join(formulas.sheetnames)
+            notes.append(
+                f"the instruction names sheet {names}, which the workbook does not have (its sheets: {all_names})"
+            )
+        if not present and len(sheets) > 1:
+            lead = "so it is" if named else "no sheet is named for it; it is"
+            notes.append(f"{lead} shown on each of the {len(sheets)} sheets (which one is meant is unsure)")
+        elif len(present) > 1:
+            notes.append("its sentence names several sheets; shown on each")
+        try:
+            min_col, min_row, max_col, max_row = range_boundaries(ref["cells"].upper())
+        except ValueError as exc:
+            group["note"] = f"not a cell reference: {exc}"
+            out.append(group)
             continue
-        min_col, min_row, max_col, max_row = range_boundaries(cells.upper())
-        for row in formulas[name].iter_rows(
-            min_row=min_row, max_row=max_row, min_col=min_col, max_col=max_col
-        ):
-            for cell in row:
+        area = (max_col - min_col + 1) * (max_row - min_row + 1)
+        cells, left = [], 0
+        for name in sheets:
+            take = min(budget, area)
+            left += area - take
+            budget -= take
+            rows = formulas[name].iter_rows(
+                min_row=min_row, max_row=max_row, min_col=min_col, max_col=max_col
+            )
+            for cell in (cell for row in rows for cell in row):
+                if take == 0:
+                    break
+                take -= 1
                 entry = cell_entry(cell, values[name][cell.coordinate].value)
-                entry["cell"] = name + "!" + cell.coordinate
-                out.append(entry)
-                if len(out) >= limit:
-                    return {"cells": out, "truncated": True}
-    return {"cells": out, "truncated": False}
+                entry["cell"] = sheet_label(name) + "!" + cell.coordinate
+                cells.append(entry)
+        group["cells"] = cells
+        if left:
+            group["more"] = more_cells(left)
+        if notes:
+            group["note"] = "; ".join(notes)
+        out.append(group)
+    return {"refs": out}
+
+
+def sheet_label(name):
+    """A sheet name as a formula writes it: quoted when it is not a plain word."""
+    return name if re.fullmatch(r"[A-Za-z_][\w.]*", name) else "'" + name.replace("'", "''") + "'"
 
 
 def chart_title(chart):

@@ -20,6 +20,8 @@ GATE_PROBE_MAX_CELLS = 400
 """Cells a spreadsheet probe returns in one call; ask for a range to see others."""
 GATE_PROBE_MAX_ITEMS = 300
 """Paragraphs, rows, lines or shapes a document probe returns in one call."""
+GATE_NAMED_CELLS_MAX = 60
+"""Cells named in the instruction shown in the gate's request, over all sheets they may be on."""
 
 GATE_FINGERPRINT_MAX_FILES = 5_000
 """Files of the home folder the fingerprint covers (deliverables always come first)."""

@@ -41,7 +41,9 @@ class ReadOnlyShell(Tool):
     def run(self, params: Input) -> ToolResult:
         refusal = check_command(params.command)
         if refusal:
-            return ToolResult.error(f"Refused: {refusal}.")
+            return ToolResult.error(
+                f"Refused: {refusal}; the gate is read-only (use the probes or read-only commands)."
+            )
         result = self.sandbox.run(params.command, timeout=settings.GATE_SHELL_TIMEOUT_S)
         return ToolResult(text=cap(f"{result.output.rstrip()}\n[exit code {result.returncode}]"))
 

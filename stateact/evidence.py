@@ -18,7 +18,13 @@ from pydantic import BaseModel, Field
 from sandbox.base import Sandbox
 
 CommandGuard = Callable[[str], str | None]
-"""Returns why a shell command may not run as a check (it could write), or None to allow it."""
+"""Returns what a shell command would change (so it may not run as a check), or None to allow it."""
+
+COMMAND_REFUSAL_ADVICE = (
+    "Evidence commands must leave the machine as it is, since they are run again later to re-check the claim. "
+    "Use a command that only prints (such as cat, grep, ls, wmctrl -l, or python3 -c code that only reads), "
+    "or give file_exists, file_contains or cell_equals evidence."
+)
 
 NUMBER_TOLERANCE = 1e-9
 CHECK_TIMEOUT_S = 60.0
@@ -105,7 +111,9 @@ class EvidenceChecker:
             return CheckResult(False, "command checks are not available in this harness")
         refusal = self.command_guard(evidence.command)
         if refusal:
-            return CheckResult(False, f"command refused as a check: {refusal}")
+            return CheckResult(
+                False, f"`{evidence.command}` was not run: {refusal}. {COMMAND_REFUSAL_ADVICE}"
+            )
         result = self.sandbox.run(evidence.command, timeout=CHECK_TIMEOUT_S)
         ok = evidence.expect in result.stdout
         shown = result.stdout.strip()[-200:]

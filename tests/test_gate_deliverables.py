@@ -2,7 +2,7 @@
 
 import pytest
 
-from gate.deliverables import cell_references, mentioned_paths
+from gate.deliverables import mentioned_paths
 
 CASES = [
     (
@@ -29,8 +29,3 @@ CASES = [
 @pytest.mark.parametrize(("instruction", "expected"), CASES)
 def test_paths_and_outputs(instruction, expected):
     assert [(p.path, p.output) for p in mentioned_paths(instruction)] == expected
-
-
-def test_cell_references_with_sheets_and_ranges():
-    text = "Put the total in D6, sum B2:B9, and copy Summary!C3 to 'My Sheet'!A1; not SUM(x) or $D$6."
-    assert cell_references(text) == ["D6", "B2:B9", "Summary!C3", "'My Sheet'!A1"]

@@ -56,7 +56,7 @@ def test_persisted_atomically_and_reloaded(tool: PlanTool, context) -> None:
     path = context.run_dir / PLAN_FILE
     saved = json.loads(path.read_text())
     assert [(i["id"], i["title"], i["status"]) for i in saved["items"]] == [
-        (1, "a", "pending"),
+        (1, "a", "in_progress"),
         (2, "b", "done"),
     ]
     assert not list(context.run_dir.glob("*.tmp"))
@@ -80,7 +80,7 @@ def test_injection_block(tool: PlanTool) -> None:
     inject = plan_injection(tool.plan)
     assert inject() is None
     call(tool, action="set", items=["only step"])
-    assert inject() == "<plan>\nPlan (0/1 done, 0 verified):\n[ ] 1. only step\n</plan>"
+    assert inject() == "<plan>\nPlan (0/1 done, 0 verified):\n[>] 1. only step\n</plan>"
 
 
 def test_unknown_id_changes_nothing(tool: PlanTool, context) -> None:
@@ -89,7 +89,7 @@ def test_unknown_id_changes_nothing(tool: PlanTool, context) -> None:
     result = call(tool, action="update", updates=[{"id": 1, "status": "done"}, {"id": 7, "status": "done"}])
     assert result.is_error
     assert "No plan item with id 7 (ids: 1, 2)" in result.text
-    assert tool.plan.get(1).status == "pending"
+    assert tool.plan.get(1).status == "in_progress"
     assert (context.run_dir / PLAN_FILE).read_text() == before
 
 
@@ -144,6 +144,48 @@ def test_loop_shows_the_plan_at_the_end_of_each_request_only(tool: PlanTool, con
     assert loop.run("do the task").status == "replied"
     last_blocks = [request.messages[-1].content[-1] for request in model.requests]
     assert not any("<plan>" in getattr(block, "text", "") for block in model.requests[0].messages[-1].content)
-    assert isinstance(last_blocks[1], TextBlock) and "[ ] 1. inspect" in last_blocks[1].text
+    assert isinstance(last_blocks[1], TextBlock) and "[>] 1. inspect" in last_blocks[1].text
     assert isinstance(last_blocks[2], TextBlock) and "[x] 1. inspect" in last_blocks[2].text
     assert not any("<plan>" in message.model_dump_json() for message in loop.messages)
+
+
+def statuses(tool: PlanTool) -> list[str]:
+    return [item.status for item in tool.plan.items]
+
+
+def test_one_item_is_kept_in_progress_as_items_are_done(tool: PlanTool) -> None:
+    call(tool, action="set", items=["a", "b", "c", "d"])
+    assert statuses(tool) == ["in_progress", "pending", "pending", "pending"]
+    call(tool, action="update", updates=[{"id": 1, "status": "done"}])
+    assert statuses(tool) == ["done", "in_progress", "pending", "pending"]
+    call(tool, action="claim", claims=[{"id": 2}])  # done without evidence still moves on
+    assert statuses(tool) == ["done", "done", "in_progress", "pending"]
+    call(tool, action="update", updates=[{"id": 3, "status": "done"}, {"id": 1, "status": "in_progress"}])
+    assert statuses(tool) == ["in_progress", "done", "done", "pending"]  # another item was put in progress
+    call(tool, action="update", updates=[{"id": 4, "status": "done"}])  # a pending item done: nothing moves
+    assert statuses(tool) == ["in_progress", "done", "done", "done"]
+    call(tool, action="update", updates=[{"id": 1, "status": "done"}])  # nothing pending is left
+    assert statuses(tool) == ["done", "done", "done", "done"]
+
+
+def test_set_keeps_given_statuses_and_starts_the_first_pending_item(tool: PlanTool) -> None:
+    call(tool, action="set", items=[{"title": "a", "status": "done"}, "b", "c"])
+    assert statuses(tool) == ["done", "in_progress", "pending"]
+    call(tool, action="set", items=["x", {"title": "y", "status": "in_progress"}])
+    assert statuses(tool) == ["pending", "in_progress"]
+    call(tool, action="update", updates=[{"id": 2, "status": "done"}])  # wraps to the first pending item
+    assert statuses(tool) == ["in_progress", "done"]
+
+
+def test_items_schema_and_behaviour_agree_on_strings_and_objects(tool: PlanTool) -> None:
+    import jsonschema
+
+    schema = tool.spec().input_schema
+    for items in (["a", {"title": "b", "note": "n"}], [{"title": "c", "status": "blocked"}]):
+        jsonschema.validate({"action": "set", "items": items}, schema)
+        assert not call(tool, action="set", items=items).is_error
+    assert [(i.title, i.note) for i in tool.plan.items] == [("c", "")]
+    for bad in ([""], [{"note": "no title"}], [3]):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"action": "set", "items": bad}, schema)
+        assert call(tool, action="set", items=bad).is_error

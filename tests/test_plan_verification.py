@@ -109,7 +109,7 @@ def test_command_evidence_needs_a_read_only_guard(ctx):
             {"id": 2, "evidence": [{"kind": "command_output", "command": "echo hi", "expect": "hi"}]},
         ],
     )
-    assert "refused as a check: writes" in result.text
+    assert "`echo hi > x` was not run: writes. Evidence commands must leave" in result.text
     assert not ctx.sandbox.exists("~/x")
     assert refusing.plan.get(2).verified_by == "probe"
     unguarded = make_tool(ctx)
@@ -151,7 +151,7 @@ def test_unknown_ids_and_missing_arguments_are_errors(ctx):
     tool = make_tool(ctx)
     assert call(tool, action="claim", claims=[{"id": 9}]).is_error
     assert call(tool, action="remember").is_error
-    assert tool.plan.get(1).status == "pending"
+    assert tool.plan.get(1).status == "in_progress"
 
 
 def _events(ctx):

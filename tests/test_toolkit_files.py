@@ -125,6 +125,15 @@ def test_set_dump_round_trip_keeps_types_and_formats(sandbox, home):
     assert "formula cell(s) have no cached value" in dump
 
 
+def test_dump_header_tells_the_range_shown_from_the_sheets_extent(sandbox, home):
+    make_formula_book(home / "ranged.xlsx")
+    whole = run_tool(sandbox, "xlsx-dump ranged.xlsx").stdout
+    assert '== sheet "Sales" (A1:D4, 4 rows x 4 cols)' in whole
+    ranged = run_tool(sandbox, "xlsx-dump ranged.xlsx --range a1:b2").stdout
+    assert '== sheet "Sales" (showing A1:B2 of the sheet\'s A1:D4, 4 rows x 4 cols)' in ranged
+    assert "B2 3" in ranged and "C2" not in ranged and "A3" not in ranged
+
+
 def test_recalculation_gives_cached_values_that_pandas_reads(sandbox, home):
     make_formula_book(home / "calc.xlsx")
     assert pd.read_excel(home / "calc.xlsx")["Total"].isna().all()  # openpyxl wrote no cached values

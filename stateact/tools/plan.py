@@ -11,7 +11,7 @@ import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -101,9 +101,12 @@ class Plan:
 
     # -- changes ---------------------------------------------------------------
     def set(self, items: Iterable[NewItem]) -> None:
-        """Replace every item; ids restart at 1."""
+        """Replace every item; ids restart at 1, and the first pending item is put in progress."""
         self.items = []
         self.add(items)
+        if not self._in_progress():
+            self._start_next_after(0)
+            self.save()
 
     def add(self, items: Iterable[NewItem]) -> list[PlanItem]:
         next_id = max((item.id for item in self.items), default=0) + 1
@@ -116,12 +119,16 @@ class Plan:
         """Apply every update, or none of them when an id is unknown."""
         updates = list(updates)
         self._require_ids([u.id for u in updates])
+        finished = []
         for update in updates:
             item = self.get(update.id)
             changes = update.model_dump(exclude={"id"}, exclude_none=True)
             if "status" in changes:  # any status change drops an earlier verification
                 changes["verified_by"] = ""
+            if item.status == "in_progress" and changes.get("status") == "done":
+                finished.append(item.id)
             self._replace(item, **changes)
+        self._move_on(finished)
         self.save()
 
     def claim(self, claims: Iterable[Claim], checker: EvidenceChecker | None) -> list[str]:
@@ -132,11 +139,14 @@ class Plan:
         claims = list(claims)
         self._require_ids([c.id for c in claims])
         lines = []
+        finished = []
         for claim in claims:
             item = self.get(claim.id)
             verdict = checker.check_all(claim.evidence) if (checker and claim.evidence) else None
             verified = "probe" if verdict and verdict.ok else ""
             status = "in_progress" if verdict and not verdict.ok else "done"
+            if item.status == "in_progress" and status == "done":
+                finished.append(item.id)
             self._replace(item, status=status, evidence=claim.evidence, verified_by=verified)
             if verdict is None:
                 lines.append(f"{claim.id}: claimed without evidence; it stays unverified")
@@ -145,6 +155,7 @@ class Plan:
                     f"{claim.id}: {'verified' if verdict.ok else 'NOT verified, back in progress'}: "
                     f"{verdict.detail}"
                 )
+        self._move_on(finished)
         self.save()
         return lines
 
@@ -176,6 +187,21 @@ class Plan:
         """Keep values worth not losing (paths, URLs, ids); they are shown with the plan."""
         self.facts.update(facts)
         self.save()
+
+    def _in_progress(self) -> bool:
+        return any(item.status == "in_progress" for item in self.items)
+
+    def _move_on(self, finished: list[int]) -> None:
+        """The item in progress was just done: when nothing else is in progress, start the next pending one."""
+        if finished and not self._in_progress():
+            self._start_next_after(self.items.index(self.get(finished[-1])) + 1)
+
+    def _start_next_after(self, position: int) -> None:
+        """Put the first pending item at or after `position` in progress (else the first pending one)."""
+        pending = [i for i, item in enumerate(self.items) if item.status == "pending"]
+        chosen = next((i for i in pending if i >= position), pending[0] if pending else None)
+        if chosen is not None:
+            self._replace(self.items[chosen], status="in_progress")
 
     def _replace(self, item: PlanItem, **changes: object) -> None:
         self.items[self.items.index(item)] = item.model_copy(update=changes)
@@ -230,7 +256,10 @@ class PlanInput(BaseModel):
         description="set: replace the plan with `items`; add: append `items`; update: apply `updates`; "
         "claim: mark items done with `claims` (their evidence is checked); remember: keep `facts`."
     )
-    items: list[NewItem] | None = Field(default=None, description="set/add: the items, in order.")
+    items: list[NewItem | Annotated[str, Field(min_length=1)]] | None = Field(
+        default=None,
+        description="set/add: the items, in order; each an item object or a plain string (its title).",
+    )
     updates: list[ItemUpdate] | None = Field(default=None, description="update: changes by item id.")
     claims: list[Claim] | None = Field(default=None, description="claim: items done, with evidence.")
     facts: dict[str, str] | None = Field(
@@ -240,7 +269,7 @@ class PlanInput(BaseModel):
     @field_validator("items", mode="before")
     @classmethod
     def _titles_as_items(cls, value: object) -> object:
-        """Accept plain strings as item titles."""
+        """A plain string is an item with that title."""
         if isinstance(value, list):
             return [{"title": v} if isinstance(v, str) else v for v in value]
         return value

@@ -1,0 +1,119 @@
+"""Find the spreadsheet cells a task instruction names, with the sheets its sentences name for them.
+
+    refs = cell_references('Add a second sheet named Summary with "Total value" in A1.')
+    # -> [CellReference(cells="A1", sheets=("Summary",))]
+
+A cell written as `Sheet!A1` (or `'My Sheet'!A1`) is on that sheet. Otherwise the sheets its sentence
+names are its candidates: a name in quotes or one word after "sheet"/"tab"/"worksheet" (optionally
+"named", "called", "titled" or "to"), a capitalised name before one ("the Summary sheet"), or `Sheet2`. When
+"of/on/in the X sheet" follows the cell directly, only X is meant. No sheet named: no candidates
+(the probe then shows the cell on every sheet). Only the instruction text is read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_CELL_REF = re.compile(
+    r"(?<![\w!$])(?:(?P<sheet>'[^'\n]{1,60}'|[A-Za-z_][\w.]{0,40})!)?"
+    r"(?P<cells>[A-Z]{1,3}[1-9]\d{0,6}(?::[A-Z]{1,3}[1-9]\d{0,6})?)(?![\w(])"
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+_SHEET_WORD = r"(?:work)?sheet|tab"
+_QUOTED = r"\"(?P<{0}>[^\"\n]{{1,60}})\"|'(?P<{0}_s>[^'\n]{{1,60}})'|“(?P<{0}_c>[^”\n]{{1,60}})”"
+_WORD = r"(?P<{0}>[A-Za-z0-9][\w\-]{{0,40}})"
+_AFTER_KEYWORD = re.compile(
+    rf"\b(?:{_SHEET_WORD})s?\s+(?:(?P<verb>named|called|titled|labell?ed)\s+|to\s+)?"
+    rf"(?:{_QUOTED.format('q')}|{_WORD.format('w')})",
+    re.IGNORECASE,
+)
+_BEFORE_KEYWORD = re.compile(
+    rf"(?:{_QUOTED.format('q')}|\b{_WORD.format('w')})\s+(?:{_SHEET_WORD})s?\b", re.IGNORECASE
+)
+_NUMBERED_SHEET = re.compile(r"\bSheet\d{1,3}\b", re.IGNORECASE)
+_NOT_NAMES = {
+    "a", "an", "the", "and", "or", "to", "in", "on", "of", "with", "which", "that", "this", "these",
+    "is", "are", "as", "at", "for", "from", "by", "into", "so", "should", "must", "new", "second",
+    "first", "third", "last", "next", "same", "active", "current", "each", "every", "another", "other",
+    "existing", "original", "one", "single", "separate", "blank", "empty", "whole", "entire", "its",
+    "their", "your", "my", "all", "both", "only", "named", "called", "titled", "add", "create", "insert",
+    "make", "rename", "delete", "remove", "copy", "move", "open", "use", "select", "sort", "format",
+    "fill", "put", "write", "save",
+}  # fmt: skip
+"""Words around "sheet" that are not sheet names ("a new sheet", "the sheet with ...", "Add sheet X")."""
+_FOLLOWING_SHEET = re.compile(rf"^\s*(?:of|on|in)\s+(?:the\s+)?(?:{_SHEET_WORD})?\s*")
+_FOLLOWING_WINDOW = 40
+"""Characters after a cell searched for "of/on/in the X sheet" that pins it to X."""
+
+
+@dataclass(frozen=True)
+class CellReference:
+    """Cells (`A1`, `B2:D4`) and the sheets the instruction puts them on (none named: empty)."""
+
+    cells: str
+    sheets: tuple[str, ...]
+
+    def as_probe_arg(self) -> dict:
+        return {"cells": self.cells, "sheets": list(self.sheets)}
+
+
+def cell_references(instruction: str) -> list[CellReference]:
+    """The cells and ranges an instruction names, each once per sheet reading, in order."""
+    found: dict[CellReference, None] = {}
+    for sentence in _SENTENCE_END.split(instruction):
+        mentions = sheet_mentions(sentence)
+        for match in _CELL_REF.finditer(sentence):
+            sheet = match.group("sheet")
+            if not sheet and any(start <= match.start() < end for start, end, _ in mentions):
+                continue  # part of a sheet's name ("the 'Q3 Data' tab")
+            if sheet:
+                ref = CellReference(match.group("cells"), (_unquote(sheet),))
+            else:
+                ref = CellReference(match.group("cells"), _sheets_for(sentence, match.end(), mentions))
+            found.setdefault(ref)
+    return list(found)
+
+
+def sheet_mentions(sentence: str) -> list[tuple[int, int, str]]:
+    """(start, end, name) of each sheet a sentence names, in order, each name once."""
+    spans: list[tuple[int, int, str]] = []
+    for pattern in (_AFTER_KEYWORD, _BEFORE_KEYWORD):
+        for match in pattern.finditer(sentence):
+            name = _name_of(match, named="verb" in pattern.groupindex and bool(match.group("verb")))
+            if name:
+                spans.append((match.start(), match.end(), name))
+    spans += [(m.start(), m.end(), m.group(0)) for m in _NUMBERED_SHEET.finditer(sentence)]
+    spans.sort()
+    seen: set[str] = set()
+    unique = []
+    for start, end, name in spans:
+        if name.lower() not in seen:
+            seen.add(name.lower())
+            unique.append((start, end, name))
+    return unique
+
+
+def _name_of(match: re.Match, named: bool) -> str | None:
+    quoted = match.group("q") or match.group("q_s") or match.group("q_c")
+    if quoted:
+        return quoted.strip() or None
+    word = match.group("w")
+    if word.lower() in _NOT_NAMES or _CELL_REF.fullmatch(word):
+        return None
+    return word if named or word[0].isupper() or any(c.isdigit() for c in word) else None
+
+
+def _sheets_for(sentence: str, cell_end: int, mentions: list[tuple[int, int, str]]) -> tuple[str, ...]:
+    """The sheet a following "of/on/in the X sheet" pins, else every sheet the sentence names."""
+    following = _FOLLOWING_SHEET.match(sentence[cell_end : cell_end + _FOLLOWING_WINDOW])
+    if following:
+        at = cell_end + following.end()
+        pinned = [name for start, end, name in mentions if start <= at < end]
+        if pinned:
+            return (pinned[0],)
+    return tuple(name for _, _, name in mentions)
+
+
+def _unquote(sheet: str) -> str:
+    return sheet[1:-1].replace("''", "'") if sheet.startswith("'") else sheet
