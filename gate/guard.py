@@ -13,7 +13,8 @@ write or delete files (rm, mv, cp, touch, chmod, tee, dd, ...); in-place editors
 (kill, xdotool, wmctrl); office programs (soffice can overwrite or convert files);
 interpreters run on a script file or on stdin; `python -c`/`perl -e`/`node -e` code
 that matches a write pattern (open for writing, .save(, .write(, os.remove, shutil,
-subprocess, ...); command substitution inside quoted words; `eval`, `source`.
+subprocess, ...); command substitution inside quoted words; `eval`, `source`; curl and wget
+unless they only GET a URL to stdout (`gate.net_guard`).
 
 Limits (what the guard cannot see, so the fingerprint check in `gate.snapshot` exists):
 - It reads the command text, not what programs do: a program not in its lists that writes
@@ -33,6 +34,8 @@ from __future__ import annotations
 import re
 import shlex
 from pathlib import PurePosixPath
+
+from gate.net_guard import check_http_client
 
 _OPERATORS = {";", "&&", "||", "|", "|&", "&", "(", ")", "()", "\n", ";;"}
 _KEYWORDS = {"{", "}", "then", "do", "else", "elif", "if", "while", "until", "time", "!", "in", "done", "fi"}
@@ -75,8 +78,6 @@ _WRITERS = {
     "zip": "writes archives",
     "split": "writes files",
     "csplit": "writes files",
-    "wget": "downloads files",
-    "curl": "can write files",
     "crontab": "changes scheduled jobs",
     "kill": "ends processes",
     "pkill": "ends processes",
@@ -216,6 +217,8 @@ def _check_command_word(words: list[str], index: int) -> tuple[str | None, int |
             f"`{name}` {_WRITERS[name]}; the gate is read-only (use the probes or read-only commands)",
             None,
         )
+    if name in ("curl", "wget"):
+        return check_http_client(name, args), None
     if name in _EDITORS:
         return f"`{name}` is an editor; the gate is read-only (use `view` to read files)", None
     if name in _PACKAGE_MANAGERS:
