@@ -49,7 +49,11 @@ class WebPageLog:
         self._lock = threading.Lock()
 
     def record(self, snapshot: PageSnapshot) -> SavedPage | None:
-        """Save the page unless the same URL with the same text is saved already; a disk error is logged."""
+        """Save the page unless it is blank or the same URL with the same text is saved already.
+
+        A disk error is logged, never raised: browsing goes on."""
+        if snapshot.url == "about:blank":
+            return None
         text = VIEWPORT_LINE.sub("", snapshot.markdown)
         digest = hashlib.sha256(f"{snapshot.url}\n{text}".encode()).hexdigest()
         with self._lock:
@@ -76,7 +80,7 @@ class WebPageLog:
                 return None
             self._seen.add(digest)
             self._count = number
-        self.log.emit("web_page_saved", self.scope, **page.model_dump(exclude={"sha256"}))
+        self.log.emit("web_page_saved", self.scope, **page.model_dump(exclude={"sha256", "scope"}))
         return page
 
 
