@@ -9,6 +9,15 @@ fingerprint and snapshot of the task's files, then a fresh AgentLoop (scope `gat
 read-only tools, ending in a `verdict` call. Afterwards any change to the task's files is
 recorded as a `gate_violation` event and undone from the snapshot. After `max_rounds`
 FAIL rounds the gate is exhausted and the run ends with the last verdict.
+
+A claim that the task is infeasible (`review(infeasible_claim=...)`) is judged the same way,
+without the pre-gate's findings: the gate model checks that what the claim says is missing is.
+
+A round that ends without a valid verdict (no verdict within budget, a model error, too many
+rejected verdict calls, a PASS voided by the gate's own changes) is undecided: the gate's failure,
+not the agent's. It uses none of the agent's rounds; a fresh round starts at once (up to
+`GATE_UNDECIDED_RETRIES`), and if that is undecided too the verdict has `passed=None` and the finish
+is accepted unreviewed (a `gate_undecided` event).
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ from gate.probes import ProbeError, run_probe
 from gate.snapshot import Snapshot
 from gate.tools import PROBE_TOOLS, ReadOnlyShell, Screenshot, VerdictTool
 from gate.verdict import CheckItem, Finding, Verdict
+from gate.web_read import web_tools_for_gate
 from sandbox.base import Sandbox
 from stateact import settings
 from stateact.context_policy import build_context_manager
@@ -68,7 +78,8 @@ class FinishGate:
 
     @property
     def rounds_used(self) -> int:
-        return len(self.verdicts)
+        """Rounds that reached a verdict (undecided rounds use none of the agent's rounds)."""
+        return sum(v.passed is not None for v in self.verdicts)
 
     @property
     def last_verdict(self) -> Verdict | None:
@@ -77,13 +88,30 @@ class FinishGate:
     @property
     def exhausted(self) -> bool:
         """True once `max_rounds` rounds ended in FAIL: the run ends with the last verdict."""
-        return self.rounds_used >= self.max_rounds and not self.verdicts[-1].passed
+        decided = [v for v in self.verdicts if v.passed is not None]
+        return len(decided) >= self.max_rounds and not decided[-1].passed
 
-    def review(self) -> Verdict:
-        """Run one round and return its verdict; once exhausted, returns the last verdict again."""
-        if self.exhausted or self.rounds_used >= self.max_rounds:
-            return self.verdicts[-1]
-        number = self.rounds_used + 1
+    def review(self, infeasible_claim: str | None = None) -> Verdict:
+        """Judge the deliverable, or the claim that the task is infeasible (the agent's stated reason).
+
+        Runs a round, and fresh ones after an undecided round (see the module docstring); once the
+        rounds are used up, returns the last decided verdict again."""
+        if self.rounds_used >= self.max_rounds:
+            return [v for v in self.verdicts if v.passed is not None][-1]
+        for _ in range(gate_settings.GATE_UNDECIDED_RETRIES + 1):
+            verdict = self._round(infeasible_claim)
+            if verdict.passed is not None:
+                return verdict
+        self.context.log.emit(
+            "gate_undecided",
+            f"gate#{verdict.round}",
+            attempts=gate_settings.GATE_UNDECIDED_RETRIES + 1,
+            problem=verdict.findings[0].problem if verdict.findings else "",
+        )
+        return verdict
+
+    def _round(self, infeasible_claim: str | None) -> Verdict:
+        number = len(self.verdicts) + 1
         scope = f"gate#{number}"
         log = self.context.log
         log.emit(
@@ -93,9 +121,10 @@ class FinishGate:
             max_rounds=self.max_rounds,
             paths=[{"path": p.path, "output": p.output} for p in self.paths],
             task_started_at=self.task_started_at,
+            infeasible_claim=infeasible_claim,
         )
         pregate = run_pregate(self.context.sandbox, self.paths, self.task_started_at)
-        if pregate.findings:
+        if pregate.findings and infeasible_claim is None:
             verdict = Verdict(
                 passed=False,
                 findings=pregate.findings,
@@ -104,7 +133,7 @@ class FinishGate:
                 summary="The deterministic file check failed before any review.",
             )
         else:
-            verdict = self._model_round(number, scope, pregate.facts)
+            verdict = self._model_round(number, scope, pregate.facts, infeasible_claim)
         self.verdicts.append(verdict)
         log.emit(
             "gate_verdict", scope, **verdict.to_dict(), rounds_used=self.rounds_used, exhausted=self.exhausted
@@ -112,7 +141,7 @@ class FinishGate:
         return verdict
 
     # -- one model round ------------------------------------------------------------
-    def _model_round(self, number: int, scope: str, facts: list[dict]) -> Verdict:
+    def _model_round(self, number: int, scope: str, facts: list[dict], claim: str | None) -> Verdict:
         try:
             model = self.context.provider("gate")
         except (ProviderError, ValueError) as exc:
@@ -136,7 +165,7 @@ class FinishGate:
             context=build_context_manager(self.context, model.name),
         )
         try:
-            outcome = loop.run(self._task_text(facts, scope))
+            outcome = loop.run(self._task_text(facts, scope, claim))
         finally:
             loop.close_tools()
             violations = self._undo_changes(scope, number, snapshot)
@@ -149,6 +178,7 @@ class FinishGate:
             EditTool(self.context, read_only=True),
             Screenshot(sandbox),
             *(tool(sandbox) for tool in PROBE_TOOLS),
+            *web_tools_for_gate(self.context),
             VerdictTool(),
         ]
 
@@ -160,17 +190,20 @@ class FinishGate:
         template = (PROMPTS / "gate.md").read_text(encoding="utf-8")
         return template.format(home=self.context.sandbox.home, start_line=start)
 
-    def _task_text(self, facts: list[dict], scope: str) -> str:
+    def _task_text(self, facts: list[dict], scope: str, claim: str | None = None) -> str:
         briefs = [_brief_fact(f) for f in facts]
         refs = cell_references(self.context.task)
         for brief, fact in zip(briefs, facts, strict=True):
             if refs and fact.get("exists") and fact.get("extension") in ("xlsx", "xlsm"):
                 brief["cells_named_in_the_instruction"] = self._named_cells(fact["resolved"], refs)
         lines = [json.dumps(b, ensure_ascii=False) for b in briefs] or ["(no file paths named)"]
-        template = (PROMPTS / "task.md").read_text(encoding="utf-8")
+        template = (PROMPTS / ("infeasible.md" if claim is not None else "task.md")).read_text(
+            encoding="utf-8"
+        )
         recent, open_documents = self._home_state()
         return template.format(
             instruction=self.context.task,
+            claim=claim,
             facts="\n".join(lines),
             recent=recent,
             open_documents=open_documents,
@@ -260,6 +293,14 @@ def _brief_fact(fact: dict) -> dict:
 
 def _verdict_from(outcome: LoopOutcome, number: int, violations: list[str]) -> Verdict:
     data = outcome.data if outcome.status == "finished" else {}
+    if "invalid_verdicts" in data:
+        rejected = data["invalid_verdicts"]
+        return _undecided(
+            number,
+            violations,
+            f"the gate's verdict calls were rejected {len(rejected)} times",
+            rejected[-1][:300],
+        )
     if "verdict" not in data:
         return _undecided(
             number, violations, "the gate ended without a verdict", f"{outcome.status}: {outcome.text[:300]}"
@@ -285,7 +326,7 @@ def _verdict_from(outcome: LoopOutcome, number: int, violations: list[str]) -> V
 
 def _undecided(number: int, violations: list[str], problem: str, evidence: str) -> Verdict:
     return Verdict(
-        passed=gate_settings.GATE_UNDECIDED_PASSES,
+        passed=None,
         findings=[Finding(problem=problem, location="finish gate", evidence=evidence)],
         round=number,
         violations=violations,

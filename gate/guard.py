@@ -15,7 +15,8 @@ can overwrite or convert files); interpreters run on a script file or on stdin;
 `python -c`/`perl -e`/`node -e` code that matches a write pattern (open for writing,
 .save(, .write(, os.remove, shutil, subprocess, ...); command substitution inside
 quoted words; `eval`, `source`. A refusal says what the command would do; each caller
-adds what its reader may do instead (the gate shell, plan evidence).
+adds what its reader may do instead (the gate shell, plan evidence); curl and wget
+unless they only GET a URL to stdout (`gate.net_guard`).
 
 Limits (what the guard cannot see, so the fingerprint check in `gate.snapshot` exists):
 - It reads the command text, not what programs do: a program not in its lists that writes
@@ -35,6 +36,8 @@ from __future__ import annotations
 import re
 import shlex
 from pathlib import PurePosixPath
+
+from gate.net_guard import check_http_client
 
 _OPERATORS = {";", "&&", "||", "|", "|&", "&", "(", ")", "()", "\n", ";;"}
 _KEYWORDS = {"{", "}", "then", "do", "else", "elif", "if", "while", "until", "time", "!", "in", "done", "fi"}
@@ -77,8 +80,6 @@ _WRITERS = {
     "zip": "writes archives",
     "split": "writes files",
     "csplit": "writes files",
-    "wget": "downloads files",
-    "curl": "can write files",
     "crontab": "changes scheduled jobs",
     "kill": "ends processes",
     "pkill": "ends processes",
@@ -230,6 +231,8 @@ def _check_command_word(words: list[str], index: int) -> tuple[str | None, int |
         return f"`{name}` {_WRITERS[name]}", None
     if name in ("wmctrl", "xdotool"):
         return _check_window_tool(name, args), None
+    if name in ("curl", "wget"):
+        return check_http_client(name, args), None
     if name in _EDITORS:
         return f"`{name}` is an editor (it can change files)", None
     if name in _PACKAGE_MANAGERS:

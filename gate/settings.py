@@ -34,8 +34,11 @@ GATE_SNAPSHOT_TOTAL_MAX_BYTES = 512 * 1024 * 1024
 GATE_FINGERPRINT_TIMEOUT_S = 300.0
 """How long fingerprinting, snapshotting or restoring may take."""
 
-GATE_UNDECIDED_PASSES = False
-"""A round that ends without a `verdict` call (budget, model error) counts as PASS when True, else FAIL."""
+GATE_MAX_INVALID_VERDICTS = 3
+"""Rejected `verdict` calls (e.g. a PASS without its checklist) after which a round ends undecided."""
+GATE_UNDECIDED_RETRIES = 1
+"""Fresh rounds one finish call starts after an undecided round; if they end undecided too, the finish
+is accepted unreviewed (`gate_passed` null, a `gate_undecided` event)."""
 
 GATE_RECALC_TIMEOUT_S = 120.0
 """How long LibreOffice may take to recalculate the copy of one workbook for the formula check."""
@@ -80,3 +83,10 @@ GATE_DIFF_MAX_VALUE_CHARS = 160
 """A value, paragraph or line longer than this is shortened in the state diff."""
 GATE_DIFF_MAX_CHARS = 24_000
 """The whole state diff is cut to this many characters (with a note saying so)."""
+
+GATE_READ_PAGE_TIMEOUT_S = 20.0
+"""How long the gate's `read_page` waits for one HTTP response."""
+GATE_READ_PAGE_MAX_BYTES = 2 * 1024 * 1024
+"""Bytes of a response body `read_page` reads; a larger body is cut here, with a note."""
+GATE_READ_PAGE_MAX_REDIRECTS = 5
+"""Redirects `read_page` follows, each to an allowed host only."""

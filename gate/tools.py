@@ -15,6 +15,7 @@ from gate.guard import check_command
 from gate.probes import ProbeError, run_probe
 from gate.verdict import CheckItem, Finding
 from sandbox.base import Sandbox, SandboxError
+from stateact.messages import ToolUseBlock
 from stateact.tools.base import Tool, ToolResult
 from stateact.tools.truncate import middle_truncate
 
@@ -187,13 +188,19 @@ class VerdictTool(Tool):
     name = "verdict"
     description = (
         "End the review with your verdict. PASS only when every checkable requirement was tested against the "
-        "deliverable itself and holds. FAIL needs at least one finding: what is wrong, where, and the evidence."
+        "deliverable itself and holds; it needs the checklist: a list of objects "
+        '{"requirement": "...", "result": "pass" | "fail" | "unverifiable", "evidence": "what you read"}. '
+        "FAIL needs at least one finding: an object "
+        '{"problem": "...", "location": "file and sheet!cell, paragraph, slide...", "evidence": "..."}. '
+        f"After {settings.GATE_MAX_INVALID_VERDICTS} rejected verdict calls the review ends undecided."
     )
 
     class Input(BaseModel):
         verdict: Literal["PASS", "FAIL"]
         checklist: list[CheckItem] = Field(
-            default_factory=list, description="Each requirement from the instruction and how it tested."
+            default_factory=list,
+            description="Each requirement from the instruction and how it tested: objects with requirement, "
+            "result (pass, fail or unverifiable) and evidence.",
         )
         findings: list[Finding] = Field(
             default_factory=list, description="Problems found (required on FAIL)."
@@ -209,6 +216,29 @@ class VerdictTool(Tool):
             if self.verdict == "PASS" and any(item.result == "fail" for item in self.checklist):
                 raise ValueError("a checklist item failed: the verdict must be FAIL, with a finding for it")
             return self
+
+    def __init__(self, max_invalid: int = settings.GATE_MAX_INVALID_VERDICTS) -> None:
+        self.max_invalid = max_invalid
+        self.rejected: list[str] = []
+        """Why each rejected verdict call was refused, in order."""
+
+    def invoke(self, call: ToolUseBlock) -> ToolResult:
+        """As any tool; after `max_invalid` rejected calls, a terminal result that ends the round undecided."""
+        result = super().invoke(call)
+        if not result.is_error:
+            return result
+        self.rejected.append(result.text)
+        if len(self.rejected) < self.max_invalid:
+            left = self.max_invalid - len(self.rejected)
+            return ToolResult.error(
+                f"{result.text}\n(Rejected verdict {len(self.rejected)}; {left} more end the review undecided.)"
+            )
+        return ToolResult(
+            text=f"{result.text}\nThat was the {self.max_invalid}th rejected verdict call: the review ends undecided.",
+            is_error=True,
+            terminal=True,
+            data={"invalid_verdicts": list(self.rejected)},
+        )
 
     def run(self, params: Input) -> ToolResult:
         return ToolResult(

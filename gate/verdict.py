@@ -36,9 +36,9 @@ Source = Literal["pregate", "model", "undecided"]
 
 @dataclass
 class Verdict:
-    """The outcome of one gate round."""
+    """The outcome of one gate round; `passed` is None when the round ended undecided."""
 
-    passed: bool
+    passed: bool | None
     findings: list[Finding]
     round: int
     violations: list[str] = field(default_factory=list)
@@ -74,6 +74,12 @@ class Verdict:
         """The verdict as text for the main agent: on FAIL, every finding with its location and evidence."""
         if self.passed:
             return f"Finish gate round {self.round}: PASS. {self.summary}".strip()
+        if self.passed is None:
+            why = "; ".join(f.problem for f in self.findings) or "no verdict"
+            return (
+                f"Finish gate round {self.round}: undecided ({why}). The gate could not review the work; "
+                "this is not a finding against it."
+            )
         lines = [f"Finish gate round {self.round}: FAIL. The task is not done yet."]
         if self.summary:
             lines.append(self.summary)

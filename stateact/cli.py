@@ -64,8 +64,8 @@ def run(
 ) -> None:
     """Run one task and save its trajectory, cost and verdict in a run folder.
 
-    Exit codes: 0 finished and the gate passed (or the task was declared infeasible); 1 the gate did
-    not pass the work; 2 bad arguments or an unreachable sandbox; 3 an error that is not the agent's
+    Exit codes: 0 finished and the gate passed (or confirmed an infeasibility claim, or could not
+    decide); 1 the gate did not pass the work or the claim; 2 bad arguments or an unreachable sandbox; 3 an error that is not the agent's
     (provider, harness; with --task also setup and scoring: the results folder then has error.json and
     no result.txt, and the next run does the task again); 4 a budget ran out; 5 the agent stopped
     without calling finish; 130 Ctrl-C; 143 SIGTERM. With --task the score is printed and saved; the

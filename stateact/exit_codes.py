@@ -9,7 +9,8 @@ class ExitCode(IntEnum):
     """What a run's exit status says."""
 
     DONE = 0
-    """The task finished and the gate passed (or the variant has no gate); an infeasible claim the gate confirmed."""
+    """The task finished and the gate passed (or the variant has no gate, or the gate could not decide:
+    `gate_passed` None); an infeasible claim the gate confirmed."""
     GATE_FAILED = 1
     """The agent finished but the gate did not pass its work within the allowed rounds."""
     USAGE = 2

@@ -19,6 +19,7 @@ import mimetypes
 import posixpath
 import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -53,6 +54,8 @@ class BrowserSession:
         self.downloads: list[str] = []
         """Sandbox paths of every file downloaded in this session, in order."""
         self.next_id = 1
+        self.on_snapshot: Callable[[PageSnapshot], object] | None = None
+        """Called with every page serialization (the run's web page log)."""
         self._playwright: Playwright | None = None
         self._profile: tempfile.TemporaryDirectory | None = None
         self._browser: Browser | None = None
@@ -243,6 +246,8 @@ class BrowserSession:
             try:
                 snap = snapshot_page(page, self.next_id)
                 self.next_id = snap.next_id
+                if self.on_snapshot is not None:
+                    self.on_snapshot(snap)
                 return snap
             except PlaywrightError as exc:
                 if attempt == 2 or "context was destroyed" not in str(exc) and "navigat" not in str(exc):

@@ -30,6 +30,10 @@ FRAME_ATTRIBUTE = "data-stateact-frame"
 """The attribute that names an other-origin <iframe> whose document is serialized separately."""
 OBSERVATION_MARK = "=== page:"
 """First characters of every page observation (context management finds them by it)."""
+VIEWPORT_LINE = re.compile(
+    r"^── viewport (?:starts|ends) here \(\d+ px (?:above|below)\) ──\n?", re.MULTILINE
+)
+"""The lines `_place_viewport_lines` inserts (they move with scrolling, the page text does not)."""
 
 _SCRIPT = (Path(__file__).parent / "dom_snapshot.js").read_text(encoding="utf-8")
 _VIEW_TOP = "\ue000"

@@ -5,6 +5,7 @@ drive one BrowserSession shared by every delegation of the run, so tabs and
 cookies persist between them. The loop ends with `done` or `fail`, or stops at
 its step budget; the main agent receives a short report either way:
 DONE / FAIL / INCOMPLETE, the facts found, the final URL and the downloaded files.
+Every distinct page it observes is saved in the run folder (`subagents.web_pages`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from stateact.tools.base import Tool, ToolResult
 from subagents import settings
 from subagents.browser import BrowserSession, error_summary
 from subagents.dom_markdown import OBSERVATION_MARK
+from subagents.web_pages import WebPageLog
 from subagents.web_tools import web_tools
 
 PROMPT_PATH = Path(__file__).parent / "prompts" / "web.md"
@@ -107,11 +109,14 @@ class DelegateWebTool(Tool):
     ) -> None:
         self.run_context = context
         self.session = BrowserSession(context.sandbox, cdp_url=cdp_url)
+        self.pages = WebPageLog(context.log)
+        self.session.on_snapshot = self.pages.record
         self.budget = Budget(max_turns=max_steps, max_usd=None, max_seconds=max_seconds)
 
     def run(self, params: Input) -> ToolResult:
         log = self.run_context.log
         scope = log.next_scope("web")
+        self.pages.scope = scope
         try:
             self.session.start()
             first_look = self.session.observe()

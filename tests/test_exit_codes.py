@@ -6,6 +6,7 @@ Interrupts (130) and SIGTERM (143) are tested with the resume tests, which need 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -49,6 +50,14 @@ CASES = {
         [],
         ExitCode.DONE,
     ),
+    "infeasible, rejected, then done": (
+        {
+            "main": [finish(infeasible=True), {**WRITE, "expect": GATE_FAILED}, finish()],
+            "gate": [verdict(False), verdict(True)],
+        },
+        [],
+        ExitCode.DONE,
+    ),
     "budget spent": ({"main": [WRITE] * 5}, ["--max-steps", "2"], ExitCode.BUDGET),
     "provider error": ({"main": [WRITE]}, [], ExitCode.ERROR),
     "stopped without finish": (
@@ -78,6 +87,7 @@ def test_run_exit_code(tmp_path, case):
         ]
         + ["--workdir", str(tmp_path / "home"), "--no-display", "--runs-root", str(runs), *options],
         cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO)},  # this checkout's code, not an installed copy
         capture_output=True,
         text=True,
         timeout=120,
@@ -89,5 +99,8 @@ def test_run_exit_code(tmp_path, case):
     assert str(run_dir) in done.stdout.replace("\n", "")
     if code == ExitCode.GATE_FAILED:
         assert result["gate_passed"] is False and "did not pass" in done.stdout
-    if case == "infeasible declared":
-        assert result["infeasible"]
+    assert result["infeasible"] is (case == "infeasible, confirmed")
+    if case.startswith("infeasible"):
+        verdicts = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+        claims = [e["infeasible_claim"] for e in verdicts if e["kind"] == "gate_start"]
+        assert claims[0] == "done" and result["gate_passed"] is True

@@ -218,13 +218,15 @@ def test_gate_cannot_change_the_deliverable_through_or_past_the_guard(tmp_path, 
         after_error(call("bash", command=sneaky), "`rm`"),
         call("bash", command=f"wc -c {path}"),
         verdict(True),
+        verdict(True),  # the fresh round that follows the voided one
     ]
     context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
     gate = FinishGate(context, task_started_at=started)
 
     result = gate.review()
+    voided = gate.verdicts[0]
 
-    results = [r for m in context.provider("gate").requests[-1].messages for r in m.tool_results()]
+    results = [r for m in context.provider("gate").requests[4].messages for r in m.tool_results()]
     assert results[0].is_error and "redirection" in results[0].text()
     assert results[1].is_error and "`rm`" in results[1].text()
     assert not results[2].is_error and "[exit code 0]" in results[2].text()
@@ -232,10 +234,11 @@ def test_gate_cannot_change_the_deliverable_through_or_past_the_guard(tmp_path, 
     assert path.read_bytes() == before and path.stat().st_mtime_ns == mtime_before
     assert not (Path(sandbox.home) / "gate_notes.txt").exists()
     assert (
-        not result.passed and "was discarded" in result.findings[0].problem
+        voided.passed is None and "was discarded" in voided.findings[0].problem
     )  # its PASS judged altered files
-    assert f"changed: {path}" in result.violations
-    assert any(v.startswith("created: ") and v.endswith("gate_notes.txt") for v in result.violations)
+    assert f"changed: {path}" in voided.violations
+    assert any(v.startswith("created: ") and v.endswith("gate_notes.txt") for v in voided.violations)
+    assert result.passed and result.round == 2 and result.violations == [] and gate.rounds_used == 1
     [violation] = events(context, "gate_violation")
     assert violation["scope"] == "gate#1" and str(path) in violation["restored"]
     assert not Path(events(context, "gate_snapshot")[0]["store"]).exists()  # the restore copies are dropped
@@ -364,15 +367,24 @@ def test_uncached_formulas_and_stale_files_fail_the_pregate(tmp_path, sandbox):
     assert "not been changed since the task started" in problems
 
 
-def test_undecided_round_is_a_fail_by_default(tmp_path, sandbox):
+def test_undecided_rounds_are_retried_once_then_the_finish_is_accepted_unreviewed(tmp_path, sandbox):
     path = Path(sandbox.home) / "sales.xlsx"
     write_sales(path)
-    context = make_context(tmp_path, sandbox, instruction_for(str(path)), [{"text": "Looks fine to me."}])
+    turns = [{"text": "Looks fine to me."}, {"text": "Still fine."}]
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
+    gate = FinishGate(context, task_started_at=time.time() - 60)
 
-    result = FinishGate(context, task_started_at=time.time() - 60).review()
+    result = FinishTool(context, gate=gate).invoke(
+        ToolUseBlock(id="f", name="finish", input={"summary": "x"})
+    )
 
-    assert not result.passed and result.source == "undecided"
-    assert "without a verdict" in result.findings[0].problem
+    assert [(v.passed, v.source) for v in gate.verdicts] == [(None, "undecided")] * 2
+    assert "without a verdict" in gate.verdicts[-1].findings[0].problem
+    assert result.terminal and not result.is_error and result.data["gate_passed"] is None
+    assert "undecided" in result.text and "unreviewed" in result.text
+    assert gate.rounds_used == 0 and not gate.exhausted
+    [undecided] = events(context, "gate_undecided")
+    assert undecided["scope"] == "gate#2" and undecided["attempts"] == 2
 
 
 def test_fail_verdict_without_findings_is_sent_back_to_the_gate_model(tmp_path, sandbox):
@@ -420,11 +432,13 @@ def test_change_to_a_file_over_the_copy_cap_is_recorded_as_not_restored(tmp_path
         tmp_path, sandbox, instruction_for(str(path)), [call("bash", command=sneaky), verdict(True)]
     )
 
-    result = FinishGate(context, task_started_at=time.time() - 60).review()
+    gate = FinishGate(context, task_started_at=time.time() - 60)
+    gate.review()
+    voided = gate.verdicts[0]  # a fresh round followed it (its script is empty: undecided too)
 
     [violation] = events(context, "gate_violation")
     assert violation["not_restored"] == {str(path): "no snapshot copy (over the size caps)"}
-    assert result.violations == [f"changed: {path}"] and not result.passed
+    assert voided.violations == [f"changed: {path}"] and voided.passed is None
     assert events(context, "gate_snapshot")[0]["copies"] == 0
 
 
@@ -458,7 +472,7 @@ def test_unusable_gate_model_gives_an_undecided_verdict_not_a_crash(tmp_path, sa
     gate = FinishGate(context, task_started_at=time.time() - 60)
     result = gate.review()
 
-    assert not result.passed and result.source == "undecided" and gate.rounds_used == 1
+    assert result.passed is None and result.source == "undecided" and gate.rounds_used == 0
     assert (
         "could not be set up" in result.findings[0].problem and "missing.json" in result.findings[0].evidence
     )

@@ -12,7 +12,8 @@ from stateact.tools.base import Tool, ToolResult
 
 
 class GateVerdict(Protocol):
-    passed: bool
+    passed: bool | None
+    """None: the gate could not decide (its own failure)."""
 
     def report(self) -> str:
         """The verdict and its findings as text for the agent."""
@@ -25,7 +26,8 @@ class Gate(Protocol):
     def exhausted(self) -> bool:
         """True once the gate has used all its rounds."""
 
-    def review(self) -> GateVerdict: ...
+    def review(self, infeasible_claim: str | None = None) -> GateVerdict:
+        """Judge the deliverable, or with `infeasible_claim` (the agent's reason) the claim that it cannot be done."""
 
 
 class FinishInput(BaseModel):
@@ -34,7 +36,8 @@ class FinishInput(BaseModel):
     )
     infeasible: bool = Field(
         default=False,
-        description="Set true to declare that the task cannot be done as asked (say why in the summary).",
+        description="Set true to declare that the task cannot be done as asked; say in the summary exactly what "
+        "is missing or impossible (the gate checks that claim).",
     )
 
 
@@ -42,8 +45,8 @@ class FinishTool(Tool[FinishInput]):
     name = "finish"
     description = (
         "Call when the task is complete, or with infeasible=true when it cannot be done. "
-        "An independent gate then re-reads the saved deliverable against the task text; if it finds "
-        "problems you get its findings back and continue working."
+        "An independent gate then re-reads the saved deliverable against the task text (or checks an "
+        "infeasibility claim on the machine); if it finds problems you get its findings back and continue working."
     )
     Input = FinishInput
 
@@ -57,12 +60,15 @@ class FinishTool(Tool[FinishInput]):
     def run(self, params: FinishInput) -> ToolResult:
         data = {"summary": params.summary, "infeasible": params.infeasible}
         self.context.log.emit("finish_called", **data)
-        if self.gate is None or params.infeasible:
+        if self.gate is None:
             return ToolResult(text="Task ended.", terminal=True, data=data)
-        verdict = self.gate.review()
+        verdict = self.gate.review(infeasible_claim=params.summary if params.infeasible else None)
         data["gate_passed"] = verdict.passed
+        data["infeasible"] = params.infeasible and verdict.passed is not False
         if self.on_verdict is not None:
-            self.on_verdict(verdict.passed)
+            self.on_verdict(verdict.passed is True)
+        if verdict.passed is None:
+            return ToolResult(text=verdict.report() + "\nThe run ends unreviewed.", terminal=True, data=data)
         if verdict.passed:
             return ToolResult(text=verdict.report(), terminal=True, data=data)
         if self.gate.exhausted:
@@ -71,6 +77,9 @@ class FinishTool(Tool[FinishInput]):
                 terminal=True,
                 data=data,
             )
-        return ToolResult(
-            text=verdict.report() + "\nFix these problems, then call finish again.", is_error=True, data=data
+        advice = (
+            "The gate does not accept that the task is infeasible: do it, then call finish again."
+            if params.infeasible
+            else "Fix these problems, then call finish again."
         )
+        return ToolResult(text=f"{verdict.report()}\n{advice}", is_error=True, data=data)

@@ -1,0 +1,146 @@
+"""The gate reads the web: the web subagent's pages are saved in the run folder; `read_page` GETs the task's
+sites only; curl to stdout passes the gate's shell. Real Chromium, the suite's local website, real HTTP."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import threading
+import time
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from evals.fixtures.site import site_zip
+from gate import FinishGate
+from gate.web_read import allowed_sites
+from stateact.messages import ToolUseBlock
+from stateact.runlog import read_events
+from stateact.runtime import RoleModels
+from subagents.web import DelegateWebTool
+from subagents.web_pages import saved_pages
+from tests.tool_context import run_context
+from tests.web_site import serve_site
+
+SERVER = Path(__file__).resolve().parents[1] / "evals" / "fixtures" / "site" / "server.py"
+
+
+@contextmanager
+def suite_site(root: Path) -> Iterator[str]:
+    """The suite's website (pages rendered by JavaScript) served from `root` on a free port."""
+    zipfile.ZipFile(io.BytesIO(site_zip())).extractall(root / "www")
+    spec = importlib.util.spec_from_file_location("suite_site_server", SERVER)
+    server_module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(server_module)
+    server = ThreadingHTTPServer(
+        ("127.0.0.1", 0), server_module.make_handler(root / "www", root / "state.db")
+    )
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def call(name: str, **arguments) -> dict:
+    return {"tool_calls": [{"name": name, "input": arguments}]}
+
+
+def after_error(turn: dict) -> dict:
+    """`turn`, declaring that the previous turn's result is an error (a refusal)."""
+    return {**turn, "expect": {"is_error": True, "contains": "Refused"}}
+
+
+def results_of(request) -> list:
+    return [r for m in request.messages for r in m.tool_results()]
+
+
+@pytest.fixture
+def site(tmp_path):
+    with suite_site(tmp_path / "site") as base:
+        yield base
+
+
+def test_gate_reads_the_task_site_and_the_pages_the_web_subagent_saw(tmp_path, site):
+    script = tmp_path / "script.json"
+    task = f"Open the exchange rates page at {site}/rates/ and write the EUR rate of one USD into ~/usd.txt."
+    verdict = {
+        "verdict": "PASS",
+        "checklist": [{"requirement": "usd.txt holds the USD rate", "result": "pass", "evidence": "0.9231"}],
+    }
+    with serve_site() as other, run_context(tmp_path / "r") as context:
+        context.task = task
+        context.models = RoleModels(main=f"scripted:{script}")
+        gate_turns = [
+            call("web_pages"),
+            call("web_pages", number=2),
+            call("read_page", url=f"{site}/rates/"),
+            call("read_page", url=f"{other}/login.html"),
+            after_error(call("read_page", url=f"http://localhost:{site.rsplit(':', 1)[1]}/rates/")),
+            after_error(call("bash", command=f"curl -sL {site}/rates/ | grep -c 'Reference rates'")),
+            call("bash", command=f"curl -s -o page.html {site}/rates/"),
+            after_error(call("verdict", **verdict)),
+        ]
+        web_turns = [
+            call("navigate", url=f"{site}/"),
+            call("navigate", url=f"{site}/rates/"),
+            call("scroll", direction="down"),
+            call("done", summary="Read the rates.", facts=["USD: 0.9231 EUR"]),
+        ]
+        script.write_text(json.dumps({"roles": {"web": web_turns, "gate": gate_turns}}))
+        tool = DelegateWebTool(context)
+        try:
+            report = tool.invoke(ToolUseBlock(id="w", name="delegate_web", input={"subgoal": "read USD"}))
+        finally:
+            tool.close()
+        assert report.data["status"] == "DONE", report.text
+        home = Path(context.sandbox.home)
+        (home / "usd.txt").write_text("0.9231\n")
+        before = sorted(p.name for p in home.iterdir())
+
+        result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+        listing, page, static, other_site, other_name, curl, curl_to_file = results_of(
+            context.provider("gate").requests[-1]
+        )
+        run_dir = context.run_dir
+
+    # the pages the subagent saw are saved: index, files with a header, events; scrolling saved nothing new
+    pages = saved_pages(run_dir)
+    assert [p.url for p in pages] == [f"{site}/", f"{site}/rates/"]
+    saved = (run_dir / "web_pages" / "002.md").read_text()
+    assert saved.startswith(f"# Web page 002\nURL: {site}/rates/\nTitle: Exchange rates\nSaved: ")
+    assert "by web#1" in saved and "| USD | 0.9231 |" in saved and "viewport starts here" not in saved
+    logged = [e for e in read_events(run_dir / "events.jsonl") if e["kind"] == "web_page_saved"]
+    assert [(e["scope"], e["number"], e["file"]) for e in logged] == [
+        ("web#1", 1, "web_pages/001.md"),
+        ("web#1", 2, "web_pages/002.md"),
+    ]
+    # the gate lists and reads them
+    assert "2 saved pages:" in listing.text() and f"{site}/rates/" in listing.text()
+    assert "| USD | 0.9231 |" in page.text() and not page.is_error
+    # read_page: the task's site by a static GET (no JavaScript: the rates table is empty there)
+    assert not static.is_error and static.text().startswith(f"GET {site}/rates/ -> HTTP 200 (text/html")
+    assert "Reference rates: euros per one unit" in static.text() and "0.9231" not in static.text()
+    assert "<script" not in static.text() and "payload(" not in static.text()
+    # another site, even on the same loopback address, is refused
+    assert other_site.is_error and "is not a site of this task" in other_site.text()
+    assert other_name.is_error and "localhost" in other_name.text()
+    # curl printing to stdout passes the shell; curl writing a file does not
+    assert not curl.is_error and curl.text().startswith("1\n[exit code 0]")
+    assert curl_to_file.is_error and "`curl -o`" in curl_to_file.text()
+    assert result.passed
+    assert sorted(p.name for p in home.iterdir()) == before  # nothing written into the home
+
+
+def test_allowed_sites_come_from_the_instruction_and_the_saved_pages_only(tmp_path):
+    task = "Compare https://Example.org/prices?x=1, with http://127.0.0.1:18432/reports/ and (see news.example.com)."
+    assert allowed_sites(task, tmp_path) == {"example.org:443", "127.0.0.1:18432"}
