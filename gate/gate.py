@@ -20,7 +20,7 @@ from pathlib import Path
 
 from gate import settings as gate_settings
 from gate.deliverables import MentionedPath, cell_references, mentioned_paths
-from gate.pregate import run_pregate
+from gate.pregate import OPEN_DOCUMENT_RULE, run_pregate
 from gate.probes import ProbeError, run_probe
 from gate.snapshot import Snapshot
 from gate.tools import PROBE_TOOLS, ReadOnlyShell, Screenshot, VerdictTool
@@ -102,7 +102,7 @@ class FinishGate:
                 summary="The deterministic file check failed before any review.",
             )
         else:
-            verdict = self._model_round(number, scope, pregate.facts)
+            verdict = self._model_round(number, scope, pregate.facts, pregate.notes)
         self.verdicts.append(verdict)
         log.emit(
             "gate_verdict", scope, **verdict.to_dict(), rounds_used=self.rounds_used, exhausted=self.exhausted
@@ -110,7 +110,7 @@ class FinishGate:
         return verdict
 
     # -- one model round ------------------------------------------------------------
-    def _model_round(self, number: int, scope: str, facts: list[dict]) -> Verdict:
+    def _model_round(self, number: int, scope: str, facts: list[dict], notes: list[str]) -> Verdict:
         try:
             model = self.context.provider("gate")
         except (ProviderError, ValueError) as exc:
@@ -134,7 +134,7 @@ class FinishGate:
             context=build_context_manager(self.context, model.name),
         )
         try:
-            outcome = loop.run(self._task_text(facts))
+            outcome = loop.run(self._task_text(facts, notes))
         finally:
             loop.close_tools()
             violations = self._undo_changes(scope, number, snapshot)
@@ -156,9 +156,11 @@ class FinishGate:
             stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.task_started_at))
             start = f" The task started at {stamp} (epoch {self.task_started_at:.0f}); files the task asks for must be newer."
         template = (PROMPTS / "gate.md").read_text(encoding="utf-8")
-        return template.format(home=self.context.sandbox.home, start_line=start)
+        return template.format(
+            home=self.context.sandbox.home, start_line=start, open_document_rule=OPEN_DOCUMENT_RULE
+        )
 
-    def _task_text(self, facts: list[dict]) -> str:
+    def _task_text(self, facts: list[dict], notes: list[str]) -> str:
         briefs = [_brief_fact(f) for f in facts]
         refs = cell_references(self.context.task)
         for brief, fact in zip(briefs, facts, strict=True):
@@ -170,6 +172,7 @@ class FinishGate:
         return template.format(
             instruction=self.context.task,
             facts="\n".join(lines),
+            notes="\n".join(f"- {n}" for n in notes) or "(none)",
             recent=recent,
             open_documents=open_documents,
         )

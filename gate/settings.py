@@ -41,3 +41,8 @@ GATE_RECALC_REL_TOL = 1e-6
 """Relative tolerance when a saved number is compared with its recalculated value."""
 GATE_RECALC_MAX_LISTED = 10
 """Mismatching formula cells a pre-gate finding lists (the rest are counted)."""
+
+GATE_OPEN_SAVE_GRACE_S = 15.0
+"""LibreOffice rewrites a document's lock file when it starts saving it and writes the file just after:
+a file written at most this many seconds after its lock is taken as saved from the window; written
+later, it was changed on disk behind the window (a stale window). Measured: 0.8 s for a small .odt."""
