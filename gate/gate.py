@@ -4,8 +4,10 @@
     FinishTool(context, gate=gate)   # each finish call is one gate.review() round
 
 Each round: a deterministic pre-gate (no model call; a failure is a FAIL verdict), then a
-fingerprint and snapshot of the task's files, then a fresh AgentLoop (scope `gate#N`, role
-`gate`) whose only input is the verbatim instruction (`context.task`) plus file facts, with
+fingerprint and snapshot of the task's files, then a fresh AgentLoop (scope `gate#N`, N the round
+whether or not its pre-gate passed, logged as `gate_pregate`; role `gate`) whose only input is the
+round's number and how earlier rounds ended, the verbatim instruction (`context.task`) plus file
+facts and the pre-gate's notes, with
 read-only tools, ending in a `verdict` call. Afterwards any change to the task's files is
 recorded as a `gate_violation` event and undone from the snapshot. After `max_rounds`
 FAIL rounds the gate is exhausted and the run ends with the last verdict.
@@ -93,6 +95,7 @@ class FinishGate:
             task_started_at=self.task_started_at,
         )
         pregate = run_pregate(self.context.sandbox, self.paths, self.task_started_at)
+        log.emit("gate_pregate", scope, round=number, failed=bool(pregate.findings), notes=pregate.notes)
         if pregate.findings:
             verdict = Verdict(
                 passed=False,
@@ -134,11 +137,20 @@ class FinishGate:
             context=build_context_manager(self.context, model.name),
         )
         try:
-            outcome = loop.run(self._task_text(facts, notes))
+            outcome = loop.run(self._round_line(number) + self._task_text(facts, notes))
         finally:
             loop.close_tools()
             violations = self._undo_changes(scope, number, snapshot)
         return _verdict_from(outcome, number, violations)
+
+    def _round_line(self, number: int) -> str:
+        """Which round this is, and how the earlier ones ended (the scope `gate#N` numbers rounds)."""
+        line = f"Finish gate round {number} of {self.max_rounds}."
+        earlier = [
+            f"round {v.round} {'failed at the file check, before any review' if v.source == 'pregate' else 'was reviewed'}"
+            for v in self.verdicts
+        ]
+        return line + (f" Earlier: {'; '.join(earlier)}." if earlier else "") + "\n\n"
 
     def _tools(self) -> list[Tool]:
         sandbox = self.context.sandbox

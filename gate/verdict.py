@@ -74,7 +74,8 @@ class Verdict:
         """The verdict as text for the main agent: on FAIL, every finding with its location and evidence."""
         if self.passed:
             return f"Finish gate round {self.round}: PASS. {self.summary}".strip()
-        lines = [f"Finish gate round {self.round}: FAIL. The task is not done yet."]
+        where = " at the file check, before any review" if self.source == "pregate" else ""
+        lines = [f"Finish gate round {self.round}: FAIL{where}. The task is not done yet."]
         if self.summary:
             lines.append(self.summary)
         lines.append("Findings (fix them in the saved deliverable itself):")

@@ -583,3 +583,31 @@ def test_saved_error_values_in_ods_fail_the_pregate(tmp_path, sandbox):
 
     assert result.source == "pregate"
     assert "Sales!D4 = #DIV/0! (formula of:=[.B4]/0)" in result.findings[0].evidence
+
+
+def test_rounds_are_numbered_over_pregate_and_model_rounds_and_say_how_they_ended(tmp_path, sandbox):
+    path = Path(sandbox.home) / "Documents" / "sales.xlsx"
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), [verdict(True)])
+    gate = FinishGate(context, task_started_at=time.time() - 60)
+
+    first = gate.review()
+    write_sales(path)
+    second = gate.review()
+
+    assert first.report().startswith("Finish gate round 1: FAIL at the file check, before any review.")
+    assert second.passed and second.round == 2
+    request = context.provider("gate").requests[0].messages[0].text()
+    assert request.startswith(
+        "Finish gate round 2 of 3. Earlier: round 1 failed at the file check, before any review."
+    )
+    logged = [
+        (e["kind"], e["scope"]) for e in read_events(context.log.events_path) if e["kind"].startswith("gate_")
+    ]
+    assert [k for k in logged if k[0] in ("gate_start", "gate_pregate", "gate_verdict")] == [
+        ("gate_start", "gate#1"),
+        ("gate_pregate", "gate#1"),
+        ("gate_verdict", "gate#1"),
+        ("gate_start", "gate#2"),
+        ("gate_pregate", "gate#2"),
+        ("gate_verdict", "gate#2"),
+    ]
