@@ -4,8 +4,10 @@
     FinishTool(context, gate=gate)   # each finish call is one gate.review() round
 
 Each round: a deterministic pre-gate (no model call; a failure is a FAIL verdict), then a
-fingerprint and snapshot of the task's files, then a fresh AgentLoop (scope `gate#N`, role
-`gate`) whose only input is the verbatim instruction (`context.task`) plus file facts, with
+fingerprint and snapshot of the task's files, then a fresh AgentLoop (scope `gate#N`, N the round
+whether or not its pre-gate passed, logged as `gate_pregate`; role `gate`) whose only input is the
+round's number and how earlier rounds ended, the verbatim instruction (`context.task`) plus file
+facts and the pre-gate's notes, with
 read-only tools, ending in a `verdict` call. Afterwards any change to the task's files is
 recorded as a `gate_violation` event and undone from the snapshot. After `max_rounds`
 FAIL rounds the gate is exhausted and the run ends with the last verdict.
@@ -31,7 +33,7 @@ from gate import settings as gate_settings
 from gate.cell_refs import CellReference, cell_references
 from gate.changes import describe_changes
 from gate.deliverables import MentionedPath, mentioned_paths
-from gate.pregate import run_pregate
+from gate.pregate import OPEN_DOCUMENT_RULE, run_pregate
 from gate.probes import ProbeError, run_probe
 from gate.snapshot import Snapshot
 from gate.tools import PROBE_TOOLS, ReadOnlyShell, Screenshot, VerdictTool
@@ -124,6 +126,7 @@ class FinishGate:
             infeasible_claim=infeasible_claim,
         )
         pregate = run_pregate(self.context.sandbox, self.paths, self.task_started_at)
+        log.emit("gate_pregate", scope, round=number, failed=bool(pregate.findings), notes=pregate.notes)
         if pregate.findings and infeasible_claim is None:
             verdict = Verdict(
                 passed=False,
@@ -133,7 +136,7 @@ class FinishGate:
                 summary="The deterministic file check failed before any review.",
             )
         else:
-            verdict = self._model_round(number, scope, pregate.facts, infeasible_claim)
+            verdict = self._model_round(number, scope, pregate.facts, pregate.notes, infeasible_claim)
         self.verdicts.append(verdict)
         log.emit(
             "gate_verdict", scope, **verdict.to_dict(), rounds_used=self.rounds_used, exhausted=self.exhausted
@@ -141,7 +144,9 @@ class FinishGate:
         return verdict
 
     # -- one model round ------------------------------------------------------------
-    def _model_round(self, number: int, scope: str, facts: list[dict], claim: str | None) -> Verdict:
+    def _model_round(
+        self, number: int, scope: str, facts: list[dict], notes: list[str], claim: str | None
+    ) -> Verdict:
         try:
             model = self.context.provider("gate")
         except (ProviderError, ValueError) as exc:
@@ -165,11 +170,20 @@ class FinishGate:
             context=build_context_manager(self.context, model.name),
         )
         try:
-            outcome = loop.run(self._task_text(facts, scope, claim))
+            outcome = loop.run(self._round_line(number) + self._task_text(facts, scope, notes, claim))
         finally:
             loop.close_tools()
             violations = self._undo_changes(scope, number, snapshot)
         return _verdict_from(outcome, number, violations)
+
+    def _round_line(self, number: int) -> str:
+        """Which round this is, and how the earlier ones ended (the scope `gate#N` numbers rounds)."""
+        line = f"Finish gate round {number} of {self.max_rounds}."
+        earlier = [
+            f"round {v.round} {'failed at the file check, before any review' if v.source == 'pregate' else 'was reviewed'}"
+            for v in self.verdicts
+        ]
+        return line + (f" Earlier: {'; '.join(earlier)}." if earlier else "") + "\n\n"
 
     def _tools(self) -> list[Tool]:
         sandbox = self.context.sandbox
@@ -188,9 +202,11 @@ class FinishGate:
             stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.task_started_at))
             start = f" The task started at {stamp} (epoch {self.task_started_at:.0f}); files the task asks for must be newer."
         template = (PROMPTS / "gate.md").read_text(encoding="utf-8")
-        return template.format(home=self.context.sandbox.home, start_line=start)
+        return template.format(
+            home=self.context.sandbox.home, start_line=start, open_document_rule=OPEN_DOCUMENT_RULE
+        )
 
-    def _task_text(self, facts: list[dict], scope: str, claim: str | None = None) -> str:
+    def _task_text(self, facts: list[dict], scope: str, notes: list[str], claim: str | None = None) -> str:
         briefs = [_brief_fact(f) for f in facts]
         refs = cell_references(self.context.task)
         for brief, fact in zip(briefs, facts, strict=True):
@@ -205,6 +221,7 @@ class FinishGate:
             instruction=self.context.task,
             claim=claim,
             facts="\n".join(lines),
+            notes="\n".join(f"- {n}" for n in notes) or "(none)",
             recent=recent,
             open_documents=open_documents,
             changes=describe_changes(self.context.sandbox, self.context.run_dir, self.context.log, scope),

@@ -79,16 +79,27 @@ def plain(value):
 
 
 def lock_file(path):
-    """LibreOffice's lock file for `path` (`.~lock.NAME#` beside it), with its owner line, if present."""
+    """LibreOffice's lock file for `path` (`.~lock.NAME#` beside it) if present: its owner line, its mtime
+    (LibreOffice writes it when it opens the document and when it starts saving it) and whether any
+    LibreOffice runs (a lock without one is left over from a crash)."""
     lock = os.path.join(os.path.dirname(path), ".~lock." + os.path.basename(path) + "#")
     if not os.path.exists(lock):
         return None
     try:
         with open(lock, "rb") as handle:
             owner = handle.read(300).decode("utf-8", "replace").strip()
+        mtime = os.stat(lock).st_mtime
     except OSError:
-        owner = ""
-    return {"path": lock, "owner": owner}
+        owner, mtime = "", None
+    return {"path": lock, "owner": owner, "mtime": mtime, "libreoffice_running": libreoffice_running()}
+
+
+def libreoffice_running():
+    for pid in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        with contextlib.suppress(OSError), open(os.path.join("/proc", pid, "cmdline"), "rb") as handle:
+            if os.path.basename(handle.read().split(b"\0")[0]) == b"soffice.bin":
+                return True
+    return False
 
 
 def sniff_format(path):

@@ -90,3 +90,8 @@ GATE_READ_PAGE_MAX_BYTES = 2 * 1024 * 1024
 """Bytes of a response body `read_page` reads; a larger body is cut here, with a note."""
 GATE_READ_PAGE_MAX_REDIRECTS = 5
 """Redirects `read_page` follows, each to an allowed host only."""
+
+GATE_OPEN_SAVE_GRACE_S = 15.0
+"""LibreOffice rewrites a document's lock file when it starts saving it and writes the file just after:
+a file written at most this many seconds after its lock is taken as saved from the window; written
+later, it was changed on disk behind the window (a stale window). Measured: 0.8 s for a small .odt."""

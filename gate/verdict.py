@@ -80,7 +80,8 @@ class Verdict:
                 f"Finish gate round {self.round}: undecided ({why}). The gate could not review the work; "
                 "this is not a finding against it."
             )
-        lines = [f"Finish gate round {self.round}: FAIL. The task is not done yet."]
+        where = " at the file check, before any review" if self.source == "pregate" else ""
+        lines = [f"Finish gate round {self.round}: FAIL{where}. The task is not done yet."]
         if self.summary:
             lines.append(self.summary)
         lines.append("Findings (fix them in the saved deliverable itself):")

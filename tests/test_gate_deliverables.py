@@ -18,7 +18,7 @@ CASES = [
     ),
     (
         'I have a file "Q3 report.docx" on the Desktop. Export it to PDF as report.pdf in the same folder.',
-        [("Q3 report.docx", False), ("report.pdf", True)],
+        [("~/Desktop/Q3 report.docx", False), ("~/Desktop/report.pdf", True)],
     ),
     ("Compute the totals in ~/data.xlsx", [("~/data.xlsx", True)]),
     ("Sort the rows of the open spreadsheet by date.", []),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -83,3 +84,15 @@ def test_prompt_files_have_balanced_sections():
     main = read_prompt("main")
     assert len(re.findall(r"<!-- if ", main)) == len(re.findall(r"<!-- end -->", main)) > 0
     assert "<!--" not in read_prompt("priors")
+
+
+def test_main_and_gate_prompts_state_the_same_rule_on_open_documents():
+    from gate.pregate import OPEN_DOCUMENT_RULE
+
+    gate_prompt = (
+        (Path(__file__).parent.parent / "gate" / "prompts" / "gate.md")
+        .read_text()
+        .format(home="/home/user", start_line="", open_document_rule=OPEN_DOCUMENT_RULE)
+    )
+    assert OPEN_DOCUMENT_RULE in render_main_prompt(FULL, "/home/user") and OPEN_DOCUMENT_RULE in gate_prompt
+    assert "save and close" not in gate_prompt

@@ -94,7 +94,6 @@ def test_a_read_only_command_verifies_the_claim(setup):
 
 
 @pytest.mark.parametrize("command", READ_ONLY_CURL)
-@pytest.mark.xfail(strict=True, reason="curl GET is allowed by the gate guard change on another branch")
 def test_curl_printing_a_page_runs_as_evidence(setup, command):
     _, tool, server = setup
     line = claim(tool, command.format(url=server.url("/q3")))
