@@ -1,4 +1,4 @@
-"""curl and wget in the gate's shell, judged by effect: a GET that prints to stdout is a read.
+"""curl and wget in a read-only shell (the gate's, plan evidence), judged by effect: a GET that prints to stdout is a read.
 
     check_http_client("curl", ["-sL", "http://127.0.0.1:8000/"])  # -> None (allowed)
     check_http_client("curl", ["-o", "page.html", URL])           # -> refusal (writes a file)
@@ -66,8 +66,8 @@ def _check_curl(args: list[str]) -> str | None:
 
 def _curl_refusal(option: str) -> str:
     return (
-        f"`curl {option}` writes files, sends data or is not known to be read-only; the gate may only GET a "
-        "page to stdout (e.g. `curl -sL URL`), or use read_page"
+        f"`curl {option}` writes files, sends data or is not known to be read-only; only a GET of a page "
+        "to stdout is (e.g. `curl -sL URL`)"
     )
 
 
@@ -90,12 +90,12 @@ def _check_wget(args: list[str]) -> str | None:
             return "`wget` on an https URL records HSTS in ~/.wget-hsts; add --no-hsts, or use `curl -sL URL`"
         index += 1
     if not to_stdout:
-        return "`wget` saves files unless given `-O -`; the gate may only print a page (`wget -qO- URL`)"
+        return "`wget` saves files unless given `-O -`; print the page instead (`wget -qO- URL`)"
     return None
 
 
 def _wget_refusal(option: str) -> str:
     return (
-        f"`wget {option}` writes files, sends data or is not known to be read-only; the gate may only print a "
-        "page (`wget -qO- URL`), or use curl -sL URL or read_page"
+        f"`wget {option}` writes files, sends data or is not known to be read-only; only printing a page is "
+        "(`wget -qO- URL` or `curl -sL URL`)"
     )

@@ -220,7 +220,8 @@ def test_nothing_changed_and_no_baseline(sandbox, log):
 def test_one_wrong_cell_is_in_the_gates_first_request(tmp_path, sandbox):
     path = Path(sandbox.home) / "sales.xlsx"
     write_sales(path, totals=[0, 0, 0, 0])  # the workbook before the task: totals not filled in yet
-    context = make_context(tmp_path, sandbox, instruction_for(str(path)), [verdict(False)])
+    finding = {"problem": "D3 is 26, Qty*Price is 25", "location": f"{path} Sales!D3", "evidence": "diff"}
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), [verdict(False, [finding])])
     started = time.time() - 5
     take_baseline(sandbox, context.run_dir, context.task, context.log, task_started_at=started)
     write_sales(path, totals=[12, 26, 24, 7.5])  # D3 should be 10 * 2.5 = 25
