@@ -1,4 +1,4 @@
-"""Shared fixtures: local model API servers and a run log in a temporary folder."""
+"""Shared fixtures: local model API servers, a run log in a temporary folder, a started local sandbox."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from sandbox.local import LocalSandbox
 from stateact.runlog import RunLog
 from tests.wire_servers import AnthropicWireServer, OpenAIWireServer, Turn, WireServer
 
@@ -47,3 +48,14 @@ def run_log(tmp_path) -> Iterator[RunLog]:
         yield log
     finally:
         log.close()
+
+
+@pytest.fixture
+def local(tmp_path) -> Iterator[LocalSandbox]:
+    """A started local sandbox (no display) whose home is `tmp_path/home`; closed after the test."""
+    sandbox = LocalSandbox(tmp_path / "home")
+    try:
+        sandbox.start()
+        yield sandbox
+    finally:
+        sandbox.close()

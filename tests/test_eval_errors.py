@@ -20,7 +20,6 @@ from evals.results import ERROR_FILE, RESULT_FILE, is_done
 from evals.runner import TaskOutcome, run_task_file
 from evals.suite_runner import SuiteOptions, run_suite
 from sandbox.base import Sandbox
-from sandbox.local import LocalSandbox
 from stateact.config import RunConfig
 from stateact.exit_codes import ExitCode
 from stateact.run import execute
@@ -41,16 +40,6 @@ def server(tmp_path) -> FileServer:
     files = {GOLD_BOOK: book, GOLD_NOTES: b"NOTES\nDONE\n", INPUT_NOTES: b"notes\ndone\n"}
     with served_files(files) as running:
         yield running
-
-
-@pytest.fixture
-def local(tmp_path):
-    sandbox = LocalSandbox(tmp_path / "home")
-    try:
-        sandbox.start()
-        yield sandbox
-    finally:
-        sandbox.close()
 
 
 def task_file(folder: Path, task_id: str, evaluator: dict, config: list | None = None) -> Path:

@@ -13,7 +13,6 @@ from evals.paths import HomeMap
 from evals.runner import prepare_task, run_task_file
 from evals.setup import SetupContext, SetupError, run_steps
 from evals.task import Step, TaskError, load_task
-from sandbox.local import LocalSandbox
 from tests.file_server import served_files
 from tests.osworld_agent import scripted_agent
 from tests.osworld_artifacts import docx_file, pptx_file, sales_book
@@ -51,16 +50,6 @@ def artifacts(tmp_path_factory) -> Path:
     pptx_file(root / "right.pptx")
     pptx_file(root / "wrong.pptx", title="Quarterly Review")
     return root
-
-
-@pytest.fixture
-def local(tmp_path):
-    sandbox = LocalSandbox(tmp_path / "home")
-    try:
-        sandbox.start()
-        yield sandbox
-    finally:
-        sandbox.close()
 
 
 def _run(task: str, sandbox, commands, tmp_path, cache, **agent) -> tuple[float, Path]:
