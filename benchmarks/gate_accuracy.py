@@ -70,9 +70,10 @@ def run(cases: list[GateCase], out: Path, model: str | None, workers: int) -> li
     def task_rows(group: list[GateCase]) -> list[Row]:
         return [judge(case, out, cache, model) for case in group]
 
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        rows = [row for group in pool.map(task_rows, by_task.values()) for row in group]
-    return rows
+    if workers <= 1:  # in the main thread, so Ctrl-C stops a case waiting for its model at once
+        return [row for group in by_task.values() for row in task_rows(group)]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return [row for group in pool.map(task_rows, by_task.values()) for row in group]
 
 
 def summary(rows: list[Row], with_gate: bool) -> str:
@@ -95,7 +96,9 @@ def summary(rows: list[Row], with_gate: bool) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--cases", help="comma-separated case ids (default: all)")
     parser.add_argument("--model", help="model spec of the gate role; without it only the pre-gate runs")
     parser.add_argument("--workers", type=int, default=1, help="tasks staged in parallel")

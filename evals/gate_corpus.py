@@ -168,7 +168,9 @@ def needs_display(task: SuiteTask) -> bool:
 
 
 @contextmanager
-def staged_case(case: GateCase, root: Path, cache_dir: Path, gate_model: str | None = None) -> Iterator[StagedCase]:
+def staged_case(
+    case: GateCase, root: Path, cache_dir: Path, gate_model: str | None = None
+) -> Iterator[StagedCase]:
     """Set up the case's task in `root/home`, take the baseline into `root/run`, apply the steps.
 
     The fixtures must be built in `cache_dir` (`python -m evals.fixtures.build DIR`). `gate_model` is
@@ -194,7 +196,9 @@ def staged_case(case: GateCase, root: Path, cache_dir: Path, gate_model: str | N
         sandbox.close()
 
 
-def _apply(step: Step, case: GateCase, task: SuiteTask, sandbox: LocalSandbox, log: RunLog, home: HomeMap) -> None:
+def _apply(
+    step: Step, case: GateCase, task: SuiteTask, sandbox: LocalSandbox, log: RunLog, home: HomeMap
+) -> None:
     if isinstance(step, VisitStep):
         _visit([home.apply(url) for url in step.urls], sandbox, log)
         return
@@ -202,7 +206,9 @@ def _apply(step: Step, case: GateCase, task: SuiteTask, sandbox: LocalSandbox, l
     for command in commands:
         result = sandbox.run(home.apply(command), timeout=settings.GATE_CORPUS_STEP_TIMEOUT_S)
         if not result.ok:
-            raise CaseError(f"{case.id}: step failed (exit {result.returncode}): {command[:200]}\n{result.output[-1500:]}")
+            raise CaseError(
+                f"{case.id}: step failed (exit {result.returncode}): {command[:200]}\n{result.output[-1500:]}"
+            )
 
 
 def _visit(urls: list[str], sandbox: LocalSandbox, log: RunLog) -> None:
@@ -223,7 +229,7 @@ def _visit(urls: list[str], sandbox: LocalSandbox, log: RunLog) -> None:
 
 
 def pregate_verdict(staged: StagedCase) -> str:
-    """"fail" when the pre-gate finds a certain problem, else "pass". The pre-gate does not judge an
+    """The pre-gate's verdict: "fail" on a certain problem, else "pass". It does not judge an
     infeasibility claim (the gate ignores its findings then), so a claim always gets "pass"."""
     if staged.case.infeasible_claim is not None:
         return "pass"
