@@ -22,3 +22,9 @@ VALIDATE_MAX_SECONDS = 900.0
 """Wall-clock seconds one task's validation run may take."""
 VALIDATE_HARNESS = "stateact"
 """The harness reference solutions are replayed through (the full one, so the finish gate runs)."""
+
+# The finish gate's accuracy corpus (evals/gate_corpus.py)
+GATE_CORPUS_STEP_TIMEOUT_S = 180.0
+"""Timeout of one shell command of a case's steps (a LibreOffice conversion included)."""
+GATE_CORPUS_MIN_SHARE = 0.4
+"""The least share of the corpus each expected verdict (pass, fail) must have."""
