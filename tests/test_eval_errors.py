@@ -158,7 +158,10 @@ def test_a_download_step_that_404s_fails_the_setup_before_the_agent(tmp_path, se
             },
             "unsupported rule method",
         ),
-        ({"type": "style", "sheet_idx0": 0, "sheet_idx1": "EI0", "props": ["glow"]}, "unsupported cell style"),
+        (
+            {"type": "style", "sheet_idx0": 0, "sheet_idx1": "EI0", "props": ["glow"]},
+            "unsupported cell style",
+        ),
     ],
     ids=["rule", "check_cell-method", "style-prop"],
 )

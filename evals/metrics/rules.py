@@ -24,15 +24,12 @@ class MetricUnsupported(MetricError):
 
 def check_method(method: Any) -> None:
     """Raise MetricUnsupported unless `method` is a value-rule method `match_value_to_rule` knows."""
-    known = (
-        isinstance(method, str)
-        and (
-            method.startswith("re")
-            or method in _COMPARISONS
-            or method in ("str_list_eq", "str_set_eq", "spreadsheet_range")
-            or (method.startswith("approx:") and _is_float(method.split(":", 1)[1]))
-            or (len(method) == 8 and method.startswith("range.") and set(method[6:]) <= _RANGE_ENDS)
-        )
+    known = isinstance(method, str) and (
+        method.startswith("re")
+        or method in _COMPARISONS
+        or method in ("str_list_eq", "str_set_eq", "spreadsheet_range")
+        or (method.startswith("approx:") and _is_float(method.split(":", 1)[1]))
+        or (len(method) == 8 and method.startswith("range.") and set(method[6:]) <= _RANGE_ENDS)
     )
     if not known:
         raise MetricUnsupported(

@@ -110,12 +110,16 @@ def check_table_options(options: dict[str, Any]) -> None:
         if kind == "check_cell":
             for prop, value_rule in rule.get("props", {}).items():
                 if prop != "value" and prop not in STYLES:
-                    raise MetricUnsupported(f"unsupported cell style {prop!r}; supported: {', '.join(STYLES)}")
+                    raise MetricUnsupported(
+                        f"unsupported cell style {prop!r}; supported: {', '.join(STYLES)}"
+                    )
                 check_method(value_rule.get("method"))
         if kind == "style":
             for prop in rule.get("props", []):
                 if prop not in STYLES:
-                    raise MetricUnsupported(f"unsupported cell style {prop!r}; supported: {', '.join(STYLES)}")
+                    raise MetricUnsupported(
+                        f"unsupported cell style {prop!r}; supported: {', '.join(STYLES)}"
+                    )
         if kind == "zoom":
             check_method(rule.get("method"))
         if kind == "data_validation":
@@ -347,7 +351,10 @@ def _data_validation(rule: dict, result: _Book, expected: _Book | None) -> bool:
         return False
     return all(
         any(
-            all(match_value_to_rule(getattr(dv, attribute), value_rule) for attribute, value_rule in props.items())
+            all(
+                match_value_to_rule(getattr(dv, attribute), value_rule)
+                for attribute, value_rule in props.items()
+            )
             for props in wanted
         )
         for dv in validations
@@ -429,7 +436,9 @@ def _filled(read: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 
 STYLES: dict[str, Callable[[Any], Any]] = {
-    "number_format": lambda cell: cell.number_format if cell.value is not None and cell.data_type == "n" else None,
+    "number_format": lambda cell: (
+        cell.number_format if cell.value is not None and cell.data_type == "n" else None
+    ),
     "font_name": _filled(lambda cell: cell.font.name),
     "font_family": _filled(lambda cell: cell.font.family),
     "font_color": _filled(lambda cell: cell.font.color.rgb),
