@@ -52,8 +52,9 @@ def match_value_to_rule(value: Any, rule: dict[str, Any]) -> bool:
     |value-ref| <= T; `range.XY` is ref[0] <X value <Y ref[1] (t: <, e: <=); `str_list_eq` /
     `str_set_eq` split the text on commas (after stripping quotes) and compare with `ref`;
     `spreadsheet_range` is ref[0] within `value` (a MultiCellRange) within ref[1]."""
-    method, ref = rule["method"], rule.get("ref")
+    method = rule["method"]
     check_method(method)
+    ref = rule["ref"]  # a rule without one raises KeyError, as in OSWorld
     if method.startswith("re"):
         flags = functools.reduce(
             operator.or_, (getattr(re, f) for f in method.split(".")[1:]), re.RegexFlag(0)
