@@ -29,7 +29,7 @@ from typing import Any
 
 from evals.cache import FileCache
 from evals.getters import GETTERS, GetterContext, fetch
-from evals.metrics import INFEASIBLE, METRICS, MetricUnsupported
+from evals.metrics import INFEASIBLE, METRICS, MetricUnsupported, check_metric_options
 from evals.setup import SetupContext, SetupError, run_steps
 from evals.task import Task, TaskError
 from sandbox.base import Sandbox
@@ -81,13 +81,19 @@ class ScoreReport:
 
 
 def check_evaluator_known(task: Task) -> None:
-    """Raise TaskError before any work when the task names a metric or getter we do not have."""
+    """Raise TaskError before any work when the task names a metric, a metric rule or option, or a
+    getter we do not have."""
     unknown = [f for f in task.evaluator.funcs() if f != INFEASIBLE and f not in METRICS]
     if unknown:
         raise TaskError(
             f"task {task.id} uses unsupported metric(s) {', '.join(unknown)}; "
             f"supported: {', '.join(sorted([*METRICS, INFEASIBLE]))}"
         )
+    for index, name in enumerate(task.evaluator.funcs()):
+        try:
+            check_metric_options(name, task.evaluator.nth("options", index))
+        except MetricUnsupported as exc:
+            raise TaskError(f"task {task.id} cannot be scored here: {name}: {exc}") from exc
     getters = sorted({g.type for g in task.evaluator.getters() if g.type not in GETTERS})
     if getters:
         raise TaskError(

@@ -12,6 +12,10 @@ DOWNLOAD_TIMEOUT_S = 60.0
 """Timeout (to connect, and between two reads) of downloading a file the cache does not hold."""
 SHEET_PRECISION = 4
 """Default rounding of `compare_table`/`sheet_data` (OSWorld's `precision`)."""
+FUZZY_THRESHOLD = 85.0
+"""Default `threshold` (0-100) of a `compare_table`/`sheet_fuzzy` `fuzzy_match` sub-rule."""
+DEFAULT_ZOOM = 100.0
+"""The zoom scale `compare_table`/`zoom` reads when a sheet sets none."""
 DEFAULT_HARNESS = "stateact"
 """First folder of the results layout when none is given."""
 

@@ -21,7 +21,7 @@ from shlex import quote
 import pexpect
 
 from sandbox.base import ShellOutput
-from sandbox.marker_shell import NONINTERACTIVE_ENV, MarkerShell, PromptMarker
+from sandbox.marker_shell import NONINTERACTIVE_ENV, MarkerShell, PromptMarker, restore_default_signals
 from stateact import settings
 
 
@@ -63,6 +63,7 @@ class BashSession(MarkerShell):
             maxread=settings.BASH_MAXREAD,
             searchwindowsize=None,
             dimensions=(50, 200),
+            preexec_fn=restore_default_signals,
         )
         self._child.delaybeforesend = None
         self._child.sendline(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import signal
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
@@ -202,3 +203,10 @@ class MarkerShell(ABC):
         leftover = self._marker.drain()
         restarted = self.restart()
         return ShellOutput(leftover, exit_code, restarted.cwd, note=EXIT_NOTE + restarted.note)
+
+
+def restore_default_signals() -> None:
+    """Run in a shell's child process before exec: Python ignores SIGPIPE and SIGXFSZ, and bash cannot
+    reset a signal ignored when it started, so `yes | head -1` would print "Broken pipe" and fail."""
+    for number in (signal.SIGPIPE, signal.SIGXFSZ):
+        signal.signal(number, signal.SIG_DFL)

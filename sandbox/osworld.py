@@ -121,7 +121,8 @@ class OSWorldSandbox(Sandbox):
     # -- HTTP ------------------------------------------------------------------
     def _request(self, method: str, path: str, *, timeout: float | None = None, **kwargs) -> httpx.Response:
         """One call. Connection failures are retried (the request never arrived); dropped connections and
-        5xx answers only for reads, which are safe to repeat."""
+        gateway answers (502/503/504) only for reads, which are safe to repeat. Any other 5xx is the
+        server's own answer (its handler raised, e.g. reading a folder) and goes back to the caller."""
         if self._client is None:
             raise SandboxError("the OSWorld sandbox is not started")
         idempotent = method == "GET" or path in ("/file", "/screen_size", "/list_directory")
@@ -144,7 +145,7 @@ class OSWorldSandbox(Sandbox):
                     ) from exc
                 last_error = f"{type(exc).__name__}: {exc}"
             else:
-                if not (idempotent and response.status_code >= 500):
+                if not (idempotent and response.status_code in _OUTAGE_STATUSES):
                     return response
                 last_error = f"HTTP {response.status_code}: {response.text[:200]}"
             if attempt < self.retries:
@@ -221,11 +222,7 @@ class OSWorldSandbox(Sandbox):
 
     def read_file(self, path: str) -> bytes:
         target = self.expand(path)
-        try:
-            response = self._request("POST", "/file", data={"file_path": target})
-        except SandboxError as exc:  # the server answers 500 for a folder
-            self._raise_if_folder(target, exc)
-            raise
+        response = self._request("POST", "/file", data={"file_path": target})
         if response.status_code == 404:
             raise FileNotFoundError(path)
         if response.status_code != 200:
@@ -270,6 +267,10 @@ class OSWorldSandbox(Sandbox):
     def accessibility_tree(self) -> str:
         """The AT-SPI tree of the desktop as XML text."""
         return _json(self._request("GET", "/accessibility")).get("AT") or ""
+
+
+_OUTAGE_STATUSES = frozenset({502, 503, 504})
+"""HTTP statuses of a VM server that is not there (a proxy or gateway answering), retried for reads."""
 
 
 def _limit(timeout: float) -> int:

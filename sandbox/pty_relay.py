@@ -26,7 +26,8 @@ def main(folder: str, cwd: str) -> None:
     log = os.open(os.path.join(folder, "log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     pid, terminal = pty.fork()
     if pid == 0:
-        for number in (signal.SIGINT, signal.SIGQUIT):  # a background `&` start left them ignored
+        # a background `&` start left SIGINT/SIGQUIT ignored; a Python parent, SIGPIPE and SIGXFSZ
+        for number in (signal.SIGINT, signal.SIGQUIT, signal.SIGPIPE, signal.SIGXFSZ):
             signal.signal(number, signal.SIG_DFL)
         os.chdir(cwd)
         os.execvp("bash", ["bash", "--noprofile", "--rcfile", os.path.join(folder, "rc"), "-i"])

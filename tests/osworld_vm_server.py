@@ -43,7 +43,8 @@ class VMServer:
         self.sandbox = sandbox
         self.requests: list[str] = []
         self.fail_next: dict[str, int] = {}
-        """Route -> how many of its next requests answer HTTP 500 (to exercise client retries)."""
+        """Route -> how many of its next requests answer HTTP 503, as a gateway before a VM that is not
+        there (to exercise client retries)."""
         handler = type("Handler", (_Handler,), {"vm": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", port), handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -214,7 +215,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.vm.fail_next.get(self.path, 0) > 0:
             self.vm.fail_next[self.path] -= 1
             self._body()
-            self._send(500, {"status": "error", "message": "injected failure"})
+            self._send(503, {"status": "error", "message": "injected failure"})
             return True
         return False
 

@@ -146,27 +146,30 @@ def test_a_download_step_that_404s_fails_the_setup_before_the_agent(tmp_path, se
 
 
 @pytest.mark.parametrize(
-    "rule",
+    ("rule", "named"),
     [
-        {"type": "freeze", "sheet_idx": 0},
-        {
-            "type": "check_cell",
-            "sheet_idx": 0,
-            "coordinate": "B2",
-            "props": {"value": {"method": "range.le"}},
-        },
+        ({"type": "sparkline", "sheet_idx0": 0, "sheet_idx1": "EI0"}, "unsupported compare_table rule"),
+        (
+            {
+                "type": "check_cell",
+                "sheet_idx": 0,
+                "coordinate": "B2",
+                "props": {"value": {"method": "range.le"}},
+            },
+            "unsupported rule method",
+        ),
+        (
+            {"type": "style", "sheet_idx0": 0, "sheet_idx1": "EI0", "props": ["glow"]},
+            "unsupported cell style",
+        ),
     ],
-    ids=["rule", "check_cell-method"],
+    ids=["rule", "check_cell-method", "style-prop"],
 )
-def test_an_unsupported_rule_is_an_error_not_a_zero(rule, tmp_path, server, local):
-    sales_book(tmp_path / "right.xlsx")
+def test_an_unsupported_rule_is_refused_before_the_agent_runs(rule, named, tmp_path, server, local):
     task = book_task(tmp_path, server.url(GOLD_BOOK), {"rules": [rule]})
-    record = assert_error(
-        run(task, local, tmp_path, [f"cp {tmp_path}/right.xlsx ~/Sales.xlsx"], tmp_path), "scoring"
-    )
-    assert (
-        record["what"] == "metric 1 (compare_table)" and "MetricUnsupported: unsupported" in record["error"]
-    )
+    record = assert_error(run(task, local, tmp_path, ["true"], tmp_path), "setup")
+    assert "compare_table" in record["error"] and named in record["error"]
+    assert not (tmp_path / "runs").exists()  # the agent never ran
 
 
 def test_a_missing_or_corrupt_agent_file_still_scores_zero(tmp_path, server, local):

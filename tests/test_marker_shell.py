@@ -77,3 +77,8 @@ def test_both_shells_time_out_softly_take_input_and_interrupt(shell):
     assert shell.interrupt().exit_code == 130
     died = shell.run("exit 1")
     assert died.note.startswith("the shell exited") and shell.run("echo up").output == "up\n"
+
+
+def test_sigpipe_is_default_in_shell_commands(shell):
+    """`yes | head -1` ends quietly: `yes` dies of SIGPIPE (141) instead of failing on a write."""
+    assert shell.run("yes | head -1; echo ${PIPESTATUS[@]}").output == "y\n141 0\n"

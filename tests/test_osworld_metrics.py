@@ -107,7 +107,10 @@ def test_value_rules():
     assert match_value_to_rule("Total: 42", {"method": "re.I", "ref": "total"})
     assert not match_value_to_rule("Total", {"method": "re", "ref": "^x"})
     assert match_value_to_rule(5, {"method": "ge", "ref": 5})
-    assert match_value_to_rule("a\nb", {"method": "str_set_eq", "ref": ["b", "a"]})
+    assert match_value_to_rule("'a,b'", {"method": "str_set_eq", "ref": ["b", "a"]})  # commas, as OSWorld
+    assert not match_value_to_rule("a\nb", {"method": "str_set_eq", "ref": ["b", "a"]})
+    assert match_value_to_rule(2, {"method": "range.te", "ref": [1, 2]})
+    assert not match_value_to_rule(1, {"method": "range.te", "ref": [1, 2]})
     with pytest.raises(MetricError):
         match_value_to_rule(1, {"method": "nearly", "ref": 1})
 

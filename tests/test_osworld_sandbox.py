@@ -135,6 +135,15 @@ def test_unreachable_vm_gives_a_clear_error():
         sandbox.start()
 
 
+def test_a_server_error_with_a_body_is_an_answer_not_an_outage(vm):
+    sandbox, server, _ = vm
+    sandbox.run("mkdir -p ~/folder")
+    before = len(server.requests)
+    with pytest.raises(IsADirectoryError):
+        sandbox.read_file("~/folder")
+    assert server.requests[before:].count("POST /file") == 1  # answered once, not retried
+
+
 def test_reads_are_retried_and_failed_commands_are_not_rerun(vm):
     sandbox, server, _ = vm
     server.fail_next["/screenshot"] = 1

@@ -1,4 +1,10 @@
-"""`compare_docx_files`: paragraph text of two .docx files (tables are not compared).
+"""`compare_docx_files`: paragraph text of two .docx (or two .odt) files.
+
+A .docx gives its body paragraphs (tables are not compared). An .odt gives every
+`text:p` of content.xml and then of styles.xml (headers, footers), in document
+order, as OSWorld reads them with odfpy: only the paragraph's own text and the
+text directly inside its `text:span` children (no `text:s` spaces, tabs, line
+breaks, links or nested spans).
 
 Options (OSWorld defaults): `ignore_blanks` (True: all paragraphs joined and
 whitespace collapsed, then compared exactly), `ignore_case`, `ignore_order`
@@ -12,7 +18,9 @@ and each paragraph must match exactly.
 from __future__ import annotations
 
 import re
+import zipfile
 from typing import Any
+from xml.etree import ElementTree
 
 from docx import Document
 
@@ -24,14 +32,38 @@ def _collapse(paragraphs: list[str], ignore_case: bool) -> str:
     return text.lower() if ignore_case else text
 
 
+_TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
+
+
+def _odt_paragraphs(path: str) -> list[str]:
+    paragraphs = []
+    with zipfile.ZipFile(path) as archive:
+        parts = [name for name in ("content.xml", "styles.xml") if name in archive.namelist()]
+        for part in parts:
+            for paragraph in ElementTree.fromstring(archive.read(part)).iter(f"{_TEXT}p"):
+                texts = [paragraph.text or ""]
+                for child in paragraph:
+                    if child.tag == f"{_TEXT}span":
+                        texts += [child.text or "", *(grandchild.tail or "" for grandchild in child)]
+                    texts.append(child.tail or "")
+                paragraphs.append("".join(texts))
+    return paragraphs
+
+
+def _paragraphs(path: str) -> list[str]:
+    if path.endswith(".odt"):
+        return _odt_paragraphs(path)
+    return [p.text for p in Document(path).paragraphs]
+
+
 def compare_docx_files(result: str | None, expected: str | None, **options: Any) -> float:
     if not result or not expected:
         return 0.0
-    if not (result.endswith(".docx") and expected.endswith(".docx")):
+    kinds = {result.rsplit(".", 1)[-1], expected.rsplit(".", 1)[-1]}
+    if kinds not in ({"docx"}, {"odt"}):
         return 0.0
     try:
-        first = [p.text for p in Document(result).paragraphs]
-        second = [p.text for p in Document(expected).paragraphs]
+        first, second = _paragraphs(result), _paragraphs(expected)
     except Exception:
         return 0.0
     ignore_case = options.get("ignore_case", False)

@@ -7,9 +7,14 @@ from pathlib import Path
 from typing import Any
 
 
-def _lines(path: str) -> list[str]:
-    """Lines as Python's text mode reads UTF-8: a BOM stays part of the first line."""
-    return Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+def read_lines(path: str) -> list[str]:
+    """Lines as OSWorld's `_safe_read_file` reads a CSV: UTF-8 (a BOM stays part of the first line),
+    else Latin-1 (which decodes any bytes, so its later fallbacks never run)."""
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        return data.decode("latin-1").splitlines()
 
 
 def compare_csv(result: str | None, expected: str | list[str], **options: Any) -> float:
@@ -18,12 +23,12 @@ def compare_csv(result: str | None, expected: str | list[str], **options: Any) -
     if result is None:
         return 0.0
     try:
-        ours = _lines(result)
+        ours = read_lines(result)
     except OSError:
         return 0.0
     for candidate in [expected] if isinstance(expected, str) else list(expected):
         try:
-            theirs = _lines(candidate)
+            theirs = read_lines(candidate)
         except OSError:
             continue
         a, b = ours, theirs
@@ -41,10 +46,12 @@ def exact_match(result: Any, rules: dict[str, Any]) -> float:
 
 
 def diff_text_file(result: str | None, expected: str) -> float:
-    """Similarity of the two files' line lists (difflib ratio); two empty files score 1."""
+    """Similarity of the two files' line lists (difflib ratio); two empty files score 1. Files are
+    read as strict UTF-8, so invalid bytes raise UnicodeDecodeError, as in OSWorld."""
     if result is None:
         return 0.0
-    return difflib.SequenceMatcher(a=_lines(result), b=_lines(expected)).ratio()
+    first, second = (Path(p).read_text(encoding="utf-8").splitlines() for p in (result, expected))
+    return difflib.SequenceMatcher(a=first, b=second).ratio()
 
 
 def check_include_exclude(result: str | None, rules: dict[str, Any]) -> float:

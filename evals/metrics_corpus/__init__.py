@@ -1,0 +1,1 @@
+"""A differential corpus checking our metrics against OSWorld's own (see README.md)."""
