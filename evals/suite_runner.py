@@ -200,6 +200,7 @@ def _agent_runner(options: SuiteOptions, job: SuiteJob, models: RoleModels, resu
             max_turns=options.max_turns,
             max_usd=options.max_usd,
             max_seconds=options.max_seconds,
+            apps=job.task.task.related_apps,
             labels={"suite": str(options.suite), "domain": job.task.domain, "task": job.task.id},
         )
         return Path(execute(config, sandbox=sandbox).run_dir)

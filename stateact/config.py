@@ -35,6 +35,9 @@ class RunConfig(BaseModel):
     """The top-level agent's turn budget; None takes the harness variant's default."""
     max_usd: float | None = settings.MAIN_MAX_USD
     max_seconds: float | None = settings.MAIN_MAX_SECONDS
+    apps: list[str] = Field(default_factory=list)
+    """The task's applications (an OSWorld task file's `related_apps`); they pick the app priors of the
+    main prompt, with the instruction's words and the windows open at the start."""
     labels: dict[str, str] = Field(default_factory=dict)
     """Free-form tags (suite, task id) carried into results."""
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from gate import FinishGate
 from gate.guard import check_command
@@ -10,6 +10,7 @@ from stateact.context_policy import build_context_manager
 from stateact.evidence import EvidenceChecker
 from stateact.loop import AgentLoop, Budget, Injection
 from stateact.prompts import render_main_prompt
+from stateact.prompts.app_priors import open_window_titles, select_priors
 from stateact.runtime import RunContext
 from stateact.tools.base import Tool
 from stateact.tools.bash import BashTool
@@ -29,12 +30,14 @@ def build_main_loop(
     task_started_at: float | None = None,
     past_events: Iterable[dict] = (),
     cdp_url: str | None = None,
+    task_apps: Sequence[str] = (),
 ) -> AgentLoop:
     """The top-level agent of a run for a harness variant.
 
     `task_started_at` (the sandbox's clock when the task began) lets the gate tell changed files
     from untouched ones; `past_events` (a resumed run's log) gives the gate back its used rounds;
-    `cdp_url` attaches the web subagent to a running browser.
+    `cdp_url` attaches the web subagent to a running browser; `task_apps` (a task file's
+    `related_apps`) with the task's words and the open windows pick the app priors of the prompt.
     """
     if variant.pixel:
         return build_pixel_loop(context, budget)
@@ -65,7 +68,12 @@ def build_main_loop(
         scope="main",
         model=model,
         tools=tools,
-        system_prompt=render_main_prompt({t.name for t in tools}, context.sandbox.home, gate=variant.gate),
+        system_prompt=render_main_prompt(
+            {t.name for t in tools},
+            context.sandbox.home,
+            gate=variant.gate,
+            priors=select_priors(task_apps, [context.task, *open_window_titles(context.sandbox)]),
+        ),
         log=context.log,
         meter=context.meter,
         budget=budget,

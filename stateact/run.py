@@ -109,7 +109,7 @@ def _drive(
             take_baseline(sandbox, run_dir, instruction, log, started_at)
         budget = Budget(config.max_turns or variant.default_max_turns, config.max_usd, config.max_seconds)
         loop = build_main_loop(
-            context, variant, budget, started_at, state.events if state else (), config.cdp_url
+            context, variant, budget, started_at, state.events if state else (), config.cdp_url, config.apps
         )
         if state is None:
             outcome = loop.run(instruction)

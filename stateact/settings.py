@@ -61,6 +61,10 @@ GATE_MAX_ROUNDS = 3
 DEFAULT_MODEL = "anthropic:claude-sonnet-5-5"
 """The main model when neither --model nor STATEACT_MODEL is given."""
 
+# Main prompt
+PRIORS_WINDOW_LIST_TIMEOUT_S = 10.0
+"""Longest the list of open windows (which picks app priors for the prompt) may take at a run's start."""
+
 # Main agent tools
 EDITOR_SNIPPET_CONTEXT_LINES = 4
 """Unchanged lines shown around an edit in the editor's confirmation."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from evals.runner import TaskOutcome, run_task_file
+from evals.task import load_task
 from sandbox.base import Sandbox
 from sandbox.osworld import sandbox_from_spec
 from stateact.config import RunConfig
@@ -22,9 +23,12 @@ def run_task(
 ) -> TaskOutcome:
     """Set up the task on a fresh sandbox, run the agent on it, score it, write OSWorld-style results."""
     run_dir = Path(config.runs_root) / config.run_id
+    apps = load_task(task_path).related_apps
 
     def run_agent(instruction: str, sandbox: Sandbox) -> Path:
-        result = execute(config.model_copy(update={"instruction": instruction}), listener, sandbox=sandbox)
+        result = execute(
+            config.model_copy(update={"instruction": instruction, "apps": apps}), listener, sandbox=sandbox
+        )
         return Path(result.run_dir)
 
     sandbox = sandbox_from_spec(config.sandbox, config.workdir or run_dir / "home", config.display)

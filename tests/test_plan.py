@@ -42,12 +42,32 @@ def test_set_update_add_and_render(tool: PlanTool) -> None:
         tool, action="add", items=[{"title": "Export PDF", "status": "blocked", "note": "no printer"}]
     )
     assert not result.is_error and not added.is_error
-    assert added.text == (
+    assert tool.plan.render() == (
         "Plan (1/3 done, 0 verified):\n"
         "[x] 1. Find the workbook (claimed, unverified) — ~/q3.xlsx\n"
         "[>] 2. Fix totals — sheet Q3\n"
         "[!] 3. Export PDF — no printer"
     )
+
+
+def test_results_confirm_the_change_without_repeating_the_plan(tool: PlanTool) -> None:
+    """The whole plan is injected at the end of each request; a result names only what changed."""
+    set_result = call(tool, action="set", items=["Find the workbook", "Fix totals", "Export PDF"])
+    assert (
+        set_result.text == "Plan (0/3 done, 0 verified): 3 items set; in progress:\n[>] 1. Find the workbook"
+    )
+    updated = call(tool, action="update", updates=[{"id": 1, "status": "done", "note": "~/q3.xlsx"}])
+    assert updated.text == (
+        "Plan (1/3 done, 0 verified); changed:\n"
+        "[x] 1. Find the workbook (claimed, unverified) — ~/q3.xlsx\n"
+        "[>] 2. Fix totals"
+    )
+    added = call(tool, action="add", items=[{"title": "Mail it", "status": "blocked", "note": "no account"}])
+    assert added.text == "Plan (1/4 done, 0 verified); changed:\n[!] 4. Mail it — no account"
+    same = call(tool, action="update", updates=[{"id": 2, "status": "in_progress"}])
+    assert same.text == "Plan (1/4 done, 0 verified); nothing changed"
+    remembered = call(tool, action="remember", facts={"workbook": "~/q3.xlsx"})
+    assert remembered.text == "Plan (1/4 done, 0 verified); remembered: workbook"
 
 
 def test_persisted_atomically_and_reloaded(tool: PlanTool, context) -> None:

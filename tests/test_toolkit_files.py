@@ -334,3 +334,5 @@ def test_install_toolkit_uploads_working_programs(tmp_path):
         assert dump.ok and 'sheet "Sales"' in dump.stdout, dump.output
         direct = box.run(f"{bin_dir}/docx-dump --help")
         assert direct.ok and direct.stdout.startswith("usage: docx-dump")
+        prior = box.run(f"{bin_dir}/app-priors vlc")  # the priors travel with the programs
+        assert prior.ok and prior.stdout == (TOOLKIT_BIN / "priors" / "vlc.md").read_text(), prior.output

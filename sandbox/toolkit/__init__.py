@@ -16,13 +16,13 @@ TOOLKIT_BIN = Path(__file__).parent / "bin"
 
 
 def toolkit_files() -> list[Path]:
-    """The toolkit's programs and their shared helper modules."""
-    return sorted(p for p in TOOLKIT_BIN.iterdir() if p.is_file() and not p.name.endswith(".pyc"))
+    """The toolkit's programs, their shared helper modules and their data (the app priors)."""
+    return sorted(p for p in TOOLKIT_BIN.rglob("*") if p.is_file() and not p.name.endswith(".pyc"))
 
 
 def toolkit_programs() -> list[str]:
     """Names of the toolkit's command-line programs."""
-    return [p.name for p in toolkit_files() if not p.name.startswith("_")]
+    return [p.name for p in toolkit_files() if p.parent == TOOLKIT_BIN and not p.name.startswith("_")]
 
 
 def install_toolkit(sandbox: Sandbox, install_missing_modules: bool = True) -> str:
@@ -33,7 +33,7 @@ def install_toolkit(sandbox: Sandbox, install_missing_modules: bool = True) -> s
     """
     bin_dir = f"{sandbox.home.rstrip('/')}/{TOOLKIT_REMOTE_DIR}"
     for file in toolkit_files():
-        sandbox.write_file(f"{bin_dir}/{file.name}", file.read_bytes())
+        sandbox.write_file(f"{bin_dir}/{file.relative_to(TOOLKIT_BIN).as_posix()}", file.read_bytes())
     programs = " ".join(quote(f"{bin_dir}/{name}") for name in toolkit_programs())
     result = sandbox.run(f"chmod 755 {programs}")
     if not result.ok:

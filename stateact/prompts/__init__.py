@@ -1,4 +1,5 @@
-"""The main agent's system prompt: `main.md` plus the app-state priors in `priors.md`.
+"""The main agent's system prompt: `main.md`, the general priors in `priors.md`, and the app priors
+the run needs (`app_priors.py`; the others are listed by name with one line).
 
 `main.md` holds sections that apply only to some toolsets, written as
 
@@ -15,7 +16,10 @@ Conditions name tools, plus the feature `gate` (the finish gate is on). Placehol
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
+
+from stateact.prompts.app_priors import render_priors
 
 PROMPTS_DIR = Path(__file__).parent
 EDITOR_TOOLS = ("str_replace_based_edit_tool", "edit")
@@ -38,10 +42,16 @@ def select_sections(text: str, present: set[str]) -> str:
     return _SECTION.sub(keep, text)
 
 
-def render_main_prompt(tool_names: set[str], home: str, gate: bool = True) -> str:
-    """The main agent's system prompt for a toolset, with the app-state priors appended."""
+def render_main_prompt(
+    tool_names: set[str], home: str, gate: bool = True, priors: Iterable[str] | None = None
+) -> str:
+    """The main agent's system prompt for a toolset, with the app-state priors appended.
+
+    `priors` names the app priors given in full (see `app_priors.select_priors`); None gives all.
+    """
     present = set(tool_names) | ({"gate"} if gate else set())
     editor = next((name for name in EDITOR_TOOLS if name in tool_names), "")
-    text = select_sections(read_prompt("main"), present).rstrip() + "\n\n" + read_prompt("priors")
+    sections = [select_sections(read_prompt("main"), present), read_prompt("priors"), render_priors(priors)]
+    text = "\n\n".join(part.strip() for part in sections if part.strip()) + "\n"
     text = re.sub(r"\n{3,}", "\n\n", text)
     return text.replace("{home}", home).replace("{editor}", editor)

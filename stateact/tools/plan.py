@@ -227,16 +227,17 @@ class Plan:
         tmp.write_text(json.dumps(self.to_json(), indent=2, ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, self.path)
 
+    def progress(self) -> str:
+        """The progress count: `Plan (1/3 done, 0 verified)`."""
+        done = sum(item.status == "done" for item in self.items)
+        verified = sum(bool(item.verified_by) for item in self.items)
+        return f"Plan ({done}/{len(self.items)} done, {verified} verified)"
+
     def render(self) -> str:
         """A compact checklist, one item a line, under a progress count."""
         lines = ["(the plan is empty)"]
         if self.items:
-            done = sum(item.status == "done" for item in self.items)
-            verified = sum(bool(item.verified_by) for item in self.items)
-            lines = [
-                f"Plan ({done}/{len(self.items)} done, {verified} verified):",
-                *(i.render() for i in self.items),
-            ]
+            lines = [f"{self.progress()}:", *(i.render() for i in self.items)]
         if self.facts:
             lines += ["Known facts:", *(f"- {key}: {value}" for key, value in self.facts.items())]
         return "\n".join(lines)
@@ -300,6 +301,9 @@ class PlanTool(Tool[PlanInput]):
         self._requests = 0
 
     def run(self, params: PlanInput) -> ToolResult:
+        """Apply the change; the result confirms it with the items it changed, since the whole plan is
+        injected at the end of every request (`injection`) and is not repeated here."""
+        before = {item.id: item.render() for item in self.plan.items}
         lines: list[str] = []
         try:
             if params.action == "update":
@@ -317,9 +321,23 @@ class PlanTool(Tool[PlanInput]):
                 )
                 (self.plan.set if params.action == "set" else self.plan.add)(items)
         except PlanError as exc:
-            return ToolResult.error(f"{exc}\n{self.plan.render()}")
+            return ToolResult.error(str(exc))
         self._log(params.action)
-        return ToolResult(text="\n".join([*lines, self.plan.render()]))
+        return ToolResult(text="\n".join([*lines, *self._confirmation(params, before)]))
+
+    def _confirmation(self, params: PlanInput, before: dict[int, str]) -> list[str]:
+        """The progress count and the changed items (after `set`: the item in progress)."""
+        progress = self.plan.progress()
+        if params.action == "remember":
+            return [f"{progress}; remembered: {', '.join(params.facts or {})}"]
+        if params.action == "set":
+            started = [item.render() for item in self.plan.items if item.status == "in_progress"]
+            return [
+                f"{progress}: {len(self.plan.items)} items set" + ("; in progress:" if started else ""),
+                *started,
+            ]
+        changed = [item.render() for item in self.plan.items if before.get(item.id) != item.render()]
+        return [f"{progress}; " + ("changed:" if changed else "nothing changed"), *changed]
 
     def injection(self) -> str | None:
         """The loop injection: re-checks verified items now and then, then shows the plan."""
