@@ -19,7 +19,7 @@ from html import escape
 from pathlib import Path
 from string import Template
 
-from evals import suite_settings
+from evals import settings
 from evals.comparison import ALL_DOMAINS, COLUMNS, GroupRow, aggregate
 from evals.results import safe_name
 from evals.svg_charts import Point, bar_chart, dollars, percent, scatter_chart
@@ -43,7 +43,7 @@ def render_page(body_template: str, title: str, **fields: str) -> str:
 
 
 def _cut(text: str) -> str:
-    cap = suite_settings.TRAJECTORY_TEXT_CAP_CHARS
+    cap = settings.TRAJECTORY_TEXT_CAP_CHARS
     return text if len(text) <= cap else text[:cap] + f"\n… ({len(text) - cap} more characters)"
 
 

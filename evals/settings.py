@@ -1,4 +1,5 @@
-"""Tunable numbers of OSWorld task setup and scoring, defined once."""
+"""Every tunable number of the evals package (task setup and scoring, validation, the suite runner and
+its reports), defined once."""
 
 OPEN_WINDOW_TIMEOUT_S = 90.0
 """How long an `open` step waits for a window whose title shows the file name."""
@@ -12,13 +13,23 @@ DOWNLOAD_TIMEOUT_S = 60.0
 """Timeout (to connect, and between two reads) of downloading a file the cache does not hold."""
 SHEET_PRECISION = 4
 """Default rounding of `compare_table`/`sheet_data` (OSWorld's `precision`)."""
-DEFAULT_HARNESS = "stateact"
-"""First folder of the results layout when none is given."""
 
 # Suite validation (replaying reference solutions)
 VALIDATE_MAX_TURNS = 80
 """Main-agent turns a reference solution may take."""
 VALIDATE_MAX_SECONDS = 900.0
 """Wall-clock seconds one task's validation run may take."""
-VALIDATE_HARNESS = "stateact"
-"""The harness reference solutions are replayed through (the full one, so the finish gate runs)."""
+
+# Suite runner and its reports
+TASK_TIMEOUT_S = 1800.0
+"""Default wall-time budget of one task's agent run (the harness's `max_seconds`)."""
+TASK_MAX_USD = 20.0
+"""Default dollar budget of one task's agent run."""
+TASK_MAX_TURNS = 500
+"""Default main-agent turn budget of one task (OSWorld 2.0's step budget)."""
+WORKERS = 2
+"""Tasks run at once, each on its own sandbox and display."""
+REFERENCE_MODEL = "reference"
+"""The `--model` value that plays each task's own reference solution through the scripted provider."""
+TRAJECTORY_TEXT_CAP_CHARS = 6_000
+"""A tool input or result longer than this is cut in the trajectory viewer."""
