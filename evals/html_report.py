@@ -220,8 +220,14 @@ def _task_meta(m: TaskMetrics) -> str:
         f"{scored}, status {m.status}; main turns {m.main_turns}, subagent turns {m.sub_turns}, "
         f"delegations {m.delegations}, {gate}, compactions {m.compactions}; "
         f"tokens in {m.input_tokens:,} / out {m.output_tokens:,} / cached {m.cached_tokens:,}; "
-        f"${m.usd:.4f}, {m.seconds:.1f}s"
+        f"${m.usd:.4f}{_by_role(m.usd_by_role)}, {m.seconds:.1f}s"
     )
+
+
+def _by_role(usd_by_role: dict[str, float]) -> str:
+    """Spend per role, e.g. ` (main $0.1200, gui $0.0300)`; empty when the run recorded none."""
+    parts = ", ".join(f"{role} ${usd:.4f}" for role, usd in usd_by_role.items())
+    return f" ({parts})" if parts else ""
 
 
 def write_task_page(metrics: TaskMetrics, page_dir: Path) -> Path:
