@@ -12,10 +12,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from evals import suite_settings
+from evals import settings
 from evals.suite import OFFICE_SUITE, discover
 from evals.task import TaskError
 from evals.validate import ValidationRow, validate_suite
+from stateact.variants import FULL_HARNESS
 
 eval_app = typer.Typer(
     help="Task suites: validate reference solutions, run and compare harnesses.", no_args_is_help=True
@@ -114,7 +115,7 @@ def run_command(
     suite: Annotated[Path, typer.Argument(help="A folder of OSWorld task files (<domain>/<id>.json).")],
     harness: Annotated[
         str, typer.Option(help="Comma-separated harness variants (see `stateact variants`).")
-    ] = "stateact",
+    ] = FULL_HARNESS,
     task: Annotated[list[str] | None, typer.Option(help="Run only this task id (repeatable).")] = None,
     model: Annotated[
         str,
@@ -122,13 +123,13 @@ def run_command(
             help="Main model spec (anthropic:MODEL, openai:MODEL@URL, scripted:PATH), or `reference` to play "
             "each task's own reference solution."
         ),
-    ] = suite_settings.REFERENCE_MODEL,
+    ] = settings.REFERENCE_MODEL,
     gui_model: RoleOption = None,
     web_model: RoleOption = None,
     gate_model: RoleOption = None,
     compactor_model: RoleOption = None,
     workers: Annotated[int, typer.Option(min=1, help="Tasks run at once, each on its own display.")] = (
-        suite_settings.WORKERS
+        settings.WORKERS
     ),
     results: Annotated[Path, typer.Option(help="Results folder (OSWorld layout); reused to resume.")] = Path(
         "results"
@@ -138,11 +139,11 @@ def run_command(
         typer.Option(help="Fixture cache for downloads (default: <results>/cache, built anew)."),
     ] = None,
     timeout_minutes: Annotated[float, typer.Option(help="Wall-time budget of one task's agent run.")] = (
-        suite_settings.TASK_TIMEOUT_S / 60
+        settings.TASK_TIMEOUT_S / 60
     ),
-    max_usd: Annotated[float, typer.Option(help="Dollar budget of one task.")] = suite_settings.TASK_MAX_USD,
+    max_usd: Annotated[float, typer.Option(help="Dollar budget of one task.")] = settings.TASK_MAX_USD,
     max_steps: Annotated[int, typer.Option(help="Main-agent turn budget of one task.")] = (
-        suite_settings.TASK_MAX_TURNS
+        settings.TASK_MAX_TURNS
     ),
     display: Annotated[bool, typer.Option(help="Give each task's sandbox its own X display.")] = True,
     html: Annotated[bool, typer.Option(help="Also write the HTML report into <results>/report.")] = True,

@@ -19,7 +19,7 @@ from html import escape
 from pathlib import Path
 from string import Template
 
-from evals import suite_settings
+from evals import settings
 from evals.comparison import ALL_DOMAINS, COLUMNS, GroupRow, aggregate
 from evals.results import safe_name
 from evals.svg_charts import Point, bar_chart, dollars, percent, scatter_chart
@@ -43,7 +43,7 @@ def render_page(body_template: str, title: str, **fields: str) -> str:
 
 
 def _cut(text: str) -> str:
-    cap = suite_settings.TRAJECTORY_TEXT_CAP_CHARS
+    cap = settings.TRAJECTORY_TEXT_CAP_CHARS
     return text if len(text) <= cap else text[:cap] + f"\n… ({len(text) - cap} more characters)"
 
 
@@ -220,8 +220,14 @@ def _task_meta(m: TaskMetrics) -> str:
         f"{scored}, status {m.status}; main turns {m.main_turns}, subagent turns {m.sub_turns}, "
         f"delegations {m.delegations}, {gate}, compactions {m.compactions}; "
         f"tokens in {m.input_tokens:,} / out {m.output_tokens:,} / cached {m.cached_tokens:,}; "
-        f"${m.usd:.4f}, {m.seconds:.1f}s"
+        f"${m.usd:.4f}{_by_role(m.usd_by_role)}, {m.seconds:.1f}s"
     )
+
+
+def _by_role(usd_by_role: dict[str, float]) -> str:
+    """Spend per role, e.g. ` (main $0.1200, gui $0.0300)`; empty when the run recorded none."""
+    parts = ", ".join(f"{role} ${usd:.4f}" for role, usd in usd_by_role.items())
+    return f" ({parts})" if parts else ""
 
 
 def write_task_page(metrics: TaskMetrics, page_dir: Path) -> Path:

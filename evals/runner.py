@@ -24,7 +24,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from evals import settings
 from evals.cache import FileCache
 from evals.failures import AGENT, SCORING, SETUP, TaskFailure
 from evals.paths import HomeMap
@@ -33,6 +32,7 @@ from evals.scoring import ScoreReport, check_evaluator_known, score_task
 from evals.setup import SetupContext, run_steps
 from evals.task import Task, load_task, task_domain
 from sandbox.base import Sandbox, SandboxError
+from stateact.variants import FULL_HARNESS
 
 RunAgent = Callable[[str, Sandbox], Path]
 
@@ -125,7 +125,7 @@ def run_task_file(
     cache_dir: Path,
     results_dir: Path,
     model: str = "unknown",
-    harness: str = settings.DEFAULT_HARNESS,
+    harness: str = FULL_HARNESS,
 ) -> TaskOutcome:
     """Setup, agent, scoring and results for one task file; a task with result.txt is skipped.
 

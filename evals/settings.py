@@ -1,4 +1,5 @@
-"""Tunable numbers of OSWorld task setup and scoring, defined once."""
+"""Every tunable number of the evals package (task setup and scoring, validation, the suite runner and
+its reports), defined once."""
 
 OPEN_WINDOW_TIMEOUT_S = 90.0
 """How long an `open` step waits for a window whose title shows the file name."""
@@ -16,19 +17,29 @@ FUZZY_THRESHOLD = 85.0
 """Default `threshold` (0-100) of a `compare_table`/`sheet_fuzzy` `fuzzy_match` sub-rule."""
 DEFAULT_ZOOM = 100.0
 """The zoom scale `compare_table`/`zoom` reads when a sheet sets none."""
-DEFAULT_HARNESS = "stateact"
-"""First folder of the results layout when none is given."""
 
 # Suite validation (replaying reference solutions)
 VALIDATE_MAX_TURNS = 80
 """Main-agent turns a reference solution may take."""
 VALIDATE_MAX_SECONDS = 900.0
 """Wall-clock seconds one task's validation run may take."""
-VALIDATE_HARNESS = "stateact"
-"""The harness reference solutions are replayed through (the full one, so the finish gate runs)."""
 
 # The finish gate's accuracy corpus (evals/gate_corpus.py)
 GATE_CORPUS_STEP_TIMEOUT_S = 180.0
 """Timeout of one shell command of a case's steps (a LibreOffice conversion included)."""
 GATE_CORPUS_MIN_SHARE = 0.4
 """The least share of the corpus each expected verdict (pass, fail) must have."""
+
+# Suite runner and its reports
+TASK_TIMEOUT_S = 1800.0
+"""Default wall-time budget of one task's agent run (the harness's `max_seconds`)."""
+TASK_MAX_USD = 20.0
+"""Default dollar budget of one task's agent run."""
+TASK_MAX_TURNS = 500
+"""Default main-agent turn budget of one task (OSWorld 2.0's step budget)."""
+WORKERS = 2
+"""Tasks run at once, each on its own sandbox and display."""
+REFERENCE_MODEL = "reference"
+"""The `--model` value that plays each task's own reference solution through the scripted provider."""
+TRAJECTORY_TEXT_CAP_CHARS = 6_000
+"""A tool input or result longer than this is cut in the trajectory viewer."""

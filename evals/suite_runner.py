@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evals import suite_settings
+from evals import settings
 from evals.failures import SETUP, TaskFailure
 from evals.results import ERROR_FILE, RESULT_FILE, is_done, read_score, task_result_dir, write_error
 from evals.runner import run_task_file
@@ -59,10 +59,10 @@ class SuiteOptions:
     cache: Path
     role_models: dict[str, str | None] = field(default_factory=dict)
     """Specs for the roles gui, web, gate, compactor (empty: the main model)."""
-    workers: int = suite_settings.WORKERS
-    max_seconds: float = suite_settings.TASK_TIMEOUT_S
-    max_usd: float = suite_settings.TASK_MAX_USD
-    max_turns: int = suite_settings.TASK_MAX_TURNS
+    workers: int = settings.WORKERS
+    max_seconds: float = settings.TASK_TIMEOUT_S
+    max_usd: float = settings.TASK_MAX_USD
+    max_turns: int = settings.TASK_MAX_TURNS
     display: bool = True
     only: tuple[str, ...] = ()
     """Task ids to run (empty: every task of the suite)."""
@@ -114,7 +114,7 @@ def role_models(options: SuiteOptions, task: SuiteTask, home: str, result_dir: P
     task's results folder, which the scripted provider plays.
     """
     main = options.model
-    if main == suite_settings.REFERENCE_MODEL:
+    if main == settings.REFERENCE_MODEL:
         main = f"scripted:{mapped_solution(task.solution_path, home, Path(result_dir) / REFERENCE_COPY)}"
     return RoleModels(main=main, **{role: spec for role, spec in options.role_models.items() if spec})
 

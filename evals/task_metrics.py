@@ -62,6 +62,8 @@ class TaskMetrics:
     output_tokens: int = 0
     cached_tokens: int = 0
     usd: float = 0.0
+    usd_by_role: dict[str, float] = field(default_factory=dict)
+    """Dollars spent by each role of the run (main, gui, web, gate, compactor)."""
     seconds: float = 0.0
 
     @property
@@ -154,7 +156,11 @@ def _read_run(metrics: TaskMetrics, run_dir: Path) -> None:
         metrics.seconds = _number(result.get("seconds"))
         gate_passed = result.get("gate_passed")
         metrics.gate_passed = gate_passed if isinstance(gate_passed, bool) else None
-        usage = _mapping(_mapping(result.get("spend")).get("usage"))
+        spend = _mapping(result.get("spend"))
+        metrics.usd_by_role = {
+            str(role): _number(_mapping(s).get("usd")) for role, s in _mapping(spend.get("by_role")).items()
+        }
+        usage = _mapping(spend.get("usage"))
         metrics.input_tokens = int(_number(usage.get("input_tokens")))
         metrics.output_tokens = int(_number(usage.get("output_tokens")))
         metrics.cached_tokens = int(_number(usage.get("cache_read_tokens")))

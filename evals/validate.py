@@ -29,6 +29,7 @@ from stateact.config import RunConfig
 from stateact.runlog import read_events
 from stateact.runtime import RoleModels
 from stateact.task_run import run_task
+from stateact.variants import FULL_HARNESS
 
 
 @dataclass
@@ -68,7 +69,7 @@ def validate_task(
     cache_dir: Path,
     out_dir: Path,
     solution: Path | None = None,
-    harness: str = settings.VALIDATE_HARNESS,
+    harness: str = FULL_HARNESS,
 ) -> ValidationRow:
     """Replay one task's reference solution (or another `solution` script) on a fresh local sandbox.
 

@@ -19,7 +19,9 @@ A round that ends without a valid verdict (no verdict within budget, a model err
 rejected verdict calls, a PASS voided by the gate's own changes) is undecided: the gate's failure,
 not the agent's. It uses none of the agent's rounds; a fresh round starts at once (up to
 `GATE_UNDECIDED_RETRIES`), and if that is undecided too the verdict has `passed=None` and the finish
-is accepted unreviewed (a `gate_undecided` event).
+is accepted unreviewed (a `gate_undecided` event). A round spends from the run's dollar budget (with
+its own smaller cap, `GATE_MAX_USD`); once that budget is spent no fresh round starts and the finish
+tool hands the run back to the main loop, which stops on its budget.
 """
 
 from __future__ import annotations
@@ -102,8 +104,8 @@ class FinishGate:
             return [v for v in self.verdicts if v.passed is not None][-1]
         for _ in range(gate_settings.GATE_UNDECIDED_RETRIES + 1):
             verdict = self._round(infeasible_claim)
-            if verdict.passed is not None:
-                return verdict
+            if verdict.passed is not None or self.context.dollars_spent:
+                return verdict  # no fresh round on a spent budget: the run stops on it
         self.context.log.emit(
             "gate_undecided",
             f"gate#{verdict.round}",
@@ -164,7 +166,7 @@ class FinishGate:
             meter=self.context.meter,
             budget=Budget(
                 max_turns=gate_settings.GATE_MAX_TURNS,
-                max_usd=self.context.meter.total_usd + gate_settings.GATE_MAX_USD,
+                max_usd=self.context.dollar_budget(gate_settings.GATE_MAX_USD),
                 max_seconds=gate_settings.GATE_MAX_SECONDS,
             ),
             context=build_context_manager(self.context, model.name),

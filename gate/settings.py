@@ -6,7 +6,7 @@ The number of rounds is `stateact.settings.GATE_MAX_ROUNDS` (shared with the har
 GATE_MAX_TURNS = 40
 """Model turns one gate round may take before it ends without a verdict."""
 GATE_MAX_USD = 2.0
-"""Dollars one gate round may spend (on top of what the run had spent when the round started)."""
+"""Dollars one gate round may spend, and never more than what remains of the run's budget."""
 GATE_MAX_SECONDS = 900.0
 """Wall-clock seconds one gate round may take."""
 

@@ -18,6 +18,7 @@ from stateact.config import RunConfig, absolute_path
 from stateact.exit_codes import ExitCode, exit_code_for
 from stateact.runtime import RoleModels
 from stateact.signals import Terminated, stop_signals_as_interrupt
+from stateact.variants import FULL_HARNESS, default_turns_text
 
 app = typer.Typer(
     add_completion=False, no_args_is_help=True, help="A code-first harness for computer-use agents."
@@ -50,14 +51,14 @@ def run(
     web_model: ModelOption = None,
     gate_model: ModelOption = None,
     compactor_model: ModelOption = None,
-    harness: Annotated[str, typer.Option(help="Harness variant (see `stateact variants`).")] = "stateact",
+    harness: Annotated[str, typer.Option(help="Harness variant (see `stateact variants`).")] = FULL_HARNESS,
     sandbox: Annotated[str, typer.Option(help="`local` or osworld://HOST:PORT.")] = "local",
     workdir: Annotated[Path | None, typer.Option(help="Home folder of a local sandbox.")] = None,
     display: Annotated[bool, typer.Option(help="Start a private X display (local sandbox).")] = True,
     runs_root: Annotated[Path, typer.Option(help="Where run folders are made.")] = Path("runs"),
     max_steps: Annotated[
         int | None,
-        typer.Option(help="Top-level agent turn budget (default: 200; 100 for the pixel harness)."),
+        typer.Option(help=f"Top-level agent turn budget (default: {default_turns_text()})."),
     ] = None,
     max_usd: Annotated[float, typer.Option(help="Dollar budget for the whole run.")] = settings.MAIN_MAX_USD,
     max_minutes: Annotated[float, typer.Option(help="Wall-time budget.")] = settings.MAIN_MAX_SECONDS / 60,

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from stateact import settings
 from stateact.runtime import RoleModels
+from stateact.variants import FULL_HARNESS
 
 
 def absolute_path(path: Path | str) -> Path:
@@ -19,7 +20,7 @@ def absolute_path(path: Path | str) -> Path:
 class RunConfig(BaseModel):
     instruction: str
     models: RoleModels
-    harness: str = "stateact"
+    harness: str = FULL_HARNESS
     sandbox: str = "local"
     """`local`, or `osworld://HOST:PORT`."""
     workdir: Path | None = None

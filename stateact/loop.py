@@ -42,6 +42,9 @@ Injection = Callable[[], str | None]
 
 @dataclass(frozen=True)
 class Budget:
+    """When a loop stops. `max_usd` is a run-wide figure: the loop stops once the meter's total (every
+    role's spend) reaches it; see `RunContext.dollar_budget`."""
+
     max_turns: int = settings.MAIN_MAX_TURNS
     max_usd: float | None = settings.MAIN_MAX_USD
     max_seconds: float | None = settings.MAIN_MAX_SECONDS

@@ -94,7 +94,7 @@ def _drive(
     try:
         sandbox.start()
         instruction = (state.instruction if state else "") or config.instruction
-        context = RunContext(run_dir, instruction, sandbox, log, meter, config.models)
+        context = RunContext(run_dir, instruction, sandbox, log, meter, config.models, config.max_usd)
         started_at = state.task_started_at if state else sandbox_clock(sandbox)
         log.emit(
             "run_start",
@@ -107,7 +107,9 @@ def _drive(
         )
         if state is None and variant.gate:  # a resumed run keeps comparing with the first start
             take_baseline(sandbox, run_dir, instruction, log, started_at)
-        budget = Budget(config.max_turns or variant.default_max_turns, config.max_usd, config.max_seconds)
+        budget = Budget(
+            config.max_turns or variant.default_max_turns, context.dollar_budget(), config.max_seconds
+        )
         loop = build_main_loop(
             context, variant, budget, started_at, state.events if state else (), config.cdp_url, config.apps
         )

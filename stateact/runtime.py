@@ -44,8 +44,24 @@ class RunContext:
     log: RunLog
     meter: Meter
     models: RoleModels
+    max_usd: float | None = None
+    """The run's dollar budget: every loop of the run (main, gui, web, gate) spends from it."""
     _providers: dict[str, ModelProvider] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def dollar_budget(self, own_usd: float | None = None) -> float | None:
+        """The run-wide spend (the meter's total) at which a loop starting now must stop.
+
+        That is the run's budget, or sooner when the loop has its own cap of `own_usd` dollars: a loop
+        never gets more than what remains of the run's budget. None: no dollar limit at all.
+        """
+        own = None if own_usd is None else self.meter.total_usd + own_usd
+        return min((limit for limit in (self.max_usd, own) if limit is not None), default=None)
+
+    @property
+    def dollars_spent(self) -> bool:
+        """True once the run's dollar budget is used up."""
+        return self.max_usd is not None and self.meter.total_usd >= self.max_usd
 
     def provider(self, role: str) -> ModelProvider:
         """The provider of a role, built once per run (a scripted role keeps its place in its script)."""

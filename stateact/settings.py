@@ -96,10 +96,12 @@ CONTEXT_STALL_IDLE_STEPS = 5
 """This many steps in a row without a new successful result is a stall."""
 TOKENS_IMAGE_PIXELS_PER_TOKEN = 750
 """Image tokens are estimated as width x height / this."""
-TOKENS_IMAGE_MAX_EDGE = 1568
-"""Providers downscale images whose long edge passes this before counting them."""
-TOKENS_IMAGE_MAX_PIXELS = 1_150_000
-"""Providers downscale images with more pixels than this before counting them."""
+MODEL_IMAGE_MAX_EDGE = 1568
+"""Providers downscale images whose long edge passes this: screenshots are scaled to fit, token counts
+assume it."""
+MODEL_IMAGE_MAX_PIXELS = 1_150_000
+"""Providers downscale images with more pixels than this: screenshots are scaled to fit, token counts
+assume it."""
 
 BASH_COLLECT_CAP_CHARS = 32_000_000
 """A bash call returns early (the command still running) once this much output is waiting, bounding memory."""

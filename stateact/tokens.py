@@ -103,8 +103,8 @@ def image_tokens(block: ImageBlock) -> int:
     width, height = image_size(block)
     scale = min(
         1.0,
-        settings.TOKENS_IMAGE_MAX_EDGE / max(width, height, 1),
-        (settings.TOKENS_IMAGE_MAX_PIXELS / max(width * height, 1)) ** 0.5,
+        settings.MODEL_IMAGE_MAX_EDGE / max(width, height, 1),
+        (settings.MODEL_IMAGE_MAX_PIXELS / max(width * height, 1)) ** 0.5,
     )
     return max(1, int(width * scale * height * scale / settings.TOKENS_IMAGE_PIXELS_PER_TOKEN))
 

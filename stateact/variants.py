@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from stateact import settings
+
+FULL_HARNESS = "stateact"
+"""The variant with every part on: a run's default, and the one reference solutions are validated through."""
 
 
 @dataclass(frozen=True)
@@ -28,7 +32,7 @@ VARIANTS: dict[str, HarnessVariant] = {
     v.name: v
     for v in (
         HarnessVariant(
-            "stateact", "code-first main agent with GUI and web subagents, plan, gate, compaction"
+            FULL_HARNESS, "code-first main agent with GUI and web subagents, plan, gate, compaction"
         ),
         HarnessVariant("no-act", "without the GUI subagent", gui=False),
         HarnessVariant("no-verify", "without the finish gate", gate=False),
@@ -50,6 +54,17 @@ VARIANTS: dict[str, HarnessVariant] = {
         ),
     )
 }
+
+
+def default_turns_text() -> str:
+    """The variants' default turn budgets in words: the common one, then any other by variant."""
+    common = Counter(v.default_max_turns for v in VARIANTS.values()).most_common(1)[0][0]
+    others = [
+        f"{v.default_max_turns} for the {v.name} harness"
+        for v in VARIANTS.values()
+        if v.default_max_turns != common
+    ]
+    return "; ".join([str(common), *others])
 
 
 def get_variant(name: str) -> HarnessVariant:

@@ -73,7 +73,9 @@ def run_gui_subgoal(
         scope=scope,
         role="gui",
         prompt="gui",
-        budget=Budget(max_turns=budget, max_usd=None, max_seconds=settings.GUI_MAX_SECONDS),
+        budget=Budget(
+            max_turns=budget, max_usd=context.dollar_budget(), max_seconds=settings.GUI_MAX_SECONDS
+        ),
     )
     outcome = loop.run(brief_text(subgoal, brief))
     steps = loop.turns

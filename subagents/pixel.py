@@ -11,16 +11,9 @@ from __future__ import annotations
 
 from stateact.loop import Budget
 from stateact.runtime import RunContext
-from subagents import settings
 from subagents.screen_loop import ScreenLoop, build_screen_loop
 
 
-def build_pixel_loop(context: RunContext, budget: Budget | None = None) -> ScreenLoop:
-    """The pixel agent on the main model (default: PIXEL_MAX_STEPS turns and the main agent's caps)."""
-    return build_screen_loop(
-        context,
-        scope="main",
-        role="main",
-        prompt="pixel",
-        budget=budget or Budget(max_turns=settings.PIXEL_MAX_STEPS),
-    )
+def build_pixel_loop(context: RunContext, budget: Budget) -> ScreenLoop:
+    """The pixel agent on the main model, with the run's budget (the `pixel` variant's turns by default)."""
+    return build_screen_loop(context, scope="main", role="main", prompt="pixel", budget=budget)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from PIL import Image
 
 from sandbox.base import Sandbox
+from stateact import settings as model_limits
 from subagents import settings
 
 
@@ -35,15 +36,15 @@ def model_size(screen: tuple[int, int]) -> tuple[int, int]:
             return target_w, target_h
     scale = min(
         1.0,
-        settings.SCREEN_MAX_LONG_EDGE / max(width, height),
-        math.sqrt(settings.SCREEN_MAX_PIXELS / (width * height)),
+        model_limits.MODEL_IMAGE_MAX_EDGE / max(width, height),
+        math.sqrt(model_limits.MODEL_IMAGE_MAX_PIXELS / (width * height)),
     )
     return max(1, int(width * scale)), max(1, int(height * scale))
 
 
 def image_tokens(size: tuple[int, int]) -> int:
     """Approximate prompt tokens of an image (the width·height/750 rule)."""
-    return math.ceil(size[0] * size[1] / 750)
+    return math.ceil(size[0] * size[1] / model_limits.TOKENS_IMAGE_PIXELS_PER_TOKEN)
 
 
 def encode_png(image: Image.Image) -> bytes:

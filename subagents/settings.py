@@ -54,19 +54,13 @@ WEB_REPORT_NOTE_CHARS = 1_500
 """Characters of the web agent's own words quoted in a report when it stopped early."""
 
 
-# GUI subagent and pixel harness
+# GUI subagent and pixel harness (the pixel harness's turn budget is its variant's, stateact.variants)
 GUI_MAX_STEPS = 25
 """Model turns a GUI delegation may take before it reports INCOMPLETE."""
-PIXEL_MAX_STEPS = 100
-"""Model turns of the pixel harness (the GUI loop given the whole task)."""
 GUI_MAX_SECONDS = 1800.0
 """Wall-clock cap on one GUI delegation."""
 GUI_KEEP_SCREENSHOTS = 3
 """Screenshots kept in the GUI loop's context; older ones become a placeholder."""
-SCREEN_MAX_LONG_EDGE = 1568
-"""Longest edge of a screenshot sent to a model."""
-SCREEN_MAX_PIXELS = 1_150_000
-"""Pixel count cap of a screenshot sent to a model."""
 SCREEN_TARGETS = ((1024, 768), (1280, 800), (1366, 768))
 """XGA, WXGA and FWXGA: preferred model sizes when the screen's aspect ratio matches."""
 SCREEN_ASPECT_TOLERANCE = 0.02

@@ -111,7 +111,7 @@ class DelegateWebTool(Tool):
         self.session = BrowserSession(context.sandbox, cdp_url=cdp_url)
         self.pages = WebPageLog(context.log)
         self.session.on_snapshot = self.pages.record
-        self.budget = Budget(max_turns=max_steps, max_usd=None, max_seconds=max_seconds)
+        self.budget = Budget(max_turns=max_steps, max_usd=context.dollar_budget(), max_seconds=max_seconds)
 
     def run(self, params: Input) -> ToolResult:
         log = self.run_context.log

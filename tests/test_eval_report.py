@@ -233,6 +233,7 @@ def test_delegated_run_metrics(report_dir):
     run = metrics["stateact"]
     assert (run.main_turns, run.sub_turns, run.sub_turns_by_kind) == (2, 4, {"gui": 2, "gate": 2})
     assert (run.delegations, run.delegations_by_tool) == (1, {"delegate_gui": 1})
+    assert run.usd_by_role == {"main": 0.0, "gui": 0.0}  # the scripted model costs nothing
     assert (run.gate_rounds, run.gate_passes, run.gate_fails, run.compactions) == (2, 1, 1, 1)
     assert (run.partial, run.binary, run.checkpoints_met, run.checkpoints) == (0.5, False, 1, 2)
 
@@ -282,6 +283,7 @@ def test_trajectory_page_shows_delegation_screens_compaction_and_gate(report_dir
     assert "Found /home/user/sales.xlsx" in page.locator("li.kind-compaction").inner_text()
     assert "legend at right" in page.locator("#checkpoints").inner_text()
     assert "delegations 1" in page.locator(".meta").inner_text()
+    assert "(main $0.0000, gui $0.0000)" in page.locator(".meta").inner_text()
     assert problems == []
 
 

@@ -20,10 +20,11 @@ import openpyxl
 import pytest
 
 from sandbox.local import LocalSandbox
-from stateact.loop import AgentLoop
+from stateact.loop import AgentLoop, Budget
 from stateact.meter import Meter
 from stateact.runlog import RunLog, read_events
 from stateact.runtime import RoleModels, RunContext
+from stateact.variants import get_variant
 from subagents.gui import DelegateGuiTool, run_gui_subgoal
 from subagents.pixel import build_pixel_loop
 from subagents.screen import Scaler
@@ -311,13 +312,14 @@ def test_pixel_harness_runs_a_whole_task(tk_app, tmp_path):
         done("the counter was incremented"),
     ]
     context = make_context(tmp_path, app.sandbox, {"main": main_turns})
-    loop = build_pixel_loop(context)
+    turns = get_variant("pixel").default_max_turns
+    loop = build_pixel_loop(context, Budget(max_turns=turns))
     outcome = loop.run("Close the welcome dialog and press 'Add one' once.")
     assert outcome.status == "finished" and outcome.data["status"] == "DONE"
     state = app.wait("clicks")
     assert state["clicks"] == 1 and state["dialog_open"] is False
     first = context.provider("main").requests[0]
-    assert len(first.messages[0].images()) == 1 and "Step 1 of 100." in first.messages[0].text()
+    assert len(first.messages[0].images()) == 1 and f"Step 1 of {turns}." in first.messages[0].text()
     assert {t.name for t in first.tools} == {"computer", "done", "fail"}
     assert loop.role == "main" and context.meter.by_role["main"].turns == 3
 

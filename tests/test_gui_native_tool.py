@@ -8,9 +8,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from stateact import settings
 from stateact.messages import Message
+from stateact.models import parse_spec
 from stateact.models.anthropic_provider import AnthropicProvider, to_wire
 from stateact.models.base import ModelRequest
+from stateact.models.catalog import CATALOG, lookup
 from subagents.gui_actions import ComputerAction
 from subagents.gui_tools import ComputerTool, DoneTool
 from subagents.screen import Scaler, Screen
@@ -36,6 +39,23 @@ def test_models_with_a_native_tool_get_it_at_the_screenshot_size(model, tool_typ
     assert (computer["display_width_px"], computer["display_height_px"]) == (1366, 768)
     assert "input_schema" not in computer and done["name"] == "done" and "input_schema" in done
     assert wire["extra_headers"] == {"anthropic-beta": beta}
+
+
+@pytest.mark.parametrize("model", [parse_spec(settings.DEFAULT_MODEL)[1], *CATALOG])
+def test_the_wire_gives_each_model_the_native_tool_the_model_table_names(model):
+    native = lookup(model).computer_tool
+    wire = to_wire(request(), model)
+    computer = wire["tools"][0]
+    if native is None:
+        assert "input_schema" in computer and "extra_headers" not in wire
+    else:
+        assert computer["type"] == native.type and computer.get("enable_zoom", False) == native.zoom
+        assert wire["extra_headers"] == {"anthropic-beta": native.beta}
+
+
+def test_the_default_model_has_a_native_computer_tool():
+    provider, model, _ = parse_spec(settings.DEFAULT_MODEL)
+    assert provider == "anthropic" and lookup(model).computer_tool is not None
 
 
 def test_other_models_get_the_function_tool():

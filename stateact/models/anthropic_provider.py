@@ -27,6 +27,7 @@ from stateact.models.base import (
     api_message,
     status_error,
 )
+from stateact.models.catalog import lookup
 
 PROVIDER = "anthropic"
 CACHE = {"type": "ephemeral"}
@@ -34,17 +35,6 @@ MESSAGE_BREAKPOINTS = 2
 """Cache breakpoints on the latest user turns (system and tools take the other two of four)."""
 EMPTY_TEXT = "(empty)"
 """Stands in for a message left without content: the API rejects blank text blocks."""
-COMPUTER_TOOL_VERSIONS = (
-    ("claude-opus-4-5", ("computer_20251124", "computer-use-2025-11-24")),
-    ("claude-sonnet-4-5", ("computer_20250124", "computer-use-2025-01-24")),
-    ("claude-haiku-4-5", ("computer_20250124", "computer-use-2025-01-24")),
-    ("claude-opus-4-1", ("computer_20250124", "computer-use-2025-01-24")),
-    ("claude-sonnet-4", ("computer_20250124", "computer-use-2025-01-24")),
-    ("claude-opus-4", ("computer_20250124", "computer-use-2025-01-24")),
-    ("claude-3-7-sonnet", ("computer_20250124", "computer-use-2025-01-24")),
-)
-"""Models with a native computer-use tool, most specific prefix first: (tool type, beta flag). Other
-models get the plain function tool."""
 
 
 def _image(block: ImageBlock) -> dict:
@@ -86,19 +76,18 @@ def _native_tool(spec: ToolSpec, model: str) -> tuple[dict, str] | None:
     """Anthropic's computer-use tool for a spec that asks for it, if the model has one: (tool, beta)."""
     if not spec.native or spec.native.get("kind") != "computer":
         return None
-    version = next((v for prefix, v in COMPUTER_TOOL_VERSIONS if model.startswith(prefix)), None)
-    if version is None:
+    native = lookup(model).computer_tool
+    if native is None:
         return None
-    tool_type, beta = version
     tool = {
-        "type": tool_type,
+        "type": native.type,
         "name": spec.name,
         "display_width_px": spec.native["width"],
         "display_height_px": spec.native["height"],
     }
-    if tool_type == "computer_20251124":
+    if native.zoom:
         tool["enable_zoom"] = True
-    return tool, beta
+    return tool, native.beta
 
 
 def to_wire(request: ModelRequest, model: str = "") -> dict:

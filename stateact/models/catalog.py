@@ -1,7 +1,8 @@
-"""Known models: prices in dollars per million tokens and context windows.
+"""Known models, the one table of them: prices in dollars per million tokens, context windows and
+capabilities (the native computer-use tool).
 
 A model is looked up by the longest catalog prefix of its name. Unknown models
-cost nothing and get the default window; `lookup` says so through `known`.
+cost nothing, get the default window and no native tool; `lookup` says so through `known`.
 """
 
 from __future__ import annotations
@@ -13,11 +14,26 @@ from stateact.messages import Usage
 
 
 @dataclass(frozen=True)
+class NativeComputerTool:
+    """Anthropic's computer-use tool of a model: its tool type, the beta flag it needs, and whether it
+    has the zoom action."""
+
+    type: str
+    beta: str
+    zoom: bool = False
+
+
+COMPUTER_2025_01 = NativeComputerTool("computer_20250124", "computer-use-2025-01-24")
+COMPUTER_2025_11 = NativeComputerTool("computer_20251124", "computer-use-2025-11-24", zoom=True)
+
+
+@dataclass(frozen=True)
 class ModelInfo:
-    """Dollars per million tokens of each kind, and the context window.
+    """Dollars per million tokens of each kind, the context window and the native computer tool.
 
     A model priced in bands (`long_prompt_tokens`) bills a call whose prompt is longer
-    than that many tokens at `long_prompt_factor` times every rate.
+    than that many tokens at `long_prompt_factor` times every rate. A model without
+    `computer_tool` gets the GUI's computer tool as a plain function tool.
     """
 
     input_usd: float
@@ -28,6 +44,7 @@ class ModelInfo:
     known: bool = True
     long_prompt_tokens: int | None = None
     long_prompt_factor: float = 1.0
+    computer_tool: NativeComputerTool | None = None
 
     def cost(self, usage: Usage) -> float:
         """The dollars of one call's usage."""
@@ -43,10 +60,10 @@ class ModelInfo:
 
 
 def _anthropic(
-    input_usd: float, output_usd: float, window: int = 200_000, read_fraction: float = 0.1, **bands
+    input_usd: float, output_usd: float, window: int = 200_000, read_fraction: float = 0.1, **extra
 ) -> ModelInfo:
     """Anthropic prices: a 5-minute cache write costs 1.25x input, a cache read `read_fraction` of it."""
-    return ModelInfo(input_usd, output_usd, input_usd * 1.25, input_usd * read_fraction, window, **bands)
+    return ModelInfo(input_usd, output_usd, input_usd * 1.25, input_usd * read_fraction, window, **extra)
 
 
 def _openai(input_usd: float, output_usd: float, window: int, cached_fraction: float) -> ModelInfo:
@@ -58,22 +75,25 @@ MILLION = 1_000_000
 
 CATALOG: dict[str, ModelInfo] = {
     # Anthropic, as published in 2026 (longest prefix wins: claude-opus-4-5 is priced as claude-opus-4).
-    "claude-fable-5": _anthropic(10.0, 50.0, MILLION),
-    "claude-fable-5-1": _anthropic(10.0, 50.0, MILLION, read_fraction=0.025),
-    "claude-mythos-5": _anthropic(10.0, 50.0, MILLION),
-    "claude-mythos-5-1": _anthropic(10.0, 50.0, MILLION, read_fraction=0.025),
-    "claude-opus-5": _anthropic(5.0, 25.0, MILLION),
-    "claude-opus-5-5": _anthropic(4.0, 20.0, MILLION),
-    "claude-sonnet-5": _anthropic(2.0, 10.0, MILLION),
-    "claude-sonnet-5-5": _anthropic(2.0, 10.0, MILLION, read_fraction=0.05),
-    "claude-haiku-5-5": _anthropic(0.1, 0.5, MILLION, long_prompt_tokens=100_000, long_prompt_factor=5.0),
-    "claude-opus-4": _anthropic(5.0, 25.0),
-    "claude-opus-4-0": _anthropic(15.0, 75.0),
-    "claude-opus-4-1": _anthropic(15.0, 75.0),
-    "claude-opus-4-2025": _anthropic(15.0, 75.0),
-    "claude-sonnet-4": _anthropic(3.0, 15.0),
-    "claude-3-7-sonnet": _anthropic(3.0, 15.0),
-    "claude-haiku-4": _anthropic(1.0, 5.0),
+    "claude-fable-5": _anthropic(10.0, 50.0, MILLION, computer_tool=COMPUTER_2025_11),
+    "claude-fable-5-1": _anthropic(10.0, 50.0, MILLION, read_fraction=0.025, computer_tool=COMPUTER_2025_11),
+    "claude-mythos-5": _anthropic(10.0, 50.0, MILLION, computer_tool=COMPUTER_2025_11),
+    "claude-mythos-5-1": _anthropic(10.0, 50.0, MILLION, read_fraction=0.025, computer_tool=COMPUTER_2025_11),
+    "claude-opus-5": _anthropic(5.0, 25.0, MILLION, computer_tool=COMPUTER_2025_11),
+    "claude-opus-5-5": _anthropic(4.0, 20.0, MILLION, computer_tool=COMPUTER_2025_11),
+    "claude-sonnet-5": _anthropic(2.0, 10.0, MILLION, computer_tool=COMPUTER_2025_11),
+    "claude-sonnet-5-5": _anthropic(2.0, 10.0, MILLION, read_fraction=0.05, computer_tool=COMPUTER_2025_11),
+    "claude-haiku-5-5": _anthropic(
+        0.1, 0.5, MILLION, long_prompt_tokens=100_000, long_prompt_factor=5.0, computer_tool=COMPUTER_2025_11
+    ),
+    "claude-opus-4": _anthropic(5.0, 25.0, computer_tool=COMPUTER_2025_11),
+    "claude-opus-4-0": _anthropic(15.0, 75.0, computer_tool=COMPUTER_2025_01),
+    "claude-opus-4-1": _anthropic(15.0, 75.0, computer_tool=COMPUTER_2025_01),
+    "claude-opus-4-2025": _anthropic(15.0, 75.0, computer_tool=COMPUTER_2025_01),
+    "claude-sonnet-4": _anthropic(3.0, 15.0, computer_tool=COMPUTER_2025_01),
+    "claude-sonnet-4-6": _anthropic(3.0, 15.0, computer_tool=COMPUTER_2025_11),
+    "claude-3-7-sonnet": _anthropic(3.0, 15.0, computer_tool=COMPUTER_2025_01),
+    "claude-haiku-4": _anthropic(1.0, 5.0, computer_tool=COMPUTER_2025_01),
     "claude-3-5-haiku": _anthropic(0.8, 4.0),
     # OpenAI, as published in 2026.
     "gpt-5.5": _openai(5.0, 30.0, MILLION, 0.1),

@@ -67,6 +67,11 @@ class FinishTool(Tool[FinishInput]):
         data["infeasible"] = params.infeasible and verdict.passed is not False
         if self.on_verdict is not None:
             self.on_verdict(verdict.passed is True)
+        if verdict.passed is None and self.context.dollars_spent:
+            return ToolResult.error(
+                verdict.report() + "\nThe run's dollar budget ran out before the review ended; the run stops "
+                "here (resume it with a larger budget to have the work reviewed)."
+            )
         if verdict.passed is None:
             return ToolResult(text=verdict.report() + "\nThe run ends unreviewed.", terminal=True, data=data)
         if verdict.passed:
