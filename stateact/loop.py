@@ -73,6 +73,8 @@ class AgentLoop:
         context: ContextManager | None = None,
         injections: Sequence[Injection] = (),
         nudge_text_replies: bool = False,
+        nudge_text: str = TEXT_REPLY_NUDGE,
+        max_nudges: int = settings.TEXT_REPLY_NUDGES,
         role: str | None = None,
     ) -> None:
         self.scope = scope
@@ -86,6 +88,9 @@ class AgentLoop:
         self.context = context or PassThrough()
         self.injections = list(injections)
         self.nudge_text_replies = nudge_text_replies
+        self.nudge_text = nudge_text
+        self.max_nudges = max_nudges
+        """Replies without a tool call in a row that get `nudge_text` before the loop ends as `replied`."""
         self.messages: list[Message] = []
         self.turns = 0
         self._started = time.monotonic()
@@ -143,9 +148,9 @@ class AgentLoop:
                 calls = response.tool_uses()
                 if not calls:
                     text = response.message().text()
-                    if self.nudge_text_replies and nudges < settings.TEXT_REPLY_NUDGES:
+                    if self.nudge_text_replies and nudges < self.max_nudges:
                         nudges += 1
-                        self.append(Message.user_text(TEXT_REPLY_NUDGE))
+                        self.append(Message.user_text(self.nudge_text))
                         continue
                     return self._end(LoopOutcome("replied", text, self.turns))
                 nudges = 0

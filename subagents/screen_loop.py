@@ -9,6 +9,7 @@ from stateact.messages import ImageBlock, TextBlock
 from stateact.runtime import RunContext
 from subagents.gui_tools import ComputerTool, DoneTool, FailTool
 from subagents.image_window import RecentImages
+from subagents.nudge import NUDGE_OPTIONS
 from subagents.screen import Screen
 
 PROMPTS = Path(__file__).parent / "prompts"
@@ -69,4 +70,5 @@ def build_screen_loop(
         meter=context.meter,
         budget=budget,
         context=RecentImages(),
+        **NUDGE_OPTIONS,
     )
