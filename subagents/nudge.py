@@ -6,9 +6,9 @@ from pathlib import Path
 
 from subagents import settings
 
-SUBAGENT_TEXT_REPLY_NUDGE = (Path(__file__).parent / "prompts" / "text_reply_nudge.md").read_text(
-    encoding="utf-8"
-).strip()
+SUBAGENT_TEXT_REPLY_NUDGE = (
+    (Path(__file__).parent / "prompts" / "text_reply_nudge.md").read_text(encoding="utf-8").strip()
+)
 
 NUDGE_OPTIONS = {
     "nudge_text_replies": True,
