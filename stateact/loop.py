@@ -188,7 +188,8 @@ class AgentLoop:
                 recoveries += 1
                 request = self.build_request()
         self.turns += 1
-        usd = self.meter.record(self.role, self.model.name, response.usage)
+        usd = self.model.info.cost(response.usage)  # the catalog's prices, or the role's stated ones
+        self.meter.add(self.role, response.usage, usd)
         self.log.emit(
             "response",
             self.scope,

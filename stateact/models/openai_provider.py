@@ -27,6 +27,7 @@ from stateact.models.base import (
     api_message,
     status_error,
 )
+from stateact.models.role_settings import RoleSettings
 
 ERROR_PREFIX = "Error: "
 """Starts the content of the tool message of a call whose result is an error."""
@@ -80,15 +81,23 @@ def _convert(message: Message) -> list[dict]:
     return converted
 
 
-def to_wire(request: ModelRequest, official: bool = False) -> dict:
-    """The keyword arguments of `chat.completions.create` for a request (`official`: api.openai.com)."""
+def to_wire(
+    request: ModelRequest,
+    official: bool = False,
+    options: RoleSettings | None = None,
+    max_tokens: int | None = None,
+) -> dict:
+    """The keyword arguments of `chat.completions.create` for a request (`official`: api.openai.com),
+    with a role's temperature and tool choice, and `max_tokens` in place of the request's."""
     messages: list[dict] = [{"role": "system", "content": request.system}] if request.system.strip() else []
     for message in request.messages:
         messages.extend(_convert(message))
     wire: dict = {
         "messages": messages,
-        "max_completion_tokens" if official else "max_tokens": request.max_tokens,
+        "max_completion_tokens" if official else "max_tokens": max_tokens or request.max_tokens,
     }
+    if options is not None and options.temperature is not None:
+        wire["temperature"] = options.temperature
     if request.tools:
         wire["tools"] = [
             {
@@ -97,6 +106,8 @@ def to_wire(request: ModelRequest, official: bool = False) -> dict:
             }
             for t in request.tools
         ]
+        if options is not None and options.tool_choice is not None:
+            wire["tool_choice"] = options.tool_choice
     return wire
 
 
@@ -182,7 +193,8 @@ class OpenAIProvider(ModelProvider):
         )
 
     def complete(self, request: ModelRequest) -> ModelResponse:
-        wire = to_wire(request, official=self.client.base_url.host == OFFICIAL_HOST)
+        official = self.client.base_url.host == OFFICIAL_HOST
+        wire = to_wire(request, official, self.options, self.output_tokens(request))
         tool_names = {t.name for t in request.tools}
         return self.with_retries(lambda: self._call(wire, tool_names))
 
