@@ -16,6 +16,7 @@ from evals import settings
 from evals.suite import OFFICE_SUITE, discover
 from evals.task import TaskError
 from evals.validate import ValidationRow, validate_suite
+from stateact.role_options import ContextWindowOption, MaxTokensOption, RolesFileOption, TemperatureOption
 from stateact.variants import FULL_HARNESS
 
 eval_app = typer.Typer(
@@ -128,6 +129,10 @@ def run_command(
     web_model: RoleOption = None,
     gate_model: RoleOption = None,
     compactor_model: RoleOption = None,
+    roles: RolesFileOption = None,
+    max_tokens: MaxTokensOption = None,
+    temperature: TemperatureOption = None,
+    context_window: ContextWindowOption = None,
     workers: Annotated[int, typer.Option(min=1, help="Tasks run at once, each on its own display.")] = (
         settings.WORKERS
     ),
@@ -152,7 +157,13 @@ def run_command(
     from evals.fixtures.build import build_fixtures
     from evals.suite_progress import SuiteProgress
     from evals.suite_runner import SuiteOptions, plan_jobs, run_suite
+    from stateact.role_options import role_settings
 
+    try:
+        settings_of_roles = role_settings(roles, max_tokens, temperature, context_window)
+    except ValueError as exc:
+        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from None
     options = SuiteOptions(
         suite=suite,
         only=tuple(task or ()),
@@ -161,6 +172,7 @@ def run_command(
         results=results,
         cache=cache or results / "cache",
         role_models={"gui": gui_model, "web": web_model, "gate": gate_model, "compactor": compactor_model},
+        role_settings=settings_of_roles,
         workers=workers,
         max_seconds=timeout_minutes * 60,
         max_usd=max_usd,

@@ -30,6 +30,8 @@ class GroupRow:
     harness: str
     model: str
     domain: str
+    roles: str
+    """The roles with a model of their own (`gui=SPEC; web=SPEC`); empty when every role ran the main model."""
     tasks: int
     """Scored tasks (the errored ones are in `errors`)."""
     binary: float | None
@@ -69,6 +71,7 @@ def _pct(value: float | None) -> str:
 COLUMNS: tuple[Column, ...] = (
     Column("harness", "harness", lambda r: r.harness),
     Column("model", "model", lambda r: r.model),
+    Column("roles", "role models", lambda r: r.roles or "-"),
     Column("domain", "domain", lambda r: r.domain),
     Column("tasks", "tasks", lambda r: str(r.tasks)),
     Column("binary", "success", lambda r: _pct(r.binary)),
@@ -103,6 +106,7 @@ def summarize(harness: str, model: str, domain: str, runs: list[TaskMetrics]) ->
         harness=harness,
         model=model,
         domain=domain,
+        roles=next((t.roles for t in runs if t.roles), ""),
         tasks=len(tasks),
         binary=_mean([float(bool(t.binary)) for t in tasks]) if tasks else None,
         partial=mean("partial") if tasks else None,

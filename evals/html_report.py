@@ -98,7 +98,7 @@ def _charts(rows: list[GroupRow]) -> str:
 
 
 def _comparison_html(rows: list[GroupRow]) -> str:
-    text_columns = ("harness", "model", "domain")
+    text_columns = ("harness", "model", "roles", "domain")
     head = "".join(
         f'<th class="{"text" if c.key in text_columns else "num"}">{escape(c.header)}</th>' for c in COLUMNS
     )

@@ -4,7 +4,8 @@
 per tool call of the main agent, in the order the run made them: step_num,
 action_timestamp, action, response, reward, done, info, screenshot_file; the
 calls of subagents it delegated to are in `info.subagent_steps`),
-`step_<n>_<timestamp>.png` for steps whose result (or, failing that, a subagent
+`<model>` is the main model, with a `+roles-HASH` suffix when other roles have their own models or
+settings (`model_key`). `step_<n>_<timestamp>.png` for steps whose result (or, failing that, a subagent
 inside it) carried a screenshot, `result.txt` (one float) and
 `score.json` (how each metric scored). `args.json` sits at the model level. A
 task folder with `result.txt` is done and is skipped on a re-run. A task that
@@ -14,6 +15,7 @@ instead of `result.txt`: it is not done, and runs again.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -23,6 +25,7 @@ from typing import Any
 
 from evals.failures import TaskFailure
 from stateact.runlog import read_events
+from stateact.runtime import RoleModels
 
 RESULT_FILE = "result.txt"
 ERROR_FILE = "error.json"
@@ -33,6 +36,26 @@ _UNSAFE = re.compile(r"[^\w.\-@+=]+")
 def safe_name(value: str) -> str:
     """A folder name for a model spec or task id (`anthropic:claude/x` -> `anthropic_claude_x`)."""
     return _UNSAFE.sub("_", value).strip("_") or "unnamed"
+
+
+SUBAGENT_ROLES = ("gui", "web", "gate", "compactor")
+ROLES_KEY_CHARS = 8
+"""Hex digits of the hash that tells apart runs whose other roles differ."""
+
+
+def model_key(main: str, models: RoleModels) -> str:
+    """The run identity of a set of role models: `main`, plus a short hash of the other roles' specs and
+    every role's settings when any is set, so changing any role's model makes a new results folder."""
+    others = {role: spec for role in SUBAGENT_ROLES if (spec := getattr(models, role))}
+    settings = {
+        role: values
+        for role, options in models.settings.items()
+        if (values := options.model_dump(exclude_defaults=True))
+    }
+    if not others and not settings:
+        return main
+    canonical = json.dumps({"roles": others, "settings": settings}, sort_keys=True)
+    return f"{main}+roles-{hashlib.sha256(canonical.encode()).hexdigest()[:ROLES_KEY_CHARS]}"
 
 
 def task_result_dir(results_root: Path, harness: str, model: str, domain: str, task_id: str) -> Path:

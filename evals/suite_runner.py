@@ -28,13 +28,22 @@ from pathlib import Path
 
 from evals import settings
 from evals.failures import SETUP, TaskFailure
-from evals.results import ERROR_FILE, RESULT_FILE, is_done, read_score, task_result_dir, write_error
+from evals.results import (
+    ERROR_FILE,
+    RESULT_FILE,
+    is_done,
+    model_key,
+    read_score,
+    task_result_dir,
+    write_error,
+)
 from evals.runner import run_task_file
 from evals.suite import SuiteTask, discover, mapped_solution
 from evals.task import TaskError
 from sandbox.base import Sandbox
 from sandbox.local import LocalSandbox
 from stateact.config import RunConfig
+from stateact.models.role_settings import RoleSettings
 from stateact.run import execute
 from stateact.runtime import RoleModels
 from stateact.variants import get_variant
@@ -59,6 +68,8 @@ class SuiteOptions:
     cache: Path
     role_models: dict[str, str | None] = field(default_factory=dict)
     """Specs for the roles gui, web, gate, compactor (empty: the main model)."""
+    role_settings: dict[str, RoleSettings] = field(default_factory=dict)
+    """Per-role model settings (`stateact.models.role_settings`)."""
     workers: int = settings.WORKERS
     max_seconds: float = settings.TASK_TIMEOUT_S
     max_usd: float = settings.TASK_MAX_USD
@@ -104,7 +115,15 @@ def plan_jobs(options: SuiteOptions) -> list[SuiteJob]:
 
 
 def job_result_dir(options: SuiteOptions, job: SuiteJob) -> Path:
-    return task_result_dir(options.results, job.harness, options.model, job.task.domain, job.task.id)
+    return task_result_dir(options.results, job.harness, options_key(options), job.task.domain, job.task.id)
+
+
+def options_key(options: SuiteOptions) -> str:
+    """The results folder name of the suite's models (`evals.results.model_key`)."""
+    others = {role: spec for role, spec in options.role_models.items() if spec}
+    return model_key(
+        options.model, RoleModels(main="scripted:none", **others, settings=options.role_settings)
+    )
 
 
 def role_models(options: SuiteOptions, task: SuiteTask, home: str, result_dir: Path) -> RoleModels:
@@ -116,7 +135,8 @@ def role_models(options: SuiteOptions, task: SuiteTask, home: str, result_dir: P
     main = options.model
     if main == settings.REFERENCE_MODEL:
         main = f"scripted:{mapped_solution(task.solution_path, home, Path(result_dir) / REFERENCE_COPY)}"
-    return RoleModels(main=main, **{role: spec for role, spec in options.role_models.items() if spec})
+    others = {role: spec for role, spec in options.role_models.items() if spec}
+    return RoleModels(main=main, **others, settings=options.role_settings)
 
 
 def run_suite(options: SuiteOptions, listener: JobListener | None = None) -> list[JobOutcome]:
@@ -173,7 +193,7 @@ def run_job(options: SuiteOptions, job: SuiteJob) -> JobOutcome:
                 _agent_runner(options, job, models, result_dir),
                 cache_dir=options.cache,
                 results_dir=options.results,
-                model=options.model,
+                model=options_key(options),
                 harness=job.harness,
             )
             error = outcome.failure.summary if outcome.failure else ""

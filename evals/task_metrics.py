@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evals.results import ERROR_FILE, RESULT_FILE, read_score
+from evals.results import ERROR_FILE, RESULT_FILE, SUBAGENT_ROLES, read_score
 from evals.suite_runner import RUN_FOLDER
 from evals.trajectory import dicts
 from stateact.runlog import read_events
@@ -34,6 +34,8 @@ class TaskMetrics:
     domain: str
     task_id: str
     result_dir: Path
+    roles: str = ""
+    """The models of the roles that had their own (`gui=SPEC; web=SPEC`), from the run's config."""
     score: float | None = 0.0
     """None when the task failed outside the agent (`failed`), as are `partial` and `binary`."""
     partial: float | None = 0.0
@@ -147,7 +149,13 @@ def _read_score(metrics: TaskMetrics, folder: Path) -> None:
     metrics.binary = binary if isinstance(binary, bool) else metrics.score == 1.0
 
 
+def role_models_text(models: dict) -> str:
+    """`gui=SPEC; web=SPEC` for the roles of a run's config that had a model of their own."""
+    return "; ".join(f"{role}={models[role]}" for role in SUBAGENT_ROLES if models.get(role))
+
+
 def _read_run(metrics: TaskMetrics, run_dir: Path) -> None:
+    metrics.roles = role_models_text(_mapping(_read_json(run_dir / "config.json").get("models")))
     result = _read_json(run_dir / "result.json")
     if result:
         if metrics.status != "error":

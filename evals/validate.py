@@ -23,7 +23,7 @@ from pathlib import Path
 
 from evals import settings
 from evals.fixtures.build import build_fixtures
-from evals.results import task_result_dir
+from evals.results import model_key, task_result_dir
 from evals.suite import SuiteTask, mapped_solution
 from stateact.config import RunConfig
 from stateact.runlog import read_events
@@ -85,7 +85,9 @@ def validate_task(
     )
     script = out_dir / "scripts" / f"{task.id}.json"
     config = validation_config(task, home, script, out_dir / "runs", harness)
-    results_of_task = task_result_dir(results, harness, config.models.main, task.domain, task.id)
+    results_of_task = task_result_dir(
+        results, harness, model_key(config.models.main, config.models), task.domain, task.id
+    )
     for stale in (home, run_dir, results_of_task):
         shutil.rmtree(stale, ignore_errors=True)  # a validation always replays, even into a used folder
     try:

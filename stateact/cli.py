@@ -16,6 +16,14 @@ from sandbox.base import SandboxError
 from stateact import settings
 from stateact.config import RunConfig, absolute_path
 from stateact.exit_codes import ExitCode, exit_code_for
+from stateact.role_options import (
+    ContextWindowOption,
+    MaxTokensOption,
+    RolesFileOption,
+    TemperatureOption,
+    settings_warnings,
+)
+from stateact.role_options import role_settings as role_settings_of
 from stateact.runtime import RoleModels
 from stateact.signals import Terminated, stop_signals_as_interrupt
 from stateact.variants import FULL_HARNESS, default_turns_text
@@ -51,6 +59,10 @@ def run(
     web_model: ModelOption = None,
     gate_model: ModelOption = None,
     compactor_model: ModelOption = None,
+    roles: RolesFileOption = None,
+    max_tokens: MaxTokensOption = None,
+    temperature: TemperatureOption = None,
+    context_window: ContextWindowOption = None,
     harness: Annotated[str, typer.Option(help="Harness variant (see `stateact variants`).")] = FULL_HARNESS,
     sandbox: Annotated[str, typer.Option(help="`local` or osworld://HOST:PORT.")] = "local",
     workdir: Annotated[Path | None, typer.Option(help="Home folder of a local sandbox.")] = None,
@@ -79,11 +91,17 @@ def run(
         console.print("[red]error:[/red] give an instruction or --task FILE (one of the two)")
         raise typer.Exit(2)
     try:
+        specs = {
+            "main": model,
+            "gui": gui_model,
+            "web": web_model,
+            "gate": gate_model,
+            "compactor": compactor_model,
+        }
+        role_settings = role_settings_of(roles, max_tokens, temperature, context_window)
         config = RunConfig(
             instruction=instruction or f"(from {task})",
-            models=RoleModels(
-                main=model, gui=gui_model, web=web_model, gate=gate_model, compactor=compactor_model
-            ),
+            models=RoleModels(**specs, settings=role_settings),
             harness=harness,
             sandbox=sandbox,
             workdir=workdir,
@@ -95,6 +113,8 @@ def run(
             max_seconds=max_minutes * 60,
             run_id=new_run_id(),
         )
+        for warning in settings_warnings(specs, role_settings):
+            console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
         with stop_signals_as_interrupt():
             if task is not None:
                 _run_task_file(task, config, absolute_path(cache), absolute_path(results))

@@ -19,7 +19,6 @@ from pathlib import Path
 from stateact import settings
 from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, Usage
 from stateact.models.base import ModelProvider, ModelRequest
-from stateact.models.catalog import lookup
 from stateact.tokens import TokenCounter
 from stateact.tools.truncate import middle_truncate
 
@@ -126,6 +125,8 @@ class Summary:
     model: str
     error: str = ""
     """Why the compactor model's summary could not be used (the text is then a mechanical digest)."""
+    usd: float = 0.0
+    """The compactor call's cost."""
 
 
 class Compactor:
@@ -140,28 +141,34 @@ class Compactor:
         replaced = history[1:split]
         usage: Usage | None = None
         model = ""
+        usd = 0.0
         try:
             provider = self._provider()
             model = provider.name
-            request = self._request(history[0], previous_summary(history), replaced, plan, provider.name)
+            request = self._request(
+                history[0], previous_summary(history), replaced, plan, provider.info.context_window
+            )
             response = provider.complete(request)
             usage = response.usage
+            usd = provider.info.cost(usage)
             body = response.message().text().strip()
             if body:
-                return Summary(wrap_summary(body, split - 1, plan), usage, model)
+                return Summary(wrap_summary(body, split - 1, plan), usage, model, usd=usd)
             error = "the compactor replied with no text"
         except Exception as exc:  # any failure of the compactor falls back to the digest
             error = f"{type(exc).__name__}: {exc}"
-        return Summary(wrap_summary(self._digest(history, replaced), split - 1, plan), usage, model, error)
+        return Summary(
+            wrap_summary(self._digest(history, replaced), split - 1, plan), usage, model, error, usd
+        )
 
     def _request(
-        self, first: Message, earlier: str, replaced: list[Message], plan: str | None, model: str
+        self, first: Message, earlier: str, replaced: list[Message], plan: str | None, window: int
     ) -> ModelRequest:
         task = "\n".join(
             b.text for b in first.content if isinstance(b, TextBlock) and not is_summary_block(b)
         )
         transcript = render_transcript(replaced, settings.CONTEXT_COMPACTOR_OUTPUT_CAP_CHARS)
-        budget = int(lookup(model).context_window * settings.CONTEXT_COMPACTOR_INPUT_SHARE)
+        budget = int(window * settings.CONTEXT_COMPACTOR_INPUT_SHARE)
         size = self.tokens.text(transcript)
         if size > budget:
             transcript = middle_truncate(transcript, len(transcript) * budget // size, "transcript")

@@ -181,7 +181,7 @@ class ContextPolicy:
             return False
         history[:] = compacted
         if summary.usage is not None:
-            loop.meter.record("compactor", summary.model, summary.usage)
+            loop.meter.add("compactor", summary.usage, summary.usd)
         self.compactions += 1
         loop.log.emit(
             "compaction",

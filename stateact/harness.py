@@ -62,7 +62,13 @@ def build_main_loop(
     tools.append(FinishTool(context, gate=gate, on_verdict=plan_tool.gate_boundary if plan_tool else None))
     model = context.provider("main")
     plan_text = plan_injection(plan_tool.plan) if plan_tool else None
-    policy = build_context_manager(context, model.name, enabled=variant.context_management, plan=plan_text)
+    policy = build_context_manager(
+        context,
+        model.name,
+        enabled=variant.context_management,
+        plan=plan_text,
+        window=model.info.context_window,
+    )
     injections: list[Injection] = [policy.stall_note] + ([plan_tool.injection] if plan_tool else [])
     return AgentLoop(
         scope="main",

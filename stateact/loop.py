@@ -76,6 +76,8 @@ class AgentLoop:
         context: ContextManager | None = None,
         injections: Sequence[Injection] = (),
         nudge_text_replies: bool = False,
+        nudge_text: str = TEXT_REPLY_NUDGE,
+        max_nudges: int = settings.TEXT_REPLY_NUDGES,
         role: str | None = None,
     ) -> None:
         self.scope = scope
@@ -89,6 +91,9 @@ class AgentLoop:
         self.context = context or PassThrough()
         self.injections = list(injections)
         self.nudge_text_replies = nudge_text_replies
+        self.nudge_text = nudge_text
+        self.max_nudges = max_nudges
+        """Replies without a tool call in a row that get `nudge_text` before the loop ends as `replied`."""
         self.messages: list[Message] = []
         self.turns = 0
         self._started = time.monotonic()
@@ -146,9 +151,9 @@ class AgentLoop:
                 calls = response.tool_uses()
                 if not calls:
                     text = response.message().text()
-                    if self.nudge_text_replies and nudges < settings.TEXT_REPLY_NUDGES:
+                    if self.nudge_text_replies and nudges < self.max_nudges:
                         nudges += 1
-                        self.append(Message.user_text(TEXT_REPLY_NUDGE))
+                        self.append(Message.user_text(self.nudge_text))
                         continue
                     return self._end(LoopOutcome("replied", text, self.turns))
                 nudges = 0
@@ -186,7 +191,8 @@ class AgentLoop:
                 recoveries += 1
                 request = self.build_request()
         self.turns += 1
-        usd = self.meter.record(self.role, self.model.name, response.usage)
+        usd = self.model.info.cost(response.usage)  # the catalog's prices, or the role's stated ones
+        self.meter.add(self.role, response.usage, usd)
         self.log.emit(
             "response",
             self.scope,

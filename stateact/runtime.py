@@ -6,32 +6,48 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from sandbox.base import Sandbox
 from stateact.meter import Meter
-from stateact.models import ModelProvider, create_model, parse_spec
+from stateact.models import ROLES, ModelProvider, RoleSettings, create_model, parse_spec
+from stateact.models.role_settings import unknown_model_warning
 from stateact.runlog import RunLog
 
 
 class RoleModels(BaseModel):
-    """The model spec of each role; a role left empty uses the main model."""
+    """The model spec of each role (a role left empty uses the main model) and each role's settings."""
 
     main: str
     gui: str | None = None
     web: str | None = None
     gate: str | None = None
     compactor: str | None = None
+    settings: dict[str, RoleSettings] = Field(default_factory=dict)
+    """Per-role model settings (`stateact.models.role_settings`); a role without an entry uses defaults."""
 
-    @field_validator("*")
+    @field_validator("main", "gui", "web", "gate", "compactor")
     @classmethod
     def _valid_spec(cls, spec: str | None) -> str | None:
         if spec is not None:
             parse_spec(spec)
         return spec
 
+    @field_validator("settings")
+    @classmethod
+    def _known_roles(cls, settings: dict[str, RoleSettings]) -> dict[str, RoleSettings]:
+        unknown = sorted(set(settings) - set(ROLES))
+        if unknown:
+            raise ValueError(
+                f"settings for unknown role(s) {', '.join(unknown)}; roles are {', '.join(ROLES)}"
+            )
+        return settings
+
     def spec_for(self, role: str) -> str:
         return getattr(self, role, None) or self.main
+
+    def settings_for(self, role: str) -> RoleSettings:
+        return self.settings.get(role) or RoleSettings()
 
 
 @dataclass
@@ -67,5 +83,9 @@ class RunContext:
         """The provider of a role, built once per run (a scripted role keeps its place in its script)."""
         with self._lock:
             if role not in self._providers:
-                self._providers[role] = create_model(self.models.spec_for(role), role)
+                options = self.models.settings_for(role)
+                self._providers[role] = create_model(self.models.spec_for(role), role, options)
+                warning = unknown_model_warning(role, self._providers[role].name, options)
+                if warning:
+                    self.log.emit("model_settings_warning", role, message=warning)
             return self._providers[role]

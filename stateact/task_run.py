@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from evals.results import model_key
 from evals.runner import TaskOutcome, run_task_file
 from evals.task import load_task
 from sandbox.base import Sandbox
@@ -40,7 +41,7 @@ def run_task(
             run_agent,
             cache_dir,
             results_dir,
-            model=config.models.main,
+            model=model_key(config.models.main, config.models),
             harness=config.harness,
         )
     finally:

@@ -24,7 +24,7 @@ from subagents.screen_loop import ScreenLoop, build_screen_loop
 
 @dataclass(frozen=True)
 class GuiReport:
-    """What a delegation comes back with. status: DONE | FAIL | INCOMPLETE."""
+    """What a delegation comes back with. status: DONE | FAIL | INCOMPLETE | ERROR (its model call failed)."""
 
     scope: str
     status: str
@@ -41,7 +41,7 @@ class GuiReport:
         lines = [f"GUI subagent {self.scope}: {self.status}"]
         if self.status == "DONE":
             lines.append(f"Achieved (seen on screen): {self.detail}")
-        elif self.status == "FAIL":
+        elif self.status in ("FAIL", "ERROR"):
             lines.append(f"Why: {self.detail}")
         else:
             lines.append(f"Verified on screen: {self.detail or 'nothing reported'}")
@@ -122,6 +122,8 @@ def _status(outcome: LoopOutcome) -> dict:
             "detail": "",
             "remaining": f"stopped without calling done or fail; its last words: {outcome.text[:1000]}",
         }
+    if outcome.status == "error":
+        return {"status": "ERROR", "detail": f"the GUI agent's {outcome.text}", "remaining": ""}
     return {"status": "INCOMPLETE", "detail": "", "remaining": f"stopped: {outcome.text}"}
 
 
@@ -171,4 +173,4 @@ class DelegateGuiTool(Tool[DelegateInput]):
             scope=self.context.log.next_scope("gui"),
             budget=self.budget,
         )
-        return ToolResult(text=report.text(), data=asdict(report))
+        return ToolResult(text=report.text(), data=asdict(report), is_error=report.status == "ERROR")

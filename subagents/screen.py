@@ -15,6 +15,7 @@ from PIL import Image
 
 from sandbox.base import Sandbox
 from stateact import settings as model_limits
+from stateact.models.role_settings import RoleSettings
 from subagents import settings
 
 
@@ -22,14 +23,18 @@ class CoordinateError(ValueError):
     """A coordinate outside the screenshot the model was shown."""
 
 
-def model_size(screen: tuple[int, int]) -> tuple[int, int]:
+def model_size(screen: tuple[int, int], max_edge: int | None = None) -> tuple[int, int]:
     """The size a screenshot of `screen` is shown at.
 
     A screen larger than a standard size of the same aspect ratio (XGA, WXGA,
     FWXGA) is shown at that size; any other screen is scaled down, keeping its
     aspect ratio, until its long edge and pixel count are within the caps.
+    With `max_edge` (a role's setting) only that long-edge cap applies.
     """
     width, height = screen
+    if max_edge is not None:
+        scale = min(1.0, max_edge / max(width, height))
+        return max(1, int(width * scale)), max(1, int(height * scale))
     for target_w, target_h in settings.SCREEN_TARGETS:
         same_shape = abs(width / height - target_w / target_h) <= settings.SCREEN_ASPECT_TOLERANCE
         if same_shape and width >= target_w:
@@ -55,10 +60,19 @@ def encode_png(image: Image.Image) -> bytes:
 
 @dataclass(frozen=True)
 class Scaler:
-    """Maps between screen pixels and the pixels of the screenshot the model sees."""
+    """Maps between screen pixels and the model's coordinates.
+
+    `model` is the size of the screenshot sent; `space` the model's coordinate space when it is not
+    that screenshot's pixels (`subagents.grounding`: 0-1000 relative, or the model's resized image).
+    """
 
     screen: tuple[int, int]
     model: tuple[int, int]
+    space: tuple[int, int] | None = None
+
+    @property
+    def coordinate_space(self) -> tuple[int, int]:
+        return self.space or self.model
 
     @classmethod
     def for_screen(cls, screen: tuple[int, int]) -> Scaler:
@@ -69,18 +83,18 @@ class Scaler:
         return self.screen == self.model
 
     def to_screen(self, x: float, y: float) -> tuple[int, int]:
-        """A point of the model's screenshot on the screen; CoordinateError outside the screenshot."""
-        width, height = self.model
+        """A point of the model's coordinate space on the screen; CoordinateError outside the screenshot."""
+        width, height = self.coordinate_space
         if not (0 <= x < width and 0 <= y < height):
             raise CoordinateError(
                 f"coordinate ({x:g}, {y:g}) is outside the screenshot, which is {width}x{height} "
                 f"(x from 0 to {width - 1}, y from 0 to {height - 1})"
             )
-        return self._map(x, y, self.model, self.screen)
+        return self._map(x, y, self.coordinate_space, self.screen)
 
     def to_model(self, x: float, y: float) -> tuple[int, int]:
-        """A screen point in the model's screenshot."""
-        return self._map(x, y, self.screen, self.model)
+        """A screen point in the model's coordinate space."""
+        return self._map(x, y, self.screen, self.coordinate_space)
 
     @staticmethod
     def _map(x: float, y: float, source: tuple[int, int], target: tuple[int, int]) -> tuple[int, int]:
@@ -113,17 +127,22 @@ class Scaler:
 
 
 class Screen:
-    """A sandbox's screen as the model sees it."""
+    """A sandbox's screen as the model sees it (`options`: the GUI role's size and coordinate settings)."""
 
-    def __init__(self, sandbox: Sandbox, scaler: Scaler | None = None) -> None:
+    def __init__(
+        self, sandbox: Sandbox, scaler: Scaler | None = None, options: RoleSettings | None = None
+    ) -> None:
         self.sandbox = sandbox
+        self.options = options or RoleSettings()
         self._scaler = scaler
         """Worked out from the sandbox's screen size on first use unless given."""
 
     @property
     def scaler(self) -> Scaler:
         if self._scaler is None:
-            self._scaler = Scaler.for_screen(self.sandbox.screen_size())
+            from subagents.grounding import scaler_for
+
+            self._scaler = scaler_for(self.sandbox.screen_size(), self.options)
         return self._scaler
 
     def capture(self) -> bytes:
@@ -131,8 +150,6 @@ class Screen:
         return self.scaler.scale_png(self.sandbox.screenshot())
 
     def describe(self) -> str:
-        width, height = self.scaler.model
-        return (
-            f"Screenshot size: {width}x{height} pixels. Coordinates are pixels of this image: "
-            f"x from 0 (left) to {width - 1}, y from 0 (top) to {height - 1}."
-        )
+        from subagents.grounding import coordinate_note
+
+        return coordinate_note(self.scaler, self.options)

@@ -7,8 +7,10 @@ from pathlib import Path
 from stateact.loop import AgentLoop, Budget, LoopOutcome
 from stateact.messages import ImageBlock, TextBlock
 from stateact.runtime import RunContext
+from subagents import settings
 from subagents.gui_tools import ComputerTool, DoneTool, FailTool
 from subagents.image_window import RecentImages
+from subagents.nudge import NUDGE_OPTIONS
 from subagents.screen import Screen
 
 PROMPTS = Path(__file__).parent / "prompts"
@@ -55,7 +57,8 @@ def build_screen_loop(
     context: RunContext, *, scope: str, role: str, prompt: str, budget: Budget
 ) -> ScreenLoop:
     """A loop that sees the sandbox's screen and acts on it with `computer`, ending with `done` or `fail`."""
-    screen = Screen(context.sandbox)
+    options = context.models.settings_for(role)
+    screen = Screen(context.sandbox, options=options)
     computer = ComputerTool(screen)
     return ScreenLoop(
         screen=screen,
@@ -68,5 +71,6 @@ def build_screen_loop(
         log=context.log,
         meter=context.meter,
         budget=budget,
-        context=RecentImages(),
+        context=RecentImages(options.keep_screenshots or settings.GUI_KEEP_SCREENSHOTS),
+        **NUDGE_OPTIONS,
     )

@@ -86,3 +86,7 @@ GUI_SCROLL_MAX = 50
 """Most wheel clicks one `scroll` action may send."""
 GUI_CLIPBOARD_WAIT_S = 2.0
 """How long typed non-ASCII text waits for the clipboard to hold it before pasting."""
+
+# Both subagents
+SUBAGENT_TEXT_REPLY_NUDGES = 2
+"""Replies without a tool call in a row a subagent is reminded about before its delegation ends INCOMPLETE."""

@@ -23,6 +23,7 @@ from stateact.tools.base import Tool, ToolResult
 from subagents import settings
 from subagents.browser import BrowserSession, error_summary
 from subagents.dom_markdown import OBSERVATION_MARK
+from subagents.nudge import NUDGE_OPTIONS
 from subagents.web_pages import WebPageLog
 from subagents.web_tools import web_tools
 
@@ -134,6 +135,7 @@ class DelegateWebTool(Tool):
             meter=self.run_context.meter,
             budget=self.budget,
             context=OlderObservationsTrimmed(),
+            **NUDGE_OPTIONS,
         )
         outcome = loop.run(self._task(params, first_look))
         report = WebReport.from_outcome(
@@ -146,7 +148,7 @@ class DelegateWebTool(Tool):
             ),
         )
         log.emit("web_report", scope, **report.data())
-        return ToolResult(text=report.text(scope), data=report.data())
+        return ToolResult(text=report.text(scope), data=report.data(), is_error=report.status == "ERROR")
 
     def _task(self, params: Input, first_look: str) -> str:
         parts = [f"Subgoal: {params.subgoal.strip()}"]
@@ -171,7 +173,7 @@ class WebReport(BaseModel):
     """What one delegation achieved, as the main agent reads it."""
 
     status: str
-    """DONE, FAIL or INCOMPLETE."""
+    """DONE, FAIL, INCOMPLETE, or ERROR (its model call failed)."""
     summary: str
     facts: list[str] = Field(default_factory=list)
     final_url: str = ""
@@ -187,6 +189,9 @@ class WebReport(BaseModel):
         if outcome.status == "finished" and outcome.data.get("status") in ("DONE", "FAIL"):
             status, summary = outcome.data["status"], outcome.data.get("summary", "")
             facts = list(outcome.data.get("facts", []))
+        elif outcome.status == "error":
+            status, facts = "ERROR", []
+            summary = f"The web agent's {_clip(outcome.text)}. Nothing it did was verified; check the state."
         else:
             status, facts = "INCOMPLETE", []
             reason = {

@@ -84,12 +84,13 @@ def test_the_variant_without_the_editor_scores_lower(results):
 def test_markdown_table(results):
     lines = (results / "summary.md").read_text().splitlines()
     assert lines[0].startswith(
-        "| harness | model | domain | tasks | success | partial | main turns | subagent turns"
+        "| harness | model | role models | domain | tasks | success | partial | main turns | subagent turns"
     )
-    assert "| bash-only | reference | os | 2 | 50.0% | 83.3% | 3.0 | 0.0 | 0.0 | 0.0 | 0/0 |" in "\n".join(
-        lines
+    assert (
+        "| bash-only | reference | - | os | 2 | 50.0% | 83.3% | 3.0 | 0.0 | 0.0 | 0.0 | 0/0 |"
+        in "\n".join(lines)
     )
-    assert "| no-verify | reference | all | 3 | 100.0% | 100.0% |" in "\n".join(lines)
+    assert "| no-verify | reference | - | all | 3 | 100.0% | 100.0% |" in "\n".join(lines)
     assert len(lines) == 2 + 6
 
 
@@ -155,6 +156,23 @@ def test_a_job_that_fails_outside_the_agent_is_an_error_row_and_runs_again(tmp_p
     assert code == 0, output
     [metrics] = collect_metrics(results)
     assert (metrics.status, metrics.score) == ("finished", 1.0)
+
+
+def test_another_gui_model_runs_again_and_the_tables_name_each_role_model(tmp_path):
+    results = tmp_path / "results"
+    args = ("eval", "run", str(SUITE), "--task", "shout", "--harness", "bash-only", "--results", str(results))
+    gui_models = [f"openai:grounder-{n}@http://127.0.0.1:9/v1" for n in (1, 2)]
+    for gui_model in gui_models:
+        code, output = run_cli(*args, "--no-display", "--gui-model", gui_model)
+        assert code == 0, output
+    assert run_cli(*args, "--no-display", "--no-html", "--gui-model", gui_models[1])[0] == 0  # done: skipped
+    rows = list(csv.DictReader(io.StringIO((results / "summary.csv").read_text())))
+    shown = {r["roles"] for r in rows if r["domain"] == "all"}
+    assert shown == {f"gui={spec}" for spec in gui_models}
+    folders = {path.name for path in (results / "bash-only").iterdir()}
+    assert len(folders) == 2 and all(name.startswith("reference+roles-") for name in folders)
+    report = (results / "report" / "index.html").read_text()
+    assert all(spec in report for spec in gui_models)
 
 
 def test_bad_arguments_are_clear_errors(tmp_path):

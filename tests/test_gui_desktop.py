@@ -25,9 +25,11 @@ from stateact.meter import Meter
 from stateact.runlog import RunLog, read_events
 from stateact.runtime import RoleModels, RunContext
 from stateact.variants import get_variant
-from subagents.gui import DelegateGuiTool, run_gui_subgoal
+from subagents.gui import DelegateGuiTool, DelegateInput, run_gui_subgoal
+from subagents.nudge import SUBAGENT_TEXT_REPLY_NUDGE
 from subagents.pixel import build_pixel_loop
 from subagents.screen import Scaler
+from subagents.settings import SUBAGENT_TEXT_REPLY_NUDGES
 
 TK_APP = Path(__file__).parent / "apps" / "tk_app.py"
 WAIT_S = 60.0
@@ -383,18 +385,26 @@ def test_calc_cell_typed_and_saved_as_xlsx(calc, tmp_path):
     assert wait_for(saved_values, "a readable workbook") == ["name", "Grüße", 42]
 
 
-@pytest.mark.parametrize(
-    ("turns", "remaining"),
-    [
-        (
-            [{"text": "It looks fine to me."}],
-            "stopped without calling done or fail; its last words: It looks fine",
-        ),
-        ([], "stopped: model call failed: script exhausted"),
-    ],
-)
-def test_a_subagent_that_stops_early_is_reported_incomplete(desktop, tmp_path, turns, remaining):
-    context = make_context(tmp_path, desktop, {"gui": turns})
+def test_a_subagent_that_keeps_replying_in_words_is_reminded_then_reported_incomplete(desktop, tmp_path):
+    words = {"text": "It looks fine to me."}
+    context = make_context(tmp_path, desktop, {"gui": [words] * (SUBAGENT_TEXT_REPLY_NUDGES + 1)})
     report = run_gui_subgoal(context, "anything", scope="gui#5")
     assert report.status == "INCOMPLETE" and report.detail == ""
-    assert report.remaining.startswith(remaining)
+    assert report.remaining.startswith("stopped without calling done or fail; its last words: It looks fine")
+    requests = context.provider("gui").requests
+    assert len(requests) == SUBAGENT_TEXT_REPLY_NUDGES + 1
+    assert requests[-1].messages[-1].text().startswith(SUBAGENT_TEXT_REPLY_NUDGE)
+
+
+def test_a_text_reply_then_a_tool_call_continues_the_delegation(desktop, tmp_path):
+    turns = [{"text": "First I will look at the screen."}, act({"action": "screenshot"}), done("all seen")]
+    context = make_context(tmp_path, desktop, {"gui": turns})
+    report = run_gui_subgoal(context, "look", scope="gui#6")
+    assert report.status == "DONE" and report.detail == "all seen"
+
+
+def test_a_failed_model_call_reaches_the_main_agent_as_an_error(desktop, tmp_path):
+    context = make_context(tmp_path, desktop, {"gui": []})
+    result = DelegateGuiTool(context).run(DelegateInput(subgoal="anything"))
+    assert result.is_error and result.data["status"] == "ERROR"
+    assert "model call failed: script exhausted" in result.text

@@ -18,7 +18,7 @@ from stateact.models import create_model
 from stateact.models.anthropic_provider import AnthropicProvider
 from stateact.models.base import ContextLengthError, ModelRequest, ProviderError, RetryableError, with_retries
 from stateact.models.catalog import lookup
-from stateact.models.openai_provider import OpenAIProvider, to_wire
+from stateact.models.openai_provider import ERROR_PREFIX, OpenAIProvider, _calls_from_text, to_wire
 from stateact.runlog import load_message, read_events
 from stateact.tools.base import Tool, ToolResult
 from tests.wire_servers import (
@@ -499,11 +499,35 @@ def test_openai_tool_call_written_in_text_is_recovered(openai_server, run_log):
     assert outcome.status == "finished"
     messages = server.requests[1]["messages"]
     assert messages[2]["tool_calls"][0]["function"]["name"] == "echo"
+    assert messages[2]["content"] == "I will call the tool."  # the call is sent once, as a tool call
     assert messages[3] == {
         "role": "tool",
         "tool_call_id": messages[2]["tool_calls"][0]["id"],
         "content": "echo: from text",
     }
+
+
+def test_openai_recovered_call_alone_leaves_no_text():
+    calls, text = _calls_from_text(
+        '<tool_call>\n{"name": "echo", "arguments": {"text": "a"}}\n</tool_call>', {"echo"}
+    )
+    assert [c.name for c in calls] == ["echo"] and text == ""
+
+
+def test_openai_tool_errors_are_marked_in_the_tool_message():
+    call = ToolUseBlock(id="c1", name="echo", input={"text": "x"})
+    results = [
+        ToolResultBlock(tool_use_id="c1", content=[TextBlock(text="bad input")], is_error=True),
+        ToolResultBlock(tool_use_id="c2", content=[TextBlock(text="fine")]),
+    ]
+    wire = to_wire(
+        request_of(
+            Message.user_text("go"),
+            Message(role="assistant", content=[call]),
+            Message(role="user", content=results),
+        )
+    )
+    assert [m["content"] for m in wire["messages"][3:]] == [ERROR_PREFIX + "bad input", "fine"]
 
 
 def test_openai_error_that_survives_retries_ends_the_loop(openai_server, run_log):
@@ -776,5 +800,6 @@ def test_recovered_text_calls_accept_tagged_and_bare_json(openai_server):
 
     calls = response.tool_uses()
     assert [(c.name, c.input) for c in calls] == [("echo", {"text": "a"})]
+    assert response.message().text() == 'and {"name": "unknown"}'  # only the recovered call leaves the text
     assert isinstance(calls[0], ToolUseBlock) and calls[0].id.startswith("call_text_")
     assert json.loads(json.dumps(response.message().model_dump()))  # serialisable for the log

@@ -15,6 +15,7 @@ from stateact.messages import ToolUseBlock
 from stateact.runlog import read_events
 from stateact.runtime import RoleModels, RunContext
 from subagents import settings
+from subagents.nudge import SUBAGENT_TEXT_REPLY_NUDGE
 from subagents.web import DelegateWebTool
 from subagents.web_tools import web_tools
 from tests.tool_context import run_context as tool_run_context
@@ -361,3 +362,24 @@ def test_a_browser_that_went_away_is_started_again(tmp_path, site):
         assert not result.is_error
         assert "The browser had gone away; a new one was started" in result.text
         assert "=== page: Tools" in result.text
+
+
+def test_text_replies_are_reminded_and_a_failed_model_call_is_an_error(run_context, site):
+    context, script = run_context
+    web = [
+        {"text": "I will open the help page next."},
+        {"tool_calls": [call("navigate", url=f"{site}/help.html")]},
+        {"tool_calls": [call("done", summary="Opened the help page.", facts=[])]},
+    ]
+    script.write_text(json.dumps({"roles": {"web": web}}))
+    tool = DelegateWebTool(context)
+    try:
+        done = tool.invoke(ToolUseBlock(id="a", name="delegate_web", input={"subgoal": "open help"}))
+        failed = tool.invoke(ToolUseBlock(id="b", name="delegate_web", input={"subgoal": "anything"}))
+        seen = requests_text(context, "web")
+    finally:
+        tool.close()
+    assert done.data["status"] == "DONE" and not done.is_error
+    assert seen[1].startswith(SUBAGENT_TEXT_REPLY_NUDGE)
+    assert failed.is_error and failed.data["status"] == "ERROR"
+    assert "model call failed: script exhausted" in failed.text

@@ -605,20 +605,76 @@ def openai_rate_limited(retry_after: str = "0") -> WireError:
     )
 
 
+CHARS_PER_TOKEN = 4
+"""How the servers estimate the tokens of a prompt's text."""
+IMAGE_PIXELS_PER_TOKEN = 750
+"""How the servers estimate the tokens of an image (width x height / this)."""
+PNG_SIZE_OFFSET = 16
+"""Where a PNG's IHDR width and height (two big-endian 32-bit integers) start."""
+
+
+def prompt_tokens(body: dict) -> int:
+    """A rough token count of a chat request's prompt: its text and tools by characters, its PNG images by
+    area."""
+    tokens = len(json.dumps(body.get("tools") or [])) // CHARS_PER_TOKEN
+    for message in body["messages"]:
+        content = message.get("content")
+        parts = content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
+        for part in parts:
+            if part.get("type") == "image_url":
+                match = _DATA_URL.match((part.get("image_url") or {}).get("url", ""))
+                raw = base64.b64decode(match["data"])[PNG_SIZE_OFFSET : PNG_SIZE_OFFSET + 8] if match else b""
+                width, height = int.from_bytes(raw[:4]), int.from_bytes(raw[4:])
+                tokens += width * height // IMAGE_PIXELS_PER_TOKEN
+            else:
+                tokens += len(str(part.get("text", ""))) // CHARS_PER_TOKEN
+        tokens += len(json.dumps(message.get("tool_calls") or [])) // CHARS_PER_TOKEN
+    return tokens
+
+
 class OpenAIWireServer(WireServer):
     """POST /v1/chat/completions, checked like the OpenAI API checks it.
 
     `strict_alternation` also rejects two user turns in a row, as the chat templates
-    of many open-weight models served by vLLM do.
+    of many open-weight models served by vLLM do. With `context_window` set, a request
+    whose prompt (estimated) plus `max_tokens` is over it gets vLLM's 400 error, as a
+    server started with `--max-model-len` does; such a request is not a problem of the test.
     """
 
     path = "/v1/chat/completions"
     url_suffix = "/v1"
     vendor = "openai"
 
-    def __init__(self, turns: Iterable[Turn] = (), *, strict_alternation: bool = True) -> None:
+    def __init__(
+        self,
+        turns: Iterable[Turn] = (),
+        *,
+        strict_alternation: bool = True,
+        context_window: int | None = None,
+    ) -> None:
         super().__init__(turns)
         self.strict_alternation = strict_alternation
+        self.context_window = context_window
+
+    def handle(self, path: str, body: Any, headers: dict[str, str]) -> WireError | dict:
+        if (
+            self.context_window is not None
+            and isinstance(body, dict)
+            and isinstance(body.get("messages"), list)
+        ):
+            prompt = prompt_tokens(body)
+            output = body.get("max_tokens") or body.get("max_completion_tokens") or 0
+            if prompt + output > self.context_window:
+                with self._lock:
+                    self.requests.append(body)
+                    self.headers.append(headers)
+                return openai_error(
+                    400,
+                    f"This model's maximum context length is {self.context_window} tokens. However, you "
+                    f"requested {prompt + output} tokens ({prompt} in the messages, {output} in the "
+                    "completion). Please reduce the length of the messages or completion.",
+                )
+        return super().handle(path, body, headers)
 
     def error(self, status: int, message: str) -> WireError:
         return openai_error(status, message, "invalid_request_error" if status < 500 else "server_error")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from stateact.models.base import ModelProvider, ProviderError
+from stateact.models.role_settings import RoleSettings
 
 ROLES = ("main", "gui", "web", "gate", "compactor")
 
@@ -28,9 +29,16 @@ def parse_spec(spec: str) -> tuple[str, str, str | None]:
     return provider, model, base_url or None
 
 
-def create_model(spec: str, role: str = "main") -> ModelProvider:
-    """Build the provider a spec names; a scripted spec plays the turns the script holds for `role`,
-    a relay names its requests after the scope (or else the role) that sends them."""
+def create_model(spec: str, role: str = "main", options: RoleSettings | None = None) -> ModelProvider:
+    """Build the provider a spec names, with the role's settings; a scripted spec plays the turns the
+    script holds for `role`, a relay names its requests after the scope (or else the role) that sends them."""
+    model = _create(spec, role)
+    if options is not None:
+        model.options = options
+    return model
+
+
+def _create(spec: str, role: str) -> ModelProvider:
     provider, model, base_url = parse_spec(spec)
     if provider == "anthropic":
         from stateact.models.anthropic_provider import AnthropicProvider
@@ -49,4 +57,4 @@ def create_model(spec: str, role: str = "main") -> ModelProvider:
     return ScriptedProvider(load_script(script_path(model), role), spec=spec, role=role)
 
 
-__all__ = ["ROLES", "ModelProvider", "ProviderError", "create_model", "parse_spec"]
+__all__ = ["ROLES", "ModelProvider", "ProviderError", "RoleSettings", "create_model", "parse_spec"]

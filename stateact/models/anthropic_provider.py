@@ -133,6 +133,9 @@ def to_wire(request: ModelRequest, model: str = "") -> dict:
     return wire
 
 
+TOOL_CHOICE = {"auto": "auto", "required": "any", "none": "none"}
+"""A role's tool_choice setting in the Messages API's terms."""
+
 CONTEXT_ERROR_SIGNS = ("prompt is too long", "context window", "too many tokens", "exceed context limit")
 """Phrases of a 400 error that mean the request did not fit the context window."""
 
@@ -166,6 +169,11 @@ class AnthropicProvider(ModelProvider):
 
     def complete(self, request: ModelRequest) -> ModelResponse:
         wire = to_wire(request, self.name)
+        wire["max_tokens"] = self.output_tokens(request)
+        if self.options.temperature is not None:
+            wire["temperature"] = self.options.temperature
+        if self.options.tool_choice is not None and "tools" in wire:
+            wire["tool_choice"] = {"type": TOOL_CHOICE[self.options.tool_choice]}
         return self.with_retries(lambda: self._call(wire))
 
     def _call(self, wire: dict) -> ModelResponse:

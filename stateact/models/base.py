@@ -12,6 +12,8 @@ from typing import TypeVar
 
 from stateact import settings
 from stateact.messages import Message, ReasoningBlock, TextBlock, ToolSpec, ToolUseBlock, Usage
+from stateact.models.catalog import ModelInfo
+from stateact.models.role_settings import RoleSettings, max_output_tokens, model_info
 
 
 class ProviderError(RuntimeError):
@@ -143,6 +145,17 @@ class ModelProvider(ABC):
     spec: str
     retries: int = settings.MODEL_RETRIES
     backoff_base_s: float = settings.MODEL_BACKOFF_BASE_S
+    options: RoleSettings = RoleSettings()
+    """The role's settings (output tokens, temperature, tool choice, window, price)."""
+
+    @property
+    def info(self) -> ModelInfo:
+        """Prices and context window: the catalog's, with the role's stated ones in place."""
+        return model_info(self.name, self.options)
+
+    def output_tokens(self, request: ModelRequest) -> int:
+        """The output tokens to ask for in a request."""
+        return max_output_tokens(self.name, self.options, request.max_tokens)
 
     def _configure_remote(
         self, provider: str, model: str, base_url: str | None, retries: int, backoff_s: float

@@ -1,9 +1,15 @@
-"""OpenAI Chat Completions provider on the `openai` SDK, for any compatible server (vLLM, Ollama, LM Studio)."""
+"""OpenAI Chat Completions provider on the `openai` SDK, for any compatible server (vLLM, Ollama, LM Studio).
+
+Chat Completions has no error flag on tool messages: the content of a failed tool call's message
+starts with ERROR_PREFIX instead. Tool calls a model wrote as JSON in its text are recovered as
+structured calls, and that JSON leaves the text, so the call is not sent back twice.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import uuid
 from collections.abc import Iterator
 
@@ -21,7 +27,10 @@ from stateact.models.base import (
     api_message,
     status_error,
 )
+from stateact.models.role_settings import RoleSettings
 
+ERROR_PREFIX = "Error: "
+"""Starts the content of the tool message of a call whose result is an error."""
 OFFICIAL_HOST = "api.openai.com"
 """The official API takes `max_completion_tokens`; compatible servers are sent the older `max_tokens`."""
 
@@ -56,9 +65,10 @@ def _convert(message: Message) -> list[dict]:
     converted: list[dict] = []
     tool_images: list[dict] = []
     for result in message.tool_results():
-        converted.append(
-            {"role": "tool", "tool_call_id": result.tool_use_id, "content": result.text() or "(no output)"}
-        )
+        text = result.text() or "(no output)"
+        if result.is_error and not text.startswith(ERROR_PREFIX):
+            text = ERROR_PREFIX + text
+        converted.append({"role": "tool", "tool_call_id": result.tool_use_id, "content": text})
         images = [b for b in result.content if isinstance(b, ImageBlock)]
         if images:
             tool_images.append(
@@ -71,15 +81,23 @@ def _convert(message: Message) -> list[dict]:
     return converted
 
 
-def to_wire(request: ModelRequest, official: bool = False) -> dict:
-    """The keyword arguments of `chat.completions.create` for a request (`official`: api.openai.com)."""
+def to_wire(
+    request: ModelRequest,
+    official: bool = False,
+    options: RoleSettings | None = None,
+    max_tokens: int | None = None,
+) -> dict:
+    """The keyword arguments of `chat.completions.create` for a request (`official`: api.openai.com),
+    with a role's temperature and tool choice, and `max_tokens` in place of the request's."""
     messages: list[dict] = [{"role": "system", "content": request.system}] if request.system.strip() else []
     for message in request.messages:
         messages.extend(_convert(message))
     wire: dict = {
         "messages": messages,
-        "max_completion_tokens" if official else "max_tokens": request.max_tokens,
+        "max_completion_tokens" if official else "max_tokens": max_tokens or request.max_tokens,
     }
+    if options is not None and options.temperature is not None:
+        wire["temperature"] = options.temperature
     if request.tools:
         wire["tools"] = [
             {
@@ -88,11 +106,13 @@ def to_wire(request: ModelRequest, official: bool = False) -> dict:
             }
             for t in request.tools
         ]
+        if options is not None and options.tool_choice is not None:
+            wire["tool_choice"] = options.tool_choice
     return wire
 
 
-def _json_objects(text: str) -> Iterator[dict]:
-    """Every JSON object embedded in free text (in a code fence, a <tool_call> tag or bare)."""
+def _json_objects(text: str) -> Iterator[tuple[dict, int, int]]:
+    """Every JSON object embedded in free text (in a code fence, a <tool_call> tag or bare), with its span."""
     decoder = json.JSONDecoder()
     position = text.find("{")
     while position != -1:
@@ -102,8 +122,12 @@ def _json_objects(text: str) -> Iterator[dict]:
             position = text.find("{", position + 1)
             continue
         if isinstance(value, dict):
-            yield value
+            yield value, position, end
         position = text.find("{", end)
+
+
+EMPTY_WRAPPERS = re.compile(r"```[a-zA-Z]*\s*```|<tool_call>\s*</tool_call>")
+"""A code fence or <tool_call> tag left empty once the call inside it is taken out of the text."""
 
 
 def _tool_use(call_id: str | None, name: str | None, arguments: object) -> ToolUseBlock:
@@ -124,18 +148,23 @@ def _tool_use(call_id: str | None, name: str | None, arguments: object) -> ToolU
     return ToolUseBlock(id=call_id, name=name or "", raw_arguments=json.dumps(arguments))
 
 
-def _calls_from_text(text: str, tool_names: set[str]) -> list[ToolUseBlock]:
+def _calls_from_text(text: str, tool_names: set[str]) -> tuple[list[ToolUseBlock], str]:
     """Recover tool calls a model wrote as JSON in its text (common with small local models).
 
     An object counts when its `name` is a known tool; its `arguments` (or `parameters`) are the input.
+    Returns the calls and the text without them (and without the fences or tags left empty).
     """
-    return [
-        _tool_use(
-            f"call_text_{uuid.uuid4().hex[:12]}", data["name"], data.get("arguments", data.get("parameters"))
-        )
-        for data in _json_objects(text)
-        if data.get("name") in tool_names
-    ]
+    calls: list[ToolUseBlock] = []
+    kept: list[str] = []
+    start = 0
+    for data, begin, end in _json_objects(text):
+        if data.get("name") in tool_names:
+            arguments = data.get("arguments", data.get("parameters"))
+            calls.append(_tool_use(f"call_text_{uuid.uuid4().hex[:12]}", data["name"], arguments))
+            kept.append(text[start:begin])
+            start = end
+    kept.append(text[start:])
+    return calls, EMPTY_WRAPPERS.sub("", "".join(kept)).strip()
 
 
 def _is_context_error(exc: openai.APIStatusError) -> bool:
@@ -164,7 +193,8 @@ class OpenAIProvider(ModelProvider):
         )
 
     def complete(self, request: ModelRequest) -> ModelResponse:
-        wire = to_wire(request, official=self.client.base_url.host == OFFICIAL_HOST)
+        official = self.client.base_url.host == OFFICIAL_HOST
+        wire = to_wire(request, official, self.options, self.output_tokens(request))
         tool_names = {t.name for t in request.tools}
         return self.with_retries(lambda: self._call(wire, tool_names))
 
@@ -183,15 +213,16 @@ class OpenAIProvider(ModelProvider):
             raise RetryableError("openai-compatible server returned no choices")
         choice = reply.choices[0]
         message = choice.message
-        content: list[TextBlock | ToolUseBlock] = []
-        if message.content:
-            content.append(TextBlock(text=message.content))
+        text = message.content or ""
+        calls: list[ToolUseBlock] = []
         for call in message.tool_calls or []:
             function = getattr(call, "function", None)  # custom (non-function) tool calls are not ours
             if function is not None:
-                content.append(_tool_use(call.id, function.name, function.arguments))
-        if not message.tool_calls and message.content:
-            content.extend(_calls_from_text(message.content, tool_names))
+                calls.append(_tool_use(call.id, function.name, function.arguments))
+        if not message.tool_calls and text:
+            calls, text = _calls_from_text(text, tool_names)
+        content: list[TextBlock | ToolUseBlock] = [TextBlock(text=text)] if text else []
+        content.extend(calls)
         return ModelResponse(
             content=content,
             usage=_usage(reply.usage),
