@@ -13,7 +13,8 @@ write or delete files (rm, mv, cp, touch, chmod, tee, dd, ...); in-place editors
 (kill; wmctrl and xdotool except listing and reading windows); office programs (soffice
 can overwrite or convert files); interpreters run on a script file or on stdin;
 `python -c`/`perl -e`/`node -e` code that matches a write pattern (open for writing,
-.save(, .write(, os.remove, shutil, subprocess, ...); command substitution inside
+.save(, .write(, os.remove, shutil, subprocess, ...) or looks a name up at run time
+(getattr, vars, globals, __dict__, ...); command substitution inside
 quoted words; `eval`, `source`. A refusal says what the command would do; each caller
 adds what its reader may do instead (the gate shell, plan evidence); curl and wget
 unless they only GET a URL to stdout (`gate.net_guard`).
@@ -21,8 +22,8 @@ unless they only GET a URL to stdout (`gate.net_guard`).
 Limits (what the guard cannot see, so the fingerprint check in `gate.snapshot` exists):
 - It reads the command text, not what programs do: a program not in its lists that writes
   files (or an unlisted option of a listed one) passes.
-- Interpreter code is matched by patterns, so obfuscated code passes
-  (e.g. `open(p, chr(119))`, `getattr(os, "re" + "move")`).
+- Interpreter code is matched by patterns, so obfuscated code passes (e.g. `open(p, chr(119))`);
+  names looked up at run time are refused, as their target cannot be read from the text.
 - Variables and globs are not expanded: `$CMD file` runs whatever `$CMD` holds.
 - A shell function or alias defined earlier cannot exist (each gate command is a fresh
   shell), but one defined in the same command is checked only word by word.
@@ -127,7 +128,9 @@ _WRITE_PATTERNS = re.compile(
     r"|\bunlink\w*|\bsystem\s*\(|`|\bqx\b|\bprint\s*\{"
     r"""|open\s*\([^)]*['"]\s*(?:>|\+<)"""  # perl open(F, ">x")
     r"|\b(?:rm|rmdir|rename|copyFile|appendFile|mkdir|truncate|symlink|chmod)\w*Sync\b|\bappendFile\b"
-    r"|\bcopyFile\b|\bFile\.delete\b|\bFileUtils\b|\brunpy\b|\bctypes\b|\bchild_process\b",
+    r"|\bcopyFile\b|\bFile\.delete\b|\bFileUtils\b|\brunpy\b|\bctypes\b|\bchild_process\b"
+    r"|\b(?:getattr|setattr|delattr|vars|globals|locals)\s*\(|__dict__|__getattribute__|__builtins__"
+    r"|\b(?:methodcaller|attrgetter)\b",  # a name looked up at run time (`getattr(p, "write_" + "bytes")`)
     re.IGNORECASE,
 )
 _SED_WRITE = re.compile(r"(?:^|[/;}\d$])\s*(?:[wW]\s+\S|e(?:\s|;|$))")

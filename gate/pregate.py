@@ -21,7 +21,6 @@ from gate.deliverables import MentionedPath
 from gate.probes import ProbeError, run_probe
 from gate.verdict import Finding
 from sandbox.base import Sandbox
-from sandbox.toolkit.settings import TOOLKIT_REMOTE_DIR
 
 OPEN_DOCUMENT_RULE = (
     "A document may stay open in LibreOffice when its window shows exactly the saved file. It must not hold "
@@ -160,7 +159,6 @@ def formula_consistency(sandbox: Sandbox, fact: dict) -> list[Finding]:
             "formula_recalc",
             timeout=settings.GATE_RECALC_TIMEOUT_S + settings.GATE_PROBE_TIMEOUT_S,
             path=fact["resolved"],
-            tools_dir=TOOLKIT_REMOTE_DIR,
             recalc_timeout=settings.GATE_RECALC_TIMEOUT_S,
             rel_tol=settings.GATE_RECALC_REL_TOL,
             limit=settings.GATE_RECALC_MAX_LISTED,

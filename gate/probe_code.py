@@ -1,9 +1,10 @@
-"""Read-only probes of saved files, run INSIDE the sandbox as one Python script.
+"""Read-only probes of saved files, run INSIDE the sandbox.
 
-This module is sent as source text through `Sandbox.run_python` (so it works on a VM
-too) with a request appended, and prints one JSON object. It depends only on the
-standard library; openpyxl, python-docx and python-pptx are imported when present.
-Every file is opened for reading only; SQLite databases through a read-only URI.
+gate/probes.py places this file in the sandbox once (beside the office toolkit, whose folder
+is on sys.path here) and then calls `main` with a request; it prints one JSON object. It
+depends only on the standard library and the toolkit's `_odt`; openpyxl, python-docx and
+python-pptx are imported when present. Every file is opened for reading only; SQLite
+databases through a read-only URI.
 
 Request: {"probe": NAME, "args": {...}}. Probes: file_facts, spreadsheet, document,
 presentation, data, sqlite, named_cells, snapshot_take, snapshot_check, formula_recalc.
@@ -18,6 +19,7 @@ import io
 import json
 import math
 import os
+import pathlib
 import re
 import shutil
 import signal
@@ -28,6 +30,8 @@ import tempfile
 import urllib.parse
 import xml.etree.ElementTree as ET
 import zipfile
+
+import _odt  # the office toolkit's .odt reader; the toolkit's folder is on sys.path (see gate/probes.py)
 
 OOXML_MAIN = {
     "xlsx": "xl/workbook.xml",
@@ -438,7 +442,7 @@ def ods_cell_value(element):
         return element.get(ODF["office"] + "time-value")
     if kind == "boolean":
         return element.get(ODF["office"] + "boolean-value") == "true"
-    text = "\n".join("".join(p.itertext()) for p in element.findall(ODF["text"] + "p"))
+    text = "\n".join(_odt.element_text(p) for p in element.findall(ODF["text"] + "p"))
     return text if kind or text else None
 
 
@@ -646,8 +650,8 @@ def document(path, start=0, limit=300, fonts=True):
     ext = os.path.splitext(path)[1].lower()
     if ext == ".docx":
         return docx_document(path, start, limit, fonts)
-    if ext in (".odt", ".ods", ".odp"):
-        return odf_document(path, start, limit)
+    if ext == ".odt":
+        return odt_document(path, start, limit)
     return {"error": "the document probe reads .docx and .odt; use `data` for text files"}
 
 
@@ -700,37 +704,22 @@ def docx_document(path, start, limit, fonts):
     }
 
 
-def odf_document(path, start, limit):
-    text_ns = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
-    table_ns = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
-    with zipfile.ZipFile(path) as archive:
-        root = ET.fromstring(archive.read("content.xml"))
-    paragraphs = []
-    all_paragraphs = [el for el in root.iter() if el.tag in (text_ns + "p", text_ns + "h")]
-    for index, element in enumerate(all_paragraphs):
-        if index < start or len(paragraphs) >= limit:
-            continue
-        paragraphs.append(
-            {
-                "i": index,
-                "text": "".join(element.itertext()),
-                "style": element.get(text_ns + "style-name"),
-                "heading": element.tag.endswith("}h"),
-            }
-        )
-    tables = []
-    for table in root.iter(table_ns + "table"):
-        rows = []
-        for row in table.iter(table_ns + "table-row"):
-            rows.append(["".join(c.itertext()) for c in row.iter(table_ns + "table-cell")])
-            if len(rows) >= 100:
-                break
-        tables.append({"name": table.get(table_ns + "name"), "rows": rows})
+def odt_document(path, start, limit):
+    """Paragraphs and tables of an .odt, read by the office toolkit's reader (`_odt`, beside this code)."""
+    blocks = _odt.read_blocks(pathlib.Path(path))
+    paragraphs = [block for block in blocks if block.kind == "paragraph"]
+    tables = [block for block in blocks if block.kind == "table"]
     return {
         "path": path,
-        "paragraph_count": len(all_paragraphs),
-        "paragraphs": paragraphs,
-        "tables": tables[:20],
+        "paragraph_count": len(paragraphs),
+        "paragraphs": [
+            {"i": index, "text": block.text, "style": block.style, "heading": block.heading}
+            for index, block in enumerate(paragraphs)
+            if index >= start
+        ][:limit],
+        "tables": [
+            {"name": table.style, "rows": [list(row) for row in table.rows[:100]]} for table in tables[:20]
+        ],
     }
 
 
@@ -976,7 +965,7 @@ UNEVALUATED = re.compile(r"#NAME\?|Err:5\d\d")
 """Recalculated errors that mean LibreOffice lacks a function the saving program had: not comparable."""
 
 
-def formula_recalc(path, tools_dir, recalc_timeout, rel_tol, limit):
+def formula_recalc(path, recalc_timeout, rel_tol, limit):
     """Compare each formula cell's saved value with its value after LibreOffice recalculates a copy.
 
     The file is copied into a private temporary folder and only the copy is recalculated (by the
@@ -988,9 +977,7 @@ def formula_recalc(path, tools_dir, recalc_timeout, rel_tol, limit):
     saved = formula_cells(path, ext, with_formulas=True)
     if not any(formula for formula, _ in saved.values()):
         return {"status": "no_formulas"}
-    program = shutil.which("office-recalc") or os.path.join(
-        os.path.expanduser("~"), tools_dir, "office-recalc"
-    )
+    program = os.path.join(os.path.dirname(os.path.abspath(_odt.__file__)), "office-recalc")
     if not os.path.isfile(program):
         return {"status": "could_not_check", "reason": "the office toolkit (office-recalc) is not installed"}
     work = tempfile.mkdtemp(prefix="stateact-gate-recalc-")

@@ -1,15 +1,52 @@
-"""Host side of the probes: send `probe_code.py` into the sandbox and read back its JSON."""
+"""Host side of the probes: place `probe_code.py` in the sandbox once, call it by name, read back its JSON.
+
+The probe code lives in the sandbox beside the office toolkit (whose `_odt` it reads .odt files with):
+a sandbox that shares the host's files uses this folder's copy in place; any other gets it uploaded
+into its toolkit folder on the first probe call, and again whenever it is missing or differs from
+ours (a reset VM, an older harness's copy). Each call then sends only a short loader and the request.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 from gate import settings
 from sandbox.base import Sandbox
+from sandbox.toolkit import install_toolkit
 
-PROBE_SOURCE = (Path(__file__).parent / "probe_code.py").read_text(encoding="utf-8")
+PROBE_FILE = Path(__file__).with_name("probe_code.py")
+PROBE_SOURCE = PROBE_FILE.read_bytes()
 RESULT_MARKER = "\n@@PROBE@@"
+MISSING_MARKER = "@@PROBE-MISSING@@"
+MISSING_PROBE, MISSING_TOOLKIT = "probe", "toolkit"
+
+PROBE_SHA256 = hashlib.sha256(PROBE_SOURCE).hexdigest()
+LOADER = """\
+import hashlib, sys
+sys.dont_write_bytecode = True
+path, toolkit, digest, request = {arguments!r}
+def missing(what):
+    print({marker!r} + what)
+    sys.exit(1)
+try:
+    with open(path, "rb") as handle:
+        source = handle.read()
+except OSError:
+    source = b""
+if hashlib.sha256(source).hexdigest() != digest:
+    missing({probe!r})
+sys.path.insert(0, toolkit)
+try:
+    import _odt
+except ImportError:
+    missing({toolkit!r})
+code = {{"__name__": "probe_code", "__file__": path}}
+exec(compile(source, path, "exec"), code)
+code["main"](request)
+"""
+"""Run with `python3 -c`: checks the sandbox's copy of the probe code and the toolkit, then runs the request."""
 
 
 class ProbeError(RuntimeError):
@@ -19,8 +56,14 @@ class ProbeError(RuntimeError):
 def run_probe(sandbox: Sandbox, probe: str, timeout: float = settings.GATE_PROBE_TIMEOUT_S, **args) -> dict:
     """Run one probe in the sandbox; the result dict carries `error` when the probe itself failed."""
     request = json.dumps({"probe": probe, "args": args})
-    code = f"{PROBE_SOURCE}\nmain({request!r})\n"
-    result = sandbox.run_python(code, timeout=timeout)
+    result = sandbox.run_python(_loader(sandbox, request), timeout=timeout)
+    placed: set[str] = set()
+    while missing := _missing(result.stdout):
+        if missing in placed:
+            raise ProbeError(f"the sandbox still lacks the {missing} code after it was uploaded")
+        _place(sandbox, missing)
+        placed.add(missing)
+        result = sandbox.run_python(_loader(sandbox, request), timeout=timeout)
     _, found, payload = result.stdout.rpartition(RESULT_MARKER)
     if not found:
         raise ProbeError(
@@ -30,3 +73,32 @@ def run_probe(sandbox: Sandbox, probe: str, timeout: float = settings.GATE_PROBE
         return json.loads(payload)
     except json.JSONDecodeError as exc:
         raise ProbeError(f"probe {probe} returned unreadable output: {exc}") from exc
+
+
+def _probe_path(sandbox: Sandbox) -> str:
+    """Where the sandbox finds the probe code: ours in place, or its copy in the toolkit folder."""
+    return str(PROBE_FILE) if sandbox.shares_host_files else f"{sandbox.toolkit_dir}/{PROBE_FILE.name}"
+
+
+def _loader(sandbox: Sandbox, request: str) -> str:
+    arguments = (_probe_path(sandbox), sandbox.toolkit_dir, PROBE_SHA256, request)
+    return LOADER.format(
+        arguments=arguments, marker=MISSING_MARKER, probe=MISSING_PROBE, toolkit=MISSING_TOOLKIT
+    )
+
+
+def _missing(stdout: str) -> str:
+    """What the loader found missing (`probe` or `toolkit`), or '' when it ran the probe."""
+    first, _, _ = stdout.partition("\n")
+    return first.removeprefix(MISSING_MARKER) if first.startswith(MISSING_MARKER) else ""
+
+
+def _place(sandbox: Sandbox, missing: str) -> None:
+    """Upload the missing part into the sandbox: the probe code, or the toolkit it reads .odt files with."""
+    if sandbox.shares_host_files:
+        where = PROBE_FILE if missing == MISSING_PROBE else sandbox.toolkit_dir
+        raise ProbeError(f"the sandbox cannot read the {missing} code at {where}")
+    if missing == MISSING_TOOLKIT:
+        install_toolkit(sandbox, install_missing_modules=False)
+    else:
+        sandbox.write_file(_probe_path(sandbox), PROBE_SOURCE)

@@ -68,6 +68,11 @@ class Sandbox(ABC):
 
     home: str
     """The task's home folder as seen inside the sandbox."""
+    toolkit_dir: str
+    """The folder of the office toolkit (sandbox/toolkit/bin) as seen inside the sandbox; the sandbox's
+    shells have it first on PATH."""
+    shares_host_files: bool = False
+    """Whether the sandbox sees the host's files at their host paths (then nothing needs uploading)."""
 
     @abstractmethod
     def start(self) -> None: ...

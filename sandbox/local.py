@@ -23,6 +23,8 @@ from stateact import settings
 class LocalSandbox(Sandbox):
     """A work folder (the task's home), an optional private Xvfb display, and the processes started in it."""
 
+    shares_host_files = True
+
     def __init__(
         self,
         workdir: Path,
@@ -31,6 +33,7 @@ class LocalSandbox(Sandbox):
         window_manager: bool = True,
     ) -> None:
         self.home = str(Path(workdir).resolve())
+        self.toolkit_dir = str(TOOLKIT_BIN)
         self.tag = secrets.token_hex(8)
         self._display = XDisplay(size, window_manager) if display else None
         self._shells: list[BashSession] = []
@@ -44,7 +47,7 @@ class LocalSandbox(Sandbox):
             return
         Path(self.home).mkdir(parents=True, exist_ok=True)
         install_office_profile(Path(self.home))
-        path_entries = [str(TOOLKIT_BIN), str(Path(sys.executable).parent), os.environ.get("PATH", "")]
+        path_entries = [self.toolkit_dir, str(Path(sys.executable).parent), os.environ.get("PATH", "")]
         self.env = {
             **os.environ,
             **NONINTERACTIVE_ENV,

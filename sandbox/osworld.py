@@ -67,6 +67,7 @@ class OSWorldSandbox(Sandbox):
         self.backoff_s = backoff_s
         self.request_timeout_s = request_timeout_s
         self.home = settings.VM_HOME
+        self.toolkit_dir = ""
         self._client: httpx.Client | None = None
         self._shells: list[RelayShell] = []
         self._shell_env: dict[str, str] = {}
@@ -106,9 +107,9 @@ class OSWorldSandbox(Sandbox):
         """Upload the office toolkit and put it first on the PATH of the sandbox's shells."""
         from sandbox.toolkit import install_toolkit
 
-        bin_dir = install_toolkit(self)
+        self.toolkit_dir = install_toolkit(self)
         vm_path = self.run('printf %s "$PATH"', timeout=10).stdout.strip() or "/usr/local/bin:/usr/bin:/bin"
-        self._shell_env = {"PATH": f"{bin_dir}:{vm_path}"}
+        self._shell_env = {"PATH": f"{self.toolkit_dir}:{vm_path}"}
 
     def close(self) -> None:
         for shell in self._shells:

@@ -42,6 +42,8 @@ class VMServer:
     def __init__(self, sandbox: LocalSandbox, port: int = 0) -> None:
         self.sandbox = sandbox
         self.requests: list[str] = []
+        self.body_bytes: list[int] = []
+        """The size of each request's body, in the order of `requests`."""
         self.fail_next: dict[str, int] = {}
         """Route -> how many of its next requests answer HTTP 503, as a gateway before a VM that is not
         there (to exercise client retries)."""
@@ -221,6 +223,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802
         self.vm.requests.append(f"GET {self.path}")
+        self.vm.body_bytes.append(int(self.headers.get("Content-Length") or 0))
         if self._injected_failure():
             return
         if self.path == "/platform":
@@ -240,6 +243,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802
         self.vm.requests.append(f"POST {self.path}")
+        self.vm.body_bytes.append(int(self.headers.get("Content-Length") or 0))
         if self._injected_failure():
             return
         route = self.path

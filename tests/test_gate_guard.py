@@ -81,6 +81,10 @@ REFUSED = [
     ("if true; then rm x; fi", "`rm`"),
     ("dd if=/dev/zero of=f bs=1 count=1", "`dd`"),
     ("eval 'rm x'", "`eval`"),
+    ("python3 -c \"import pathlib; f=getattr(pathlib.Path('x'), 'write_' + 'bytes'); f(b'1')\"", "getattr("),
+    ('python3 -c \'import os; getattr(os, "re" + "move")("x")\'', "getattr("),
+    ('python3 -c \'import os; vars(os)["re" + "move"]("x")\'', "vars("),
+    ('python3 -c \'import os; os.__dict__["unl" + "ink"]("x")\'', "__dict__"),
 ]
 
 
@@ -98,9 +102,3 @@ def test_writing_commands_are_refused_with_a_reason(command, reason):
 
 def test_unparseable_command_is_refused_not_crashing():
     assert "could not be parsed" in check_command("echo 'unclosed")
-
-
-def test_known_limit_obfuscated_interpreter_code_passes():
-    """Documented limit: pattern matching misses obfuscated writes (the fingerprint check catches them)."""
-    sneaky = "python3 -c \"import pathlib; f=getattr(pathlib.Path('x'), 'write_' + 'bytes'); f(b'1')\""
-    assert check_command(sneaky) is None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import zipfile
 from pathlib import Path
 
 import docx
@@ -101,6 +102,29 @@ def test_document_probe_reads_odt_written_by_libreoffice(sandbox):
     _, data = invoke(InspectDocument(sandbox), path="~/memo.odt")
 
     assert [p["text"] for p in data["paragraphs"]] == ["Budget approved"]
+
+
+def test_odt_spaces_tabs_and_line_breaks_read_the_same_through_the_probe_and_the_toolkit(sandbox):
+    text = "Net  total:\tapproved\nby the   board"
+    document = docx.Document()
+    document.add_heading("Budget", level=1)
+    lines = text.split("\n")
+    paragraph = document.add_paragraph(lines[0])
+    paragraph.runs[0].add_break()
+    paragraph.add_run(lines[1])
+    document.save(Path(sandbox.home) / "minutes.docx")
+    sandbox.run(f"soffice --headless --norestore --convert-to odt --outdir {sandbox.home} minutes.docx", 120)
+    content = zipfile.ZipFile(Path(sandbox.home) / "minutes.odt").read("content.xml").decode()
+    assert all(tag in content for tag in ("<text:s", "<text:tab", "<text:line-break"))
+
+    _, data = invoke(InspectDocument(sandbox), path="~/minutes.odt")
+    dump = sandbox.run("docx-dump minutes.odt").stdout
+
+    assert [(p["text"], p["style"], p["heading"]) for p in data["paragraphs"]] == [
+        ("Budget", "Heading 1", True),
+        (text, "Standard", False),
+    ]
+    assert f"[1] Standard: {text!r}" in dump
 
 
 def test_presentation_probe_reads_slides_shapes_and_text(sandbox):

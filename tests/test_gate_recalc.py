@@ -139,9 +139,9 @@ def test_missing_toolkit_is_a_fact_not_a_finding(recalculated_book, sandbox, tmp
     stale = tmp_path / "stale.xlsx"
     with_cached_value(recalculated_book, stale, "B4", "99")
     path = deliver(sandbox, stale, "sales.xlsx")
-    sandbox.env["PATH"] = os.pathsep.join(
-        p for p in sandbox.env["PATH"].split(os.pathsep) if p != str(TOOLKIT_BIN)
-    )
+    without_recalc = tmp_path / "toolkit"
+    shutil.copytree(TOOLKIT_BIN, without_recalc, ignore=shutil.ignore_patterns("office-recalc"))
+    sandbox.toolkit_dir = str(without_recalc)
 
     result = pregate_of(sandbox, path)
 

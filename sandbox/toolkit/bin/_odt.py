@@ -29,6 +29,7 @@ class Block:
     style: str
     text: str
     rows: tuple[tuple[str, ...], ...] = ()
+    heading: bool = False
 
 
 def read_part(path: Path, name: str) -> bytes:
@@ -83,7 +84,8 @@ def read_blocks(path: Path) -> list[Block]:
     def visit(elem: ET.Element) -> None:
         if elem.tag in (q(TEXT, "p"), q(TEXT, "h")):
             style = elem.get(q(TEXT, "style-name"), "")
-            blocks.append(Block("paragraph", styles.get(style, style), element_text(elem)))
+            heading = elem.tag == q(TEXT, "h")
+            blocks.append(Block("paragraph", styles.get(style, style), element_text(elem), heading=heading))
         elif elem.tag == q(TABLE, "table"):
             rows = tuple(
                 tuple(

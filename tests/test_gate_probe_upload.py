@@ -1,0 +1,79 @@
+"""The gate's probe code is placed in the sandbox once and then called by name, on both backends."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from gate.probes import PROBE_FILE, ProbeError, run_probe
+from tests.osworld_vm_server import served_vm
+
+pytest_plugins = ["tests.gate_fixtures"]
+
+PROBE_CALL_MAX_BYTES = 2048
+"""What one probe call may send to the VM once the probe code is there."""
+
+
+@pytest.fixture
+def vm(tmp_path):
+    with served_vm(tmp_path / "home", display=False) as parts:
+        yield parts
+
+
+def sent_during(server, call: Callable[[], dict]) -> tuple[dict, list[tuple[str, int]]]:
+    """The call's result and the (route, body size) of each request the VM server received meanwhile."""
+    start = len(server.requests)
+    result = call()
+    return result, list(zip(server.requests[start:], server.body_bytes[start:], strict=True))
+
+
+def notes_facts(sandbox) -> dict:
+    return run_probe(sandbox, "file_facts", paths=["~/notes.txt"])["files"][0]
+
+
+def test_vm_gets_the_probe_code_on_the_first_call_and_later_calls_send_only_the_request(vm):
+    sandbox, server, local = vm
+    Path(local.home, "notes.txt").write_text("two\nlines\n")
+
+    first, first_sent = sent_during(server, lambda: notes_facts(sandbox))
+    later, later_sent = sent_during(server, lambda: notes_facts(sandbox))
+
+    assert [route for route, _ in first_sent] == ["POST /execute", "POST /setup/upload", "POST /execute"]
+    assert [route for route, _ in later_sent] == ["POST /execute"]
+    assert later_sent[0][1] < PROBE_CALL_MAX_BYTES
+    assert first["exists"] and first["size"] == 10 and later == first
+    copy = Path(sandbox.toolkit_dir, PROBE_FILE.name)
+    assert copy.read_bytes() == PROBE_FILE.read_bytes()
+    assert not list(Path(sandbox.toolkit_dir).glob("__pycache__"))
+
+
+@pytest.mark.parametrize("damage", ["rm -f {copy}", "echo 'old probes' > {copy}", "rm -rf {toolkit}"])
+def test_vm_gets_the_probe_code_again_when_its_copy_is_missing_or_differs(vm, damage):
+    sandbox, server, local = vm
+    Path(local.home, "notes.txt").write_text("two\nlines\n")
+    notes_facts(sandbox)
+    copy = f"{sandbox.toolkit_dir}/{PROBE_FILE.name}"
+    assert sandbox.run(damage.format(copy=copy, toolkit=sandbox.toolkit_dir)).ok
+
+    facts, sent = sent_during(server, lambda: notes_facts(sandbox))
+
+    assert facts["size"] == 10
+    assert "POST /setup/upload" in [route for route, _ in sent]
+    assert sandbox.read_file(copy) == PROBE_FILE.read_bytes()
+    assert sandbox.exists(f"{sandbox.toolkit_dir}/docx-dump")
+
+
+def test_local_sandbox_uses_the_probe_code_in_place(sandbox):
+    Path(sandbox.home, "notes.txt").write_text("two\nlines\n")
+
+    assert notes_facts(sandbox)["size"] == 10
+    assert [p.name for p in Path(sandbox.home).rglob("*.py")] == []
+
+
+def test_local_sandbox_without_the_toolkit_says_so(sandbox, tmp_path):
+    sandbox.toolkit_dir = str(tmp_path / "no-toolkit")
+
+    with pytest.raises(ProbeError, match="cannot read the toolkit code"):
+        run_probe(sandbox, "home_state")
