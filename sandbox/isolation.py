@@ -135,7 +135,14 @@ class BwrapNamespace:
 
     def _layout(self) -> list[str]:
         """bwrap's namespace and mount options (order matters: later mounts cover earlier ones)."""
-        args = [*_user_namespace(), "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--hostname", SANDBOX_HOSTNAME]
+        args = [
+            *_user_namespace(),
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--hostname",
+            SANDBOX_HOSTNAME,
+        ]
         args += ["--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         for path in self.hidden:
             args += ["--tmpfs", str(path)]
@@ -150,7 +157,9 @@ class BwrapNamespace:
         deadline = time.monotonic() + HOLDER_START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self._holder.poll() is not None:
-                raise SandboxError(f"bubblewrap exited at start: {self._holder.stderr.read().decode().strip()}")
+                raise SandboxError(
+                    f"bubblewrap exited at start: {self._holder.stderr.read().decode().strip()}"
+                )
             probe = subprocess.run(self.command(["true"]), capture_output=True)
             if probe.returncode == 0:
                 return

@@ -13,7 +13,11 @@ SANDBOX_UID = 1000
 """The host user id sandbox processes run as when the harness runs as root (root ignores RLIMIT_NPROC)."""
 SANDBOX_HOSTNAME = "sandbox"
 
-RUNTIME_DIR = Path("/opt/stateact/sandbox-python") if os.geteuid() == 0 else Path.home() / ".cache/stateact/sandbox-python"
+RUNTIME_DIR = (
+    Path("/opt/stateact/sandbox-python")
+    if os.geteuid() == 0
+    else Path.home() / ".cache/stateact/sandbox-python"
+)
 """The sandbox's own Python venv on the host (readable by `SANDBOX_UID`), built by scripts/setup.sh or
 `stateact doctor --fix`."""
 RUNTIME_PACKAGES = (

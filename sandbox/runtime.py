@@ -42,11 +42,21 @@ def build_runtime(root: Path = RUNTIME_DIR) -> Path:
     shutil.rmtree(root, ignore_errors=True)
     steps = (
         [SYSTEM_PYTHON, "-m", "venv", str(root)],
-        [str(root / "bin" / "python3"), "-m", "pip", "install", "-q", "--disable-pip-version-check", *RUNTIME_PACKAGES],
+        [
+            str(root / "bin" / "python3"),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            *RUNTIME_PACKAGES,
+        ],
     )
     for step in steps:
         done = subprocess.run(step, capture_output=True, text=True, timeout=RUNTIME_BUILD_TIMEOUT_S)
         if done.returncode != 0:
-            raise SandboxError(f"building the sandbox Python failed at {' '.join(step[:4])}: {done.stderr[-800:]}")
+            raise SandboxError(
+                f"building the sandbox Python failed at {' '.join(step[:4])}: {done.stderr[-800:]}"
+            )
     (root / READY_MARK).write_text("ok\n")
     return root

@@ -23,7 +23,7 @@ def box(tmp_path):
     run_folder = tmp_path / "runs" / "r1"
     run_folder.mkdir(parents=True)
     (run_folder / "task.json").write_text('{"answer": 42}')
-    with LocalSandbox(tmp_path / "home", hidden=[tmp_path / "runs"]) as sandbox:
+    with LocalSandbox(tmp_path / "home", isolation="bwrap", hidden=[tmp_path / "runs"]) as sandbox:
         sandbox.run_folder = run_folder
         yield sandbox
 
@@ -52,7 +52,9 @@ def test_harness_files_are_hidden(box, shell):
 
 
 def test_writes_land_in_home_and_tmp_only(box, shell):
-    out = shell.run("echo a > ~/a.txt && echo b > /tmp/b.txt && echo ok; touch /etc/x /usr/x 2>&1", timeout=10)
+    out = shell.run(
+        "echo a > ~/a.txt && echo b > /tmp/b.txt && echo ok; touch /etc/x /usr/x 2>&1", timeout=10
+    )
     assert out.output.count("Read-only file system") == 2, out.output
     assert (Path(box.host_home) / "a.txt").read_text() == "a\n"
     assert box.read_file("/tmp/b.txt") == b"b\n"
@@ -70,13 +72,18 @@ def test_fork_bomb_and_memory_hog_are_contained(box, shell, monkeypatch):
     assert "Resource temporarily unavailable" in bomb.stderr  # forks beyond the limit were refused
     hog = box.run("python3 -c 'x = bytearray(10**10)'")
     assert hog.returncode != 0 and "MemoryError" in hog.stderr
-    assert shell.run("python3 -c 'x = bytearray(10**10)' 2>&1 | tail -1", timeout=30).output.strip() == "MemoryError"
+    assert (
+        shell.run("python3 -c 'x = bytearray(10**10)' 2>&1 | tail -1", timeout=30).output.strip()
+        == "MemoryError"
+    )
     assert box.run("echo next").stdout == "next\n"
 
 
 def test_python_inside_is_the_sandbox_runtime(box):
     out = box.run("command -v python3; python3 -c 'import openpyxl, docx, pptx, pandas'; echo rc=$?")
-    assert out.stdout.splitlines() == [str(isolation_settings.RUNTIME_DIR / "bin/python3"), "rc=0"], out.output
+    assert out.stdout.splitlines() == [str(isolation_settings.RUNTIME_DIR / "bin/python3"), "rc=0"], (
+        out.output
+    )
 
 
 @pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice is not installed")
@@ -89,7 +96,7 @@ def test_libreoffice_converts_inside(box):
 
 @pytest.mark.skipif(shutil.which("Xvfb") is None or shutil.which("xdotool") is None, reason="no Xvfb/xdotool")
 def test_display_works_inside(tmp_path):
-    with LocalSandbox(tmp_path / "home", display=True) as box:
+    with LocalSandbox(tmp_path / "home", display=True, isolation="bwrap") as box:
         moved = box.run("xdotool mousemove 40 50 && xdotool getmouselocation --shell | head -2")
         assert moved.stdout.split() == ["X=40", "Y=50"], moved.output
         clicked = box.run_python("import pyautogui; pyautogui.moveTo(70, 80); print(pyautogui.position())")
