@@ -26,14 +26,24 @@ from stateact import settings
 
 
 class BashSession(MarkerShell):
-    """One bash process behind a pty. Not thread-safe; one caller at a time."""
+    """One bash process behind a pty. Not thread-safe; one caller at a time.
+
+    A shell in an isolated sandbox gives `launcher` (the host argv that starts `DEFAULT_ARGV` inside,
+    in a given sandbox folder), `preexec` (its resource limits), `inner_scratch` (where the shell
+    sees `scratch_dir`) and `is_dir` (whether a sandbox path is a folder).
+    """
+
+    DEFAULT_ARGV = ("bash", "--noprofile", "--norc", "--noediting", "-i")
 
     def __init__(
         self,
         scratch_dir: Path,
         cwd: str,
         env: Mapping[str, str] | None = None,
-        argv: list[str] | None = None,
+        launcher: Callable[[str], list[str]] | None = None,
+        preexec: Callable[[], None] | None = None,
+        inner_scratch: str | None = None,
+        is_dir: Callable[[str], bool] = os.path.isdir,
     ) -> None:
         if not Path(scratch_dir).is_absolute():
             raise ValueError(f"the shell's scratch folder must be an absolute path, not {scratch_dir}")
@@ -41,7 +51,10 @@ class BashSession(MarkerShell):
         self._scratch.mkdir(parents=True, exist_ok=True)
         self._start_cwd = cwd
         self._env = {**os.environ, **(env or {}), **NONINTERACTIVE_ENV}
-        self._argv = argv or ["bash", "--noprofile", "--norc", "--noediting", "-i"]
+        self._launcher = launcher
+        self._preexec = preexec
+        self._inner_scratch = inner_scratch or str(self._scratch)
+        self._is_dir_check = is_dir
         self._counter = itertools.count(1)
         self._script_prefix = f"cmd_{secrets.token_hex(3)}"  # shells sharing a scratch folder never collide
         self._child: pexpect.spawn | None = None
@@ -50,20 +63,27 @@ class BashSession(MarkerShell):
         self._spawn()
 
     # -- lifecycle -------------------------------------------------------
+    def _before_exec(self) -> None:
+        """In the child before bash starts: default signal dispositions, then the sandbox's limits."""
+        restore_default_signals()
+        if self._preexec is not None:
+            self._preexec()
+
     def _spawn(self) -> None:
         self._marker = PromptMarker()
+        argv = self._launcher(self._start_cwd) if self._launcher else list(self.DEFAULT_ARGV)
         self._child = pexpect.spawn(
-            self._argv[0],
-            self._argv[1:],
-            cwd=self._start_cwd,
+            argv[0],
+            argv[1:],
+            cwd=None if self._launcher else self._start_cwd,
             env=self._env,
+            preexec_fn=self._before_exec,
             encoding="utf-8",
             codec_errors="replace",
             echo=False,
             maxread=settings.BASH_MAXREAD,
             searchwindowsize=None,
             dimensions=(50, 200),
-            preexec_fn=restore_default_signals,
         )
         self._child.delaybeforesend = None
         self._child.sendline(
@@ -82,9 +102,9 @@ class BashSession(MarkerShell):
 
     # -- commands ----------------------------------------------------------
     def _send_command(self, command: str) -> None:
-        script = self._scratch / f"{self._script_prefix}_{next(self._counter)}.sh"
-        script.write_text(command + "\n", encoding="utf-8")
-        self._child.sendline(f". {quote(str(script))}")
+        name = f"{self._script_prefix}_{next(self._counter)}.sh"
+        (self._scratch / name).write_text(command + "\n", encoding="utf-8")
+        self._child.sendline(f". {quote(self._inner_scratch + '/' + name)}")
 
     def _type(self, text: str) -> None:
         self._child.send(text)
@@ -95,7 +115,7 @@ class BashSession(MarkerShell):
         return (self._child.sendintr, lambda: self._child.sendcontrol("\\"), self._kill_foreground)
 
     def _is_dir(self, path: str) -> bool:
-        return os.path.isdir(path)
+        return self._is_dir_check(path)
 
     def _kill_foreground(self) -> None:
         try:

@@ -1,21 +1,31 @@
-"""LocalSandbox: the task runs as host processes in a work folder that is its home."""
+"""LocalSandbox: the task runs in a work folder that is its home, isolated by bubblewrap by default.
+
+With `isolation="bwrap"` every process (commands, shells, launched applications, GUI actions) runs
+inside the namespaces of sandbox/isolation.py and sees the work folder as /home/user; with
+`isolation="none"` they are host processes with only HOME changed (the work folder's own path).
+"""
 
 from __future__ import annotations
 
 import io
 import os
 import secrets
+import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from sandbox.base import CommandResult, Sandbox, SandboxError, Shell
 from sandbox.bash_session import BashSession
 from sandbox.display import XDisplay
+from sandbox.isolation import BwrapNamespace, default_hidden, give_to_sandbox_user, limits
+from sandbox.isolation_settings import ISOLATION_MODES, SANDBOX_HOME
 from sandbox.marker_shell import NONINTERACTIVE_ENV
 from sandbox.office_profile import install_office_profile
 from sandbox.processes import TAG_VARIABLE, kill_tagged
+from sandbox.runtime import require_runtime
 from sandbox.toolkit import TOOLKIT_BIN
 from stateact import settings
 
@@ -31,8 +41,18 @@ class LocalSandbox(Sandbox):
         display: bool = False,
         size: tuple[int, int] = settings.DISPLAY_SIZE,
         window_manager: bool = True,
+        isolation: str = "none",
+        hidden: Sequence[Path] = (),
     ) -> None:
-        self.home = str(Path(workdir).resolve())
+        if isolation not in ISOLATION_MODES:
+            raise SandboxError(f"unknown isolation {isolation!r}: use one of {', '.join(ISOLATION_MODES)}")
+        self.isolation = isolation
+        self.host_home = str(Path(workdir).resolve())
+        """The work folder on the host; `home` is the same folder as the sandbox's processes see it."""
+        self.home = SANDBOX_HOME if isolation == "bwrap" else self.host_home
+        self._hidden = [Path(p).resolve() for p in hidden]
+        self._namespace: BwrapNamespace | None = None
+        self._host_tmp: Path | None = None
         self.toolkit_dir = str(TOOLKIT_BIN)
         self.tag = secrets.token_hex(8)
         self._display = XDisplay(size, window_manager) if display else None
@@ -45,27 +65,47 @@ class LocalSandbox(Sandbox):
     def start(self) -> None:
         if self._started:
             return
-        Path(self.home).mkdir(parents=True, exist_ok=True)
-        install_office_profile(Path(self.home))
-        path_entries = [self.toolkit_dir, str(Path(sys.executable).parent), os.environ.get("PATH", "")]
-        self.env = {
-            **os.environ,
-            **NONINTERACTIVE_ENV,
-            "HOME": self.home,
-            "PATH": os.pathsep.join(p for p in path_entries if p),
-            TAG_VARIABLE: self.tag,
-        }
-        self.env.pop("DISPLAY", None)
-        self.env.pop("XDG_CONFIG_HOME", None)  # settings live under the home (LibreOffice's profile)
+        Path(self.host_home).mkdir(parents=True, exist_ok=True)
+        install_office_profile(Path(self.host_home))
+        self.env = self._environment()
         self._started = True
-        if self._display is not None:
-            try:
+        try:
+            if self._display is not None:
                 self.env["DISPLAY"] = self._display.start(self.env)
                 # python-xlib (pyautogui) refuses to connect when the home has no X authority file.
-                Path(self.home, ".Xauthority").touch()
-            except BaseException:
-                self.close()
-                raise
+                Path(self.host_home, ".Xauthority").touch()
+            if self.isolation == "bwrap":
+                self._start_namespace()
+        except BaseException:
+            self.close()
+            raise
+
+    def _environment(self) -> dict[str, str]:
+        """What the sandbox's processes get: isolated ones a VM-like environment, never the harness's."""
+        if self.isolation == "bwrap":
+            runtime = require_runtime()
+            base = {key: os.environ[key] for key in ("LANG", "LC_ALL", "TZ") if key in os.environ}
+            path = [self.toolkit_dir, str(runtime / "bin"), "/usr/local/bin", "/usr/bin", "/bin"]
+            base.update(USER="user", LOGNAME="user", SHELL="/bin/bash", TMPDIR="/tmp")
+        else:
+            base = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "XDG_CONFIG_HOME")}
+            path = [self.toolkit_dir, str(Path(sys.executable).parent), os.environ.get("PATH", "")]
+        # XDG_CONFIG_HOME stays unset: settings live under the home (LibreOffice's profile)
+        return {
+            **base,
+            **NONINTERACTIVE_ENV,
+            "HOME": self.home,
+            "PATH": os.pathsep.join(p for p in path if p),
+            TAG_VARIABLE: self.tag,
+        }
+
+    def _start_namespace(self) -> None:
+        self._host_tmp = Path(tempfile.mkdtemp(prefix="stateact-sandbox-tmp-"))
+        x_socket = f"/tmp/.X11-unix/X{self.display.lstrip(':')}" if self.display else None
+        self._namespace = BwrapNamespace(
+            Path(self.host_home), self._host_tmp, [*default_hidden(), *self._hidden], x_socket
+        )
+        self._namespace.start()
 
     def close(self) -> None:
         for shell in self._shells:
@@ -76,9 +116,15 @@ class LocalSandbox(Sandbox):
                 proc.kill()
             proc.wait()
         self._launched.clear()
+        if self._namespace is not None:
+            self._namespace.stop()
+            self._namespace = None
         if self._display is not None:
             self._display.stop()
         kill_tagged(self.tag)
+        if self._host_tmp is not None:
+            shutil.rmtree(self._host_tmp, ignore_errors=True)
+            self._host_tmp = None
         self._started = False
 
     @property
@@ -90,11 +136,24 @@ class LocalSandbox(Sandbox):
         return self.env
 
     def resolve(self, path: str) -> Path:
-        """The host path of a sandbox path (they are the same file system; see `expand`)."""
-        return Path(self.expand(path))
+        """The host path of a sandbox path (see `expand`): the home and /tmp map to the host folders behind
+        them; a hidden harness folder raises PermissionError, as it would inside."""
+        inside = os.path.normpath(self.expand(path))
+        if self.isolation != "bwrap":
+            return Path(inside)
+        for root, host in ((self.home, self.host_home), ("/tmp", self._host_tmp)):
+            if host is not None and (inside == root or inside.startswith(root + "/")):
+                return Path(str(host) + inside[len(root) :])
+        hidden = [*default_hidden(), *self._hidden, Path("/home")]
+        if any(Path(inside) == h or h in Path(inside).parents for h in hidden):
+            raise PermissionError(f"{inside} is not visible inside the sandbox")
+        return Path(inside)
 
     def exists(self, path: str) -> bool:
-        return self.resolve(path).exists()
+        try:
+            return self.resolve(path).exists()
+        except PermissionError:
+            return False
 
     # -- commands ------------------------------------------------------------------
     def run(self, command: str, timeout: float = 60.0) -> CommandResult:
@@ -109,38 +168,69 @@ class LocalSandbox(Sandbox):
 
     def run_python(self, code: str, timeout: float = 60.0) -> CommandResult:
         self._require_started()
+        python = "python3" if self.isolation == "bwrap" else sys.executable
         try:
             proc = subprocess.run(
-                [sys.executable, "-c", code],
-                cwd=self.home,
+                self.command([python, "-c", code]),
+                cwd=self.host_home,
                 env=self.env,
                 capture_output=True,
                 stdin=subprocess.DEVNULL,
                 timeout=timeout,
+                preexec_fn=self._preexec(one_shot=True),
             )
         except subprocess.TimeoutExpired as exc:
             return CommandResult(124, _text(exc.stdout or b""), f"[timed out after {timeout:.0f}s]")
         return CommandResult(proc.returncode, _text(proc.stdout), _text(proc.stderr))
 
     def launch(self, command: str) -> None:
-        self._launched.append(self._spawn_bash(command, subprocess.DEVNULL))
+        self._launched.append(self._spawn_bash(command, subprocess.DEVNULL, one_shot=False))
 
-    def _spawn_bash(self, command: str, output: int) -> subprocess.Popen:
-        """`bash -c command` in the home folder, in a session of its own, with no input."""
+    def command(self, argv: Sequence[str], cwd: str | None = None) -> list[str]:
+        """`argv` as the host runs it so that it lives in the sandbox (wrapped into its namespaces when
+        isolated); `cwd` is a sandbox path, the home by default. Start it with `preexec` as preexec_fn."""
         self._require_started()
+        if self._namespace is None:
+            return list(argv)
+        return self._namespace.command(argv, cwd or self.home)
+
+    def preexec(self) -> Callable[[], None] | None:
+        """The preexec_fn that gives a long-lived process started with `command` the sandbox's limits."""
+        return self._preexec(one_shot=False)
+
+    def _preexec(self, one_shot: bool) -> Callable[[], None] | None:
+        return limits(one_shot) if self._namespace is not None else None
+
+    def _spawn_bash(self, command: str, output: int, one_shot: bool = True) -> subprocess.Popen:
+        """`bash -c command` in the home folder, in a session of its own, with no input."""
         return subprocess.Popen(
-            ["bash", "-c", command],
-            cwd=self.home,
+            self.command(["bash", "-c", command]),
+            cwd=self.host_home,
             env=self.env,
             stdin=subprocess.DEVNULL,
             stdout=output,
             stderr=output,
             start_new_session=True,
+            preexec_fn=self._preexec(one_shot),
         )
 
     def open_shell(self, scratch_dir: Path) -> Shell:
         self._require_started()
-        shell = BashSession(scratch_dir, cwd=self.home, env=self.env)
+        if self._namespace is None:
+            shell = BashSession(scratch_dir, cwd=self.home, env=self.env)
+        else:  # the shell sources its command scripts, so they go where it can read them
+            scratch = self._host_tmp / ".stateact-shell"
+            scratch.mkdir(exist_ok=True)
+            give_to_sandbox_user(scratch)
+            shell = BashSession(
+                scratch,
+                cwd=self.home,
+                env=self.env,
+                launcher=lambda cwd: self.command(BashSession.DEFAULT_ARGV, cwd),
+                preexec=self.preexec(),
+                inner_scratch="/tmp/.stateact-shell",
+                is_dir=lambda path: self.resolve(path).is_dir(),
+            )
         self._shells.append(shell)
         return shell
 
@@ -150,8 +240,11 @@ class LocalSandbox(Sandbox):
 
     def write_file(self, path: str, data: bytes) -> None:
         target = self.resolve(path)
+        created = next((p for p in reversed(target.parents) if not p.exists()), target)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
+        if self._namespace is not None:
+            give_to_sandbox_user(created)
 
     # -- screen ----------------------------------------------------------------------
     def screenshot(self) -> bytes:

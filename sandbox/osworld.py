@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from shlex import quote
 
@@ -37,12 +37,14 @@ def parse_osworld_spec(spec: str) -> str:
     return f"http://{host}:{port}"
 
 
-def sandbox_from_spec(spec: str, workdir: Path, display: bool = False) -> Sandbox:
-    """`local` -> LocalSandbox(workdir, display); `osworld://HOST:PORT` -> OSWorldSandbox."""
+def sandbox_from_spec(
+    spec: str, workdir: Path, display: bool = False, isolation: str = "none", hidden: Sequence[Path] = ()
+) -> Sandbox:
+    """`local` -> LocalSandbox(workdir, display, isolation, hidden); `osworld://HOST:PORT` -> OSWorldSandbox."""
     if spec == "local":
         from sandbox.local import LocalSandbox
 
-        return LocalSandbox(workdir, display=display)
+        return LocalSandbox(workdir, display=display, isolation=isolation, hidden=hidden)
     if spec.startswith(SCHEME):
         return OSWorldSandbox(parse_osworld_spec(spec))
     raise SandboxError(f"unknown sandbox {spec!r}: use `local` or `osworld://HOST:PORT`")

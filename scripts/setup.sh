@@ -7,7 +7,7 @@ APT_PACKAGES=(
   python3 python3-venv python3-pip python3-tk
   xvfb xdotool x11-utils xclip wmctrl openbox scrot tmux
   libreoffice-calc libreoffice-writer libreoffice-impress
-  chromium fonts-dejavu-core fonts-liberation sqlite3
+  chromium fonts-dejavu-core fonts-liberation sqlite3 bubblewrap
 )
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -26,6 +26,8 @@ PYTHON="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[dev]'
+# The sandbox's own Python (toolkit, probes, GUI actions inside the isolated sandbox).
+.venv/bin/python -c "from sandbox.runtime import build_runtime; print('sandbox Python:', build_runtime())"
 # The command on PATH, so README's commands work from any folder.
 if [ "$(id -u)" -eq 0 ]; then bin_dir=/usr/local/bin; else bin_dir="$HOME/.local/bin"; fi
 mkdir -p "$bin_dir"

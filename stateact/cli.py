@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from sandbox.base import SandboxError
+from sandbox.isolation_settings import DEFAULT_ISOLATION
 from stateact import settings
 from stateact.config import RunConfig, absolute_path
 from stateact.exit_codes import ExitCode, exit_code_for
@@ -67,6 +68,9 @@ def run(
     sandbox: Annotated[str, typer.Option(help="`local` or osworld://HOST:PORT.")] = "local",
     workdir: Annotated[Path | None, typer.Option(help="Home folder of a local sandbox.")] = None,
     display: Annotated[bool, typer.Option(help="Start a private X display (local sandbox).")] = True,
+    isolation: Annotated[
+        str, typer.Option(help="Local sandbox isolation: `bwrap` (bubblewrap) or `none` (host processes).")
+    ] = DEFAULT_ISOLATION,
     runs_root: Annotated[Path, typer.Option(help="Where run folders are made.")] = Path("runs"),
     max_steps: Annotated[
         int | None,
@@ -106,6 +110,7 @@ def run(
             sandbox=sandbox,
             workdir=workdir,
             display=display,
+            isolation=isolation,
             cdp_url=cdp_url,
             runs_root=runs_root,
             max_turns=max_steps,
@@ -115,6 +120,10 @@ def run(
         )
         for warning in settings_warnings(specs, role_settings):
             console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+        if config.isolation == "none" and config.sandbox == "local":
+            console.print(
+                "[yellow]warning:[/yellow] --isolation none: the agent's commands run as host processes"
+            )
         with stop_signals_as_interrupt():
             if task is not None:
                 _run_task_file(task, config, absolute_path(cache), absolute_path(results))

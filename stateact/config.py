@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from sandbox.isolation_settings import DEFAULT_ISOLATION
 from stateact import settings
 from stateact.runtime import RoleModels
 from stateact.variants import FULL_HARNESS
@@ -27,6 +29,8 @@ class RunConfig(BaseModel):
     """The local sandbox's home folder; a fresh folder in the run folder when empty."""
     display: bool = True
     """Start a private X display for a local sandbox."""
+    isolation: Literal["bwrap", "none"] = DEFAULT_ISOLATION
+    """How a local sandbox is isolated: `bwrap` (bubblewrap namespaces, home at /home/user) or `none`."""
     cdp_url: str | None = None
     """A running Chrome's DevTools endpoint for the web subagent (an OSWorld VM's, e.g. http://HOST:9222);
     without it the web subagent launches its own headless Chromium."""

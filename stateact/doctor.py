@@ -63,6 +63,21 @@ def _display() -> tuple[bool, str]:
         return png.startswith(b"\x89PNG"), f"Xvfb {box.display}, screenshot {len(png)} bytes"
 
 
+def _isolation() -> tuple[bool, str]:
+    from sandbox.isolation import bwrap_problem
+    from sandbox.local import LocalSandbox
+    from sandbox.runtime import runtime_ready
+
+    problem = bwrap_problem() or (
+        "" if runtime_ready() else "the sandbox Python is not built (scripts/setup.sh)"
+    )
+    if problem:
+        return False, problem
+    with tempfile.TemporaryDirectory() as home, LocalSandbox(Path(home), isolation="bwrap") as box:
+        out = box.run("ps -e -o comm= | sort -u | tr '\\n' ' '; echo; printf %s \"$HOME\"")
+        return out.ok and out.stdout.endswith("/home/user"), f"bwrap sandbox sees: {out.stdout.strip()}"
+
+
 def _tiktoken() -> tuple[bool, str]:
     from stateact.tokens import ENCODING, counter
 
@@ -94,6 +109,7 @@ CHECKS: dict[str, Callable[[], tuple[bool, str]]] = {
     "xdotool": _which("xdotool"),
     "xclip": _which("xclip"),
     "display (Xvfb + screenshot)": _display,
+    "isolation (bubblewrap sandbox)": _isolation,
     "LibreOffice": _soffice,
     "Chromium": _chromium,
     "tiktoken offline": _tiktoken,

@@ -88,7 +88,13 @@ def _drive(
     log.write_json("config.json", config.model_dump(mode="json"))
     meter = Meter()
     started = time.monotonic() - (state.elapsed_s if state else 0.0)
-    sandbox = given or sandbox_from_spec(config.sandbox, config.workdir or run_dir / "home", config.display)
+    sandbox = given or sandbox_from_spec(
+        config.sandbox,
+        config.workdir or run_dir / "home",
+        config.display,
+        config.isolation,
+        [config.runs_root],
+    )
     outcome = LoopOutcome("error", "the run did not start", 0)
     loop = None
     try:

@@ -32,7 +32,13 @@ def run_task(
         )
         return Path(result.run_dir)
 
-    sandbox = sandbox_from_spec(config.sandbox, config.workdir or run_dir / "home", config.display)
+    sandbox = sandbox_from_spec(
+        config.sandbox,
+        config.workdir or run_dir / "home",
+        config.display,
+        config.isolation,
+        [config.runs_root],
+    )
     try:
         sandbox.start()
         return run_task_file(

@@ -12,7 +12,7 @@ from stateact.runlog import load_message, read_events
 
 REPO = Path(__file__).resolve().parents[1]
 QUICKSTART = REPO / "stateact" / "examples" / "quickstart.json"
-WORKDIR = Path("/tmp/stateact-quickstart")  # the example script names this absolute path
+WORKDIR = Path("/tmp/stateact-quickstart")  # the README's work folder; the script names it as /home/user
 
 
 def stateact(*args: str, cwd: Path) -> subprocess.CompletedProcess:

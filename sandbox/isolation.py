@@ -1,0 +1,186 @@
+"""The isolation boundary of a local sandbox: one set of Linux namespaces made by bubblewrap.
+
+A holder process (`bwrap ... sleep infinity`) owns a user, mount, PID, IPC and UTS namespace:
+the system read-only, the work folder at /home/user, a private /tmp (a host folder, so files there
+survive between commands), /home and the harness (checkout, venv, run folders) hidden under empty
+tmpfs, the toolkit's bin folder (read-only, at its own path inside the hidden checkout), the X display's socket, and the host network. Every process
+of the sandbox enters those namespaces with `nsenter` (`command`), so they all share one PID
+namespace: `ps -e` shows the sandbox's processes only, and none can signal the harness. Closing
+ends the holder, and the kernel ends every process of the namespace with it.
+
+When the harness runs as root, the holder makes its namespaces as root and every process enters them
+as `SANDBOX_UID` (root ignores RLIMIT_NPROC, and a root process could read everything); the work
+folders are given to that user. Otherwise the holder makes a user namespace too, and processes
+enter it keeping the harness's user id.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import select
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from sandbox.base import SandboxError
+from sandbox.isolation_settings import (
+    HOLDER_START_TIMEOUT_S,
+    LIMIT_ADDRESS_SPACE_BYTES,
+    LIMIT_CPU_SECONDS,
+    LIMIT_PROCESSES,
+    SANDBOX_HOME,
+    SANDBOX_HOSTNAME,
+    SANDBOX_UID,
+)
+from sandbox.toolkit import TOOLKIT_BIN
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+NO_USER_NAMESPACES = (
+    "bubblewrap cannot create its namespaces here ({detail}); this happens in containers that forbid "
+    "unprivileged user namespaces. Allow them (sysctl kernel.unprivileged_userns_clone=1, or run the "
+    "container with --privileged / a seccomp profile that permits unshare), or run without isolation: "
+    "--isolation none"
+)
+
+
+def bwrap_problem() -> str:
+    """Why bubblewrap cannot isolate a sandbox on this machine, or '' when it can."""
+    if shutil.which("bwrap") is None or shutil.which("nsenter") is None:
+        return "bubblewrap (bwrap) or nsenter is not installed: apt-get install bubblewrap util-linux"
+    probe = subprocess.run(
+        ["bwrap", *_user_namespace(), "--unshare-pid", "--ro-bind", "/", "/", "--proc", "/proc", "true"],
+        capture_output=True,
+        text=True,
+    )
+    if probe.returncode != 0:
+        return NO_USER_NAMESPACES.format(detail=probe.stderr.strip() or f"exit code {probe.returncode}")
+    return ""
+
+
+def default_hidden() -> list[Path]:
+    """Host folders every isolated sandbox hides: the checkout and the harness's Python environment."""
+    return [CHECKOUT, Path(sys.prefix).resolve()]
+
+
+def _user_namespace() -> list[str]:
+    """bwrap's option for a user namespace of its own: needed unless the harness is root."""
+    return [] if os.geteuid() == 0 else ["--unshare-user"]
+
+
+def limits(one_shot: bool) -> Callable[[], None]:
+    """preexec step setting the sandbox's resource limits (CPU time for one-shot commands only)."""
+
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_NPROC, (LIMIT_PROCESSES, LIMIT_PROCESSES))
+        # RLIMIT_DATA counts writable memory, not address space a browser reserves and never uses.
+        resource.setrlimit(resource.RLIMIT_DATA, (LIMIT_ADDRESS_SPACE_BYTES, LIMIT_ADDRESS_SPACE_BYTES))
+        if one_shot:
+            resource.setrlimit(resource.RLIMIT_CPU, (LIMIT_CPU_SECONDS, LIMIT_CPU_SECONDS))
+
+    return apply
+
+
+def give_to_sandbox_user(path: Path) -> None:
+    """Make `path` (and what is under it) the sandbox user's when the harness is root."""
+    if os.geteuid() != 0:
+        return
+    os.chown(path, SANDBOX_UID, SANDBOX_UID, follow_symlinks=False)
+    if path.is_dir() and not path.is_symlink():
+        for root, dirs, files in os.walk(path):
+            for name in dirs + files:
+                os.chown(os.path.join(root, name), SANDBOX_UID, SANDBOX_UID, follow_symlinks=False)
+
+
+class BwrapNamespace:
+    """The namespaces of one sandbox: start them, wrap commands into them, end them."""
+
+    def __init__(self, host_home: Path, host_tmp: Path, hidden: Sequence[Path], x_socket: str | None) -> None:
+        self.host_home = host_home
+        self.host_tmp = host_tmp
+        self.hidden = [p for p in hidden if p.exists()]
+        self.x_socket = x_socket
+        self._holder: subprocess.Popen | None = None
+        self._pid = 0
+
+    def start(self) -> None:
+        problem = bwrap_problem()
+        if problem:
+            raise SandboxError(problem)
+        for folder in (self.host_home, self.host_tmp):
+            give_to_sandbox_user(folder)
+        info_read, info_write = os.pipe()
+        try:
+            self._holder = subprocess.Popen(
+                ["bwrap", "--info-fd", str(info_write), *self._layout(), "sleep", "infinity"],
+                pass_fds=[info_write],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        finally:
+            os.close(info_write)
+        with os.fdopen(info_read) as info:
+            text = info.read()
+        if not text:
+            self._holder.wait()
+            raise SandboxError(NO_USER_NAMESPACES.format(detail=self._holder.stderr.read().decode().strip()))
+        self._pid = json.loads(text)["child-pid"]
+        self._wait_until_entered()
+
+    def _layout(self) -> list[str]:
+        """bwrap's namespace and mount options (order matters: later mounts cover earlier ones)."""
+        args = [
+            *_user_namespace(),
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--hostname",
+            SANDBOX_HOSTNAME,
+        ]
+        args += ["--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        for path in self.hidden:
+            args += ["--tmpfs", str(path)]
+        args += ["--tmpfs", "/home", "--bind", str(self.host_home), SANDBOX_HOME]
+        args += ["--bind", str(self.host_tmp), "/tmp", "--ro-bind", str(TOOLKIT_BIN), str(TOOLKIT_BIN)]
+        if self.x_socket:
+            args += ["--ro-bind", self.x_socket, self.x_socket]
+        return [*args, "--chdir", SANDBOX_HOME]
+
+    def _wait_until_entered(self) -> None:
+        """Wait until a command can enter the namespaces (the holder maps its user ids after starting)."""
+        deadline = time.monotonic() + HOLDER_START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self._holder.poll() is not None:
+                raise SandboxError(
+                    f"bubblewrap exited at start: {self._holder.stderr.read().decode().strip()}"
+                )
+            probe = subprocess.run(self.command(["true"]), capture_output=True)
+            if probe.returncode == 0:
+                return
+            select.select([], [], [], 0.05)
+        raise SandboxError(f"the sandbox's namespaces did not come up within {HOLDER_START_TIMEOUT_S:.0f}s")
+
+    def command(self, argv: Sequence[str], cwd: str = SANDBOX_HOME) -> list[str]:
+        """`argv` wrapped to run inside the namespaces, in `cwd` (a path as the sandbox sees it)."""
+        if not self._pid:
+            raise SandboxError("the sandbox's namespaces are not started")
+        enter = ["nsenter", "-t", str(self._pid), "-m", "-p", "-i", "-u", "-r", f"--wdns={cwd}"]
+        if os.geteuid() == 0:
+            enter += ["-S", str(SANDBOX_UID), "-G", str(SANDBOX_UID)]
+        else:
+            enter += ["-U", "--preserve-credentials"]
+        return [*enter, "--", *argv]
+
+    def stop(self) -> None:
+        if self._holder is not None:
+            if self._holder.poll() is None:
+                self._holder.kill()
+            self._holder.communicate()
+        self._holder = None
+        self._pid = 0

@@ -1,0 +1,104 @@
+"""The isolated local sandbox (real bubblewrap): what the agent's processes can see and do."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sandbox import isolation_settings
+from sandbox.isolation import CHECKOUT, bwrap_problem
+from sandbox.local import LocalSandbox
+from sandbox.runtime import runtime_ready
+
+pytestmark = pytest.mark.skipif(
+    bool(bwrap_problem()) or not runtime_ready(), reason="bubblewrap or the sandbox Python is not available"
+)
+
+
+@pytest.fixture
+def box(tmp_path):
+    run_folder = tmp_path / "runs" / "r1"
+    run_folder.mkdir(parents=True)
+    (run_folder / "task.json").write_text('{"answer": 42}')
+    with LocalSandbox(tmp_path / "home", isolation="bwrap", hidden=[tmp_path / "runs"]) as sandbox:
+        sandbox.run_folder = run_folder
+        yield sandbox
+
+
+@pytest.fixture
+def shell(box, tmp_path):
+    return box.open_shell(tmp_path / "scratch")
+
+
+def test_ps_shows_only_the_sandbox_processes(box, shell):
+    box.launch("sleep 300")
+    out = shell.run("ps -e -o pid=,comm=", timeout=10).output
+    names = {line.split()[1] for line in out.splitlines() if line.strip()}
+    assert "sleep" in names and "bash" in names
+    assert not names & {"python", "pytest", "Xvfb", "bwrap-parent"} - {"bwrap"}
+    assert str(os.getpid()) not in out.split()
+
+
+def test_harness_files_are_hidden(box, shell):
+    for path in (CHECKOUT / "README.md", box.run_folder / "task.json"):
+        out = shell.run(f"cat {path}; echo rc=$?", timeout=10).output
+        assert "rc=1" in out, out
+        with pytest.raises((PermissionError, FileNotFoundError)):
+            box.read_file(str(path))
+    assert shell.run("echo $HOME; pwd", timeout=10).output.split() == ["/home/user", "/home/user"]
+
+
+def test_writes_land_in_home_and_tmp_only(box, shell):
+    out = shell.run(
+        "echo a > ~/a.txt && echo b > /tmp/b.txt && echo ok; touch /etc/x /usr/x 2>&1", timeout=10
+    )
+    assert out.output.count("Read-only file system") == 2, out.output
+    assert (Path(box.host_home) / "a.txt").read_text() == "a\n"
+    assert box.read_file("/tmp/b.txt") == b"b\n"
+    assert box.run("cat /tmp/b.txt").stdout == "b\n"  # one /tmp for every process of the sandbox
+
+
+def test_kill_cannot_reach_the_harness(shell):
+    out = shell.run(f"kill -9 {os.getpid()}; echo rc=$?", timeout=10).output
+    assert "rc=1" in out and "No such process" in out
+
+
+def test_fork_bomb_and_memory_hog_are_contained(box, shell, monkeypatch):
+    monkeypatch.setattr("sandbox.isolation.LIMIT_PROCESSES", 64)
+    bomb = box.run("bomb() { bomb | bomb & }; bomb; sleep 2; echo survived", timeout=8)
+    assert "Resource temporarily unavailable" in bomb.stderr  # forks beyond the limit were refused
+    hog = box.run("python3 -c 'x = bytearray(10**10)'")
+    assert hog.returncode != 0 and "MemoryError" in hog.stderr
+    assert (
+        shell.run("python3 -c 'x = bytearray(10**10)' 2>&1 | tail -1", timeout=30).output.strip()
+        == "MemoryError"
+    )
+    assert box.run("echo next").stdout == "next\n"
+
+
+def test_python_inside_is_the_sandbox_runtime(box):
+    out = box.run("command -v python3; python3 -c 'import openpyxl, docx, pptx, pandas'; echo rc=$?")
+    assert out.stdout.splitlines() == [str(isolation_settings.RUNTIME_DIR / "bin/python3"), "rc=0"], (
+        out.output
+    )
+
+
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice is not installed")
+def test_libreoffice_converts_inside(box):
+    box.write_file("~/note.txt", b"hello inside\n")
+    done = box.run("soffice --headless --convert-to pdf note.txt >/dev/null 2>&1; ls note.pdf", timeout=120)
+    assert done.stdout.strip() == "note.pdf", done.output
+    assert (Path(box.host_home) / "note.pdf").read_bytes().startswith(b"%PDF")
+
+
+@pytest.mark.skipif(shutil.which("Xvfb") is None or shutil.which("xdotool") is None, reason="no Xvfb/xdotool")
+def test_display_works_inside(tmp_path):
+    with LocalSandbox(tmp_path / "home", display=True, isolation="bwrap") as box:
+        moved = box.run("xdotool mousemove 40 50 && xdotool getmouselocation --shell | head -2")
+        assert moved.stdout.split() == ["X=40", "Y=50"], moved.output
+        clicked = box.run_python("import pyautogui; pyautogui.moveTo(70, 80); print(pyautogui.position())")
+        assert "x=70, y=80" in clicked.stdout, clicked.output
+        assert box.screenshot().startswith(b"\x89PNG")
