@@ -301,8 +301,9 @@ def sandbox_clock(sandbox: Sandbox) -> float | None:
 
 def _brief_fact(fact: dict) -> dict:
     keep = ("path", "resolved", "exists", "size", "mtime_text", "modified_after_start", "format", "lock_file")
+    keep += ("error",)
     brief = {k: fact[k] for k in keep if k in fact and fact[k] is not None}
-    if brief.get("resolved") == brief.get("path"):
+    if "resolved" in brief and brief["resolved"] == brief.get("path"):
         del brief["resolved"]
     for key in ("same_name_elsewhere", "formula_recalc"):
         if fact.get(key):

@@ -1,4 +1,4 @@
-"""Host side of the probes: place `probe_code.py` in the sandbox once, call it by name, read back its JSON.
+"""Host side of the probes: place `_gate_probes.py` (shipped with the toolkit) in the sandbox once, call it by name, read back its JSON.
 
 The probe code lives in the sandbox beside the office toolkit (whose `_odt` it reads .odt files with):
 a sandbox that shares the host's files uses this folder's copy in place; any other gets it uploaded
@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 
 from gate import settings
 from sandbox.base import Sandbox
-from sandbox.toolkit import install_toolkit
+from sandbox.toolkit import TOOLKIT_BIN, install_toolkit
 
-PROBE_FILE = Path(__file__).with_name("probe_code.py")
+PROBE_FILE = TOOLKIT_BIN / "_gate_probes.py"
+"""The probes' code, shipped with the toolkit: in place on a local sandbox (isolated ones see the toolkit), uploaded to a VM."""
 PROBE_SOURCE = PROBE_FILE.read_bytes()
 RESULT_MARKER = "\n@@PROBE@@"
 MISSING_MARKER = "@@PROBE-MISSING@@"

@@ -145,9 +145,10 @@ class BwrapNamespace:
         ]
         args += ["--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         for path in self.hidden:
-            args += ["--tmpfs", str(path)]
+            args += ["--perms", "0755", "--tmpfs", str(path)]
         args += ["--tmpfs", "/home", "--bind", str(self.host_home), SANDBOX_HOME]
-        args += ["--bind", str(self.host_tmp), "/tmp", "--ro-bind", str(TOOLKIT_BIN), str(TOOLKIT_BIN)]
+        args += ["--bind", str(self.host_tmp), "/tmp", *_visible_folders(self.hidden, TOOLKIT_BIN)]
+        args += ["--ro-bind", str(TOOLKIT_BIN), str(TOOLKIT_BIN)]
         if self.x_socket:
             args += ["--ro-bind", self.x_socket, self.x_socket]
         return [*args, "--chdir", SANDBOX_HOME]
@@ -184,3 +185,14 @@ class BwrapNamespace:
             self._holder.communicate()
         self._holder = None
         self._pid = 0
+
+
+def _visible_folders(hidden: list[Path], target: Path) -> list[str]:
+    """bwrap options that make the folders between a hidden folder and `target` traversable by anyone."""
+    args: list[str] = []
+    for root in hidden:
+        if target.is_relative_to(root):
+            for depth in range(1, len(target.relative_to(root).parts)):
+                folder = root.joinpath(*target.relative_to(root).parts[:depth])
+                args += ["--perms", "0755", "--dir", str(folder)]
+    return args

@@ -86,6 +86,23 @@ def test_python_inside_is_the_sandbox_runtime(box):
     )
 
 
+def test_the_office_toolkit_and_the_gate_probes_run_inside(box):
+    """The toolkit's folder sits inside the hidden checkout: every folder on the way must be traversable."""
+    import openpyxl
+
+    from gate.probes import run_probe
+
+    book = openpyxl.Workbook()
+    book.active["A1"] = "inside"
+    book.save(Path(box.host_home) / "book.xlsx")
+    listed = box.run("xlsx-dump ~/book.xlsx")
+    facts = run_probe(box, "file_facts", paths=["~/book.xlsx"], since=0)
+
+    assert listed.ok and "inside" in listed.stdout, listed.output
+    (fact,) = facts["files"]
+    assert fact["exists"] and fact["resolved"] == "/home/user/book.xlsx", facts
+
+
 @pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice is not installed")
 def test_libreoffice_converts_inside(box):
     box.write_file("~/note.txt", b"hello inside\n")
