@@ -8,6 +8,7 @@ import pytest
 
 from sandbox.base import SandboxError
 from sandbox.osworld import OSWorldSandbox, parse_osworld_spec, sandbox_from_spec
+from sandbox.relay_shell import UNDECODABLE_NOTE
 from tests.osworld_vm_server import png_size, served_vm
 
 
@@ -156,3 +157,27 @@ def test_reads_are_retried_and_failed_commands_are_not_rerun(vm):
     assert failed.returncode == 124 and "injected failure" in failed.stderr
     assert server.requests[before:] == ["POST /execute"]
     assert not sandbox.exists("~/runs.log")
+
+
+def test_a_shell_command_takes_one_request(vm, shell):
+    server = vm[1]
+    before = len(server.requests)
+    assert shell.run("echo one; cd /tmp").output == "one\n"
+    assert server.requests[before:] == ["POST /execute"]
+    long = shell.run("x=" + "a" * 40_000 + "; echo ${#x}")  # too long for one command line: uploaded first
+    assert long.output == "40000\n" and long.cwd == "/tmp"
+
+
+def test_shell_output_past_the_inline_size_and_a_slow_command_in_several_requests(shell):
+    assert shell.run("head -c 100000 /dev/zero | tr '\\0' z").output == "z" * 100000
+    slow = shell.run("echo begun; sleep 1; echo ended", timeout=0.2)
+    assert slow.running and "begun" in slow.output
+    assert shell.wait(30).output.strip() == "ended"
+
+
+def test_shell_undecodable_output_and_background_children(shell):
+    odd = shell.run("printf 'a\\377\\376b\\n'")
+    assert (odd.output, odd.exit_code, odd.note) == ("a\ufffd\ufffdb\n", 0, UNDECODABLE_NOTE)
+    started = shell.run("sleep 30 & echo started", timeout=20)
+    assert (started.output, started.exit_code, started.running) == ("started\n", 0, False)
+    assert shell.run("kill %1; echo ok").output.endswith("ok\n")
