@@ -9,7 +9,9 @@ inside the VM (see sandbox/relay_shell.py).
 
 from __future__ import annotations
 
+import base64
 import json
+import secrets
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,7 +20,7 @@ from shlex import quote
 import httpx
 
 from sandbox.base import CommandResult, Sandbox, SandboxError, Shell
-from sandbox.relay_shell import RelayShell
+from sandbox.relay_shell import UNDECODABLE_NOTE, RelayShell, replace_undecodable
 from stateact import settings
 
 SCHEME = "osworld://"
@@ -180,11 +182,20 @@ class OSWorldSandbox(Sandbox):
     # -- commands ------------------------------------------------------------------
     def run(self, command: str, timeout: float = 60.0) -> CommandResult:
         """A one-shot bash command in the home folder; at most ~2 minutes (the server's limit): longer
-        work belongs in the shell."""
+        work belongs in the shell. Its output goes to files read back in base64, so bytes that are not
+        UTF-8 come back (replaced, with a note) and a background child that keeps the output open does
+        not hold the request; stdin is empty."""
         limit = _limit(timeout)
-        wrapped = f"cd && timeout -k 2 {limit} bash -c {quote(command)}"
-        result = self._execute(wrapped, shell=True, timeout=timeout)
-        if result.returncode == 124 and not result.stderr.startswith("["):
+        files = f"/tmp/stateact_run_{secrets.token_hex(6)}"
+        wrapped = (
+            f"cd && timeout -k 2 {limit} bash -c {quote(command)} >{files}.o 2>{files}.e </dev/null; "
+            f"echo $?; base64 -w0 {files}.o; echo; base64 -w0 {files}.e; rm -f {files}.o {files}.e"
+        )
+        envelope = self._execute(wrapped, shell=True, timeout=timeout)
+        if envelope.stderr.startswith("["):  # the request itself failed
+            return envelope
+        result = _unwrap(envelope)
+        if result.returncode == 124:
             return CommandResult(124, result.stdout, result.stderr + f"\n[timed out after {limit}s]")
         return result
 
@@ -276,6 +287,24 @@ _OUTAGE_STATUSES = frozenset({502, 503, 504})
 def _limit(timeout: float) -> int:
     """Whole seconds for `timeout(1)`, kept under the server's own limit so our timeout fires first."""
     return max(1, int(min(timeout, settings.VM_EXECUTE_LIMIT_S - 5)))
+
+
+def _unwrap(envelope: CommandResult) -> CommandResult:
+    """The command's own result from `run`'s envelope: exit code, then stdout and stderr in base64."""
+    lines = envelope.stdout.split("\n")
+    try:
+        code = int(lines[0])
+        outputs = [base64.b64decode(lines[index], validate=True) for index in (1, 2)]
+    except (IndexError, ValueError) as exc:
+        raise SandboxError(
+            f"could not read a command's output in the VM ({exc}): {envelope.output.strip()[:500]}"
+        ) from exc
+    (stdout, bad_out), (stderr, bad_err) = (
+        replace_undecodable(data.decode(errors="surrogateescape")) for data in outputs
+    )
+    if bad_out or bad_err:
+        stderr += f"\n[{UNDECODABLE_NOTE}]"
+    return CommandResult(code, stdout, stderr)
 
 
 def _json(response: httpx.Response) -> dict:

@@ -181,3 +181,14 @@ def test_shell_undecodable_output_and_background_children(shell):
     started = shell.run("sleep 30 & echo started", timeout=20)
     assert (started.output, started.exit_code, started.running) == ("started\n", 0, False)
     assert shell.run("kill %1; echo ok").output.endswith("ok\n")
+
+
+def test_one_shot_undecodable_output_background_children_and_stdin(vm):
+    sandbox = vm[0]
+    odd = sandbox.run("printf 'a\\377\\376b'; printf '\\377' >&2")
+    assert (odd.returncode, odd.stdout) == (0, "a\ufffd\ufffdb")
+    assert odd.stderr == f"\ufffd\n[{UNDECODABLE_NOTE}]"
+    started = sandbox.run("sleep 30 & echo $!", timeout=20)
+    assert started.returncode == 0 and started.stdout.strip().isdigit()
+    sandbox.run(f"kill {started.stdout.strip()}")
+    assert sandbox.run("cat; echo end", timeout=20).stdout == "end\n"  # stdin is empty, not the server's
