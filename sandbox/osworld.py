@@ -73,6 +73,8 @@ class OSWorldSandbox(Sandbox):
         self._shells: list[RelayShell] = []
         self._shell_env: dict[str, str] = {}
         self._variables: dict[str, str] = {}
+        self.warnings: list[str] = []
+        """What did not go as planned at start (the run logs and prints them)."""
 
     # -- lifecycle -----------------------------------------------------------
     def start(self) -> None:
@@ -105,12 +107,18 @@ class OSWorldSandbox(Sandbox):
         return {str(name): str(value) for name, value in variables.items()}
 
     def _install_toolkit(self) -> None:
-        """Upload the office toolkit and put it first on the PATH of the sandbox's shells."""
+        """Upload the office toolkit and put it first on the PATH (its modules on the PYTHONPATH) of the
+        sandbox's shells."""
         from sandbox.toolkit import install_toolkit
 
-        bin_dir = install_toolkit(self)
+        installed = install_toolkit(self)
+        self.warnings.extend(installed.warnings)
         vm_path = self.run('printf %s "$PATH"', timeout=10).stdout.strip() or "/usr/local/bin:/usr/bin:/bin"
-        self._shell_env = {"PATH": f"{bin_dir}:{vm_path}"}
+        self._shell_env = {"PATH": f"{installed.bin_dir}:{vm_path}"}
+        if installed.python_path:
+            self._shell_env["PYTHONPATH"] = ":".join(
+                filter(None, (installed.python_path, self._variables.get("PYTHONPATH")))
+            )
 
     def close(self) -> None:
         for shell in self._shells:
