@@ -218,14 +218,6 @@ class OSWorldSandbox(Sandbox):
         if response.status_code != 200:
             raise SandboxError(f"launch failed (HTTP {response.status_code}): {response.text[:500]}")
 
-    def open_file(self, path: str) -> None:
-        """The server's own open: xdg-open, then wait until a window title shows the file name."""
-        response = self._request(
-            "POST", "/setup/open_file", json={"path": self.expand(path)}, timeout=settings.VM_EXECUTE_LIMIT_S
-        )
-        if response.status_code != 200:
-            raise SandboxError(f"could not open {path} (HTTP {response.status_code}): {response.text[:500]}")
-
     def open_shell(self, scratch_dir: Path) -> Shell:
         """A RelayShell inside the VM; it keeps its own files in the VM's /tmp (`scratch_dir` is unused)."""
         shell = RelayShell(self, cwd=self.home, env=self._shell_env)
