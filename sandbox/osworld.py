@@ -276,8 +276,13 @@ class OSWorldSandbox(Sandbox):
         return int(body["width"]), int(body["height"])
 
     def accessibility_tree(self) -> str:
-        """The AT-SPI tree of the desktop as XML text."""
-        return _json(self._request("GET", "/accessibility")).get("AT") or ""
+        """The AT-SPI tree of the desktop as XML text; a server that cannot walk it (no pyatspi) raises."""
+        response = self._request("GET", "/accessibility")
+        body = _json(response)
+        if response.status_code != 200 or not isinstance(body.get("AT"), str):
+            detail = body.get("message") or response.text[:300]
+            raise SandboxError(f"no accessibility tree (HTTP {response.status_code}): {detail}")
+        return body["AT"]
 
 
 _OUTAGE_STATUSES = frozenset({502, 503, 504})

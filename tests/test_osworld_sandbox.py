@@ -89,6 +89,7 @@ def test_gui_actions_run_as_pyautogui_code(vm):
 
 def test_launch_starts_a_process_without_waiting(vm):
     sandbox = vm[0]
+    sandbox.run("rm -f ~/launched.txt")  # a real server's home outlives a test run
     sandbox.launch("sleep 0.5; echo launched > ~/launched.txt")
     assert not sandbox.exists("~/launched.txt")
     assert (
