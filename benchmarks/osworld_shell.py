@@ -29,6 +29,17 @@ def _median_ms(action, repeats: int) -> float:
     return statistics.median(samples)
 
 
+def _paired_medians_ms(first, second, repeats: int) -> tuple[float, float]:
+    """Medians of two actions sampled alternately, so a change in the machine's load hits both alike."""
+    samples: tuple[list[float], list[float]] = ([], [])
+    for _ in range(repeats):
+        for action, taken in zip((first, second), samples, strict=True):
+            started = time.perf_counter()
+            action()
+            taken.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples[0]), statistics.median(samples[1])
+
+
 def main(repeats: int = 20) -> None:
     with tempfile.TemporaryDirectory() as work:
         local = LocalSandbox(Path(work) / "home")
@@ -38,8 +49,9 @@ def main(repeats: int = 20) -> None:
         try:
             vm.start()
             shell = vm.open_shell(Path(work) / "scratch")
-            one_shot = _median_ms(lambda: vm.run("true"), repeats)
-            shell_cmd = _median_ms(lambda: shell.run("true"), repeats)
+            one_shot, shell_cmd = _paired_medians_ms(
+                lambda: vm.run("true"), lambda: shell.run("true"), repeats
+            )
             payload = b"x" * (1 << 20)
             file_rt = _median_ms(lambda: vm.read_file(vm.write_file("~/blob", payload) or "~/blob"), 5)
             started = time.perf_counter()
@@ -52,10 +64,11 @@ def main(repeats: int = 20) -> None:
             local.close()
     print(f"one-shot /execute command: {one_shot:.1f} ms (median of {repeats})")
     print(f"relay shell command round trip: {shell_cmd:.1f} ms (median of {repeats})")
+    print(f"shell / one-shot: {shell_cmd / one_shot:.2f}x")
     print(f"1 MB file write + read: {file_rt:.1f} ms")
     print(f"relay shell output throughput: {mb_s:.1f} MB/s")
     print(
-        f"execute_ms={one_shot:.1f} shell_ms={shell_cmd:.1f} file_1mb_ms={file_rt:.1f} shell_mb_s={mb_s:.1f}"
+        f"execute_ms={one_shot:.1f} shell_ms={shell_cmd:.1f} ratio={shell_cmd / one_shot:.2f} file_1mb_ms={file_rt:.1f} shell_mb_s={mb_s:.1f}"
     )
 
 

@@ -151,11 +151,9 @@ def _open(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
     if not path or not sandbox.exists(path):
         raise SetupError(f"open: no file {path!r} in the sandbox")
     target = sandbox.expand(path)  # `~`, `$HOME`, relative: the file the VM server would open
-    open_file = getattr(sandbox, "open_file", None)
-    if open_file is not None:  # the VM server opens and waits itself
-        open_file(target)
-    else:
-        sandbox.launch(f"xdg-open {quote(target)}")
+    # not the VM server's /setup/open_file: it stays busy waiting for the window up to 30 minutes after
+    # a client gives up; launching xdg-open and waiting here gives up when we do
+    sandbox.launch(f"xdg-open {quote(target)}")
     title = wait_for_window(sandbox, Path(target).name, settings.OPEN_WINDOW_TIMEOUT_S)
     return {"path": path, "window": title}
 

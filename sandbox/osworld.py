@@ -9,7 +9,9 @@ inside the VM (see sandbox/relay_shell.py).
 
 from __future__ import annotations
 
+import base64
 import json
+import secrets
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -18,7 +20,7 @@ from shlex import quote
 import httpx
 
 from sandbox.base import CommandResult, Sandbox, SandboxError, Shell
-from sandbox.relay_shell import RelayShell
+from sandbox.relay_shell import UNDECODABLE_NOTE, RelayShell, replace_undecodable
 from stateact import settings
 
 SCHEME = "osworld://"
@@ -74,6 +76,8 @@ class OSWorldSandbox(Sandbox):
         self._shells: list[RelayShell] = []
         self._shell_env: dict[str, str] = {}
         self._variables: dict[str, str] = {}
+        self.warnings: list[str] = []
+        """What did not go as planned at start (the run logs and prints them)."""
 
     # -- lifecycle -----------------------------------------------------------
     def start(self) -> None:
@@ -106,12 +110,19 @@ class OSWorldSandbox(Sandbox):
         return {str(name): str(value) for name, value in variables.items()}
 
     def _install_toolkit(self) -> None:
-        """Upload the office toolkit and put it first on the PATH of the sandbox's shells."""
+        """Upload the office toolkit and put it first on the PATH (its modules on the PYTHONPATH) of the
+        sandbox's shells."""
         from sandbox.toolkit import install_toolkit
 
-        self.toolkit_dir = install_toolkit(self)
+        installed = install_toolkit(self)
+        self.toolkit_dir = installed.bin_dir
+        self.warnings.extend(installed.warnings)
         vm_path = self.run('printf %s "$PATH"', timeout=10).stdout.strip() or "/usr/local/bin:/usr/bin:/bin"
-        self._shell_env = {"PATH": f"{self.toolkit_dir}:{vm_path}"}
+        self._shell_env = {"PATH": f"{installed.bin_dir}:{vm_path}"}
+        if installed.python_path:
+            self._shell_env["PYTHONPATH"] = ":".join(
+                filter(None, (installed.python_path, self._variables.get("PYTHONPATH")))
+            )
 
     def close(self) -> None:
         for shell in self._shells:
@@ -183,11 +194,20 @@ class OSWorldSandbox(Sandbox):
     # -- commands ------------------------------------------------------------------
     def run(self, command: str, timeout: float = 60.0) -> CommandResult:
         """A one-shot bash command in the home folder; at most ~2 minutes (the server's limit): longer
-        work belongs in the shell."""
+        work belongs in the shell. Its output goes to files read back in base64, so bytes that are not
+        UTF-8 come back (replaced, with a note) and a background child that keeps the output open does
+        not hold the request; stdin is empty."""
         limit = _limit(timeout)
-        wrapped = f"cd && timeout -k 2 {limit} bash -c {quote(command)}"
-        result = self._execute(wrapped, shell=True, timeout=timeout)
-        if result.returncode == 124 and not result.stderr.startswith("["):
+        files = f"/tmp/stateact_run_{secrets.token_hex(6)}"
+        wrapped = (
+            f"cd && timeout -k 2 {limit} bash -c {quote(command)} >{files}.o 2>{files}.e </dev/null; "
+            f"echo $?; base64 -w0 {files}.o; echo; base64 -w0 {files}.e; rm -f {files}.o {files}.e"
+        )
+        envelope = self._execute(wrapped, shell=True, timeout=timeout)
+        if envelope.stderr.startswith("["):  # the request itself failed
+            return envelope
+        result = _unwrap(envelope)
+        if result.returncode == 124:
             return CommandResult(124, result.stdout, result.stderr + f"\n[timed out after {limit}s]")
         return result
 
@@ -201,14 +221,6 @@ class OSWorldSandbox(Sandbox):
         response = self._request("POST", "/setup/launch", json={"command": command, "shell": True})
         if response.status_code != 200:
             raise SandboxError(f"launch failed (HTTP {response.status_code}): {response.text[:500]}")
-
-    def open_file(self, path: str) -> None:
-        """The server's own open: xdg-open, then wait until a window title shows the file name."""
-        response = self._request(
-            "POST", "/setup/open_file", json={"path": self.expand(path)}, timeout=settings.VM_EXECUTE_LIMIT_S
-        )
-        if response.status_code != 200:
-            raise SandboxError(f"could not open {path} (HTTP {response.status_code}): {response.text[:500]}")
 
     def open_shell(self, scratch_dir: Path) -> Shell:
         """A RelayShell inside the VM; it keeps its own files in the VM's /tmp (`scratch_dir` is unused)."""
@@ -268,8 +280,13 @@ class OSWorldSandbox(Sandbox):
         return int(body["width"]), int(body["height"])
 
     def accessibility_tree(self) -> str:
-        """The AT-SPI tree of the desktop as XML text."""
-        return _json(self._request("GET", "/accessibility")).get("AT") or ""
+        """The AT-SPI tree of the desktop as XML text; a server that cannot walk it (no pyatspi) raises."""
+        response = self._request("GET", "/accessibility")
+        body = _json(response)
+        if response.status_code != 200 or not isinstance(body.get("AT"), str):
+            detail = body.get("message") or response.text[:300]
+            raise SandboxError(f"no accessibility tree (HTTP {response.status_code}): {detail}")
+        return body["AT"]
 
 
 _OUTAGE_STATUSES = frozenset({502, 503, 504})
@@ -279,6 +296,24 @@ _OUTAGE_STATUSES = frozenset({502, 503, 504})
 def _limit(timeout: float) -> int:
     """Whole seconds for `timeout(1)`, kept under the server's own limit so our timeout fires first."""
     return max(1, int(min(timeout, settings.VM_EXECUTE_LIMIT_S - 5)))
+
+
+def _unwrap(envelope: CommandResult) -> CommandResult:
+    """The command's own result from `run`'s envelope: exit code, then stdout and stderr in base64."""
+    lines = envelope.stdout.split("\n")
+    try:
+        code = int(lines[0])
+        outputs = [base64.b64decode(lines[index], validate=True) for index in (1, 2)]
+    except (IndexError, ValueError) as exc:
+        raise SandboxError(
+            f"could not read a command's output in the VM ({exc}): {envelope.output.strip()[:500]}"
+        ) from exc
+    (stdout, bad_out), (stderr, bad_err) = (
+        replace_undecodable(data.decode(errors="surrogateescape")) for data in outputs
+    )
+    if bad_out or bad_err:
+        stderr += f"\n[{UNDECODABLE_NOTE}]"
+    return CommandResult(code, stdout, stderr)
 
 
 def _json(response: httpx.Response) -> dict:

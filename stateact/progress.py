@@ -38,6 +38,6 @@ class ProgressPrinter:
             self.console.print(f"  [cyan]{escape(event['name'])}[/cyan] {escape(preview(event['input']))}")
         elif kind == "tool_result" and event.get("is_error"):
             self.console.print(f"  [red]error[/red] {escape(preview(event['text']))}")
-        elif kind in ("error", "gate_verdict", "compaction", "stall", "gate_violation"):
+        elif kind in ("error", "gate_verdict", "compaction", "stall", "gate_violation", "sandbox_warning"):
             detail = {k: v for k, v in event.items() if k not in ("seq", "t", "kind", "scope")}
             self.console.print(f"[yellow]{kind}[/yellow] {escape(preview(detail, 200))}")

@@ -111,6 +111,8 @@ def _drive(
             task_started_at=started_at,
             resumed=state is not None,
         )
+        for warning in getattr(sandbox, "warnings", ()):
+            log.emit("sandbox_warning", message=warning)
         if state is None and variant.gate:  # a resumed run keeps comparing with the first start
             take_baseline(sandbox, run_dir, instruction, log, started_at)
         budget = Budget(

@@ -142,9 +142,14 @@ VM_QUERY_TIMEOUT_S = 10.0
 """Longest a short query command in the VM may take (its environment, whether a path exists)."""
 VM_HOME = "/home/user"
 """The task user's home inside an OSWorld VM; task files name paths under it."""
-VM_SHELL_POLL_S = 0.2
-"""First delay between reads of the VM shell's log; it grows to VM_SHELL_POLL_MAX_S."""
-VM_SHELL_POLL_MAX_S = 1.0
+VM_SHELL_WAIT_MAX_S = 60.0
+"""Longest one VM shell request waits inside the VM for the command's prompt (under VM_EXECUTE_LIMIT_S);
+a longer soft timeout takes several requests."""
+VM_SHELL_REQUEST_MARGIN_S = 10.0
+"""Time a VM shell request may take beyond its wait inside the VM (sending, reading the log)."""
+VM_SHELL_INLINE_BYTES = 32_000
+"""Commands up to this size travel inside the shell's request; longer ones are uploaded first (one more
+request), as one argument of a command line is limited to 128 KiB."""
 VM_SHELL_READ_CAP_BYTES = 4 << 20
 """Most bytes of shell output fetched from the VM per read."""
 VM_SHELL_START_TIMEOUT_S = 15.0

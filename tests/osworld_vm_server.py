@@ -5,10 +5,16 @@ real files and real pyautogui on the Xvfb display of a LocalSandbox: commands
 run with the sandbox's environment (HOME is its work folder, DISPLAY its
 Xvfb), so everything the server starts is cleaned up by the sandbox's close().
 Only `/accessibility` is reduced: it lists the windows (wmctrl) as XML instead
-of walking AT-SPI. Like the real server, `/file`, `/setup/upload` and
-`/setup/open_file` take `os.path.expandvars(os.path.expanduser(path))`,
-computed in the server's environment (the sandbox's), and a relative path
-from the server's working folder, which is not the home.
+of walking AT-SPI, under a root that declares the real server's namespaces and
+with namespaced attributes as it has. Like the real server, `/file`,
+`/setup/upload` and `/setup/open_file` take
+`os.path.expandvars(os.path.expanduser(path))`, computed in the server's
+environment (the sandbox's), and a relative path from the server's working
+folder, which is not the home; commands run in that folder too, with the
+server's own stdin.
+
+`vm_under_test` gives the backend's conformance tests this double, or a real
+server when OSWORLD_SERVER_URL is set.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import email.parser
 import email.policy
 import io
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -33,6 +40,14 @@ from sandbox.local import LocalSandbox
 from sandbox.osworld import OSWorldSandbox
 
 EXECUTE_TIMEOUT_S = 120
+REAL_SERVER_VARIABLE = "OSWORLD_SERVER_URL"
+"""Set to a real VM server's address (http://HOST:PORT) to run the conformance tests against it."""
+ACCESSIBILITY_NAMESPACES = {
+    "st": "https://accessibility.ubuntu.example.org/ns/state",
+    "attr": "https://accessibility.ubuntu.example.org/ns/attributes",
+    "cp": "https://accessibility.ubuntu.example.org/ns/component",
+}
+"""Namespaces the real server's accessibility tree declares on its root (a subset of them)."""
 PYTHON_TIMEOUT_S = 30
 
 
@@ -96,10 +111,9 @@ class VMServer:
                 command,
                 shell=shell,
                 env=self.sandbox.env,
-                cwd=self.sandbox.home,
+                cwd=self.working_folder,
                 capture_output=True,
                 text=True,
-                stdin=subprocess.DEVNULL,
                 timeout=EXECUTE_TIMEOUT_S,
             )
         except Exception as exc:  # the real server answers every failure this way
@@ -139,8 +153,7 @@ class VMServer:
             command,
             shell=shell,
             env=self.sandbox.env,
-            cwd=self.sandbox.home,
-            stdin=subprocess.DEVNULL,
+            cwd=self.working_folder,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
@@ -158,6 +171,15 @@ class VMServer:
                 return 200, {"status": "success"}
             time.sleep(0.5)
         return 500, {"status": "error", "message": f"no window for {name}"}
+
+    def accessibility_xml(self) -> str:
+        """The windows as the real server's tree shows them: namespaced root and attributes."""
+        declared = " ".join(
+            f"xmlns:{name}={quoteattr(uri)}" for name, uri in ACCESSIBILITY_NAMESPACES.items()
+        )
+        windows = [line.split(None, 3)[-1] for line in self.window_titles().splitlines() if line.strip()]
+        nodes = "".join(f'<window name={quoteattr(title)} st:showing="true"/>' for title in windows)
+        return f"<desktop-frame {declared}>{nodes}</desktop-frame>"
 
     def window_titles(self) -> str:
         return self.execute({"command": ["wmctrl", "-l"]})[1].get("output", "")
@@ -231,9 +253,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif self.path == "/screenshot":
             self._send(200, self.vm.sandbox.screenshot(), "image/png")
         elif self.path == "/accessibility":
-            windows = self.vm.window_titles().splitlines()
-            nodes = "".join(f"<window name={quoteattr(w.split(None, 3)[-1])}/>" for w in windows if w.strip())
-            self._send(200, {"AT": f"<desktop-frame>{nodes}</desktop-frame>"})
+            self._send(200, {"AT": self.vm.accessibility_xml()})
         elif self.path == "/cursor_position":
             self._send(200, json.loads(self.vm.pyautogui("list(pyautogui.position())")))
         elif self.path == "/terminal":
@@ -319,6 +339,25 @@ def served_vm(workdir: Path, display: bool = True) -> Iterator[tuple[OSWorldSand
         if server is not None:
             server.stop()
         local.close()
+
+
+@contextlib.contextmanager
+def vm_under_test(
+    workdir: Path,
+) -> Iterator[tuple[OSWorldSandbox, VMServer | None, LocalSandbox | None]]:
+    """`served_vm(workdir)`, or, when OSWORLD_SERVER_URL is set, an OSWorldSandbox on that real server
+    (no double and no local sandbox: tests that need their internals skip)."""
+    url = os.environ.get(REAL_SERVER_VARIABLE)
+    if not url:
+        with served_vm(workdir) as parts:
+            yield parts
+        return
+    sandbox = OSWorldSandbox(url)
+    try:
+        sandbox.start()
+        yield sandbox, None, None
+    finally:
+        sandbox.close()
 
 
 def main() -> None:

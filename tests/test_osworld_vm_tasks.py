@@ -53,7 +53,7 @@ def test_window_steps_through_the_vm_server(vm, tmp_path, cache):  # noqa: F811
     sandbox, server, _ = vm
     outcome = _run("libreoffice_calc/window-steps.json", sandbox, ["true"], tmp_path, cache, screenshot=True)
     assert outcome.score == 1.0
-    assert "POST /setup/open_file" in server.requests
+    assert "POST /setup/launch" in server.requests and "POST /setup/open_file" not in server.requests
     steps = [json.loads(line) for line in (outcome.result_dir / "traj.jsonl").read_text().splitlines()]
     shot = steps[0]["screenshot_file"]
     assert shot.startswith("step_1_") and (outcome.result_dir / shot).read_bytes().startswith(b"\x89PNG")

@@ -21,7 +21,7 @@ from toolkit_helpers import run_tool
 
 from sandbox.local import LocalSandbox
 from sandbox.toolkit import TOOLKIT_BIN, install_toolkit, toolkit_programs
-from sandbox.toolkit.settings import TOOLKIT_REMOTE_DIR
+from sandbox.toolkit.settings import TOOLKIT_REMOTE_DIR, TOOLKIT_REMOTE_LIB_DIR
 
 
 @pytest.fixture(scope="module")
@@ -325,7 +325,7 @@ def test_open_check_reports_closed_and_stale_locks(sandbox, home):
 
 def test_install_toolkit_uploads_working_programs(tmp_path):
     with LocalSandbox(tmp_path / "vmhome") as box:
-        bin_dir = install_toolkit(box, install_missing_modules=False)
+        bin_dir = install_toolkit(box, install_missing_modules=False).bin_dir
         assert bin_dir == f"{box.home}/{TOOLKIT_REMOTE_DIR}"
         for program in toolkit_programs():
             assert (Path(bin_dir) / program).stat().st_mode & 0o111, program
@@ -336,3 +336,24 @@ def test_install_toolkit_uploads_working_programs(tmp_path):
         assert direct.ok and direct.stdout.startswith("usage: docx-dump")
         prior = box.run(f"{bin_dir}/app-priors vlc")  # the priors travel with the programs
         assert prior.ok and prior.stdout == (TOOLKIT_BIN / "priors" / "vlc.md").read_text(), prior.output
+
+
+class _VenvMachine(LocalSandbox):
+    """A machine whose python3 is a bare virtual environment (as some OSWorld VMs)."""
+
+    venv: Path
+
+    def run(self, command: str, timeout: float = 60.0):
+        return super().run(f"PATH={shlex.quote(str(self.venv))}/bin:$PATH; {command}", timeout)
+
+
+def test_install_toolkit_in_a_virtual_environment_installs_to_a_folder_and_warns(tmp_path):
+    venv = tmp_path / "venv"
+    subprocess.run(["python3", "-m", "venv", "--without-pip", str(venv)], check=True)
+    with _VenvMachine(tmp_path / "vmhome") as box:
+        box.venv = venv
+        installed = install_toolkit(box)
+    assert installed.python_path == f"{box.home}/{TOOLKIT_REMOTE_LIB_DIR}"
+    first, failed = installed.warnings  # the venv has no pip here: the install fails, and says so
+    assert "virtual environment" in first and installed.python_path in first
+    assert "--target" in failed and "failed" in failed

@@ -2,6 +2,8 @@
 
 TOOLKIT_REMOTE_DIR = ".local/share/stateact/toolkit/bin"
 """Where the toolkit goes inside a remote sandbox, relative to its home folder."""
+TOOLKIT_REMOTE_LIB_DIR = ".local/share/stateact/toolkit/lib"
+"""Where its Python modules go when the sandbox's python3 is a virtual environment (no `pip --user`)."""
 TOOLKIT_PYTHON_PACKAGES = {
     "openpyxl": "openpyxl>=3.1",
     "docx": "python-docx>=1.1",
