@@ -293,7 +293,12 @@ def _check_window_tool(name: str, args: list[str]) -> str | None:
 
 
 def _wrapped_command_index(name: str, args: list[str]) -> int | None:
-    """Position (in args) of the command a wrapper runs, skipping its options and values."""
+    """Position (in args) of the command a wrapper runs, skipping its options and values.
+
+    `command -v`/`-V` only looks names up (as `type` and `which` do): it runs nothing.
+    """
+    if name == "command" and any(arg in ("-v", "-V") for arg in args):
+        return None
     position = 0
     while position < len(args):
         arg = args[position]

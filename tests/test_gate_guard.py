@@ -6,6 +6,7 @@ from gate.guard import check_command
 
 ALLOWED = [
     "ls -la ~/Documents",
+    "command -v soffice libreoffice python3",  # looks names up, runs none of them
     "find ~ -name '*.xlsx' -newer /etc/hostname",
     "grep -n 'total > 5' report.csv",
     "cat a.txt 2>/dev/null | head -20",
@@ -28,6 +29,7 @@ ALLOWED = [
 ]
 
 REFUSED = [
+    ("command soffice --headless --convert-to pdf a.docx", "`soffice`"),  # `command` without -v runs it
     ("echo hi > ~/out.txt", "redirection"),
     ("echo hi >> notes.md", "redirection"),
     ("cat a &> b", "redirection"),
