@@ -1,0 +1,94 @@
+"""Pools of OSWorld VMs from a TOML pool file or the command line.
+
+    # pool.toml
+    ready_timeout_s = 300                 # optional: defaults for every VM below
+    [[vm]]
+    name = "vm1"                          # optional (vm1, vm2, ... by position)
+    url = "osworld://10.0.0.5:5000"
+    reset = "virsh snapshot-revert osworld-1 clean"
+    [[vm]]
+    url = "osworld://10.0.0.6:5000"
+    reset = "vmrun revertToSnapshot /vms/osworld-2.vmx clean"
+
+`load_pool(path)` reads such a file; `vm_pool(urls, reset)` builds the same from
+`--vm osworld://HOST:PORT` (repeatable) and one `--reset-command` for all of
+them (it tells the VMs apart by STATEACT_SLOT, STATEACT_VM_HOST, ...).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from sandbox.base import SandboxError
+from sandbox.osworld import parse_osworld_spec
+from sandbox.pool import LocalSlot, VMSlot
+
+VM_TABLE = "vm"
+SHARED_KEYS = ("reset_timeout_s", "ready_timeout_s", "marker")
+"""Settings a pool file may give once at the top, for every VM, or per VM."""
+VM_KEYS = ("name", "url", "reset", *SHARED_KEYS)
+
+
+class PoolError(SandboxError):
+    """A pool file or pool options that cannot be used."""
+
+
+def local_pool(size: int, display: bool) -> list[LocalSlot]:
+    """`size` local slots (a fresh LocalSandbox per job each)."""
+    return [LocalSlot(f"local{i}", display) for i in range(1, size + 1)]
+
+
+def vm_pool(urls: list[str], reset: str) -> list[VMSlot]:
+    """One slot per `osworld://HOST:PORT`, all reset by the same command."""
+    return _checked([_vm_slot({"url": url, "reset": reset}, {}, i) for i, url in enumerate(urls, 1)], "--vm")
+
+
+def load_pool(path: Path) -> list[VMSlot]:
+    """The VM slots of a TOML pool file; PoolError names the file and what is wrong."""
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise PoolError(f"cannot read the pool file {path}: {exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise PoolError(f"the pool file {path} is not TOML: {exc}") from exc
+    unknown = set(data) - {VM_TABLE, *SHARED_KEYS}
+    if unknown:
+        raise PoolError(f"unknown key(s) in {path}: {', '.join(sorted(unknown))}")
+    entries = data.get(VM_TABLE)
+    if not isinstance(entries, list) or not entries:
+        raise PoolError(f"no [[{VM_TABLE}]] entries in {path}")
+    shared = {key: data[key] for key in SHARED_KEYS if key in data}
+    try:
+        slots = [_vm_slot(entry, shared, i) for i, entry in enumerate(entries, 1)]
+    except PoolError as exc:
+        raise PoolError(f"{path}: {exc}") from None
+    return _checked(slots, str(path))
+
+
+def _vm_slot(entry: dict, shared: dict, position: int) -> VMSlot:
+    unknown = set(entry) - set(VM_KEYS)
+    if unknown:
+        raise PoolError(f"VM {position}: unknown key(s) {', '.join(sorted(unknown))}")
+    for key in ("url", "reset"):
+        if not str(entry.get(key) or "").strip():
+            raise PoolError(f"VM {position} has no `{key}`")
+    options = {**shared, **{key: entry[key] for key in SHARED_KEYS if key in entry}}
+    try:
+        url = parse_osworld_spec(str(entry["url"]))
+    except SandboxError as exc:
+        raise PoolError(f"VM {position}: {exc}") from None
+    return VMSlot(
+        name=str(entry.get("name") or f"vm{position}"),
+        url=url,
+        reset=str(entry["reset"]),
+        **options,
+    )
+
+
+def _checked(slots: list[VMSlot], source: str) -> list[VMSlot]:
+    names = [slot.name for slot in slots]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise PoolError(f"slot names used twice in {source}: {', '.join(twice)}")
+    return slots
