@@ -55,3 +55,5 @@ RAY_ACTOR_RESTARTS = 2
 """Times Ray restarts a slot's actor whose worker died before the slot is retired."""
 RAY_JOB_ATTEMPTS = 3
 """Times a job may be sent to a slot whose worker then dies before it becomes an error row."""
+RAY_CLOSE_TIMEOUT_S = 30.0
+"""How long the driver waits for the slots' actors to remove their scratch folders at the end."""

@@ -193,7 +193,7 @@ def run_job(options: SuiteOptions, job: SuiteJob, slot: Slot | None = None) -> J
     if is_done(result_dir):
         return JobOutcome(job, result_dir, read_score(result_dir), skipped=True)
     slot = slot or LocalSlot("local", options.display)
-    _clear_attempt(result_dir)
+    clear_attempt(result_dir)
     started = time.monotonic()
     sandboxes = Path(options.results) / SANDBOXES_FOLDER
     sandboxes.mkdir(parents=True, exist_ok=True)
@@ -249,7 +249,7 @@ def _agent_runner(options: SuiteOptions, job: SuiteJob, models: RoleModels, resu
     return run_agent
 
 
-def _clear_attempt(result_dir: Path) -> None:
+def clear_attempt(result_dir: Path) -> None:
     """Remove what an unfinished earlier attempt left, so the new run starts a fresh log."""
     shutil.rmtree(result_dir / RUN_FOLDER, ignore_errors=True)
     for name in (ERROR_FILE, RESULT_FILE):

@@ -30,7 +30,7 @@ SHARED_KEYS = ("reset_timeout_s", "ready_timeout_s", "marker")
 VM_KEYS = ("name", "url", "reset", *SHARED_KEYS)
 
 
-class PoolError(SandboxError):
+class PoolError(ValueError):
     """A pool file or pool options that cannot be used."""
 
 
@@ -92,3 +92,16 @@ def _checked(slots: list[VMSlot], source: str) -> list[VMSlot]:
     if twice:
         raise PoolError(f"slot names used twice in {source}: {', '.join(twice)}")
     return slots
+
+
+def pool_from_options(pool_file: Path | None, vms: list[str], reset: str | None) -> list[VMSlot]:
+    """The VM pool `--pool FILE` or `--vm URL ... --reset-command CMD` ask for (empty: none asked)."""
+    if pool_file is not None and vms:
+        raise PoolError("give the VMs either in a pool file (--pool) or with --vm, not both")
+    if pool_file is not None:
+        return load_pool(pool_file)
+    if vms and not (reset or "").strip():
+        raise PoolError("--vm needs --reset-command: a VM is never reused without a reset")
+    if reset and not vms:
+        raise PoolError("--reset-command needs at least one --vm")
+    return vm_pool(vms, reset or "") if vms else []
