@@ -35,24 +35,44 @@ def run_on_threads(
     """Every job on the first free slot; outcomes in job order."""
     queue: deque[tuple[int, SuiteJob]] = deque(enumerate(jobs))
     outcomes: list[JobOutcome | None] = [None] * len(jobs)
-    lock = threading.Lock()
+    changed = threading.Condition()
+    running = 0
+    """Jobs on a slot now: one of them may come back to the queue when its slot is retired."""
     stop = threading.Event()
 
+    def take() -> tuple[int, SuiteJob] | None:
+        nonlocal running
+        with changed:
+            while not queue and running and not stop.is_set():
+                changed.wait()
+            if not queue or stop.is_set():
+                return None
+            running += 1
+            return queue.popleft()
+
+    def done(requeue: tuple[int, SuiteJob] | None = None) -> None:
+        nonlocal running
+        with changed:
+            if requeue is not None:
+                queue.appendleft(requeue)
+            running -= 1
+            changed.notify_all()
+
     def serve(slot: Slot) -> None:
-        while not stop.is_set():
-            with lock:
-                if not queue:
-                    return
-                index, job = queue.popleft()
+        while (taken := take()) is not None:
+            index, job = taken
             notify("start", job, None)
             try:
                 outcome = run_job(options, job, slot)
             except SlotRetired as exc:
-                with lock:
-                    queue.appendleft((index, job))
+                done(requeue=taken)
                 on_retired(exc)
                 return
+            except BaseException:
+                done()
+                raise
             outcomes[index] = outcome
+            done()
             notify("end", job, outcome)
 
     with ThreadPoolExecutor(max_workers=max(1, len(slots)), thread_name_prefix="suite") as pool:
@@ -62,6 +82,8 @@ def run_on_threads(
                 future.result()
         except KeyboardInterrupt:
             stop.set()
+            with changed:
+                changed.notify_all()
             pool.shutdown(wait=False, cancel_futures=True)
             raise
     for index, job in queue:
