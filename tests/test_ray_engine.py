@@ -14,6 +14,7 @@ import pytest
 from evals.suite_runner import SuiteOptions, run_suite
 from tests.pool_suites import file_check, write_task
 from tests.test_eval_runner import HARNESSES, SUITE, run_cli
+from tests.test_osworld_layout import evaluation_examples
 
 ray = pytest.importorskip("ray")
 
@@ -108,3 +109,13 @@ def test_a_job_whose_worker_is_killed_mid_task_runs_again(cluster, tmp_path):
     assert (outcome.score, outcome.error) == (1.0, "")
     shells = log.read_text().split()
     assert len(shells) == 2
+
+
+def test_ray_runs_a_meta_file_of_the_osworld_layout(cluster, tmp_path):
+    root = evaluation_examples(tmp_path / "evaluation_examples")
+    options = SuiteOptions(
+        root / "test_small.json", ("bash-only",), "reference", tmp_path / "results", tmp_path / "cache",
+        display=False, engine="ray",
+    )  # fmt: skip
+    [outcome] = run_suite(options)
+    assert (outcome.job.label, outcome.score, outcome.error) == ("bash-only/files/a-notes", 1.0, "")
