@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from evals.suite_runner import SuiteOptions, run_suite
-from tests.pool_suites import file_check, write_task
+from tests.pool_suites import file_check, marker_suite, write_task
 from tests.test_eval_runner import HARNESSES, SUITE, run_cli
 from tests.test_osworld_layout import evaluation_examples
+from tests.test_sandbox_pool import pool_file, vms  # noqa: F401  (the vms fixture)
 
 ray = pytest.importorskip("ray")
 
@@ -119,3 +120,18 @@ def test_ray_runs_a_meta_file_of_the_osworld_layout(cluster, tmp_path):
     )  # fmt: skip
     [outcome] = run_suite(options)
     assert (outcome.job.label, outcome.score, outcome.error) == ("bash-only/files/a-notes", 1.0, "")
+
+
+def test_ray_runs_a_suite_across_a_pool_of_vms(cluster, vms, tmp_path):  # noqa: F811
+    pool = pool_file(tmp_path, vms, [vm.restore for vm in vms])
+    marker_suite(tmp_path / "suite", 4)
+    results = tmp_path / "results"
+    code, output = run_cli(
+        "eval", "run", str(tmp_path / "suite"), "--harness", "bash-only", "--engine", "ray",
+        "--pool", str(pool), "--results", str(results), "--no-html",
+    )  # fmt: skip
+    assert code == 0, output
+    assert sorted(p.read_text().strip() for p in results.rglob("result.txt")) == ["1.0"] * 4
+    assert "retired" not in output
+    left = sorted(p.name for vm in vms for p in Path(vm.local.home).glob("left-by-*"))
+    assert len(left) == 2  # both VMs ran tasks, and each kept only its last task's marker

@@ -12,10 +12,11 @@ import pytest
 
 from evals.suite_runner import SuiteOptions, run_suite
 from sandbox.local import LocalSandbox
-from sandbox.pool import SlotRetired
+from sandbox.pool import SlotRetired, VMSlot
 from sandbox.pool_file import PoolError, load_pool, pool_from_options
 from tests.osworld_vm_server import VMServer
 from tests.pool_suites import marker_suite
+from tests.test_eval_runner import run_cli
 
 READY_TIMEOUT_S = 1.0
 """The pool's wait for a VM server after a reset (the test doubles answer at once, or never)."""
@@ -129,3 +130,23 @@ def test_pool_options_are_checked(tmp_path):
     bad.write_text("[[vm]\n")
     with pytest.raises(PoolError, match="is not TOML"):
         load_pool(bad)
+
+
+def test_a_failing_reset_command_retires_the_slot(tmp_path):
+    slot = VMSlot("vm9", "http://127.0.0.1:9", reset="echo no such snapshot >&2; exit 3")
+    with pytest.raises(SlotRetired, match="slot vm9 retired: the reset command exited 3: no such snapshot"):
+        slot.lease(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--engine", "spark"], "unknown engine 'spark': use one of local, ray"),
+        (["--address", "auto"], "--address is for --engine ray"),
+        (["--vm", "osworld://127.0.0.1:5000"], "--vm needs --reset-command"),
+        (["--vm", "127.0.0.1:5000", "--reset-command", "true"], "not an OSWorld sandbox spec"),
+    ],
+)
+def test_eval_run_rejects_bad_engine_and_pool_options(tmp_path, flags, message):
+    code, output = run_cli("eval", "run", str(tmp_path), "--results", str(tmp_path / "r"), *flags)
+    assert (code, message in output) == (2, True), output
