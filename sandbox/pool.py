@@ -63,6 +63,10 @@ class Slot(ABC):
         """Whether the slot still answers (asked after a job that ended with an error)."""
         return True
 
+    def close(self) -> None:
+        """Release what the slot holds between jobs (called once, when the suite ends)."""
+        return None
+
 
 @dataclass(frozen=True)
 class LocalSlot(Slot):
@@ -88,6 +92,10 @@ class VMSlot(Slot):
 
     def lease(self, workdir: Path) -> Sandbox:
         self._run_reset()
+        return self._fresh_session()
+
+    def _fresh_session(self) -> Sandbox:
+        """A started session on the VM once its server answers, checked fresh and marked as leased."""
         self._wait_ready()
         sandbox = OSWorldSandbox(self.url)
         try:

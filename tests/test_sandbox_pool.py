@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 import shutil
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -14,6 +14,7 @@ from evals.suite_runner import SuiteOptions, run_suite
 from sandbox.local import LocalSandbox
 from sandbox.pool import SlotRetired, VMSlot
 from sandbox.pool_file import PoolError, load_pool, pool_from_options
+from tests.docker_stand_in import StandInDocker, free_port
 from tests.osworld_vm_server import VMServer
 from tests.pool_suites import marker_suite
 from tests.test_eval_runner import run_cli
@@ -150,3 +151,29 @@ def test_a_failing_reset_command_retires_the_slot(tmp_path):
 def test_eval_run_rejects_bad_engine_and_pool_options(tmp_path, flags, message):
     code, output = run_cli("eval", "run", str(tmp_path), "--results", str(tmp_path / "r"), *flags)
     assert (code, message in output) == (2, True), output
+
+
+def test_a_docker_pool_recreates_each_container_before_every_job(tmp_path):
+    stand_in = StandInDocker(tmp_path / "containers")
+    vm_image = tmp_path / "Ubuntu.qcow2"
+    vm_image.write_bytes(b"QFI\xfb")
+    path = tmp_path / "pool.toml"
+    path.write_text(
+        "".join(f'[[docker]]\nvm_image = "{vm_image}"\nport = {free_port()}\n\n' for _ in range(2)),
+        encoding="utf-8",
+    )
+    slots = [replace(slot, client_factory=lambda: stand_in) for slot in load_pool(path)]
+    try:
+        outcomes, retired = run_marker_suite(tmp_path, slots, 4)
+    finally:
+        stand_in.remove_all()
+    assert [(o.score, o.error) for o in outcomes] == [(1.0, "")] * 4
+    assert (retired, stand_in.live) == ([], {})  # every container removed when the suite ended
+    assert sorted(run["name"] for run in stand_in.runs) == ["stateact-docker1"] * 2 + ["stateact-docker2"] * 2
+    run = stand_in.runs[0]
+    assert (run["image"], run["devices"], run["cap_add"]) == (
+        "happysixd/osworld-docker",
+        ["/dev/kvm"],
+        ["NET_ADMIN"],
+    )
+    assert run["volumes"] == {str(vm_image): {"bind": "/System.qcow2", "mode": "ro"}}

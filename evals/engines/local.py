@@ -75,17 +75,21 @@ def run_on_threads(
             done()
             notify("end", job, outcome)
 
-    with ThreadPoolExecutor(max_workers=max(1, len(slots)), thread_name_prefix="suite") as pool:
-        futures = [pool.submit(serve, slot) for slot in slots]
-        try:
-            for future in as_completed(futures):
-                future.result()
-        except KeyboardInterrupt:
-            stop.set()
-            with changed:
-                changed.notify_all()
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, len(slots)), thread_name_prefix="suite") as pool:
+            futures = [pool.submit(serve, slot) for slot in slots]
+            try:
+                for future in as_completed(futures):
+                    future.result()
+            except KeyboardInterrupt:
+                stop.set()
+                with changed:
+                    changed.notify_all()
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+    finally:  # after the running jobs ended
+        for slot in slots:
+            slot.close()
     for index, job in queue:
         outcomes[index] = unrun_outcome(options, job, NO_SLOT_LEFT)
         notify("end", job, outcomes[index])

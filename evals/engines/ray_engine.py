@@ -113,6 +113,7 @@ class SlotWorker:
         return JobAnswer(outcome.score, outcome.error, outcome.seconds, files)
 
     def close(self) -> None:
+        self.slot.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
