@@ -3,8 +3,9 @@
     options = SuiteOptions(suite, ("stateact", "bash-only"), "anthropic:MODEL", results, cache)
     outcomes = run_suite(options, on_job)
 
-Each job gets a fresh LocalSandbox (its own home folder and Xvfb display), runs
-the task file's setup, the harness on the instruction (`stateact.run.execute`
+Each job gets a fresh sandbox from a pool slot (sandbox/pool.py: by default a
+LocalSandbox with its own home folder and Xvfb display; or an OSWorld VM reset
+before the job; evals/engines run the slots), runs the task file's setup, the harness on the instruction (`stateact.run.execute`
 with the task's timeout and budgets), scoring, and writes OSWorld's results
 layout `<results>/<harness>/<model>/<domain>/<task_id>/` with the run folder in
 `run/` beside `result.txt`. A job whose folder has `result.txt` is skipped, so a
