@@ -113,7 +113,13 @@ RoleOption = Annotated[str | None, typer.Option(help="Model spec for this role (
 
 @eval_app.command("run")
 def run_command(
-    suite: Annotated[Path, typer.Argument(help="A folder of OSWorld task files (<domain>/<id>.json).")],
+    suite: Annotated[
+        Path,
+        typer.Argument(
+            help="A folder of OSWorld task files (<domain>/<id>.json), or OSWorld's evaluation_examples folder "
+            "(test_all.json) or one of its meta files."
+        ),
+    ],
     harness: Annotated[
         str, typer.Option(help="Comma-separated harness variants (see `stateact variants`).")
     ] = FULL_HARNESS,
@@ -152,15 +158,36 @@ def run_command(
     ),
     display: Annotated[bool, typer.Option(help="Give each task's sandbox its own X display.")] = True,
     html: Annotated[bool, typer.Option(help="Also write the HTML report into <results>/report.")] = True,
+    engine: Annotated[
+        str, typer.Option(help="`local` (threads on this machine) or `ray` (one Ray actor per pool slot).")
+    ] = settings.ENGINE_LOCAL,
+    address: Annotated[
+        str | None, typer.Option(help="Ray cluster to join with --engine ray (default: start one here).")
+    ] = None,
+    pool: Annotated[
+        Path | None, typer.Option(help="TOML pool file of OSWorld VMs and their reset commands.")
+    ] = None,
+    vm: Annotated[
+        list[str] | None, typer.Option(help="An OSWorld VM (osworld://HOST:PORT) of the pool (repeatable).")
+    ] = None,
+    reset_command: Annotated[
+        str | None,
+        typer.Option(
+            help="Shell command that restores a --vm's snapshot (sees STATEACT_SLOT, STATEACT_VM_HOST)."
+        ),
+    ] = None,
 ) -> None:
     """Run every task of SUITE under each harness, then print and save the comparison table."""
     from evals.fixtures.build import build_fixtures
     from evals.suite_progress import SuiteProgress
     from evals.suite_runner import SuiteOptions, plan_jobs, run_suite
+    from sandbox.pool_file import pool_from_options
     from stateact.role_options import role_settings
 
     try:
         settings_of_roles = role_settings(roles, max_tokens, temperature, context_window)
+        slots = pool_from_options(pool, vm or [], reset_command)
+        check_engine(engine, address)
     except ValueError as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
@@ -178,6 +205,9 @@ def run_command(
         max_usd=max_usd,
         max_turns=max_steps,
         display=display,
+        pool=tuple(slots),
+        engine=engine,
+        address=address,
     )
     try:
         jobs = plan_jobs(options)
@@ -188,7 +218,7 @@ def run_command(
         build_fixtures(options.cache)
     try:
         with SuiteProgress(console, len(jobs)) as progress:
-            outcomes = run_suite(options, progress.on_job)
+            outcomes = run_suite(options, progress.on_job, _report_retired)
     except KeyboardInterrupt:
         console.print(
             "[yellow]stopped[/yellow] after the tasks that were running; "
@@ -203,6 +233,24 @@ def run_command(
         report(results)
     if failed:
         raise typer.Exit(1)
+
+
+def check_engine(engine: str, address: str | None) -> None:
+    """ValueError for an unknown engine, an --address without Ray, or Ray not installed."""
+    engines = (settings.ENGINE_LOCAL, settings.ENGINE_RAY)
+    if engine not in engines:
+        raise ValueError(f"unknown engine {engine!r}: use one of {', '.join(engines)}")
+    if address and engine != settings.ENGINE_RAY:
+        raise ValueError("--address is for --engine ray")
+    if engine == settings.ENGINE_RAY:
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise ValueError("--engine ray needs Ray: pip install 'stateact[ray]'") from None
+
+
+def _report_retired(retired) -> None:
+    console.print(f"[yellow]retired[/yellow] {escape(str(retired))}")
 
 
 def write_tables(results: Path, print_table: bool = False) -> list[Path]:

@@ -43,3 +43,17 @@ REFERENCE_MODEL = "reference"
 """The `--model` value that plays each task's own reference solution through the scripted provider."""
 TRAJECTORY_TEXT_CAP_CHARS = 6_000
 """A tool input or result longer than this is cut in the trajectory viewer."""
+
+# Suite engines (evals/engines)
+ENGINE_LOCAL = "local"
+"""Jobs in threads on this machine, one per pool slot."""
+ENGINE_RAY = "ray"
+"""Jobs as Ray tasks, one Ray actor per pool slot."""
+RAY_SLOT_CPUS = 1
+"""CPUs a slot's Ray actor reserves (a local slot runs the task's apps on its node)."""
+RAY_ACTOR_RESTARTS = 2
+"""Times Ray restarts a slot's actor whose worker died before the slot is retired."""
+RAY_JOB_ATTEMPTS = 3
+"""Times a job may be sent to a slot whose worker then dies before it becomes an error row."""
+RAY_CLOSE_TIMEOUT_S = 30.0
+"""How long the driver waits for the slots' actors to remove their scratch folders at the end."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evals.metrics import INFEASIBLE
+from evals.osworld_layout import is_osworld_layout, meta_task_files
 from evals.paths import HomeMap
 from evals.task import Task, TaskError, load_task, task_domain
 
@@ -49,8 +50,11 @@ class SuiteTask:
 
 
 def task_files(suite: Path) -> list[Path]:
-    """The task files of a suite folder (reference solutions excluded), sorted."""
+    """The task files of a suite folder (reference solutions excluded), sorted; of OSWorld's
+    `evaluation_examples` layout, the ones its meta file lists (evals/osworld_layout.py)."""
     suite = Path(suite)
+    if is_osworld_layout(suite):
+        return meta_task_files(suite)
     if not suite.is_dir():
         raise TaskError(f"no suite folder {suite}")
     return sorted(p for p in suite.rglob("*.json") if not p.name.endswith(SOLUTION_SUFFIX))

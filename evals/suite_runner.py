@@ -3,8 +3,9 @@
     options = SuiteOptions(suite, ("stateact", "bash-only"), "anthropic:MODEL", results, cache)
     outcomes = run_suite(options, on_job)
 
-Each job gets a fresh LocalSandbox (its own home folder and Xvfb display), runs
-the task file's setup, the harness on the instruction (`stateact.run.execute`
+Each job gets a fresh sandbox from a pool slot (sandbox/pool.py: by default a
+LocalSandbox with its own home folder and Xvfb display; or an OSWorld VM reset
+before the job; evals/engines run the slots), runs the task file's setup, the harness on the instruction (`stateact.run.execute`
 with the task's timeout and budgets), scoring, and writes OSWorld's results
 layout `<results>/<harness>/<model>/<domain>/<task_id>/` with the run folder in
 `run/` beside `result.txt`. A job whose folder has `result.txt` is skipped, so a
@@ -22,7 +23,6 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,7 +41,7 @@ from evals.runner import run_task_file
 from evals.suite import SuiteTask, discover, mapped_solution
 from evals.task import TaskError
 from sandbox.base import Sandbox
-from sandbox.local import LocalSandbox
+from sandbox.pool import LocalSlot, Slot, SlotRetired
 from stateact.config import RunConfig
 from stateact.models.role_settings import RoleSettings
 from stateact.run import execute
@@ -77,6 +77,12 @@ class SuiteOptions:
     display: bool = True
     only: tuple[str, ...] = ()
     """Task ids to run (empty: every task of the suite)."""
+    pool: tuple[Slot, ...] = ()
+    """Where jobs run (sandbox/pool.py); empty: `workers` local slots."""
+    engine: str = settings.ENGINE_LOCAL
+    """`local` (threads on this machine) or `ray` (evals/engines/ray_engine.py)."""
+    address: str | None = None
+    """The Ray cluster to join (None: start one on this machine)."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +107,8 @@ class JobOutcome:
 
 JobListener = Callable[[str, SuiteJob, JobOutcome | None], None]
 """Called with ("start", job, None) and ("end", job, outcome), from worker threads."""
+RetiredListener = Callable[[SlotRetired], None]
+"""Called when a slot leaves the pool (it failed its reset or health check, or its worker died)."""
 
 
 def plan_jobs(options: SuiteOptions) -> list[SuiteJob]:
@@ -139,24 +147,38 @@ def role_models(options: SuiteOptions, task: SuiteTask, home: str, result_dir: P
     return RoleModels(main=main, **others, settings=options.role_settings)
 
 
-def run_suite(options: SuiteOptions, listener: JobListener | None = None) -> list[JobOutcome]:
-    """Run every job not yet done, `options.workers` at a time; outcomes in job order.
+def run_suite(
+    options: SuiteOptions, listener: JobListener | None = None, on_retired: RetiredListener | None = None
+) -> list[JobOutcome]:
+    """Run every job not yet done, one per pool slot at a time, on `options.engine`; outcomes in job
+    order. A job whose slot is retired runs on another slot; when none is left it is an error row.
 
-    On Ctrl-C no new job starts; the running ones end first (their runs cannot be cut from outside).
-    """
+    On Ctrl-C no new job starts; with the local engine the running ones end first (their runs cannot be
+    cut from outside)."""
     jobs = plan_jobs(options)
     notify = listener or (lambda *_: None)
-    outcomes: list[JobOutcome | None] = [None] * len(jobs)
-    with ThreadPoolExecutor(max_workers=max(1, options.workers), thread_name_prefix="suite") as pool:
-        futures = {pool.submit(_run_job_notified, options, job, notify): i for i, job in enumerate(jobs)}
-        try:
-            for future in as_completed(futures):
-                outcomes[futures[future]] = future.result()
-        except KeyboardInterrupt:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    retired = on_retired or (lambda _: None)
+    slots = list(options.pool) or [LocalSlot(f"local{i}", options.display) for i in range(options.workers)]
+    if options.engine == settings.ENGINE_RAY:
+        from evals.engines.ray_engine import run_on_ray as run_jobs
+    elif options.engine == settings.ENGINE_LOCAL:
+        from evals.engines.local import run_on_threads as run_jobs
+    else:
+        raise ValueError(
+            f"unknown engine {options.engine!r}: use {settings.ENGINE_LOCAL} or {settings.ENGINE_RAY}"
+        )
+    outcomes = run_jobs(options, jobs, slots, notify, retired)
     _remove_if_empty(Path(options.results) / SANDBOXES_FOLDER)
-    return [outcome for outcome in outcomes if outcome is not None]
+    return outcomes
+
+
+def unrun_outcome(options: SuiteOptions, job: SuiteJob, reason: str) -> JobOutcome:
+    """A job no slot could run (every slot retired, or its worker kept dying): an error row that runs
+    again next time."""
+    result_dir = job_result_dir(options, job)
+    failure = TaskFailure(SETUP, "sandbox pool", reason)
+    write_error(result_dir, failure, {"task_id": job.task.id, "harness": job.harness})
+    return JobOutcome(job, result_dir, error=failure.summary)
 
 
 def _remove_if_empty(folder: Path) -> None:
@@ -164,26 +186,22 @@ def _remove_if_empty(folder: Path) -> None:
         folder.rmdir()
 
 
-def _run_job_notified(options: SuiteOptions, job: SuiteJob, notify: JobListener) -> JobOutcome:
-    notify("start", job, None)
-    outcome = run_job(options, job)
-    notify("end", job, outcome)
-    return outcome
-
-
-def run_job(options: SuiteOptions, job: SuiteJob) -> JobOutcome:
-    """One task under one harness on a fresh sandbox; never raises for a task's own failure."""
+def run_job(options: SuiteOptions, job: SuiteJob, slot: Slot | None = None) -> JobOutcome:
+    """One task under one harness on a fresh sandbox leased from `slot` (default: a local one); never
+    raises for a task's own failure. Raises SlotRetired when the slot cannot give a fresh sandbox, or
+    stops answering during a job that then failed: the job is to run on another slot."""
     result_dir = job_result_dir(options, job)
     if is_done(result_dir):
         return JobOutcome(job, result_dir, read_score(result_dir), skipped=True)
-    _clear_attempt(result_dir)
+    slot = slot or LocalSlot("local", options.display)
+    clear_attempt(result_dir)
     started = time.monotonic()
     sandboxes = Path(options.results) / SANDBOXES_FOLDER
     sandboxes.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(
         dir=sandboxes, prefix=f"{job.task.id}-", ignore_cleanup_errors=True
     ) as work:
-        sandbox = LocalSandbox(Path(work) / "home", display=options.display)
+        sandbox = slot.lease(Path(work))
         try:
             models = role_models(options, job.task, sandbox.home, result_dir)
             sandbox.start()
@@ -197,13 +215,17 @@ def run_job(options: SuiteOptions, job: SuiteJob) -> JobOutcome:
                 harness=job.harness,
             )
             error = outcome.failure.summary if outcome.failure else ""
+            if error and not slot.healthy():
+                raise SlotRetired(slot.name, f"it stopped answering during {job.label}: {error}")
             return JobOutcome(job, result_dir, outcome.score, error=error, seconds=time.monotonic() - started)
+        except SlotRetired:
+            raise
         except Exception as exc:  # a task's failure is recorded, the suite goes on
             failure = TaskFailure.from_exception(SETUP, exc)
             write_error(result_dir, failure, {"task_id": job.task.id, "harness": job.harness})
             return JobOutcome(job, result_dir, error=failure.summary, seconds=time.monotonic() - started)
         finally:
-            sandbox.close()
+            slot.give_back(sandbox)
 
 
 def _agent_runner(options: SuiteOptions, job: SuiteJob, models: RoleModels, result_dir: Path):
@@ -228,7 +250,7 @@ def _agent_runner(options: SuiteOptions, job: SuiteJob, models: RoleModels, resu
     return run_agent
 
 
-def _clear_attempt(result_dir: Path) -> None:
+def clear_attempt(result_dir: Path) -> None:
     """Remove what an unfinished earlier attempt left, so the new run starts a fresh log."""
     shutil.rmtree(result_dir / RUN_FOLDER, ignore_errors=True)
     for name in (ERROR_FILE, RESULT_FILE):

@@ -153,3 +153,15 @@ request), as one argument of a command line is limited to 128 KiB."""
 VM_SHELL_READ_CAP_BYTES = 4 << 20
 """Most bytes of shell output fetched from the VM per read."""
 VM_SHELL_START_TIMEOUT_S = 15.0
+
+# Sandbox pools (sandbox/pool.py)
+POOL_RESET_TIMEOUT_S = 600.0
+"""How long a VM slot's reset command (a snapshot revert) may run."""
+POOL_READY_TIMEOUT_S = 300.0
+"""How long a pool waits, after a reset, for the VM server to answer before retiring the slot."""
+POOL_READY_POLL_S = 2.0
+"""Delay between two probes of a VM server that is coming back from a reset."""
+POOL_PROBE_TIMEOUT_S = 5.0
+"""HTTP timeout of one readiness or health probe of a VM server."""
+POOL_LEASE_MARKER = "~/.stateact-lease"
+"""The file a pool leaves in a VM it hands out; a VM that still has it after a reset was not reset."""
