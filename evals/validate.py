@@ -91,7 +91,7 @@ def validate_task(
     for stale in (home, run_dir, results_of_task):
         shutil.rmtree(stale, ignore_errors=True)  # a validation always replays, even into a used folder
     try:
-        mapped_solution(solution, str(home), script)
+        mapped_solution(solution, config.sandbox_home(home), script)
         outcome = run_task(task.path, config, cache_dir, results)
         row.result_dir = str(outcome.result_dir)
         if outcome.failure is not None:

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from sandbox.isolation_settings import DEFAULT_ISOLATION
+from sandbox.isolation_settings import DEFAULT_ISOLATION, SANDBOX_HOME
 from stateact import settings
 from stateact.runtime import RoleModels
 from stateact.variants import FULL_HARNESS
@@ -66,3 +66,7 @@ class RunConfig(BaseModel):
             except SandboxError as exc:
                 raise ValueError(str(exc)) from None
         return spec
+
+    def sandbox_home(self, host_home: Path) -> str:
+        """The home folder of a local sandbox made at `host_home`, as the sandbox's processes see it."""
+        return SANDBOX_HOME if self.sandbox == "local" and self.isolation == "bwrap" else str(host_home)

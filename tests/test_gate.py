@@ -208,8 +208,8 @@ def test_gate_cannot_change_the_deliverable_through_or_past_the_guard(tmp_path, 
     before = path.read_bytes()
     mtime_before = path.stat().st_mtime_ns
     sneaky = (
-        "python3 -c \"import pathlib; p = pathlib.Path('{}'); getattr(p, 'write_' + 'bytes')(b'hacked'); "
-        "getattr(pathlib.Path('{}'), 'write_' + 'text')('side file')\""
+        "python3 -c \"print('hacked', end='', file=open('{}', chr(119))); "
+        "print('side file', file=open('{}', chr(119)))\""
     ).format(path, Path(sandbox.home) / "gate_notes.txt")
     turns = [
         call("bash", command=f"echo hacked > {path}"),
@@ -445,7 +445,7 @@ def test_change_to_a_file_over_the_copy_cap_is_recorded_as_not_restored(tmp_path
     monkeypatch.setattr(gate_settings, "GATE_SNAPSHOT_FILE_MAX_BYTES", 100)
     path = Path(sandbox.home) / "sales.xlsx"
     write_sales(path)
-    sneaky = f"python3 -c \"import pathlib; getattr(pathlib.Path('{path}'), 'write_' + 'bytes')(b'x')\""
+    sneaky = f"python3 -c \"print('x', end='', file=open('{path}', chr(119)))\""  # a bypass the guard misses
     context = make_context(
         tmp_path, sandbox, instruction_for(str(path)), [call("bash", command=sneaky), verdict(True)]
     )

@@ -272,7 +272,8 @@ def test_a_resumed_run_compares_with_the_baseline_of_its_first_start(tmp_path):
     assert [e["kind"] for e in events].count("gate_baseline") == 1
     request = next(e for e in events if e["kind"] == "message" and e["scope"] == "gate#1")
     changes = load_message(request["message"], run_dir).text().split("What changed since the task started")[1]
-    assert f"~ changed: {home / 'out.txt'}" in changes
+    sandbox_home = next(e["home"] for e in events if e["kind"] == "run_start")  # /home/user when isolated
+    assert f"~ changed: {sandbox_home}/out.txt" in changes
     assert "-maybe\n    +yes" in changes, "compared with the file as it was at the first start"
 
 

@@ -33,15 +33,16 @@ def notes_facts(sandbox) -> dict:
     return run_probe(sandbox, "file_facts", paths=["~/notes.txt"])["files"][0]
 
 
-def test_vm_gets_the_probe_code_on_the_first_call_and_later_calls_send_only_the_request(vm):
+def test_vm_gets_the_probe_code_with_the_toolkit_and_each_call_sends_only_the_request(vm):
     sandbox, server, local = vm
     Path(local.home, "notes.txt").write_text("two\nlines\n")
 
     first, first_sent = sent_during(server, lambda: notes_facts(sandbox))
     later, later_sent = sent_during(server, lambda: notes_facts(sandbox))
 
-    assert [route for route, _ in first_sent] == ["POST /execute", "POST /setup/upload", "POST /execute"]
+    assert [route for route, _ in first_sent] == ["POST /execute"]  # the toolkit's upload at start brought it
     assert [route for route, _ in later_sent] == ["POST /execute"]
+    assert first_sent[0][1] < PROBE_CALL_MAX_BYTES
     assert later_sent[0][1] < PROBE_CALL_MAX_BYTES
     assert first["exists"] and first["size"] == 10 and later == first
     copy = Path(sandbox.toolkit_dir, PROBE_FILE.name)

@@ -386,6 +386,8 @@ class AnthropicWireServer(WireServer):
             if tool.get("name") in names:
                 problems.append(f"{where}: tool names must be unique ({tool.get('name')!r})")
             names.add(tool.get("name"))
+            if tool.get("type", "custom") != "custom":  # a versioned Anthropic tool (computer_...): no schema
+                continue
             if (p := schema_problem(f"{where}.input_schema", tool.get("input_schema"))) is not None:
                 problems.append(p)
         return _count_cache_control(tools, problems, "tools")
