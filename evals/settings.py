@@ -32,3 +32,11 @@ GATE_CORPUS_STEP_TIMEOUT_S = 180.0
 """Timeout of one shell command of a case's steps (a LibreOffice conversion included)."""
 GATE_CORPUS_MIN_SHARE = 0.4
 """The least share of the corpus each expected verdict (pass, fail) must have."""
+
+# Checker sensitivity (evals/mutators.py, benchmarks/checker_sensitivity.py)
+MUTATION_RECALC_TIMEOUT_S = 120.0
+"""Timeout of recalculating a mutated workbook with headless LibreOffice."""
+MUTATION_FONT_STEP_PT = 4
+"""Points a `format` mutation adds to a run's font size."""
+MUTATION_FONT_NAME = "Courier New"
+"""The font a `format` mutation gives a run that sets no bold or size."""
