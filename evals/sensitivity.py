@@ -6,7 +6,7 @@
 evals/validate.py). Each deliverable file the evaluator reads (a `vm_file` result getter's path, or
 a home path named in a `vm_command_line` command) is mutated once per requirement kind
 (evals/mutators.py), the task is re-scored on a local sandbox over that home, and the file is
-restored. A mutation is caught when the partial score drops below the unmutated one (1.0).
+restored; it keeps its timestamps throughout (checkers may compare them). A mutation is caught when the partial score drops below the unmutated one (1.0).
 A file whose plain load-and-save already drops the score (the saver loses something the checker
 reads) is not mutated and is listed as inconclusive.
 """
@@ -14,6 +14,7 @@ reads) is not mutated and is listed as inconclusive.
 from __future__ import annotations
 
 import itertools
+import os
 import re
 import shutil
 from collections.abc import Callable
@@ -124,7 +125,15 @@ def _mutate_file(
     if not path.is_file() or not mutators.supported(path):
         report.inconclusive.append(f"{shown} (no mutator)" if path.is_file() else f"{shown} (missing)")
         return
-    saved = path.read_bytes()
+    saved, stamp = path.read_bytes(), path.stat()
+
+    def keep_times() -> None:  # checkers may compare modification times: only the content changes
+        os.utime(path, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+
+    def restore() -> None:
+        path.write_bytes(saved)
+        keep_times()
+
     original_copy = None
     if original is not None:
         original_copy = work_dir / "originals" / path.name
@@ -132,15 +141,17 @@ def _mutate_file(
         original_copy.write_bytes(original)
     try:
         mutators.roundtrip(path)
+        keep_times()
         if score().partial != 1.0:
             report.inconclusive.append(f"{shown} (a plain re-save drops the score)")
             return
-        path.write_bytes(saved)
+        restore()
         for mutation in mutators.mutations(path, original_copy):
             mutation.apply(path)
+            keep_times()
             report.outcomes.append(MutationOutcome(shown, mutation.kind, mutation.note, score().partial))
-            path.write_bytes(saved)
+            restore()
     finally:
-        path.write_bytes(saved)
+        restore()
         if original_copy is not None:
             shutil.rmtree(original_copy.parent, ignore_errors=True)

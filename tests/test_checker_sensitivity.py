@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ REPO = Path(__file__).resolve().parents[1]
 ORIGINAL = "id,price\na,1.50\nb,2.25\nc,3.75\n"
 DELIVERED = "id,price\na,1.50\nb,2.25\nc,3.75\nd,9.10\ne,4.40\nf,5.20\n"
 EXPECTED_URL = "https://fixtures.example/expected.csv"
+STAMP_NS = 1_700_000_000_000_000_000
 
 
 def suite_task(folder: Path, evaluator: dict) -> SuiteTask:
@@ -40,8 +42,10 @@ def measure(tmp_path: Path, evaluator: dict):
     (cache / "prices.csv").write_text(ORIGINAL)
     (cache / "expected.csv").write_text(DELIVERED)
     (home / "prices.csv").write_text(DELIVERED)
+    os.utime(home / "prices.csv", ns=(STAMP_NS, STAMP_NS))
     result = task_sensitivity(suite_task(tmp_path, evaluator), home, cache, tmp_path / "work")
     assert (home / "prices.csv").read_text() == DELIVERED  # restored after every mutation
+    assert (home / "prices.csv").stat().st_mtime_ns == STAMP_NS
     return result
 
 
