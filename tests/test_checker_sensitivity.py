@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from evals.mutators import EXTRA, FORMAT, ROW, VALUE
+from evals.mutators import EXTRA, FORMAT, KINDS, ROW, VALUE
 from evals.sensitivity import task_sensitivity
 from evals.suite import SuiteTask
 from evals.task import load_task
@@ -57,7 +57,7 @@ def test_a_strict_checker_catches_every_kind_of_mutation(tmp_path):
     }
     result = measure(tmp_path, evaluator)
     assert not result.skipped and not result.inconclusive
-    assert [o.kind for o in result.outcomes] == [VALUE, ROW, FORMAT, EXTRA]
+    assert tuple(o.kind for o in result.outcomes) == KINDS == (VALUE, ROW, FORMAT, EXTRA)
     assert result.caught == 4
     assert "untouched line" in result.outcomes[-1].note
 
