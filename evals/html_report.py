@@ -6,7 +6,8 @@ The summary shows success against cost per harness and per domain (inline SVG
 charts), the comparison table and every task with a link to its trajectory
 page. A trajectory page lists each step of the run: model text, tool calls and
 results with their screenshots (linked from the run's `images/`), subagent
-loops nested under the delegation, compactions, gate verdicts with findings.
+loops nested under the delegation, compactions, gate verdicts with findings, and
+links to the files the task was scored on (`artifacts/`).
 No scripts, no external assets, nothing fetched from the network.
 """
 
@@ -21,7 +22,7 @@ from string import Template
 
 from evals import settings
 from evals.comparison import ALL_DOMAINS, COLUMNS, GroupRow, aggregate
-from evals.results import safe_name
+from evals.results import ARTIFACTS_DIR, safe_name
 from evals.svg_charts import Point, bar_chart, dollars, percent, scatter_chart
 from evals.task_metrics import TaskMetrics, collect_metrics
 from evals.trajectory import Step, dicts, osworld_steps, trajectory_steps
@@ -208,6 +209,18 @@ def _screens_html(steps: list[Step], result_dir: Path, page_dir: Path) -> str:
     return "\n".join(figures) or "<p>No screenshots.</p>"
 
 
+def _artifacts_html(result_dir: Path, page_dir: Path) -> str:
+    """Links to the files the task was scored on (the results' `artifacts/`)."""
+    folder = result_dir / ARTIFACTS_DIR
+    files = sorted(path for path in folder.rglob("*") if path.is_file()) if folder.is_dir() else []
+    items = [
+        f'<li><a href="{escape(Path(os.path.relpath(path, page_dir)).as_posix())}">'
+        f"{escape(path.relative_to(folder).as_posix())}</a> ({path.stat().st_size:,} bytes)</li>"
+        for path in files
+    ]
+    return f'<ul id="artifacts">{"".join(items)}</ul>' if items else "<p>No scored files were kept.</p>"
+
+
 def _task_meta(m: TaskMetrics) -> str:
     gate = f"gate rounds {m.gate_rounds} ({m.gate_passes} pass, {m.gate_fails} fail)"
     scored = (
@@ -245,6 +258,7 @@ def write_task_page(metrics: TaskMetrics, page_dir: Path) -> Path:
         escape(f"{metrics.task_id} — {metrics.harness} ({metrics.model}, {metrics.domain})"),
         meta=_task_meta(metrics),
         checkpoints=_checkpoints_html(metrics.result_dir, metrics.failed, metrics.error),
+        artifacts=_artifacts_html(metrics.result_dir, page_dir),
         screens=screens,
         steps=items or '<li class="step">No events were logged.</li>',
     )

@@ -7,7 +7,9 @@ calls of subagents it delegated to are in `info.subagent_steps`),
 `<model>` is the main model, with a `+roles-HASH` suffix when other roles have their own models or
 settings (`model_key`). `step_<n>_<timestamp>.png` for steps whose result (or, failing that, a subagent
 inside it) carried a screenshot, `result.txt` (one float) and
-`score.json` (how each metric scored). `args.json` sits at the model level. A
+`score.json` (how each metric scored), and `artifacts/`: a copy of every file
+the scoring fetched (the agent's `vm_file` deliverables and the expected files),
+as scored, under their `dest` names. `args.json` sits at the model level. A
 task folder with `result.txt` is done and is skipped on a re-run. A task that
 failed for a reason that is not the agent's (evals/failures.py) has `error.json`
 instead of `result.txt`: it is not done, and runs again.
@@ -30,6 +32,7 @@ from stateact.runtime import RoleModels
 RESULT_FILE = "result.txt"
 ERROR_FILE = "error.json"
 SCORE_FILE = "score.json"
+ARTIFACTS_DIR = "artifacts"
 _UNSAFE = re.compile(r"[^\w.\-@+=]+")
 
 
@@ -69,6 +72,14 @@ def is_done(task_dir: Path) -> bool:
 
 def read_score(task_dir: Path) -> float:
     return float((Path(task_dir) / RESULT_FILE).read_text().strip())
+
+
+def fresh_artifacts_dir(task_dir: Path) -> Path:
+    """An empty `artifacts/` folder in `task_dir` (an earlier attempt's files go) for the files scored."""
+    folder = Path(task_dir) / ARTIFACTS_DIR
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    return folder
 
 
 def _stamp(epoch: float) -> str:

@@ -7,7 +7,7 @@ agent on the (path-mapped) instruction in the started sandbox and returns the
 run folder. If the run's `result.json` carries `"infeasible": true`, the agent
 declared the task infeasible. The three stages are also callable one by one:
 `prepare_task` (load, map paths, run `config`), `score_prepared` (postconfig,
-metrics), `write_results` (evals/results.py).
+metrics; the files it scored are kept in the task's `artifacts/`), `write_results` (evals/results.py).
 
 A stage that fails for a reason that is not the agent's (evals/failures.py) ends
 the task with `error.json` and no `result.txt`: the setup raised, the harness
@@ -19,7 +19,6 @@ carries the failure instead of a score, and the task runs again next time.
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +26,15 @@ from pathlib import Path
 from evals.cache import FileCache
 from evals.failures import AGENT, SCORING, SETUP, TaskFailure
 from evals.paths import HomeMap
-from evals.results import is_done, read_score, task_result_dir, write_args, write_error, write_results
+from evals.results import (
+    fresh_artifacts_dir,
+    is_done,
+    read_score,
+    task_result_dir,
+    write_args,
+    write_error,
+    write_results,
+)
 from evals.scoring import ScoreReport, check_evaluator_known, score_task
 from evals.setup import SetupContext, run_steps
 from evals.task import Task, load_task, task_domain
@@ -106,16 +113,18 @@ def failed_before_first_turn(run_dir: Path | None) -> TaskFailure | None:
     return TaskFailure(AGENT, "agent run, before its first turn", message)
 
 
-def score_prepared(prepared: PreparedTask, sandbox: Sandbox, run_dir: Path | None) -> ScoreReport:
-    with tempfile.TemporaryDirectory(prefix="stateact-score-") as work:
-        return score_task(
-            prepared.task,
-            sandbox,
-            prepared.cache,
-            Path(work),
-            declared_infeasible(run_dir),
-            task_dir=prepared.path.resolve().parent,
-        )
+def score_prepared(
+    prepared: PreparedTask, sandbox: Sandbox, run_dir: Path | None, work_dir: Path
+) -> ScoreReport:
+    """Score the task; every file a getter fetches (the agent's and the expected ones) lands in `work_dir`."""
+    return score_task(
+        prepared.task,
+        sandbox,
+        prepared.cache,
+        work_dir,
+        declared_infeasible(run_dir),
+        task_dir=prepared.path.resolve().parent,
+    )
 
 
 def run_task_file(
@@ -157,7 +166,7 @@ def run_task_file(
         return failed(early)
     screenshot = _final_screenshot(sandbox)
     try:
-        report = score_prepared(prepared, sandbox, run_dir)
+        report = score_prepared(prepared, sandbox, run_dir, fresh_artifacts_dir(result_dir))
     except Exception as exc:  # ScoringError, or a fault of the scorer itself
         return failed(TaskFailure.from_exception(SCORING, exc))
     details = {"task_id": raw.id, "setup": prepared.setup_records, **report.as_dict()}

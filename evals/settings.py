@@ -57,3 +57,11 @@ RAY_JOB_ATTEMPTS = 3
 """Times a job may be sent to a slot whose worker then dies before it becomes an error row."""
 RAY_CLOSE_TIMEOUT_S = 30.0
 """How long the driver waits for the slots' actors to remove their scratch folders at the end."""
+
+# Checker sensitivity (evals/mutators.py, benchmarks/checker_sensitivity.py)
+MUTATION_RECALC_TIMEOUT_S = 120.0
+"""Timeout of recalculating a mutated workbook with headless LibreOffice."""
+MUTATION_FONT_STEP_PT = 4
+"""Points a `format` mutation adds to a run's font size."""
+MUTATION_FONT_NAME = "Courier New"
+"""The font a `format` mutation gives a run that sets no bold or size."""

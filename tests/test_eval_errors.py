@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,7 +17,7 @@ import pytest
 from evals.cache import DownloadError, FileCache, url_key
 from evals.cli import write_tables
 from evals.html_report import write_html_report
-from evals.results import ERROR_FILE, RESULT_FILE, is_done
+from evals.results import ARTIFACTS_DIR, ERROR_FILE, RESULT_FILE, is_done
 from evals.runner import TaskOutcome, run_task_file
 from evals.suite_runner import SuiteOptions, run_suite
 from sandbox.base import Sandbox
@@ -103,6 +104,42 @@ def test_expected_files_are_downloaded_once_then_served_from_the_cache(tmp_path,
     assert server.requests == {GOLD_BOOK: 1, GOLD_NOTES: 1, INPUT_NOTES: 1}
     cached = cache / "by-url" / url_key(server.url(GOLD_BOOK)) / "Sales_gold.xlsx"
     assert cached.read_bytes() == server.files[GOLD_BOOK]
+
+
+def test_the_scored_files_are_kept_and_linked_from_the_task_page(tmp_path, server, local):
+    evaluator = {
+        "func": ["compare_table", "compare_csv"],
+        "result": [
+            {"type": "vm_file", "path": "/home/user/Sales.xlsx", "dest": "Sales.xlsx"},
+            {"type": "vm_file", "path": "/home/user/notes.txt", "dest": "out/notes.txt"},
+        ],
+        "expected": [
+            {"type": "cloud_file", "path": server.url(GOLD_BOOK), "dest": "gold.xlsx"},
+            {"type": "cloud_file", "path": server.url(GOLD_NOTES), "dest": "notes_gold.txt"},
+        ],
+        "options": [SHEET_DATA, {}],
+    }
+    task = task_file(tmp_path, "kept", evaluator)
+    sales_book(tmp_path / "wrong.xlsx", qty_of_pen=99)
+    work = [f"cp {tmp_path}/wrong.xlsx ~/Sales.xlsx", "printf 'NOTES\\nDONE\\n' > ~/notes.txt"]
+    outcome = run(task, local, tmp_path, work, tmp_path / "cache")
+    local.run("rm ~/Sales.xlsx ~/notes.txt")  # the sandbox's files are gone; the scored copies stay
+    assert outcome.report is not None and [p["score"] for p in outcome.report.parts] == [0.0, 1.0]
+    kept = outcome.result_dir / ARTIFACTS_DIR
+    assert sorted(p.relative_to(kept).as_posix() for p in kept.rglob("*") if p.is_file()) == [
+        "Sales.xlsx",
+        "gold.xlsx",
+        "notes_gold.txt",
+        "out/notes.txt",
+    ]
+    assert (kept / "Sales.xlsx").read_bytes() == (tmp_path / "wrong.xlsx").read_bytes()
+    assert (kept / "gold.xlsx").read_bytes() == server.files[GOLD_BOOK]
+    assert (kept / "out" / "notes.txt").read_text() == "NOTES\nDONE\n"
+    pages = write_html_report(tmp_path / "results").parent / "tasks"
+    (page,) = pages.glob("*kept.html")
+    links = re.findall(r'<ul id="artifacts">(.*?)</ul>', page.read_text())[0]
+    targets = [(pages / href).resolve() for href in re.findall(r'href="([^"]+)"', links)]
+    assert targets == sorted(p.resolve() for p in kept.rglob("*") if p.is_file())
 
 
 def test_a_cached_file_is_used_without_asking_the_server(tmp_path, server):

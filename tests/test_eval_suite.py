@@ -107,7 +107,7 @@ def test_validate_command_prints_the_table_and_total_time(cache: Path, tmp_path:
     for _ in range(2):  # a second validation into the same folder replays again
         result = CliRunner().invoke(eval_app, args, env={"COLUMNS": "200"})
         assert result.exit_code == 0, result.output
-        assert "calc-reorder-list" in result.output and "9/9" in result.output
+        assert "calc-reorder-list" in result.output and "10/10" in result.output
         assert "1/1 tasks valid; total time" in result.output
 
 
