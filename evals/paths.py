@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from stateact import settings
+from sandbox import settings as sandbox_settings
 
 _BOUNDARY_BEFORE = r"(?<![\w.\-/])"
 _BOUNDARY_AFTER = r"(?![\w.\-])"
@@ -27,7 +27,7 @@ _BOUNDARY_AFTER = r"(?![\w.\-])"
 class HomeMap:
     """Rewrites `vm_home` to `home` wherever it starts a path."""
 
-    def __init__(self, home: str, vm_home: str = settings.VM_HOME) -> None:
+    def __init__(self, home: str, vm_home: str = sandbox_settings.VM_HOME) -> None:
         self.home = home.rstrip("/") or "/"
         self.vm_home = vm_home.rstrip("/")
         self._pattern = re.compile(_BOUNDARY_BEFORE + re.escape(self.vm_home) + _BOUNDARY_AFTER)

@@ -20,9 +20,9 @@ from shlex import quote
 
 import pexpect
 
+from sandbox import settings
 from sandbox.base import ShellOutput
 from sandbox.marker_shell import NONINTERACTIVE_ENV, MarkerShell, PromptMarker, restore_default_signals
-from stateact import settings
 
 
 class BashSession(MarkerShell):

@@ -12,8 +12,8 @@ import time
 from collections.abc import Mapping
 from typing import IO
 
+from sandbox import settings
 from sandbox.base import SandboxError
-from stateact import settings
 
 WINDOW_MANAGERS = ("openbox", "xfwm4", "fluxbox", "matchbox-window-manager")
 START_ATTEMPTS = 3

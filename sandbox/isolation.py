@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from sandbox.base import SandboxError
-from sandbox.isolation_settings import (
+from sandbox.settings import (
     HOLDER_START_TIMEOUT_S,
     LIMIT_ADDRESS_SPACE_BYTES,
     LIMIT_CPU_SECONDS,

@@ -17,17 +17,17 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from sandbox import settings
 from sandbox.base import CommandResult, Sandbox, SandboxError, Shell
 from sandbox.bash_session import BashSession
 from sandbox.display import XDisplay
 from sandbox.isolation import BwrapNamespace, default_hidden, give_to_sandbox_user, limits
-from sandbox.isolation_settings import ISOLATION_MODES, SANDBOX_HOME
 from sandbox.marker_shell import NONINTERACTIVE_ENV
 from sandbox.office_profile import install_office_profile
 from sandbox.processes import TAG_VARIABLE, kill_tagged
 from sandbox.runtime import require_runtime
+from sandbox.settings import ISOLATION_MODES, SANDBOX_HOME
 from sandbox.toolkit import TOOLKIT_BIN
-from stateact import settings
 
 
 class LocalSandbox(Sandbox):

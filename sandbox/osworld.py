@@ -19,9 +19,9 @@ from shlex import quote
 
 import httpx
 
+from sandbox import settings
 from sandbox.base import CommandResult, Sandbox, SandboxError, Shell
 from sandbox.relay_shell import UNDECODABLE_NOTE, RelayShell, replace_undecodable
-from stateact import settings
 
 SCHEME = "osworld://"
 

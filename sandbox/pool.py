@@ -28,10 +28,10 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from sandbox import settings
 from sandbox.base import Sandbox, SandboxError
 from sandbox.local import LocalSandbox
 from sandbox.osworld import OSWorldSandbox
-from stateact import settings
 
 RESET_OUTPUT_CHARS = 500
 """How much of a failed reset command's output a retirement reason quotes."""

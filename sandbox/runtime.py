@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 from sandbox.base import SandboxError
-from sandbox.isolation_settings import RUNTIME_BUILD_TIMEOUT_S, RUNTIME_DIR, RUNTIME_PACKAGES
+from sandbox.settings import RUNTIME_BUILD_TIMEOUT_S, RUNTIME_DIR, RUNTIME_PACKAGES
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 READY_MARK = ".stateact-ready"

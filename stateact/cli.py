@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from sandbox.base import SandboxError
-from sandbox.isolation_settings import DEFAULT_ISOLATION
+from sandbox.settings import DEFAULT_ISOLATION
 from stateact import settings
 from stateact.config import RunConfig, absolute_path
 from stateact.exit_codes import ExitCode, exit_code_for

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from sandbox.isolation_settings import DEFAULT_ISOLATION, SANDBOX_HOME
+from sandbox.settings import DEFAULT_ISOLATION, SANDBOX_HOME
 from stateact import settings
 from stateact.runtime import RoleModels
 from stateact.variants import FULL_HARNESS

@@ -5,16 +5,10 @@ found and changed in one place.
 """
 
 # Persistent bash
-BASH_SOFT_TIMEOUT_S = 30.0
-"""How long a bash call waits for its command before returning partial output."""
 BASH_MAX_TIMEOUT_S = 600.0
 """Upper bound on a per-call timeout the model may ask for."""
-BASH_INTERRUPT_GRACE_S = 3.0
-"""How long each escalation step (Ctrl-C, then SIGQUIT) waits for the prompt."""
 BASH_OUTPUT_CAP_CHARS = 16_000
 """Tool output longer than this is middle-truncated; the full text is saved to a file."""
-BASH_MAXREAD = 1 << 20
-"""pexpect read size; large reads keep 10 MB outputs fast."""
 
 # Editor
 EDITOR_UNDO_DEPTH = 20
@@ -25,9 +19,6 @@ EDITOR_DIR_DEPTH = 2
 """Depth of a directory view."""
 
 # Display
-DISPLAY_SIZE = (1280, 800)
-DISPLAY_DEPTH = 24
-DISPLAY_START_TIMEOUT_S = 15.0
 
 # Models
 MODEL_MAX_OUTPUT_TOKENS = 8192
@@ -113,8 +104,6 @@ MODEL_IMAGE_MAX_PIXELS = 1_150_000
 """Providers downscale images with more pixels than this: screenshots are scaled to fit, token counts
 assume it."""
 
-BASH_COLLECT_CAP_CHARS = 32_000_000
-"""A bash call returns early (the command still running) once this much output is waiting, bounding memory."""
 
 # Verified plan items
 PLAN_RECHECK_EVERY = 10
@@ -130,38 +119,5 @@ CONTEXT_CUT_KEEP_SHARE = 0.02
 """A block cut to fit a refused request keeps at least this share of the window; smaller ones stay whole."""
 
 # OSWorld VM sandbox
-VM_REQUEST_TIMEOUT_S = 30.0
-"""HTTP timeout of one VM server call that does not run a command (files, screenshots, launch)."""
-VM_EXECUTE_LIMIT_S = 120.0
-"""The VM server kills every /execute subprocess after this long; longer work goes through the shell."""
-VM_RETRIES = 3
-"""Attempts per VM call when the connection fails (the official client also tries 3 times)."""
-VM_BACKOFF_S = 1.0
-"""First delay between attempts; it doubles on each retry."""
-VM_QUERY_TIMEOUT_S = 10.0
-"""Longest a short query command in the VM may take (its environment, whether a path exists)."""
-VM_HOME = "/home/user"
-"""The task user's home inside an OSWorld VM; task files name paths under it."""
-VM_SHELL_WAIT_MAX_S = 60.0
-"""Longest one VM shell request waits inside the VM for the command's prompt (under VM_EXECUTE_LIMIT_S);
-a longer soft timeout takes several requests."""
-VM_SHELL_REQUEST_MARGIN_S = 10.0
-"""Time a VM shell request may take beyond its wait inside the VM (sending, reading the log)."""
-VM_SHELL_INLINE_BYTES = 32_000
-"""Commands up to this size travel inside the shell's request; longer ones are uploaded first (one more
-request), as one argument of a command line is limited to 128 KiB."""
-VM_SHELL_READ_CAP_BYTES = 4 << 20
-"""Most bytes of shell output fetched from the VM per read."""
-VM_SHELL_START_TIMEOUT_S = 15.0
 
 # Sandbox pools (sandbox/pool.py)
-POOL_RESET_TIMEOUT_S = 600.0
-"""How long a VM slot's reset command (a snapshot revert) may run."""
-POOL_READY_TIMEOUT_S = 300.0
-"""How long a pool waits, after a reset, for the VM server to answer before retiring the slot."""
-POOL_READY_POLL_S = 2.0
-"""Delay between two probes of a VM server that is coming back from a reset."""
-POOL_PROBE_TIMEOUT_S = 5.0
-"""HTTP timeout of one readiness or health probe of a VM server."""
-POOL_LEASE_MARKER = "~/.stateact-lease"
-"""The file a pool leaves in a VM it hands out; a VM that still has it after a reset was not reset."""

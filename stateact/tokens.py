@@ -19,6 +19,7 @@ from collections import OrderedDict
 import tiktoken
 from PIL import Image
 
+from sandbox import settings as sandbox_settings
 from stateact import settings
 from stateact.messages import (
     ImageBlock,
@@ -93,7 +94,7 @@ def image_size(block: ImageBlock) -> tuple[int, int]:
         with Image.open(io.BytesIO(block.to_bytes())) as image:
             return image.size
     except Exception:  # unreadable image: count it as a full-size screenshot
-        return settings.DISPLAY_SIZE
+        return sandbox_settings.DISPLAY_SIZE
 
 
 def image_tokens(block: ImageBlock) -> int:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from tool_context import run_context
 
+from sandbox import settings as sandbox_settings
 from stateact import settings
 from stateact.messages import ToolUseBlock
 from stateact.tools.base import ToolResult
@@ -170,7 +171,7 @@ def test_misuse_gets_clear_errors(bash: BashTool) -> None:
 
 
 def test_endless_output_returns_early_with_bounded_memory(bash: BashTool, monkeypatch) -> None:
-    monkeypatch.setattr(settings, "BASH_COLLECT_CAP_CHARS", 200_000)
+    monkeypatch.setattr(sandbox_settings, "BASH_COLLECT_CAP_CHARS", 200_000)
     flooding = call(bash, command="yes", timeout=600)
     assert flooding.data["running"]
     assert "characters cut from the middle" in flooding.text

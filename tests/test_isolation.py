@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import isolation_settings
+from sandbox import settings as sandbox_settings
 from sandbox.isolation import CHECKOUT, bwrap_problem
 from sandbox.local import LocalSandbox
 from sandbox.runtime import runtime_ready
@@ -81,7 +81,7 @@ def test_fork_bomb_and_memory_hog_are_contained(box, shell, monkeypatch):
 
 def test_python_inside_is_the_sandbox_runtime(box):
     out = box.run("command -v python3; python3 -c 'import openpyxl, docx, pptx, pandas'; echo rc=$?")
-    assert out.stdout.splitlines() == [str(isolation_settings.RUNTIME_DIR / "bin/python3"), "rc=0"], (
+    assert out.stdout.splitlines() == [str(sandbox_settings.RUNTIME_DIR / "bin/python3"), "rc=0"], (
         out.output
     )
 

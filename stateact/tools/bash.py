@@ -11,6 +11,7 @@ import time
 
 from pydantic import BaseModel, Field
 
+from sandbox import settings as sandbox_settings
 from sandbox.base import SandboxError, Shell, ShellOutput
 from stateact import settings
 from stateact.runtime import RunContext
@@ -31,7 +32,7 @@ class BashInput(BaseModel):
         default=None,
         gt=0,
         description=(
-            f"Seconds to wait before returning partial output (default {settings.BASH_SOFT_TIMEOUT_S:.0f}, "
+            f"Seconds to wait before returning partial output (default {sandbox_settings.BASH_SOFT_TIMEOUT_S:.0f}, "
             f"at most {settings.BASH_MAX_TIMEOUT_S:.0f}). The command keeps running after it."
         ),
     )
@@ -49,7 +50,7 @@ class BashTool(Tool[BashInput]):
 
     name = "bash"
     description = load_prompt("bash").format(
-        soft_timeout=settings.BASH_SOFT_TIMEOUT_S, max_timeout=settings.BASH_MAX_TIMEOUT_S
+        soft_timeout=sandbox_settings.BASH_SOFT_TIMEOUT_S, max_timeout=settings.BASH_MAX_TIMEOUT_S
     )
     Input = BashInput
 
@@ -75,7 +76,7 @@ class BashTool(Tool[BashInput]):
 
     def _dispatch(self, params: BashInput) -> ToolResult:
         notes: list[str] = []
-        timeout = params.timeout or settings.BASH_SOFT_TIMEOUT_S
+        timeout = params.timeout or sandbox_settings.BASH_SOFT_TIMEOUT_S
         if timeout > settings.BASH_MAX_TIMEOUT_S:
             timeout = settings.BASH_MAX_TIMEOUT_S
             notes.append(f"timeout lowered to the maximum, {timeout:.0f}s")

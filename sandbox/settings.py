@@ -1,0 +1,89 @@
+"""Named settings of the sandbox package: shells, displays, isolation, OSWorld VMs and pools."""
+
+import os
+from pathlib import Path
+
+ISOLATION_MODES = ("bwrap", "none")
+"""`bwrap`: every process of a local sandbox runs inside bubblewrap; `none`: plain host processes."""
+DEFAULT_ISOLATION = "bwrap"
+
+SANDBOX_HOME = "/home/user"
+"""The home folder as the sandbox's processes see it (an OSWorld VM's)."""
+SANDBOX_UID = 1000
+"""The host user id sandbox processes run as when the harness runs as root (root ignores RLIMIT_NPROC)."""
+SANDBOX_HOSTNAME = "sandbox"
+
+RUNTIME_DIR = (
+    Path("/opt/stateact/sandbox-python")
+    if os.geteuid() == 0
+    else Path.home() / ".cache/stateact/sandbox-python"
+)
+"""The sandbox's own Python venv on the host (readable by `SANDBOX_UID`), built by scripts/setup.sh or
+`stateact doctor --fix`."""
+RUNTIME_PACKAGES = (
+    "openpyxl>=3.1",
+    "python-docx>=1.1",
+    "python-pptx>=0.6.23",
+    "pandas",
+    "lxml",
+    "pillow",
+    "pyautogui",
+    "python-xlib",
+)
+"""What a task VM's Python offers the toolkit, the gate's probes and GUI actions."""
+RUNTIME_BUILD_TIMEOUT_S = 900.0
+
+LIMIT_PROCESSES = 1024
+"""RLIMIT_NPROC of every sandbox process (counted per sandbox user namespace): stops fork bombs."""
+LIMIT_ADDRESS_SPACE_BYTES = 8 * 2**30
+"""RLIMIT_AS of every sandbox process: one runaway allocation fails instead of the machine swapping."""
+LIMIT_CPU_SECONDS = 3600
+"""RLIMIT_CPU of one-shot commands (`run`, `run_python`): a runaway loop ends."""
+HOLDER_START_TIMEOUT_S = 15.0
+"""How long the sandbox's namespace holder may take to come up."""
+
+# Shells, displays, OSWorld VMs and pools
+BASH_SOFT_TIMEOUT_S = 30.0
+"""How long a bash call waits for its command before returning partial output."""
+BASH_INTERRUPT_GRACE_S = 3.0
+"""How long each escalation step (Ctrl-C, then SIGQUIT) waits for the prompt."""
+BASH_MAXREAD = 1 << 20
+"""pexpect read size; large reads keep 10 MB outputs fast."""
+DISPLAY_SIZE = (1280, 800)
+DISPLAY_DEPTH = 24
+DISPLAY_START_TIMEOUT_S = 15.0
+BASH_COLLECT_CAP_CHARS = 32_000_000
+"""A bash call returns early (the command still running) once this much output is waiting, bounding memory."""
+VM_REQUEST_TIMEOUT_S = 30.0
+"""HTTP timeout of one VM server call that does not run a command (files, screenshots, launch)."""
+VM_EXECUTE_LIMIT_S = 120.0
+"""The VM server kills every /execute subprocess after this long; longer work goes through the shell."""
+VM_RETRIES = 3
+"""Attempts per VM call when the connection fails (the official client also tries 3 times)."""
+VM_BACKOFF_S = 1.0
+"""First delay between attempts; it doubles on each retry."""
+VM_QUERY_TIMEOUT_S = 10.0
+"""Longest a short query command in the VM may take (its environment, whether a path exists)."""
+VM_HOME = "/home/user"
+"""The task user's home inside an OSWorld VM; task files name paths under it."""
+VM_SHELL_WAIT_MAX_S = 60.0
+"""Longest one VM shell request waits inside the VM for the command's prompt (under VM_EXECUTE_LIMIT_S);
+a longer soft timeout takes several requests."""
+VM_SHELL_REQUEST_MARGIN_S = 10.0
+"""Time a VM shell request may take beyond its wait inside the VM (sending, reading the log)."""
+VM_SHELL_INLINE_BYTES = 32_000
+"""Commands up to this size travel inside the shell's request; longer ones are uploaded first (one more
+request), as one argument of a command line is limited to 128 KiB."""
+VM_SHELL_READ_CAP_BYTES = 4 << 20
+"""Most bytes of shell output fetched from the VM per read."""
+VM_SHELL_START_TIMEOUT_S = 15.0
+POOL_RESET_TIMEOUT_S = 600.0
+"""How long a VM slot's reset command (a snapshot revert) may run."""
+POOL_READY_TIMEOUT_S = 300.0
+"""How long a pool waits, after a reset, for the VM server to answer before retiring the slot."""
+POOL_READY_POLL_S = 2.0
+"""Delay between two probes of a VM server that is coming back from a reset."""
+POOL_PROBE_TIMEOUT_S = 5.0
+"""HTTP timeout of one readiness or health probe of a VM server."""
+POOL_LEASE_MARKER = "~/.stateact-lease"
+"""The file a pool leaves in a VM it hands out; a VM that still has it after a reset was not reset."""
