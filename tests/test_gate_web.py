@@ -6,12 +6,10 @@ from __future__ import annotations
 import importlib.util
 import io
 import json
-import threading
 import time
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -37,17 +35,8 @@ def suite_site(root: Path) -> Iterator[str]:
     spec = importlib.util.spec_from_file_location("suite_site_server", SERVER)
     server_module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(server_module)
-    server = ThreadingHTTPServer(
-        ("127.0.0.1", 0), server_module.make_handler(root / "www", root / "state.db")
-    )
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serve_site(server_module.make_handler(root / "www", root / "state.db")) as url:
+        yield url
 
 
 def call(name: str, **arguments) -> dict:
