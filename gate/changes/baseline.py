@@ -18,6 +18,7 @@ from pathlib import Path
 
 from gate import settings
 from gate.deliverables import mentioned_paths
+from gate.probes import ProbeError, run_probe
 from sandbox.base import Sandbox
 from stateact.runlog import RunLog
 
@@ -25,8 +26,6 @@ BASELINE_DIR = "baseline"
 MANIFEST = "manifest.json"
 DCONF_PATH = "dconf:/"
 """The name the `dconf dump /` text goes by in a baseline and a diff."""
-_LISTING_SOURCE = (Path(__file__).parent / "listing_code.py").read_text(encoding="utf-8")
-_LISTING_MARKER = "\n@@LISTING@@"
 
 
 class BaselineError(RuntimeError):
@@ -63,12 +62,10 @@ def list_state(sandbox: Sandbox, named: list[str]) -> dict:
         "file_max": settings.GATE_BASELINE_FILE_MAX_BYTES,
         "config_max": settings.GATE_BASELINE_CONFIG_MAX_BYTES,
     }
-    code = f"{_LISTING_SOURCE}\nmain({json.dumps(request)!r})\n"
-    result = sandbox.run_python(code, timeout=settings.GATE_BASELINE_TIMEOUT_S)
-    _, found, payload = result.stdout.rpartition(_LISTING_MARKER)
-    if not found:
-        raise BaselineError(f"listing returned nothing (exit {result.returncode}): {result.output[-800:]}")
-    listing = json.loads(payload)
+    try:
+        listing = run_probe(sandbox, "baseline_listing", timeout=settings.GATE_BASELINE_TIMEOUT_S, **request)
+    except ProbeError as exc:
+        raise BaselineError(f"listing returned nothing: {exc}") from exc
     if "error" in listing:
         raise BaselineError(f"listing failed: {listing['error']}")
     return listing
