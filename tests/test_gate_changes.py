@@ -242,7 +242,7 @@ def test_a_resumed_run_compares_with_the_baseline_of_its_first_start(tmp_path):
     check = {"requirement": "out.txt says yes", "result": "pass", "evidence": "cat printed yes"}
     bash = [
         "echo no > ~/out.txt",
-        "sleep 5; echo yes > ~/out.txt",  # the kill comes during the sleep
+        "sleep 60; echo yes > ~/out.txt",  # the kill comes during the sleep, with room on a busy machine
         "echo yes > ~/out.txt",
     ]
     main = [{"tool_calls": [{"name": "bash", "input": {"command": c}}]} for c in bash]
@@ -259,7 +259,7 @@ def test_a_resumed_run_compares_with_the_baseline_of_its_first_start(tmp_path):
     proc = subprocess.Popen(
         cli("run", task, *options, "--no-display"), cwd=REPO, env=ENV, stdout=subprocess.DEVNULL
     )
-    wait_for_event(runs, lambda e: e["kind"] == "tool_call" and "sleep 5" in json.dumps(e["input"]))
+    wait_for_event(runs, lambda e: e["kind"] == "tool_call" and "sleep 60" in json.dumps(e["input"]))
     kill_hard(proc)
     (run_dir,) = list(runs.iterdir())
     assert (home / "out.txt").read_text() == "no\n"
