@@ -8,6 +8,10 @@ names are its candidates: a name in quotes or one word after "sheet"/"tab"/"work
 "named", "called", "titled" or "to"), a capitalised name before one ("the Summary sheet"), or `Sheet2`. When
 "of/on/in the X sheet" follows the cell directly, only X is meant. No sheet named: no candidates
 (the probe then shows the cell on every sheet). Only the instruction text is read.
+
+Labels that look like cells are left out: a token in quotes ("the 'A1' column"), one after "column",
+"header", "heading" or "label" ("assessment columns A1 to A4"), and Q1 to Q4 in an instruction that
+speaks of quarters, unless written as a range or with a sheet.
 """
 
 from __future__ import annotations
@@ -43,6 +47,15 @@ _NOT_NAMES = {
 }  # fmt: skip
 """Words around "sheet" that are not sheet names ("a new sheet", "the sheet with ...", "Add sheet X")."""
 _FOLLOWING_SHEET = re.compile(rf"^\s*(?:of|on|in)\s+(?:the\s+)?(?:{_SHEET_WORD})?\s*")
+_LABEL_BEFORE = re.compile(
+    r"(?:\b(?:columns?|headers?|headings?|labell?ed|labels?)\s+(?:[A-Z]{1,3}\d{1,7}\s*(?:,|and|to|-|–)\s*)*"
+    r"|[\"'“‘])$",
+    re.IGNORECASE,
+)
+"""What comes right before a cell-like token that is a label: a column or header word (and the labels
+listed after it so far), or an opening quote."""
+_QUARTER = re.compile(r"Q[1-4]")
+_SPEAKS_OF_QUARTERS = re.compile(r"\bquarter", re.IGNORECASE)
 _FOLLOWING_WINDOW = 40
 """Characters after a cell searched for "of/on/in the X sheet" that pins it to X."""
 
@@ -67,6 +80,10 @@ def cell_references(instruction: str) -> list[CellReference]:
             sheet = match.group("sheet")
             if not sheet and any(start <= match.start() < end for start, end, _ in mentions):
                 continue  # part of a sheet's name ("the 'Q3 Data' tab")
+            if not sheet and _is_label(
+                sentence, match, quarters=bool(_SPEAKS_OF_QUARTERS.search(instruction))
+            ):
+                continue
             if sheet:
                 ref = CellReference(match.group("cells"), (_unquote(sheet),))
             else:
@@ -113,6 +130,13 @@ def _sheets_for(sentence: str, cell_end: int, mentions: list[tuple[int, int, str
         if pinned:
             return (pinned[0],)
     return tuple(name for _, _, name in mentions)
+
+
+def _is_label(sentence: str, match: re.Match, quarters: bool) -> bool:
+    cells = match.group("cells")
+    if quarters and _QUARTER.fullmatch(cells):
+        return True
+    return bool(_LABEL_BEFORE.search(sentence[: match.start()]))
 
 
 def _unquote(sheet: str) -> str:

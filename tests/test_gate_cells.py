@@ -34,6 +34,10 @@ PARSED = [
     ("Copy from the Stock sheet to the Summary sheet, starting at B2.", [("B2", ("Stock", "Summary"))]),
     ("Rename the tab to “Q4 plan” and bold A1.", [("A1", ("Q4 plan",))]),
     ("Put the sum in D6, not in SUM(x) or $D$6.", [("D6", ())]),
+    ("Average the assessment columns A1 to A4 into the Final column, from F2 down.", [("F2", ())]),
+    ("Name the best quarter (Q1 to Q4) in B9, and chart Q1:Q4 of the Data sheet.", [("B9", ("Data",)), ("Q1:Q4", ("Data",))]),
+    ("Put 'A1' as the header of C1.", [("C1", ())]),
+    ("Write the Q3 total in Q3.", [("Q3", ())]),
 ]  # fmt: skip
 
 

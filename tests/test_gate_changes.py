@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
 import subprocess
 import time
+import zipfile
 from pathlib import Path
 
 import docx
@@ -17,6 +19,7 @@ from gate import FinishGate
 from gate import settings as gate_settings
 from gate.changes import describe_changes, load_baseline, take_baseline
 from gate.changes.baseline import BASELINE_DIR
+from gate.changes.documents import odt_paragraphs
 from stateact.runlog import RunLog, load_message, read_events
 from tests.osworld_vm_server import served_vm
 from tests.test_cli_task import SOLUTION, TASK
@@ -128,6 +131,65 @@ def test_pptx_slide_text_change_and_added_slide(sandbox, log):
     assert "slide 2: “Results” → “Results 2024”" in text
     assert "slide 3: Questions" in text
     assert "Intro" not in text
+
+
+def test_docx_bold_added_and_a_table_between_paragraphs_stays_in_place(sandbox, log):
+    path = Path(sandbox.home) / "report.docx"
+    document = docx.Document()
+    document.add_paragraph("Summary")
+    table = document.add_table(rows=1, cols=2)
+    table.rows[0].cells[0].text, table.rows[0].cells[1].text = "Q1", "10"
+    document.add_paragraph("Outlook")
+    document.save(path)
+
+    def change():
+        edited = docx.Document(path)
+        edited.paragraphs[1].runs[0].bold = True
+        edited.tables[0].rows[0].cells[1].text = "12"
+        edited.save(path)
+
+    text = changes_after(sandbox, log, "Edit report.docx.", change)
+    assert "¶2: “[table 1 row 1] Q1 | 10” → “[table 1 row 1] Q1 | 12”" in text
+    assert "¶3 “Outlook”: runs plain → bold" in text
+    assert "Summary" not in text
+
+
+def test_pptx_bold_and_size_on_an_unchanged_subtitle(sandbox, log):
+    path = Path(sandbox.home) / "deck.pptx"
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[0])
+    slide.shapes.title.text, slide.placeholders[1].text = "Plan", "Second half"
+    deck.save(path)
+
+    def change():
+        edited = pptx.Presentation(path)
+        font = edited.slides[0].placeholders[1].text_frame.paragraphs[0].runs[0].font
+        font.bold, font.size = True, pptx.util.Pt(28)
+        edited.save(path)
+
+    text = changes_after(sandbox, log, "Format deck.pptx.", change)
+    assert "slide 1 “Second half”: runs plain → bold, 28pt" in text
+    assert "“Plan”" not in text
+
+
+ODT_CONTENT = (
+    '<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+    'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text>'
+    "<text:p>Total:<text:s/> 12<text:tab/>EUR<text:line-break/>net</text:p>"
+    "</office:text></office:body></office:document-content>"
+)
+
+
+def test_odt_diff_keeps_spaces_tabs_and_line_breaks(tmp_path):
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as odt:
+        odt.writestr("mimetype", "application/vnd.oasis.opendocument.text")
+        odt.writestr("content.xml", ODT_CONTENT)
+        odt.writestr(
+            "styles.xml",
+            '<office:document-styles xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"/>',
+        )
+    assert [p.text for p in odt_paragraphs(archive.getvalue())] == ["Total:  12\tEUR\nnet"]
 
 
 def test_sqlite_rows_added_removed_changed(sandbox, log):

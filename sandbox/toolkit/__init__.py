@@ -6,9 +6,12 @@ LocalSandbox puts `TOOLKIT_BIN` first on PATH itself; remote sandboxes get a cop
 
 from __future__ import annotations
 
+import importlib
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from shlex import quote
+from types import ModuleType
 
 from sandbox.base import Sandbox, SandboxError
 from sandbox.toolkit.settings import (
@@ -92,3 +95,12 @@ def probe_python(sandbox: Sandbox) -> tuple[list[str], bool]:
     )
     words = sandbox.run(f"python3 -c {quote(probe)}").stdout.split()
     return [name for name in words[1:] if name in TOOLKIT_PYTHON_PACKAGES], words[:1] == ["True"]
+
+
+def toolkit_module(name: str) -> ModuleType:
+    """One of the toolkit's helper modules (`_odt`, `_officekit`), imported on the host, so that host code
+    reads documents the way the sandbox's programs do."""
+    folder = str(TOOLKIT_BIN)
+    if folder not in sys.path:
+        sys.path.append(folder)
+    return importlib.import_module(name)
