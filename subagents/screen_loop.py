@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from stateact.context import ContextPipeline, build_context_manager
-from stateact.context_processors import CapOutputs, StripImages
+from stateact.context_processors import CapOutputs, Processor, StripImages
 from stateact.loop import AgentLoop, Budget, LoopOutcome
 from stateact.messages import ImageBlock, TextBlock
 from stateact.models.base import ModelProvider
@@ -55,17 +55,20 @@ class ScreenLoop(AgentLoop):
         return f"Step {self.turns + 1} of {self.step_limit}."
 
 
+def screen_processors(keep_screenshots: int | None = None) -> list[Processor]:
+    """The view of a screenshot loop: capped outputs, the newest screenshots kept and older ones
+    stripped a chunk at a time (so the cached prompt prefix survives between chunks)."""
+    keep = keep_screenshots or settings.GUI_KEEP_SCREENSHOTS
+    return [CapOutputs(), StripImages(keep=keep, chunk=settings.GUI_SCREENSHOT_STRIP_CHUNK)]
+
+
 def screen_context(
     context: RunContext, model: ModelProvider, keep_screenshots: int | None = None
 ) -> ContextPipeline:
-    """The context pipeline of a screenshot loop (the GUI subagent, the pixel harness): capped outputs,
-    the newest screenshots kept and older ones stripped a chunk at a time, compaction and stall notes."""
-    keep = keep_screenshots or settings.GUI_KEEP_SCREENSHOTS
+    """The context pipeline of a screenshot loop (the GUI subagent, the pixel harness): its view
+    processors, compaction near the model's window, stall notes and overflow cuts."""
     return build_context_manager(
-        context,
-        model.name,
-        [CapOutputs(), StripImages(keep=keep, chunk=settings.GUI_SCREENSHOT_STRIP_CHUNK)],
-        window=model.info.context_window,
+        context, model.name, screen_processors(keep_screenshots), window=model.info.context_window
     )
 
 
