@@ -91,21 +91,12 @@ class CapOutputs:
 
     The history keeps the full text (and the run log has it)."""
 
-    def __init__(
-        self,
-        cap: int | None = None,
-        report_cap: int | None = None,
-        report_prefixes: tuple[str, ...] = settings.CONTEXT_REPORT_TOOL_PREFIXES,
-    ) -> None:
-        self.cap = cap
-        self.report_cap = report_cap
-        self.report_prefixes = report_prefixes
-
-    def cap_for(self, tool_name: str | None) -> int:
-        """The cap of a tool's results (settings are read at call time, so tests can change them)."""
-        if tool_name and tool_name.startswith(self.report_prefixes):
-            return self.report_cap or settings.CONTEXT_REPORT_CAP_CHARS
-        return self.cap or settings.CONTEXT_TOOL_OUTPUT_CAP_CHARS
+    @staticmethod
+    def cap_for(tool_name: str | None) -> int:
+        """The cap of a tool's results (the settings are read at each call)."""
+        if tool_name and tool_name.startswith(settings.CONTEXT_REPORT_TOOL_PREFIXES):
+            return settings.CONTEXT_REPORT_CAP_CHARS
+        return settings.CONTEXT_TOOL_OUTPUT_CAP_CHARS
 
     def __call__(self, messages: list[Message]) -> list[Message]:
         names = {call.id: call.name for message in messages for call in message.tool_uses()}
