@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sandbox.local import LocalSandbox  # noqa: E402
 from stateact.cache_prefix import request_blocks, shared_prefix_tokens  # noqa: E402
-from stateact.context_policy import build_context_manager  # noqa: E402
+from stateact.context import build_context_manager  # noqa: E402
 from stateact.loop import AgentLoop, Budget  # noqa: E402
 from stateact.meter import Meter  # noqa: E402
 from stateact.models.base import ModelRequest, ModelResponse  # noqa: E402
@@ -162,7 +162,9 @@ def main() -> None:
             script(args.steps, args.screenshot_every), window, forget=[context.provider("compactor")]
         )
         plan = Plan.for_run(context.run_dir)
-        policy = build_context_manager(context, MODEL, plan=plan_injection(plan))
+        policy = build_context_manager(
+            context, MODEL, plan=plan_injection(plan), notes=[plan_injection(plan)]
+        )
         screenshot = Screenshot(sandbox)
         tools = [BashTool(context), PlanTool(context, plan), screenshot, FinishTool(context)]
         loop = AgentLoop(
@@ -174,7 +176,6 @@ def main() -> None:
             meter=context.meter,
             budget=Budget(max_turns=args.steps + 10, max_usd=None, max_seconds=None),
             context=policy,
-            injections=[policy.stall_note, plan_injection(plan)],
         )
         outcome = loop.run(context.task)
         loop.close_tools()

@@ -43,7 +43,7 @@ from gate.verdict import CheckItem, Finding, Verdict
 from gate.web_read import web_tools_for_gate
 from sandbox.base import Sandbox
 from stateact import settings
-from stateact.context_policy import build_context_manager
+from stateact.context import build_context_manager
 from stateact.loop import AgentLoop, Budget, LoopOutcome
 from stateact.models import ProviderError
 from stateact.runtime import RunContext
@@ -169,7 +169,7 @@ class FinishGate:
                 max_usd=self.context.dollar_budget(gate_settings.GATE_MAX_USD),
                 max_seconds=gate_settings.GATE_MAX_SECONDS,
             ),
-            context=build_context_manager(self.context, model.name),
+            context=build_context_manager(self.context, model.name, window=model.info.context_window),
         )
         try:
             outcome = loop.run(self._round_line(number) + self._task_text(facts, scope, notes, claim))

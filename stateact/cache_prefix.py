@@ -2,13 +2,16 @@
 
 A request is seen as a sequence of blocks (system prompt, tool definitions, then
 every content block with its message position and role); the cacheable part is
-the leading run of blocks identical to the previous request's.
+the leading run of blocks identical to the previous request's. A request's live injections (the
+plan, notes) come after its cache breakpoint and are not expected to stay.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from stateact.models.base import ModelRequest
-from stateact.tokens import TokenCounter
+from stateact.tokens import TokenCounter, counter
 
 
 def request_blocks(request: ModelRequest, tokens: TokenCounter) -> list[tuple[str, int]]:
@@ -32,4 +35,22 @@ def shared_prefix_tokens(previous: list[tuple[str, int]], current: list[tuple[st
     return shared
 
 
-__all__ = ["request_blocks", "shared_prefix_tokens"]
+def stable_blocks(request: ModelRequest, tokens: TokenCounter) -> list[tuple[str, int]]:
+    """The blocks of a request up to its cache breakpoint: all but the trailing live injections."""
+    blocks = request_blocks(request, tokens)
+    return blocks[: len(blocks) - request.injected_blocks]
+
+
+def prefix_breaks(requests: Sequence[ModelRequest], tokens: TokenCounter | None = None) -> int:
+    """How many requests do not start with the whole stable part of the request before them
+    (so the provider's prompt cache misses part of what it held)."""
+    tokens = tokens or counter()
+    breaks = 0
+    for previous, current in zip(requests, requests[1:], strict=False):
+        stable = stable_blocks(previous, tokens)
+        if shared_prefix_tokens(stable, request_blocks(current, tokens)) < sum(size for _, size in stable):
+            breaks += 1
+    return breaks
+
+
+__all__ = ["prefix_breaks", "request_blocks", "shared_prefix_tokens", "stable_blocks"]

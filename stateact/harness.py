@@ -6,9 +6,9 @@ from collections.abc import Iterable, Sequence
 
 from gate import FinishGate
 from gate.guard import check_command
-from stateact.context_policy import build_context_manager
+from stateact.context import build_context_manager
 from stateact.evidence import EvidenceChecker
-from stateact.loop import AgentLoop, Budget, Injection
+from stateact.loop import AgentLoop, Budget
 from stateact.prompts import render_main_prompt
 from stateact.prompts.app_priors import open_window_titles, select_priors
 from stateact.runtime import RunContext
@@ -67,9 +67,9 @@ def build_main_loop(
         model.name,
         enabled=variant.context_management,
         plan=plan_text,
+        notes=[plan_tool.injection] if plan_tool else [],
         window=model.info.context_window,
     )
-    injections: list[Injection] = [policy.stall_note] + ([plan_tool.injection] if plan_tool else [])
     return AgentLoop(
         scope="main",
         model=model,
@@ -84,6 +84,5 @@ def build_main_loop(
         meter=context.meter,
         budget=budget,
         context=policy,
-        injections=injections,
         nudge_text_replies=True,
     )

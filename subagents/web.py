@@ -15,9 +15,9 @@ from pathlib import Path
 from playwright.sync_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
-from stateact.image_policy import images_to_strip, strip_old_images
+from stateact.context import build_context_manager
+from stateact.context_processors import CollapseObservations, Processor, StripImages
 from stateact.loop import AgentLoop, Budget, LoopOutcome
-from stateact.messages import Message, TextBlock, ToolResultBlock
 from stateact.runtime import RunContext
 from stateact.tools.base import Tool, ToolResult
 from subagents import settings
@@ -30,57 +30,17 @@ from subagents.web_tools import web_tools
 PROMPT_PATH = Path(__file__).parent / "prompts" / "web.md"
 
 
-class OlderObservationsTrimmed:
-    """Context policy of the web loop: only the latest page observations are sent in full.
+def web_processors(
+    keep: int = settings.WEB_FULL_OBSERVATIONS_KEPT, chunk: int = settings.WEB_OBSERVATION_TRIM_CHUNK
+) -> list[Processor]:
+    """The view processors of the web loop: only the latest page observations are sent in full.
 
-    An older observation keeps its header line (title and URL) and loses the
-    page text, which later observations supersede. Observations are trimmed a
-    chunk at a time (between `keep` and `keep + chunk - 1` stay whole), so the
-    request prefix, and the provider's prompt cache, changes only every few
-    steps. Old screenshots leave the view the same way. The history itself is
-    untouched.
+    An older observation keeps its header line (title and URL) and loses the page text, which later
+    observations supersede; observations go a chunk at a time (between `keep` and `keep + chunk - 1`
+    stay whole), so the request prefix, and the provider's prompt cache, changes only every few
+    steps. Old screenshots leave the view the same way. (The web tools cap their own outputs.)
     """
-
-    def __init__(
-        self,
-        keep: int = settings.WEB_FULL_OBSERVATIONS_KEPT,
-        chunk: int = settings.WEB_OBSERVATION_TRIM_CHUNK,
-    ) -> None:
-        self.keep = keep
-        self.chunk = chunk
-
-    def before_request(self, loop: AgentLoop) -> None:
-        return None
-
-    def on_overflow(self, loop: AgentLoop) -> bool:
-        return False
-
-    def view(self, messages: list[Message]) -> list[Message]:
-        total = sum(self._observations(block) for message in messages for block in message.content)
-        budget = [images_to_strip(total, self.keep, self.chunk)]
-        out = []
-        for message in messages:
-            if budget[0] > 0 and message.role == "user":
-                message = Message(
-                    role="user", content=[self._trim(block, budget) for block in message.content]
-                )
-            out.append(message)
-        return strip_old_images(out)
-
-    def _observations(self, block) -> int:
-        if isinstance(block, ToolResultBlock):
-            return sum(self._observations(part) for part in block.content)
-        return int(isinstance(block, TextBlock) and OBSERVATION_MARK in block.text)
-
-    def _trim(self, block, budget: list[int]):
-        if isinstance(block, ToolResultBlock):
-            return block.model_copy(update={"content": [self._trim(part, budget) for part in block.content]})
-        if budget[0] <= 0 or not isinstance(block, TextBlock) or OBSERVATION_MARK not in block.text:
-            return block
-        budget[0] -= 1
-        before, _, after = block.text.partition(OBSERVATION_MARK)
-        header = after.split("\n", 1)[0]
-        return TextBlock(text=f"{before}{OBSERVATION_MARK}{header}\n(older page view omitted)")
+    return [CollapseObservations(OBSERVATION_MARK, keep, chunk), StripImages()]
 
 
 class DelegateWebTool(Tool):
@@ -125,16 +85,19 @@ class DelegateWebTool(Tool):
             log.emit("web_browser_error", scope, error=error_summary(exc))
             return ToolResult.error(f"The web browser could not be started: {error_summary(exc)}")
         downloads_before = len(self.session.downloads)
+        model = self.run_context.provider("web")
         loop = AgentLoop(
             scope=scope,
             role="web",
-            model=self.run_context.provider("web"),
+            model=model,
             tools=web_tools(self.session),
             system_prompt=PROMPT_PATH.read_text(encoding="utf-8"),
             log=log,
             meter=self.run_context.meter,
             budget=self.budget,
-            context=OlderObservationsTrimmed(),
+            context=build_context_manager(
+                self.run_context, model.name, web_processors(), window=model.info.context_window
+            ),
             **NUDGE_OPTIONS,
         )
         outcome = loop.run(self._task(params, first_look))

@@ -12,10 +12,10 @@ from PIL import Image
 from pydantic import BaseModel
 
 from sandbox.local import LocalSandbox
-from stateact.cache_prefix import request_blocks, shared_prefix_tokens
+from stateact.cache_prefix import prefix_breaks
 from stateact.compaction import Compactor, apply_compaction, pairing_problems
-from stateact.context_policy import ContextPolicy, build_context_manager
-from stateact.image_policy import PLACEHOLDER, strip_old_images
+from stateact.context import ContextPipeline, build_context_manager
+from stateact.context_processors import PLACEHOLDER, CapOutputs, StripImages
 from stateact.loop import AgentLoop, Budget
 from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.meter import Meter
@@ -23,7 +23,6 @@ from stateact.models import create_model
 from stateact.models.anthropic_provider import to_wire
 from stateact.models.base import ModelRequest
 from stateact.models.scripted import ScriptedProvider
-from stateact.output_caps import cap_tool_outputs
 from stateact.runlog import RunLog, load_message, read_events
 from stateact.runtime import RoleModels, RunContext
 from stateact.stall import StallDetector
@@ -99,12 +98,12 @@ def make_loop(tmp_path, model, policy) -> AgentLoop:
         meter=Meter(),
         budget=Budget(max_turns=1000, max_usd=None, max_seconds=None),
         context=policy,
-        injections=[policy.stall_note, lambda: PLAN],
+        injections=[lambda: PLAN],
     )
 
 
-def policy_for(window: int, compactor: ScriptedProvider | None, **kwargs) -> ContextPolicy:
-    return ContextPolicy(
+def policy_for(window: int, compactor: ScriptedProvider | None, **kwargs) -> ContextPipeline:
+    return ContextPipeline(
         window=window,
         compactor=Compactor(lambda: compactor, counter()) if compactor else None,
         plan=lambda: PLAN,
@@ -162,7 +161,7 @@ def screenshot_history(count: int) -> list[Message]:
 
 def test_only_the_most_recent_screenshots_stay():
     history = screenshot_history(10)
-    view = strip_old_images(history, keep=3, chunk=1)
+    view = StripImages(keep=3, chunk=1)(history)
     kept = [img for m in view for img in m.images()]
     assert kept == [img for m in history[-6:] for img in m.images()]
     placeholders = [
@@ -173,9 +172,7 @@ def test_only_the_most_recent_screenshots_stay():
 
 
 def test_screenshots_leave_in_chunks():
-    counts = [
-        sum(len(m.images()) for m in strip_old_images(screenshot_history(n), 3, 4)) for n in range(1, 13)
-    ]
+    counts = [sum(len(m.images()) for m in StripImages(3, 4)(screenshot_history(n))) for n in range(1, 13)]
     assert counts == [1, 2, 3, 4, 5, 6, 3, 4, 5, 6, 3, 4]
 
 
@@ -202,7 +199,7 @@ def test_long_tool_output_is_capped_in_the_view_only(monkeypatch):
             ],
         ),
     ]
-    view = cap_tool_outputs(history)
+    view = CapOutputs()(history)
     capped, report = view[2].tool_results()
     assert "characters cut from the middle; shortened to save context" in capped.text()
     assert capped.text().startswith("row 0\n") and capped.text().endswith("row 1999\n")
@@ -274,7 +271,7 @@ def test_context_length_error_leads_to_compaction_and_a_successful_retry(tmp_pat
 
 def test_overflow_without_context_management_ends_the_run(tmp_path):
     main = ScriptedProvider(steps(12), context_window=5000)
-    policy = ContextPolicy(window=100_000, compactor=None, cut_blocks=False)
+    policy = ContextPipeline(window=100_000, compactor=None, cut_blocks=False)
     loop = make_loop(tmp_path, main, policy)
     outcome = loop.run(TASK)
     assert outcome.status == "error" and "too long" in outcome.text
@@ -372,19 +369,14 @@ def test_failing_compactor_falls_back_to_a_mechanical_summary(tmp_path):
 def test_requests_share_their_whole_prefix_except_at_compaction_and_stripping(tmp_path):
     main = ScriptedProvider(steps(40, lines=20, screenshot_every=3), context_window=12_000)
     compactor = ScriptedProvider([{"text": "## Progress\nsummary"}] * 10)
-    policy = policy_for(12_000, compactor, keep_images=2, image_chunk=2)
+    policy = policy_for(12_000, compactor, processors=[CapOutputs(), StripImages(keep=2, chunk=2)])
     loop = make_loop(tmp_path, main, policy)
     assert loop.run(TASK).status == "finished"
     assert not events(loop, "tool_crash")
 
-    tokens = counter()
-    changed = 0
-    for previous, current in zip(main.requests, main.requests[1:], strict=False):
+    changed = prefix_breaks(main.requests)
+    for current in main.requests[1:]:
         assert sum(len(m.images()) for m in current.messages) <= 3
-        stable = request_blocks(previous, tokens)[: -previous.injected_blocks]
-        blocks = request_blocks(current, tokens)
-        if shared_prefix_tokens(stable, blocks) < sum(size for _, size in stable):
-            changed += 1
         # the plan injection is last, and no cache breakpoint sits on it
         wire = to_wire(current)
         assert wire["messages"][-1]["content"][-1] == {"type": "text", "text": PLAN}
@@ -421,7 +413,7 @@ def test_stall_note_after_steps_without_progress(tmp_path):
     ending = steps(1)
     ending[0]["expect"] = {"is_error": True}
     main = ScriptedProvider(failing + ending)
-    policy = ContextPolicy(window=100_000, compactor=None, stall=StallDetector(repeats=3, idle_steps=4))
+    policy = ContextPipeline(window=100_000, compactor=None, stall=StallDetector(repeats=3, idle_steps=4))
     loop = make_loop(tmp_path, main, policy)
     assert loop.run(TASK).status == "finished"
     stalls = events(loop, "stall")

@@ -4,7 +4,8 @@ validate every request the way the vendors do (tool_use/tool_result pairing, rol
 from __future__ import annotations
 
 from stateact.compaction import Compactor
-from stateact.context_policy import ContextPolicy
+from stateact.context import ContextPipeline
+from stateact.context_processors import CapOutputs, StripImages
 from stateact.loop import AgentLoop
 from stateact.models import create_model
 from stateact.models.scripted import ScriptedProvider
@@ -30,15 +31,14 @@ def step_input(step: int) -> dict:
 
 
 def run(tmp_path, spec: str) -> AgentLoop:
-    policy = ContextPolicy(
+    policy = ContextPipeline(
         window=7000,
         compactor=Compactor(
             lambda: ScriptedProvider([{"text": "## Progress\nearlier steps"}] * 10), counter()
         ),
         plan=lambda: PLAN,
         stall=StallDetector(),
-        keep_images=2,
-        image_chunk=2,
+        processors=[CapOutputs(), StripImages(keep=2, chunk=2)],
     )
     loop = make_loop(tmp_path, create_model(spec), policy)
     assert loop.run(TASK).status == "finished"

@@ -20,6 +20,7 @@ import openpyxl
 import pytest
 
 from sandbox.local import LocalSandbox
+from stateact.cache_prefix import prefix_breaks
 from stateact.loop import AgentLoop, Budget
 from stateact.meter import Meter
 from stateact.runlog import RunLog, read_events
@@ -29,7 +30,7 @@ from subagents.gui import DelegateGuiTool, DelegateInput, run_gui_subgoal
 from subagents.nudge import SUBAGENT_TEXT_REPLY_NUDGE
 from subagents.pixel import build_pixel_loop
 from subagents.screen import Scaler
-from subagents.settings import SUBAGENT_TEXT_REPLY_NUDGES
+from subagents.settings import GUI_KEEP_SCREENSHOTS, GUI_SCREENSHOT_STRIP_CHUNK, SUBAGENT_TEXT_REPLY_NUDGES
 
 TK_APP = Path(__file__).parent / "apps" / "tk_app.py"
 WAIT_S = 60.0
@@ -206,8 +207,12 @@ def test_main_agent_delegates_clicks_typing_drag_and_modal(tk_app, tmp_path):
     gui_requests = context.provider("gui").requests
     assert "Close the welcome dialog" in gui_requests[0].messages[0].text()
     assert "Screenshot size: 1366x768" in gui_requests[0].messages[0].text()
-    assert all(sum(len(m.images()) for m in r.messages) <= 3 for r in gui_requests)
-    assert sum(len(m.images()) for m in gui_requests[-1].messages) == 3
+    # older screenshots leave a chunk at a time: between `keep` and `keep + chunk - 1` stay
+    shots = 1 + sum(e["images"] for e in tool_results(context, "gui#1"))
+    kept = GUI_KEEP_SCREENSHOTS + (shots - GUI_KEEP_SCREENSHOTS) % GUI_SCREENSHOT_STRIP_CHUNK
+    limit = GUI_KEEP_SCREENSHOTS + GUI_SCREENSHOT_STRIP_CHUNK
+    assert all(sum(len(m.images()) for m in r.messages) < limit for r in gui_requests)
+    assert shots > GUI_KEEP_SCREENSHOTS and sum(len(m.images()) for m in gui_requests[-1].messages) == kept
     assert [e["is_error"] for e in tool_results(context, "gui#1")] == [False] * 8
     assert context.meter.by_role["gui"].turns == 6
 
@@ -324,6 +329,39 @@ def test_pixel_harness_runs_a_whole_task(tk_app, tmp_path):
     assert len(first.messages[0].images()) == 1 and f"Step 1 of {turns}." in first.messages[0].text()
     assert {t.name for t in first.tools} == {"computer", "done", "fail"}
     assert loop.role == "main" and context.meter.by_role["main"].turns == 3
+
+
+def test_the_gui_loop_keeps_its_cacheable_prefix_across_steps(desktop, tmp_path):
+    steps = 12
+    moves = [act({"action": "mouse_move", "coordinate": [100 + 40 * i, 200 + 10 * i]}) for i in range(steps)]
+    context = make_context(tmp_path, desktop, {"gui": [*moves, done("the pointer moved")]})
+    report = run_gui_subgoal(context, "move the pointer along the line", scope="gui#1")
+    assert report.status == "DONE" and report.steps == steps + 1
+    requests = context.provider("gui").requests
+    images = [sum(len(m.images()) for m in r.messages) for r in requests]
+    assert max(images) < GUI_KEEP_SCREENSHOTS + GUI_SCREENSHOT_STRIP_CHUNK
+    assert (
+        images[-1] == GUI_KEEP_SCREENSHOTS + (steps + 1 - GUI_KEEP_SCREENSHOTS) % GUI_SCREENSHOT_STRIP_CHUNK
+    )
+    # the prefix up to the cache breakpoint changes only when a chunk of old screenshots leaves
+    strips = (steps + 1 - GUI_KEEP_SCREENSHOTS) // GUI_SCREENSHOT_STRIP_CHUNK
+    assert prefix_breaks(requests) == strips < steps // 3
+    assert all(r.injected_blocks == 1 and "Step " in r.messages[-1].content[-1].text for r in requests)
+
+
+def test_the_pixel_harness_gets_stall_notes(desktop, tmp_path):
+    same = act({"action": "mouse_move", "coordinate": [60, 60]})
+    context = make_context(tmp_path, desktop, {"main": [same] * 4 + [done("the pointer stays put")]})
+    loop = build_pixel_loop(context, Budget(max_turns=10))
+    assert loop.run("Move the pointer to the top left corner.").status == "finished"
+    notes = [
+        [b.text for b in r.messages[-1].content[-r.injected_blocks :]]
+        for r in context.provider("main").requests
+    ]
+    stalled = [i for i, texts in enumerate(notes) if "same tool calls and got the same output" in texts[0]]
+    assert stalled == [3, 4] and all(texts[-1].startswith("Step ") for texts in notes)
+    stalls = [e for e in read_events(context.log.events_path) if e["kind"] == "stall"]
+    assert [(e["scope"], e["sign"]) for e in stalls] == [("main", "repeat")]
 
 
 # -- LibreOffice Calc ------------------------------------------------------------------

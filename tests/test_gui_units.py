@@ -1,4 +1,4 @@
-"""GUI subagent parts that need no display: scaling, action translation, the image window, reports."""
+"""GUI subagent parts that need no display: scaling, action translation, the screenshot context, reports."""
 
 from __future__ import annotations
 
@@ -6,12 +6,15 @@ import json
 
 import pytest
 
+from stateact.context_processors import PLACEHOLDER, StripImages
 from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from stateact.models.scripted import ScriptedProvider
 from subagents.gui import GuiReport, brief_text
 from subagents.gui_actions import ActionError, ComputerAction, action_code, parse_keys
 from subagents.gui_tools import ComputerTool
-from subagents.image_window import PLACEHOLDER, RecentImages
 from subagents.screen import CoordinateError, Scaler, Screen, image_tokens, model_size
+from subagents.screen_loop import screen_context
+from tests.test_context import TASK, events, make_loop, run_context, steps
 
 
 @pytest.mark.parametrize(
@@ -154,7 +157,7 @@ def image(tag: str) -> ImageBlock:
     return ImageBlock.from_bytes(tag.encode())
 
 
-def test_recent_images_keeps_the_newest_and_leaves_history_alone():
+def test_image_stripping_keeps_the_newest_and_leaves_history_alone():
     history = [Message(role="user", content=[TextBlock(text="goal"), image("0")])]
     for n in range(1, 5):
         history.append(
@@ -162,7 +165,7 @@ def test_recent_images_keeps_the_newest_and_leaves_history_alone():
         )
         result = ToolResultBlock(tool_use_id=f"t{n}", content=[TextBlock(text=f"step {n}"), image(str(n))])
         history.append(Message(role="user", content=[result]))
-    view = RecentImages(keep=3).view(history)
+    view = StripImages(keep=3, chunk=1)(history)
     kept = [img.to_bytes().decode() for message in view for img in message.images()]
     assert kept == ["2", "3", "4"]
     assert view[0].content[1] == TextBlock(text=PLACEHOLDER)
@@ -171,10 +174,13 @@ def test_recent_images_keeps_the_newest_and_leaves_history_alone():
     assert sum(len(m.images()) for m in history) == 5
 
 
-def test_recent_images_falls_back_to_one_image_on_overflow():
-    window = RecentImages(keep=3)
-    assert window.on_overflow(None) is True and window.keep == 1
-    assert window.on_overflow(None) is False
+def test_a_screenshot_loop_recovers_from_an_overflow_by_cutting_the_screenshot(tmp_path):
+    shot = {"tool_calls": [{"name": "produce", "input": {"tag": "shot", "lines": 3, "screenshot": True}}]}
+    model = ScriptedProvider([shot, *steps(0)], context_window=1500)
+    loop = make_loop(tmp_path, model, screen_context(run_context(tmp_path, []), model))
+    assert loop.run(TASK).status == "finished"
+    assert [e["block"] for e in events(loop, "context_cut")] == ["image"]
+    assert not model.requests[-1].messages[2].images() and loop.messages[2].images()
 
 
 def test_report_texts_are_concise_and_truthful():

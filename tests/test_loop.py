@@ -8,6 +8,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from stateact import settings
+from stateact.context import PassThrough
 from stateact.loop import AgentLoop, Budget
 from stateact.messages import Message, TextBlock, ToolResultBlock
 from stateact.meter import Meter
@@ -305,17 +306,11 @@ def test_injections_reach_the_request_but_not_the_history(run_log):
     assert all("add numbers" not in m.text() for m in loop.messages)
 
 
-class DropOldest:
+class DropOldest(PassThrough):
     """A context manager that recovers from an overflow by dropping the first exchange."""
 
     def __init__(self) -> None:
         self.overflows = 0
-
-    def before_request(self, loop: AgentLoop) -> None:
-        return None
-
-    def view(self, messages: list[Message]) -> list[Message]:
-        return messages
 
     def on_overflow(self, loop: AgentLoop) -> bool:
         self.overflows += 1

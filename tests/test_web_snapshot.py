@@ -6,11 +6,12 @@ import re
 
 import pytest
 
+from stateact.context_processors import run_processors
 from stateact.messages import Message, TextBlock, ToolResultBlock
 from subagents import settings
 from subagents.browser import WebActionError
 from subagents.dom_markdown import OBSERVATION_MARK, cap_around_viewport, find_lines, render_page
-from subagents.web import OlderObservationsTrimmed
+from subagents.web import web_processors
 from subagents.web_tools import _match_option
 from tests.web_site import browser_session, serve_site
 
@@ -257,7 +258,7 @@ def test_older_observations_shrink_to_their_header_a_chunk_at_a_time():
         messages.append(Message(role="user", content=[result]))
 
     def shown(count: int) -> list[str]:
-        view = OlderObservationsTrimmed(keep=2, chunk=3).view(messages[: 2 * count - 1])
+        view = run_processors(web_processors(keep=2, chunk=3), messages[: 2 * count - 1])
         return [
             m.content[0].text if i == 0 else m.content[0].text()
             for i, m in enumerate(view)
