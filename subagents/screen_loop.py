@@ -8,7 +8,8 @@ from stateact.loop import AgentLoop, Budget, LoopOutcome
 from stateact.messages import ImageBlock, TextBlock
 from stateact.runtime import RunContext
 from subagents import settings
-from subagents.gui_tools import ComputerTool, DoneTool, FailTool
+from subagents.action_formats import format_model, format_prompt, format_tools
+from subagents.gui_tools import ComputerTool
 from subagents.image_window import RecentImages
 from subagents.nudge import NUDGE_OPTIONS
 from subagents.screen import Screen
@@ -22,11 +23,13 @@ BUDGET_SPENT_NOTE = (
 )
 
 
-def load_prompt(name: str) -> str:
-    """A prompt file, with `{{screen_skills}}` replaced by the shared screen-handling advice."""
+def load_prompt(name: str, addition: str = "") -> str:
+    """A prompt file, with `{{screen_skills}}` replaced by the shared screen-handling advice and
+    `addition` (an action format's instructions) at the end."""
     text = (PROMPTS / f"{name}.md").read_text(encoding="utf-8")
     skills = (PROMPTS / "screen_skills.md").read_text(encoding="utf-8").rstrip()
-    return text.replace("{{screen_skills}}", skills)
+    text = text.replace("{{screen_skills}}", skills)
+    return f"{text.rstrip()}\n\n{addition}\n" if addition else text
 
 
 class ScreenLoop(AgentLoop):
@@ -56,7 +59,8 @@ class ScreenLoop(AgentLoop):
 def build_screen_loop(
     context: RunContext, *, scope: str, role: str, prompt: str, budget: Budget
 ) -> ScreenLoop:
-    """A loop that sees the sandbox's screen and acts on it with `computer`, ending with `done` or `fail`."""
+    """A loop that sees the sandbox's screen and acts on it with `computer`, ending with `done` or `fail`
+    (or the equivalents of the role's native action format)."""
     options = context.models.settings_for(role)
     screen = Screen(context.sandbox, options=options)
     computer = ComputerTool(screen)
@@ -65,9 +69,9 @@ def build_screen_loop(
         computer=computer,
         scope=scope,
         role=role,
-        model=context.provider(role),
-        tools=[computer, DoneTool(), FailTool()],
-        system_prompt=load_prompt(prompt),
+        model=format_model(options.action_format, context.provider(role)),
+        tools=format_tools(options.action_format, computer),
+        system_prompt=load_prompt(prompt, format_prompt(options.action_format)),
         log=context.log,
         meter=context.meter,
         budget=budget,
