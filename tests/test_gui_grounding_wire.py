@@ -88,7 +88,7 @@ def model_point(
 def click_reply(case: Case, x: int, y: int) -> dict:
     if case.action_format == "uitars":
         return openai_reply(
-            f"Thought: The OK button closes the dialog.\nAction: click(start_box='<|box_start|>({x},{y})<|box_end|>')"
+            f"Thought: The OK button closes the dialog.\nAction: click(start_box='<|box_start|>({x},{y})<|box_end|>')\nhotkey(key='shift')"
         )
     if case.action_format == "qwen_computer_use":
         call = {"action": "left_click", "coordinate": [x, y]}
@@ -148,3 +148,6 @@ def test_each_convention_and_format_clicks_the_same_button(case, tk_app, openai_
         ]
     )
     assert "Screenshot size:" in json.dumps(server.requests[0]["messages"][1])
+    if case.action_format == "uitars":  # both actions of the reply are reported, as plain user text
+        assert "Done: left_click at" in json.dumps(server.requests[1]["messages"][-1])
+        assert "Done: key 'shift'" in json.dumps(server.requests[1]["messages"][-1])

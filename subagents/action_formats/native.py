@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from pydantic import BaseModel, ValidationError
@@ -10,6 +10,9 @@ from pydantic import BaseModel, ValidationError
 from stateact.tools.base import Tool, ToolResult
 from subagents.gui_actions import ComputerAction
 from subagents.gui_tools import ComputerTool
+
+SCREEN_NOW = "The screen now:"
+"""How the `computer` tool's result text ends when a screenshot follows."""
 
 
 class FormatError(ValueError):
@@ -51,6 +54,7 @@ class NativeActionTool(Tool):
         except FormatError as exc:
             return ToolResult.error(f"Not done: {exc}")
         result = ToolResult.error("Not done: the reply names no action.")
+        reports: list[str] = []
         for action in actions:
             if isinstance(action, Ending):
                 field = "summary" if action.status == "DONE" else "reason"
@@ -58,6 +62,9 @@ class NativeActionTool(Tool):
                     text=action.text, terminal=True, data={"status": action.status, field: action.text}
                 )
             result = self.computer.run(action)
+            reports.append(result.text.removesuffix(SCREEN_NOW).rstrip())
             if result.is_error:
                 break
+        if len(reports) > 1:  # every action's outcome, then the one screenshot after the last
+            return replace(result, text="\n".join([*reports, SCREEN_NOW] if result.images else reports))
         return result
