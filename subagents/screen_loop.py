@@ -11,7 +11,8 @@ from stateact.messages import ImageBlock, TextBlock
 from stateact.models.base import ModelProvider
 from stateact.runtime import RunContext
 from subagents import settings
-from subagents.gui_tools import ComputerTool, DoneTool, FailTool
+from subagents.action_formats import format_model, format_prompt, format_tools
+from subagents.gui_tools import ComputerTool
 from subagents.nudge import NUDGE_OPTIONS
 from subagents.screen import Screen
 
@@ -24,11 +25,13 @@ BUDGET_SPENT_NOTE = (
 )
 
 
-def load_prompt(name: str) -> str:
-    """A prompt file, with `{{screen_skills}}` replaced by the shared screen-handling advice."""
+def load_prompt(name: str, addition: str = "") -> str:
+    """A prompt file, with `{{screen_skills}}` replaced by the shared screen-handling advice and
+    `addition` (an action format's instructions) at the end."""
     text = (PROMPTS / f"{name}.md").read_text(encoding="utf-8")
     skills = (PROMPTS / "screen_skills.md").read_text(encoding="utf-8").rstrip()
-    return text.replace("{{screen_skills}}", skills)
+    text = text.replace("{{screen_skills}}", skills)
+    return f"{text.rstrip()}\n\n{addition}\n" if addition else text
 
 
 class ScreenLoop(AgentLoop):
@@ -75,19 +78,20 @@ def screen_context(
 def build_screen_loop(
     context: RunContext, *, scope: str, role: str, prompt: str, budget: Budget
 ) -> ScreenLoop:
-    """A loop that sees the sandbox's screen and acts on it with `computer`, ending with `done` or `fail`."""
+    """A loop that sees the sandbox's screen and acts on it with `computer`, ending with `done` or `fail`
+    (or the equivalents of the role's native action format)."""
     options = context.models.settings_for(role)
     screen = Screen(context.sandbox, options=options)
     computer = ComputerTool(screen)
-    model = context.provider(role)
+    model = format_model(options.action_format, context.provider(role))
     return ScreenLoop(
         screen=screen,
         computer=computer,
         scope=scope,
         role=role,
         model=model,
-        tools=[computer, DoneTool(), FailTool()],
-        system_prompt=load_prompt(prompt),
+        tools=format_tools(options.action_format, computer),
+        system_prompt=load_prompt(prompt, format_prompt(options.action_format)),
         log=context.log,
         meter=context.meter,
         budget=budget,

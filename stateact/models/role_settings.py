@@ -4,7 +4,7 @@
     max_tokens = 1024
     context_window = 8192
     coordinates = "resized"    # pixels | relative1000 | resized
-    action_format = "ui-tars"  # tools | ui-tars | qwen
+    action_format = "uitars"   # tools | uitars | qwen_computer_use
 
 A setting left out comes from the model catalog (`stateact/models/catalog.py`). A model the
 catalog does not know gets conservative defaults (UNKNOWN_* in `stateact/settings.py`) and a
@@ -26,9 +26,9 @@ from stateact.models.catalog import ModelInfo, lookup
 Coordinates = Literal["pixels", "relative1000", "resized"]
 """How a GUI model states a point: pixels of the screenshot we send; 0-1000 relative to its width and
 height (UI-TARS 1.0, Qwen2-VL); pixels of the model's own resized image (Qwen2.5-VL, UI-TARS-1.5)."""
-ActionFormat = Literal["tools", "ui-tars", "qwen"]
+ActionFormat = Literal["tools", "uitars", "qwen_computer_use"]
 """How a GUI model acts: our `computer` function tool; UI-TARS' text `Action: click(start_box=...)`;
-Qwen2.5-VL's `computer_use` function tool."""
+Qwen2.5-VL's `computer_use` function tool (`subagents/action_formats/`)."""
 
 
 class RoleSettings(BaseModel):
@@ -60,6 +60,7 @@ class RoleSettings(BaseModel):
     max_pixels: PositiveInt = settings.GROUNDING_MAX_PIXELS
     """`resized` coordinates: the model's image pixel budget, upper bound."""
     action_format: ActionFormat = "tools"
+    """GUI roles: the model's native action format."""
 
 
 FLAG_SETTINGS = ("max_tokens", "temperature", "context_window")
