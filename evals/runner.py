@@ -39,7 +39,7 @@ from evals.scoring import ScoreReport, check_evaluator_known, score_task
 from evals.setup import SetupContext, run_steps
 from evals.task import Task, load_task, task_domain
 from sandbox.base import Sandbox, SandboxError
-from stateact.variants import FULL_HARNESS
+from stateact.app.variants import FULL_HARNESS
 
 RunAgent = Callable[[str, Sandbox], Path]
 

@@ -5,7 +5,7 @@
 
 Each job gets a fresh sandbox from a pool slot (sandbox/pool.py: by default a
 LocalSandbox with its own home folder and Xvfb display; or an OSWorld VM reset
-before the job; evals/engines run the slots), runs the task file's setup, the harness on the instruction (`stateact.run.execute`
+before the job; evals/engines run the slots), runs the task file's setup, the harness on the instruction (`stateact.app.run.execute`
 with the task's timeout and budgets), scoring, and writes OSWorld's results
 layout `<results>/<harness>/<model>/<domain>/<task_id>/` with the run folder in
 `run/` beside `result.txt`. A job whose folder has `result.txt` is skipped, so a
@@ -42,11 +42,11 @@ from evals.suite import SuiteTask, discover, mapped_solution
 from evals.task import TaskError
 from sandbox.base import Sandbox
 from sandbox.pool import LocalSlot, Slot, SlotRetired
-from stateact.config import RunConfig
+from stateact.app.config import RunConfig
+from stateact.app.run import execute
+from stateact.app.variants import get_variant
 from stateact.models.role_settings import RoleSettings
-from stateact.run import execute
 from stateact.runtime import RoleModels
-from stateact.variants import get_variant
 
 RUN_FOLDER = "run"
 """The harness's run folder inside a task's results folder."""

@@ -54,7 +54,7 @@ WEB_REPORT_NOTE_CHARS = 1_500
 """Characters of the web agent's own words quoted in a report when it stopped early."""
 
 
-# GUI subagent and pixel harness (the pixel harness's turn budget is its variant's, stateact.variants)
+# GUI subagent and pixel harness (the pixel harness's turn budget is its variant's, stateact.app.variants)
 GUI_MAX_STEPS = 25
 """Model turns a GUI delegation may take before it reports INCOMPLETE."""
 GUI_MAX_SECONDS = 1800.0

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from stateact.config import RunConfig
+from stateact.app.config import RunConfig
+from stateact.app.run import RunResult, execute
 from stateact.messages import Usage
 from stateact.meter import Meter
 from stateact.models.catalog import cost_usd
-from stateact.run import RunResult, execute
 from stateact.runlog import RunLog, read_events
 from stateact.runtime import RoleModels, RunContext
 from tests.wire_servers import AnthropicWireServer, anthropic_reply

@@ -9,10 +9,10 @@ from evals.runner import TaskOutcome, run_task_file
 from evals.task import load_task
 from sandbox.base import Sandbox
 from sandbox.osworld import sandbox_from_spec
-from stateact.config import RunConfig
-from stateact.run import execute
+from stateact.app.config import RunConfig
+from stateact.app.run import execute
+from stateact.app.signals import shielded
 from stateact.runlog import EventListener
-from stateact.signals import shielded
 
 
 def run_task(
