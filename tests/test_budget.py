@@ -77,7 +77,7 @@ def test_gui_delegation_is_cut_off_at_the_run_budget_and_the_run_ends_budget(ant
 
     assert_cut_off_at_the_budget(result, "gui")
     assert server.remaining == SCRIPTED_TURNS - 3
-    (report,) = [e["report"] for e in events(result, "gui_report")]
+    (report,) = events(result, "gui_report")
     assert report["status"] == "INCOMPLETE" and "dollar budget spent" in report["remaining"]
 
 
