@@ -143,10 +143,10 @@ def run(
 
 def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path) -> None:
     from evals.results import ERROR_FILE
+    from evals.runner import run_task
     from stateact.app.progress import ProgressPrinter
-    from stateact.app.task_run import run_task
 
-    outcome = run_task(task, config, cache, results, ProgressPrinter(console))
+    outcome = run_task(task, config, cache, results, listener=ProgressPrinter(console))
     if outcome.failure is not None:
         failure = outcome.failure
         console.print(
