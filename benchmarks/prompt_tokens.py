@@ -24,7 +24,8 @@ import openpyxl
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sandbox.local import LocalSandbox  # noqa: E402
-from stateact.harness import build_main_loop  # noqa: E402
+from stateact.app.harness import build_main_loop  # noqa: E402
+from stateact.app.variants import VARIANTS  # noqa: E402
 from stateact.loop import AgentLoop, Budget  # noqa: E402
 from stateact.meter import Meter  # noqa: E402
 from stateact.prompts import render_main_prompt  # noqa: E402
@@ -33,7 +34,6 @@ from stateact.runtime import RoleModels, RunContext  # noqa: E402
 from stateact.tokens import counter  # noqa: E402
 from stateact.tools.base import ToolResult  # noqa: E402
 from stateact.tools.plan import PlanInput, PlanTool  # noqa: E402
-from stateact.variants import VARIANTS  # noqa: E402
 
 TASKS = {
     "calc": "In ~/sales.xlsx, add a Total row under the data with SUM formulas.",

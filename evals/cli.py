@@ -16,8 +16,8 @@ from evals import settings
 from evals.suite import OFFICE_SUITE, discover
 from evals.task import TaskError
 from evals.validate import ValidationRow, validate_suite
-from stateact.role_options import ContextWindowOption, MaxTokensOption, RolesFileOption, TemperatureOption
-from stateact.variants import FULL_HARNESS
+from stateact.app.role_options import ContextWindowOption, MaxTokensOption, RolesFileOption, TemperatureOption
+from stateact.app.variants import FULL_HARNESS
 
 eval_app = typer.Typer(
     help="Task suites: validate reference solutions, run and compare harnesses.", no_args_is_help=True
@@ -182,7 +182,7 @@ def run_command(
     from evals.suite_progress import SuiteProgress
     from evals.suite_runner import SuiteOptions, plan_jobs, run_suite
     from sandbox.pool_file import pool_from_options
-    from stateact.role_options import role_settings
+    from stateact.app.role_options import role_settings
 
     try:
         settings_of_roles = role_settings(roles, max_tokens, temperature, context_window)

@@ -1,10 +1,12 @@
-"""Running one OSWorld task file end to end: setup, the agent (given by the caller), scoring, results.
+"""Running one OSWorld task file end to end: setup, the agent, scoring, results.
 
+    outcome = run_task(task_path, config, cache_dir, results_dir)     # the harness, as `config` says
     outcome = run_task_file(task_path, sandbox, run_agent, cache_dir, results_dir, model="anthropic:...")
 
-`run_agent(instruction, sandbox) -> run_dir` is the harness's job: it runs the
-agent on the (path-mapped) instruction in the started sandbox and returns the
-run folder. If the run's `result.json` carries `"infeasible": true`, the agent
+`run_task` is the one way the harness runs a task file: `stateact run --task`, every suite job
+(evals/suite_runner.py) and every validation (evals/validate.py) go through it. `run_task_file` takes
+any agent: `run_agent(instruction, sandbox) -> run_dir` runs it on the (path-mapped) instruction in
+the started sandbox and returns the run folder. If the run's `result.json` carries `"infeasible": true`, the agent
 declared the task infeasible. The three stages are also callable one by one:
 `prepare_task` (load, map paths, run `config`), `score_prepared` (postconfig,
 metrics; the files it scored are kept in the task's `artifacts/`), `write_results` (evals/results.py).
@@ -29,6 +31,7 @@ from evals.paths import HomeMap
 from evals.results import (
     fresh_artifacts_dir,
     is_done,
+    model_key,
     read_score,
     task_result_dir,
     write_args,
@@ -39,7 +42,12 @@ from evals.scoring import ScoreReport, check_evaluator_known, score_task
 from evals.setup import SetupContext, run_steps
 from evals.task import Task, load_task, task_domain
 from sandbox.base import Sandbox, SandboxError
-from stateact.variants import FULL_HARNESS
+from sandbox.osworld import sandbox_from_spec
+from stateact.app.config import RunConfig
+from stateact.app.run import execute
+from stateact.app.signals import shielded
+from stateact.app.variants import FULL_HARNESS
+from stateact.runlog import EventListener
 
 RunAgent = Callable[[str, Sandbox], Path]
 
@@ -172,6 +180,45 @@ def run_task_file(
     details = {"task_id": raw.id, "setup": prepared.setup_records, **report.as_dict()}
     write_results(result_dir, run_dir, report.score, details, screenshot)
     return TaskOutcome(report.score, result_dir, report=report, run_dir=run_dir)
+
+
+def run_task(
+    task_path: Path,
+    config: RunConfig,
+    cache_dir: Path,
+    results_dir: Path,
+    *,
+    sandbox: Sandbox | None = None,
+    model: str | None = None,
+    listener: EventListener | None = None,
+) -> TaskOutcome:
+    """The harness on one task file: setup, a run of `config` on the task's instruction (the task's
+    apps named), scoring, results (`run_task_file`).
+
+    sandbox: a started sandbox to run in (None: a fresh one as `config` says, closed at the end).
+    model: the model's name in the results folder (None: `config`'s models)."""
+    apps = load_task(task_path).related_apps
+
+    def run_agent(instruction: str, sandbox: Sandbox) -> Path:
+        run = config.model_copy(update={"instruction": instruction, "apps": apps})
+        return Path(execute(run, listener, sandbox=sandbox).run_dir)
+
+    def run_in(sandbox: Sandbox) -> TaskOutcome:
+        key = model or model_key(config.models.main, config.models)
+        return run_task_file(
+            task_path, sandbox, run_agent, cache_dir, results_dir, model=key, harness=config.harness
+        )
+
+    if sandbox is not None:
+        return run_in(sandbox)
+    home = config.workdir or Path(config.runs_root) / config.run_id / "home"
+    own = sandbox_from_spec(config.sandbox, home, config.display, config.isolation, [config.runs_root])
+    try:
+        own.start()
+        return run_in(own)
+    finally:
+        with shielded():
+            own.close()
 
 
 def _final_screenshot(sandbox: Sandbox) -> bytes | None:

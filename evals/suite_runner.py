@@ -5,7 +5,7 @@
 
 Each job gets a fresh sandbox from a pool slot (sandbox/pool.py: by default a
 LocalSandbox with its own home folder and Xvfb display; or an OSWorld VM reset
-before the job; evals/engines run the slots), runs the task file's setup, the harness on the instruction (`stateact.run.execute`
+before the job; evals/engines run the slots), runs the task file's setup, the harness on the instruction (`evals.runner.run_task`
 with the task's timeout and budgets), scoring, and writes OSWorld's results
 layout `<results>/<harness>/<model>/<domain>/<task_id>/` with the run folder in
 `run/` beside `result.txt`. A job whose folder has `result.txt` is skipped, so a
@@ -37,16 +37,14 @@ from evals.results import (
     task_result_dir,
     write_error,
 )
-from evals.runner import run_task_file
+from evals.runner import run_task
 from evals.suite import SuiteTask, discover, mapped_solution
 from evals.task import TaskError
-from sandbox.base import Sandbox
 from sandbox.pool import LocalSlot, Slot, SlotRetired
-from stateact.config import RunConfig
+from stateact.app.config import RunConfig
+from stateact.app.variants import get_variant
 from stateact.models.role_settings import RoleSettings
-from stateact.run import execute
 from stateact.runtime import RoleModels
-from stateact.variants import get_variant
 
 RUN_FOLDER = "run"
 """The harness's run folder inside a task's results folder."""
@@ -205,14 +203,13 @@ def run_job(options: SuiteOptions, job: SuiteJob, slot: Slot | None = None) -> J
         try:
             models = role_models(options, job.task, sandbox.home, result_dir)
             sandbox.start()
-            outcome = run_task_file(
+            outcome = run_task(
                 job.task.path,
-                sandbox,
-                _agent_runner(options, job, models, result_dir),
-                cache_dir=options.cache,
-                results_dir=options.results,
+                job_config(options, job, models, result_dir),
+                options.cache,
+                options.results,
+                sandbox=sandbox,
                 model=options_key(options),
-                harness=job.harness,
             )
             error = outcome.failure.summary if outcome.failure else ""
             if error and not slot.healthy():
@@ -228,26 +225,20 @@ def run_job(options: SuiteOptions, job: SuiteJob, slot: Slot | None = None) -> J
             slot.give_back(sandbox)
 
 
-def _agent_runner(options: SuiteOptions, job: SuiteJob, models: RoleModels, result_dir: Path):
-    """run_agent(instruction, sandbox) -> run_dir for evals.runner: the harness on the prepared sandbox."""
-
-    def run_agent(instruction: str, sandbox: Sandbox) -> Path:
-        config = RunConfig(
-            instruction=instruction,
-            models=models,
-            harness=job.harness,
-            display=options.display,
-            runs_root=result_dir,
-            run_id=RUN_FOLDER,
-            max_turns=options.max_turns,
-            max_usd=options.max_usd,
-            max_seconds=options.max_seconds,
-            apps=job.task.task.related_apps,
-            labels={"suite": str(options.suite), "domain": job.task.domain, "task": job.task.id},
-        )
-        return Path(execute(config, sandbox=sandbox).run_dir)
-
-    return run_agent
+def job_config(options: SuiteOptions, job: SuiteJob, models: RoleModels, result_dir: Path) -> RunConfig:
+    """The harness's run of a job: its models, variant and budgets; its run folder in the results."""
+    return RunConfig(
+        instruction=job.task.task.instruction,
+        models=models,
+        harness=job.harness,
+        display=options.display,
+        runs_root=result_dir,
+        run_id=RUN_FOLDER,
+        max_turns=options.max_turns,
+        max_usd=options.max_usd,
+        max_seconds=options.max_seconds,
+        labels={"suite": str(options.suite), "domain": job.task.domain, "task": job.task.id},
+    )
 
 
 def clear_attempt(result_dir: Path) -> None:

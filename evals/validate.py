@@ -2,8 +2,8 @@
 
     rows = validate_suite(discover(OFFICE_SUITE), out_dir=Path("runs/validate"), workers=2)
 
-Each task gets a fresh LocalSandbox with its own display (`stateact.task_run.run_task`):
-its setup runs, then `stateact.run.execute` plays the reference solution (the `scripted` provider,
+Each task gets a fresh LocalSandbox with its own display (`evals.runner.run_task`):
+its setup runs, then `stateact.app.run.execute` plays the reference solution (the `scripted` provider,
 one script for every role) with the `stateact` harness, then the task is scored.
 A task is valid when its score is 1.0 (every checkpoint met), its run finished,
 no agent's tool call failed and the gate, if one ran, did not fail.
@@ -24,12 +24,12 @@ from pathlib import Path
 from evals import settings
 from evals.fixtures.build import build_fixtures
 from evals.results import model_key, task_result_dir
+from evals.runner import run_task
 from evals.suite import SuiteTask, mapped_solution
-from stateact.config import RunConfig
+from stateact.app.config import RunConfig
+from stateact.app.variants import FULL_HARNESS
 from stateact.runlog import read_events
 from stateact.runtime import RoleModels
-from stateact.task_run import run_task
-from stateact.variants import FULL_HARNESS
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """`python -m stateact` runs the command line."""
 
-from stateact.cli import app
+from stateact.app.cli import app
 
 app()

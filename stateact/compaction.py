@@ -6,7 +6,7 @@ The kept suffix always starts at an assistant message, so every tool_result
 still answers the tool_use just before it and roles keep alternating. A
 compaction is fully described by its summary text and the number of messages
 it replaced, which is what the `compaction` event records: `apply_compaction`
-replays it (`stateact.resume` rebuilds a stopped run's history this way).
+replays it (`stateact.app.resume` rebuilds a stopped run's history this way).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The GUI subagent: a fresh screenshot loop for one visual subgoal, and the main agent's `delegate_gui` tool.
 
     DelegateGuiTool(context)                      # give it to the main agent
-    run_gui_subgoal(context, subgoal, brief, scope="gui#1") -> GuiReport
+    run_gui_subgoal(context, subgoal, brief, scope="gui#1") -> SubagentReport (subagents/delegation.py)
 
 The subagent sees only the subgoal, the short brief the main agent wrote and
 the screen. It ends with `done` or `fail`; when its step budget is spent it is
@@ -10,53 +10,17 @@ asked once for what it verified on screen and what remains (INCOMPLETE).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import replace
 
 from pydantic import BaseModel, Field
 
-from stateact.loop import Budget, LoopOutcome
+from stateact.loop import LoopOutcome
 from stateact.runtime import RunContext
 from stateact.tools.base import Tool, ToolResult
 from subagents import settings
+from subagents.delegation import GUI_FORM, SubagentReport, brief_text, delegation_budget, run_delegation
 from subagents.gui_tools import ReportProgressTool
 from subagents.screen_loop import ScreenLoop, build_screen_loop
-
-
-@dataclass(frozen=True)
-class GuiReport:
-    """What a delegation comes back with. status: DONE | FAIL | INCOMPLETE | ERROR (its model call failed)."""
-
-    scope: str
-    status: str
-    detail: str
-    """DONE: what was achieved and seen; FAIL: why; INCOMPLETE: what was verified on screen."""
-    remaining: str
-    """INCOMPLETE only: what is left, or why the subagent stopped."""
-    steps: int
-    budget: int
-    screenshot: str
-    """Path of the final screenshot in the run folder (empty if none could be taken)."""
-
-    def text(self) -> str:
-        lines = [f"GUI subagent {self.scope}: {self.status}"]
-        if self.status == "DONE":
-            lines.append(f"Achieved (seen on screen): {self.detail}")
-        elif self.status in ("FAIL", "ERROR"):
-            lines.append(f"Why: {self.detail}")
-        else:
-            lines.append(f"Verified on screen: {self.detail or 'nothing reported'}")
-            lines.append(f"Remaining: {self.remaining}")
-        lines.append(f"Steps used: {self.steps} of {self.budget}")
-        lines.append(f"Final screenshot: {self.screenshot or '(none)'}")
-        return "\n".join(lines)
-
-
-def brief_text(subgoal: str, brief: str) -> str:
-    """The subagent's whole task: the subgoal and the main agent's short context, nothing else."""
-    text = f"Your subgoal: {subgoal.strip()}"
-    if brief.strip():
-        text += f"\n\nContext from the agent that delegated it:\n{brief.strip()}"
-    return text
 
 
 def run_gui_subgoal(
@@ -66,31 +30,25 @@ def run_gui_subgoal(
     *,
     scope: str = "gui",
     budget: int = settings.GUI_MAX_STEPS,
-) -> GuiReport:
+) -> SubagentReport:
     """Run a fresh GUI subagent on one subgoal and report truthfully how it went."""
     loop = build_screen_loop(
         context,
         scope=scope,
         role="gui",
         prompt="gui",
-        budget=Budget(
-            max_turns=budget, max_usd=context.dollar_budget(), max_seconds=settings.GUI_MAX_SECONDS
-        ),
+        budget=delegation_budget(context, budget, settings.GUI_MAX_SECONDS),
     )
-    outcome = loop.run(brief_text(subgoal, brief))
-    steps = loop.turns
-    if outcome.status == "budget":
-        outcome = _ask_for_progress(loop, outcome)
-    report = GuiReport(
-        scope=scope,
-        steps=min(steps, budget),
-        budget=budget,
-        screenshot=_final_screenshot(loop),
-        **_status(outcome),
-    )
-    context.log.emit("gui_report", scope, report=asdict(report))
-    loop.close_tools()
-    return report
+    try:
+        return run_delegation(
+            loop,
+            brief_text(subgoal, brief),
+            GUI_FORM,
+            wrap_up=_ask_for_progress,
+            evidence=lambda: {"screenshot": _final_screenshot(loop)},
+        )
+    finally:
+        loop.close_tools()
 
 
 def _ask_for_progress(loop: ScreenLoop, spent: LoopOutcome) -> LoopOutcome:
@@ -104,27 +62,6 @@ def _ask_for_progress(loop: ScreenLoop, spent: LoopOutcome) -> LoopOutcome:
     if outcome.status == "finished":
         return outcome
     return LoopOutcome("budget", spent.text, loop.turns, {"why": "gave no progress report"})
-
-
-def _status(outcome: LoopOutcome) -> dict:
-    data = outcome.data
-    if outcome.status == "finished" and data.get("status") == "DONE":
-        return {"status": "DONE", "detail": data["summary"], "remaining": ""}
-    if outcome.status == "finished" and data.get("status") == "FAIL":
-        return {"status": "FAIL", "detail": data["reason"], "remaining": ""}
-    if outcome.status == "finished":
-        return {"status": "INCOMPLETE", "detail": data["verified"], "remaining": data["remaining"]}
-    if outcome.status == "budget":
-        return {"status": "INCOMPLETE", "detail": "", "remaining": f"{outcome.text}; {data.get('why', '')}"}
-    if outcome.status == "replied":
-        return {
-            "status": "INCOMPLETE",
-            "detail": "",
-            "remaining": f"stopped without calling done or fail; its last words: {outcome.text[:1000]}",
-        }
-    if outcome.status == "error":
-        return {"status": "ERROR", "detail": f"the GUI agent's {outcome.text}", "remaining": ""}
-    return {"status": "INCOMPLETE", "detail": "", "remaining": f"stopped: {outcome.text}"}
 
 
 def _final_screenshot(loop: ScreenLoop) -> str:
@@ -173,4 +110,4 @@ class DelegateGuiTool(Tool[DelegateInput]):
             scope=self.context.log.next_scope("gui"),
             budget=self.budget,
         )
-        return ToolResult(text=report.text(), data=asdict(report), is_error=report.status == "ERROR")
+        return report.tool_result()

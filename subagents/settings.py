@@ -50,11 +50,11 @@ WEB_FULL_OBSERVATIONS_KEPT = 2
 """Most recent page observations sent in full; older ones shrink to their header line."""
 WEB_OBSERVATION_TRIM_CHUNK = 3
 """Older observations shrink this many at a time, so the cached request prefix changes only every few steps."""
-WEB_REPORT_NOTE_CHARS = 1_500
-"""Characters of the web agent's own words quoted in a report when it stopped early."""
 
 
-# GUI subagent and pixel harness (the pixel harness's turn budget is its variant's, stateact.variants)
+# GUI subagent and pixel harness (the pixel harness's turn budget is its variant's, stateact.app.variants)
+REPORT_NOTE_CHARS = 1_500
+"""Characters of a GUI or web subagent's own words quoted in its report when it stopped early."""
 GUI_MAX_STEPS = 25
 """Model turns a GUI delegation may take before it reports INCOMPLETE."""
 GUI_MAX_SECONDS = 1800.0

@@ -17,11 +17,12 @@ from pydantic import BaseModel, Field
 
 from stateact.context import build_context_manager
 from stateact.context_processors import CollapseObservations, Processor, StripImages
-from stateact.loop import AgentLoop, Budget, LoopOutcome
+from stateact.loop import AgentLoop
 from stateact.runtime import RunContext
 from stateact.tools.base import Tool, ToolResult
 from subagents import settings
 from subagents.browser import BrowserSession, error_summary
+from subagents.delegation import WEB_FORM, brief_text, delegation_budget, run_delegation
 from subagents.dom_markdown import OBSERVATION_MARK
 from subagents.nudge import NUDGE_OPTIONS
 from subagents.web_pages import WebPageLog
@@ -72,7 +73,8 @@ class DelegateWebTool(Tool):
         self.session = BrowserSession(context.sandbox, cdp_url=cdp_url)
         self.pages = WebPageLog(context.log)
         self.session.on_snapshot = self.pages.record
-        self.budget = Budget(max_turns=max_steps, max_usd=context.dollar_budget(), max_seconds=max_seconds)
+        self.max_steps = max_steps
+        self.max_seconds = max_seconds
 
     def run(self, params: Input) -> ToolResult:
         log = self.run_context.log
@@ -94,32 +96,24 @@ class DelegateWebTool(Tool):
             system_prompt=PROMPT_PATH.read_text(encoding="utf-8"),
             log=log,
             meter=self.run_context.meter,
-            budget=self.budget,
+            budget=delegation_budget(self.run_context, self.max_steps, self.max_seconds),
             context=build_context_manager(
                 self.run_context, model.name, web_processors(), window=model.info.context_window
             ),
             **NUDGE_OPTIONS,
         )
-        outcome = loop.run(self._task(params, first_look))
-        report = WebReport.from_outcome(
-            outcome,
-            max_steps=self.budget.max_turns,
-            final_url=self._final_url(),
-            downloads=self.session.downloads[downloads_before:],
-            last_words=next(
-                (m.text() for m in reversed(loop.messages) if m.role == "assistant" and m.text()), ""
-            ),
+        task = "\n\n".join(
+            [
+                brief_text(params.subgoal, params.context),
+                f"Downloads are saved in {self.session.downloads_dir}.",
+                f"The browser now shows:\n{first_look}",
+            ]
         )
-        log.emit("web_report", scope, **report.data())
-        return ToolResult(text=report.text(scope), data=report.data(), is_error=report.status == "ERROR")
 
-    def _task(self, params: Input, first_look: str) -> str:
-        parts = [f"Subgoal: {params.subgoal.strip()}"]
-        if params.context.strip():
-            parts.append(f"Context from the main agent:\n{params.context.strip()}")
-        parts.append(f"Downloads are saved in {self.session.downloads_dir}.")
-        parts.append(f"The browser now shows:\n{first_look}")
-        return "\n\n".join(parts)
+        def evidence() -> dict:
+            return {"final_url": self._final_url(), "downloads": self.session.downloads[downloads_before:]}
+
+        return run_delegation(loop, task, WEB_FORM, evidence=evidence).tool_result()
 
     def _final_url(self) -> str:
         try:
@@ -130,71 +124,3 @@ class DelegateWebTool(Tool):
     def close(self) -> None:
         """Close the browser at the end of the run."""
         self.session.close()
-
-
-class WebReport(BaseModel):
-    """What one delegation achieved, as the main agent reads it."""
-
-    status: str
-    """DONE, FAIL, INCOMPLETE, or ERROR (its model call failed)."""
-    summary: str
-    facts: list[str] = Field(default_factory=list)
-    final_url: str = ""
-    downloads: list[str] = Field(default_factory=list)
-    steps: int = 0
-    max_steps: int = 0
-
-    @classmethod
-    def from_outcome(
-        cls, outcome: LoopOutcome, max_steps: int, final_url: str, downloads: list[str], last_words: str = ""
-    ) -> WebReport:
-        """The report of a finished loop; `last_words` is the agent's latest text, kept when it stopped early."""
-        if outcome.status == "finished" and outcome.data.get("status") in ("DONE", "FAIL"):
-            status, summary = outcome.data["status"], outcome.data.get("summary", "")
-            facts = list(outcome.data.get("facts", []))
-        elif outcome.status == "error":
-            status, facts = "ERROR", []
-            summary = f"The web agent's {_clip(outcome.text)}. Nothing it did was verified; check the state."
-        else:
-            status, facts = "INCOMPLETE", []
-            reason = {
-                "budget": "it ran out of budget",
-                "error": "of an error",
-                "replied": "it answered without calling done or fail",
-            }.get(outcome.status, outcome.status)
-            summary = f"The web agent stopped before finishing because {reason}"
-            summary += f": {_clip(outcome.text)}" if outcome.text.strip() else "."
-            if last_words.strip() and outcome.status != "replied":
-                summary += f"\nIts last note: {_clip(last_words)}"
-        return cls(
-            status=status,
-            summary=summary,
-            facts=facts,
-            final_url=final_url,
-            downloads=downloads,
-            steps=outcome.turns,
-            max_steps=max_steps,
-        )
-
-    def data(self) -> dict:
-        return self.model_dump()
-
-    def text(self, scope: str) -> str:
-        lines = [
-            f"Web subagent ({scope}): {self.status} after {self.steps} of {self.max_steps} steps.",
-            self.summary,
-        ]
-        if self.facts:
-            lines.append("Facts:")
-            lines.extend(f"- {fact}" for fact in self.facts)
-        lines.append(f"Final URL: {self.final_url}")
-        if self.downloads:
-            lines.append("Downloaded files:")
-            lines.extend(f"- {path}" for path in self.downloads)
-        return "\n".join(lines)
-
-
-def _clip(text: str) -> str:
-    text = text.strip()
-    limit = settings.WEB_REPORT_NOTE_CHARS
-    return text if len(text) <= limit else text[:limit] + "…"

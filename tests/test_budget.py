@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from stateact.config import RunConfig
+from stateact.app.config import RunConfig
+from stateact.app.run import RunResult, execute
 from stateact.messages import Usage
 from stateact.meter import Meter
 from stateact.models.catalog import cost_usd
-from stateact.run import RunResult, execute
 from stateact.runlog import RunLog, read_events
 from stateact.runtime import RoleModels, RunContext
 from tests.wire_servers import AnthropicWireServer, anthropic_reply
@@ -77,7 +77,7 @@ def test_gui_delegation_is_cut_off_at_the_run_budget_and_the_run_ends_budget(ant
 
     assert_cut_off_at_the_budget(result, "gui")
     assert server.remaining == SCRIPTED_TURNS - 3
-    (report,) = [e["report"] for e in events(result, "gui_report")]
+    (report,) = events(result, "gui_report")
     assert report["status"] == "INCOMPLETE" and "dollar budget spent" in report["remaining"]
 
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from stateact.exit_codes import ExitCode
+from stateact.app.exit_codes import ExitCode
 from stateact.runlog import load_message, read_events
 
 REPO = Path(__file__).resolve().parents[1]

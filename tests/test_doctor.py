@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from stateact.doctor import run_checks
+from stateact.app.doctor import run_checks
 
 
 def test_doctor_passes_on_a_set_up_machine():

@@ -21,9 +21,9 @@ from evals.results import ARTIFACTS_DIR, ERROR_FILE, RESULT_FILE, is_done
 from evals.runner import TaskOutcome, run_task_file
 from evals.suite_runner import SuiteOptions, run_suite
 from sandbox.base import Sandbox
-from stateact.config import RunConfig
-from stateact.exit_codes import ExitCode
-from stateact.run import execute
+from stateact.app.config import RunConfig
+from stateact.app.exit_codes import ExitCode
+from stateact.app.run import execute
 from stateact.runtime import RoleModels
 from tests.file_server import FileServer, served_files
 from tests.osworld_agent import scripted_agent

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from stateact.exit_codes import ExitCode
+from stateact.app.exit_codes import ExitCode
 
 REPO = Path(__file__).resolve().parents[1]
 CHECK = {"requirement": "out.txt says yes", "result": "pass", "evidence": "cat printed yes"}

@@ -15,14 +15,14 @@ from gate import settings as gate_settings
 from gate.deliverables import mentioned_paths
 from gate.pregate import run_pregate
 from sandbox.local import LocalSandbox
-from stateact.harness import build_main_loop
+from stateact.app.harness import build_main_loop
+from stateact.app.variants import get_variant
 from stateact.loop import AgentLoop, Budget
 from stateact.messages import ToolUseBlock
 from stateact.meter import Meter
 from stateact.runlog import RunLog, read_events
 from stateact.runtime import RoleModels, RunContext
 from stateact.tools.finish import FinishTool
-from stateact.variants import get_variant
 
 ROWS = [("Pens", 3, 4), ("Paper", 10, 2.5), ("Ink", 2, 12), ("Tape", 5, 1.5)]
 MARKER = "NARRATION-MARKER-7f3a9c"

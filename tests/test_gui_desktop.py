@@ -20,12 +20,12 @@ import openpyxl
 import pytest
 
 from sandbox.local import LocalSandbox
+from stateact.app.variants import get_variant
 from stateact.cache_prefix import prefix_breaks
 from stateact.loop import AgentLoop, Budget
 from stateact.meter import Meter
 from stateact.runlog import RunLog, read_events
 from stateact.runtime import RoleModels, RunContext
-from stateact.variants import get_variant
 from subagents.gui import DelegateGuiTool, DelegateInput, run_gui_subgoal
 from subagents.nudge import SUBAGENT_TEXT_REPLY_NUDGE
 from subagents.pixel import build_pixel_loop

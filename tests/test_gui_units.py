@@ -9,7 +9,7 @@ import pytest
 from stateact.context_processors import PLACEHOLDER, StripImages
 from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.models.scripted import ScriptedProvider
-from subagents.gui import GuiReport, brief_text
+from subagents.delegation import GUI_FORM, SubagentReport, brief_text
 from subagents.gui_actions import ActionError, ComputerAction, action_code, parse_keys
 from subagents.gui_tools import ComputerTool
 from subagents.screen import CoordinateError, Scaler, Screen, image_tokens, model_size
@@ -184,14 +184,24 @@ def test_a_screenshot_loop_recovers_from_an_overflow_by_cutting_the_screenshot(t
 
 
 def test_report_texts_are_concise_and_truthful():
-    done = GuiReport("gui#1", "DONE", "the dialog is gone", "", 4, 25, "/run/images/00001_gui-1_final.png")
+    done = SubagentReport(
+        GUI_FORM,
+        "gui#1",
+        "DONE",
+        "the dialog is gone",
+        steps=4,
+        budget=25,
+        screenshot="/run/images/00001_gui-1_final.png",
+    )
     assert done.text().splitlines() == [
         "GUI subagent gui#1: DONE",
         "Achieved (seen on screen): the dialog is gone",
         "Steps used: 4 of 25",
         "Final screenshot: /run/images/00001_gui-1_final.png",
     ]
-    partial = GuiReport("gui#2", "INCOMPLETE", "", "turn budget spent", 25, 25, "")
+    partial = SubagentReport(
+        GUI_FORM, "gui#2", "INCOMPLETE", "", remaining="turn budget spent", steps=25, budget=25, screenshot=""
+    )
     assert "Verified on screen: nothing reported" in partial.text()
     assert "Remaining: turn budget spent" in partial.text()
     assert brief_text(" Press OK ", "") == "Your subgoal: Press OK"

@@ -1,4 +1,4 @@
-"""The harness's own run (`stateact.run.execute`, scripted model, bash-only variant) on an OSWorld VM
+"""The harness's own run (`evals.runner.run_task`, scripted model, bash-only variant) on an OSWorld VM
 served by the test double: task setup, the agent's bash over the VM's relay shell, scoring, results."""
 
 from __future__ import annotations
@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from evals.runner import run_task_file
-from stateact.config import RunConfig
-from stateact.run import execute
+from evals.runner import run_task
+from stateact.app.config import RunConfig
 from stateact.runtime import RoleModels
 from tests.osworld_vm_server import served_vm
 from tests.test_osworld_tasks import FIXTURES, cache  # noqa: F401  (the cache fixture)
@@ -22,7 +21,7 @@ def vm(tmp_path_factory):
         yield parts
 
 
-def _harness_agent(tmp_path: Path, turns: list[dict]):
+def _score(task: str, sandbox, turns: list[dict], tmp_path: Path, cache_dir: Path):
     tmp_path.mkdir(parents=True, exist_ok=True)
     script = tmp_path / "script.json"
     script.write_text(json.dumps(turns))
@@ -32,22 +31,8 @@ def _harness_agent(tmp_path: Path, turns: list[dict]):
         harness="bash-only",
         runs_root=tmp_path / "runs",
     )
-
-    def run_agent(instruction: str, sandbox) -> Path:
-        return Path(execute(config.model_copy(update={"instruction": instruction}), sandbox=sandbox).run_dir)
-
-    return run_agent
-
-
-def _score(task: str, sandbox, turns: list[dict], tmp_path: Path, cache_dir: Path):
-    return run_task_file(
-        FIXTURES / task,
-        sandbox,
-        _harness_agent(tmp_path, turns),
-        cache_dir=cache_dir,
-        results_dir=tmp_path / "results",
-        model="scripted",
-        harness="bash-only",
+    return run_task(
+        FIXTURES / task, config, cache_dir, tmp_path / "results", sandbox=sandbox, model="scripted"
     )
 
 

@@ -17,14 +17,14 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from stateact import settings
-from stateact.cli import app
-from stateact.config import RunConfig
+from stateact.app.cli import app
+from stateact.app.config import RunConfig
+from stateact.app.run import execute
 from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
 from stateact.models import create_model
 from stateact.models.base import ModelRequest, ModelResponse, ProviderError
 from stateact.models.relay import RelayProvider, error_path, pending_stem, rejected_count, reply_path
 from stateact.models.relay_reply import ReplyError, parse_reply
-from stateact.run import execute
 from stateact.runlog import read_events
 from stateact.runtime import RoleModels
 from stateact.tools.finish import FinishTool

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from sandbox.processes import tagged_pids
-from stateact.exit_codes import ExitCode
+from stateact.app.exit_codes import ExitCode
+from stateact.app.resume import load_run_state
 from stateact.loop import UNKNOWN_OUTCOME
-from stateact.resume import load_run_state
 from stateact.runlog import read_events
 
 REPO = Path(__file__).resolve().parents[1]

@@ -6,14 +6,14 @@ import pytest
 from typer.testing import CliRunner
 
 from stateact import settings
-from stateact.cli import app
+from stateact.app.cli import app
+from stateact.app.role_options import role_settings, settings_warnings
 from stateact.loop import AgentLoop, Budget
 from stateact.messages import Message, Usage
 from stateact.meter import Meter
 from stateact.models import create_model
 from stateact.models.base import ContextLengthError
 from stateact.models.role_settings import RoleSettings, max_output_tokens, model_info
-from stateact.role_options import role_settings, settings_warnings
 from stateact.runtime import RoleModels
 from tests.test_providers_wire import Echo, Finish, request_of
 from tests.wire_servers import openai_reply

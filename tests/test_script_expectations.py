@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from stateact.config import RunConfig
+from stateact.app.config import RunConfig
+from stateact.app.run import execute
 from stateact.models.script_expectations import exit_code
-from stateact.run import execute
 from stateact.runlog import read_events
 from stateact.runtime import RoleModels
 

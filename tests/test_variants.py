@@ -7,8 +7,8 @@ from dataclasses import replace
 
 from typer.testing import CliRunner
 
-from stateact.cli import app
-from stateact.variants import VARIANTS, default_turns_text
+from stateact.app.cli import app
+from stateact.app.variants import VARIANTS, default_turns_text
 
 
 def run_help() -> str:

@@ -13,15 +13,15 @@ from gate.changes import take_baseline
 from sandbox.base import Sandbox
 from sandbox.osworld import sandbox_from_spec
 from sandbox.processes import kill_tagged
-from stateact.config import RunConfig
-from stateact.harness import build_main_loop
+from stateact.app.config import RunConfig
+from stateact.app.harness import build_main_loop
+from stateact.app.resume import ResumeError, RunState, load_run_state, restore_loop
+from stateact.app.signals import shielded
+from stateact.app.variants import get_variant
 from stateact.loop import AgentLoop, Budget, LoopOutcome
 from stateact.meter import Meter
-from stateact.resume import ResumeError, RunState, load_run_state, restore_loop
 from stateact.runlog import EventListener, RunLog
 from stateact.runtime import RunContext
-from stateact.signals import shielded
-from stateact.variants import get_variant
 
 
 @dataclass

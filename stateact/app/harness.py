@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 
 from gate import FinishGate
 from gate.guard import check_command
+from stateact.app.variants import HarnessVariant
 from stateact.context import build_context_manager
 from stateact.evidence import EvidenceChecker
 from stateact.loop import AgentLoop, Budget
@@ -17,7 +18,6 @@ from stateact.tools.bash import BashTool
 from stateact.tools.edit import EditTool
 from stateact.tools.finish import FinishTool
 from stateact.tools.plan import PLAN_FILE, Plan, PlanTool, plan_injection
-from stateact.variants import HarnessVariant
 from subagents.gui import DelegateGuiTool
 from subagents.pixel import build_pixel_loop
 from subagents.web import DelegateWebTool

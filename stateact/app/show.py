@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from stateact.progress import preview
+from stateact.app.progress import preview
 from stateact.runlog import read_events
 
 RESULT_PREVIEW_CHARS = 400

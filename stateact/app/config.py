@@ -10,8 +10,8 @@ from pydantic import BaseModel, Field, field_validator
 
 from sandbox.settings import DEFAULT_ISOLATION, SANDBOX_HOME
 from stateact import settings
+from stateact.app.variants import FULL_HARNESS
 from stateact.runtime import RoleModels
-from stateact.variants import FULL_HARNESS
 
 
 def absolute_path(path: Path | str) -> Path:

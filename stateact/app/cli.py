@@ -15,19 +15,19 @@ from rich.markup import escape
 from sandbox.base import SandboxError
 from sandbox.settings import DEFAULT_ISOLATION
 from stateact import settings
-from stateact.config import RunConfig, absolute_path
-from stateact.exit_codes import ExitCode, exit_code_for
-from stateact.role_options import (
+from stateact.app.config import RunConfig, absolute_path
+from stateact.app.exit_codes import ExitCode, exit_code_for
+from stateact.app.role_options import (
     ContextWindowOption,
     MaxTokensOption,
     RolesFileOption,
     TemperatureOption,
     settings_warnings,
 )
-from stateact.role_options import role_settings as role_settings_of
+from stateact.app.role_options import role_settings as role_settings_of
+from stateact.app.signals import Terminated, stop_signals_as_interrupt
+from stateact.app.variants import FULL_HARNESS, default_turns_text
 from stateact.runtime import RoleModels
-from stateact.signals import Terminated, stop_signals_as_interrupt
-from stateact.variants import FULL_HARNESS, default_turns_text
 
 app = typer.Typer(
     add_completion=False, no_args_is_help=True, help="A code-first harness for computer-use agents."
@@ -88,8 +88,8 @@ def run(
     without calling finish; 130 Ctrl-C; 143 SIGTERM. With --task the score is printed and saved; the
     exit code says how the run ended, not the score.
     """
-    from stateact.progress import ProgressPrinter
-    from stateact.run import execute, new_run_id
+    from stateact.app.progress import ProgressPrinter
+    from stateact.app.run import execute, new_run_id
 
     if (instruction is None) == (task is None):
         console.print("[red]error:[/red] give an instruction or --task FILE (one of the two)")
@@ -143,10 +143,10 @@ def run(
 
 def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path) -> None:
     from evals.results import ERROR_FILE
-    from stateact.progress import ProgressPrinter
-    from stateact.task_run import run_task
+    from evals.runner import run_task
+    from stateact.app.progress import ProgressPrinter
 
-    outcome = run_task(task, config, cache, results, ProgressPrinter(console))
+    outcome = run_task(task, config, cache, results, listener=ProgressPrinter(console))
     if outcome.failure is not None:
         failure = outcome.failure
         console.print(
@@ -203,9 +203,9 @@ def resume(
     max_minutes: Annotated[float | None, typer.Option(help="Raise the wall-time budget.")] = None,
 ) -> None:
     """Continue a stopped run (crash, kill, Ctrl-C, spent budget, provider outage) from its log."""
-    from stateact.progress import ProgressPrinter
-    from stateact.resume import ResumeError
-    from stateact.run import resume as resume_run
+    from stateact.app.progress import ProgressPrinter
+    from stateact.app.resume import ResumeError
+    from stateact.app.run import resume as resume_run
 
     try:
         with stop_signals_as_interrupt():
@@ -227,7 +227,7 @@ def resume(
 @app.command()
 def show(run_dir: Annotated[Path, typer.Argument(help="A run folder.")]) -> None:
     """A readable summary of a run: steps, tool calls, results, verdict and cost."""
-    from stateact.show import render_run
+    from stateact.app.show import render_run
 
     if not (run_dir / "events.jsonl").exists():
         console.print(f"[red]error:[/red] {run_dir} has no events.jsonl")
@@ -246,7 +246,7 @@ def relay(
     """Play a model: show the pending relay request, and send the reply typed on stdin (end: a line `.`)."""
     import sys
 
-    from stateact.relay_player import play
+    from stateact.app.relay_player import play
 
     try:
         play(directory, sys.stdin, typer.echo, lines, watch)
@@ -257,7 +257,7 @@ def relay(
 @app.command()
 def doctor() -> None:
     """Check what the harness needs on this machine: display, apps, browser, keys, versions."""
-    from stateact.doctor import run_checks
+    from stateact.app.doctor import run_checks
 
     ok = run_checks(console)
     raise typer.Exit(0 if ok else 1)
@@ -266,7 +266,7 @@ def doctor() -> None:
 @app.command()
 def variants() -> None:
     """List the harness variants."""
-    from stateact.variants import VARIANTS
+    from stateact.app.variants import VARIANTS
 
     for variant in VARIANTS.values():
         console.print(f"[bold]{variant.name}[/bold]: {variant.description}")

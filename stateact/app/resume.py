@@ -13,8 +13,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from stateact.app.config import RunConfig
 from stateact.compaction import apply_compaction
-from stateact.config import RunConfig
 from stateact.loop import UNKNOWN_OUTCOME, AgentLoop
 from stateact.messages import Message, TextBlock, ToolResultBlock, Usage
 from stateact.meter import Meter

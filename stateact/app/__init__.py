@@ -1,0 +1,1 @@
+"""The application: assembles the kernel, the roles (subagents, gate) and the evals into runs and the CLI."""

@@ -1,0 +1,192 @@
+"""What the GUI and web subagents share: the report a delegation comes back with, and the delegation.
+
+    loop = AgentLoop(..., budget=delegation_budget(context, max_turns, max_seconds))
+    report = run_delegation(loop, brief_text(subgoal, context_text), GUI_FORM, evidence=...)
+    return report.tool_result()
+
+A delegation ends DONE or FAIL (the subagent's `done` or `fail`), INCOMPLETE (it stopped early: its
+budget, a text reply, an interruption; with what it verified and what remains), or ERROR (its model
+call failed). Each report is logged as a `<role>_report` event and reaches the main agent as text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+from stateact.loop import AgentLoop, Budget, LoopOutcome
+from stateact.runtime import RunContext
+from stateact.tools.base import ToolResult
+from subagents import settings
+
+DONE, FAIL, INCOMPLETE, ERROR = "DONE", "FAIL", "INCOMPLETE", "ERROR"
+NOTHING_REPORTED = "nothing reported"
+STOP_REASONS = {
+    "budget": "it ran out of budget",
+    "replied": "stopped without calling done or fail; its last words",
+}
+"""Why a loop that ended without `done` or `fail` stopped, by its outcome status (others: `stopped`)."""
+
+
+@dataclass(frozen=True)
+class ReportForm:
+    """How one role's reports read to the main agent; the facts in them are the same for every role."""
+
+    name: str
+    """The subagent's name in the report: `GUI`, `Web`."""
+    header: str
+    """The first line, formatted with scope, status, steps and budget."""
+    labels: dict[str, str]
+    """Per status, what precedes the detail line."""
+    steps_line: bool
+    """Whether a closing `Steps used: N of M` line is printed (when the header does not say it)."""
+
+
+GUI_FORM = ReportForm(
+    "GUI",
+    "GUI subagent {scope}: {status}",
+    {DONE: "Achieved (seen on screen): ", FAIL: "Why: ", ERROR: "Why: ", INCOMPLETE: "Verified on screen: "},
+    steps_line=True,
+)
+WEB_FORM = ReportForm(
+    "Web",
+    "Web subagent ({scope}): {status} after {steps} of {budget} steps.",
+    {DONE: "", FAIL: "", ERROR: "", INCOMPLETE: "Verified: "},
+    steps_line=False,
+)
+
+
+@dataclass(frozen=True)
+class SubagentReport:
+    """What a delegation comes back with, as the main agent reads it."""
+
+    form: ReportForm
+    scope: str
+    status: str
+    """DONE, FAIL, INCOMPLETE or ERROR."""
+    detail: str
+    """DONE: what was achieved and seen; FAIL and ERROR: why; INCOMPLETE: what was verified."""
+    remaining: str = ""
+    """INCOMPLETE only: what is left, or why the subagent stopped."""
+    steps: int = 0
+    budget: int = 0
+    last_note: str = ""
+    """The subagent's latest text when it stopped early without a report."""
+    facts: list[str] = field(default_factory=list)
+    final_url: str | None = None
+    """The browser's URL at the end (None: the role has no browser)."""
+    downloads: list[str] = field(default_factory=list)
+    screenshot: str | None = None
+    """The final screenshot's path in the run folder ('': none could be taken; None: the role takes none)."""
+
+    def text(self) -> str:
+        form = self.form
+        lines = [
+            form.header.format(scope=self.scope, status=self.status, steps=self.steps, budget=self.budget)
+        ]
+        detail = self.detail or (NOTHING_REPORTED if self.status == INCOMPLETE else "")
+        lines.append(form.labels[self.status] + detail)
+        if self.status == INCOMPLETE:
+            lines.append(f"Remaining: {self.remaining}")
+        if self.last_note:
+            lines.append(f"Its last note: {self.last_note}")
+        if self.facts:
+            lines += ["Facts:", *(f"- {fact}" for fact in self.facts)]
+        if self.final_url is not None:
+            lines.append(f"Final URL: {self.final_url}")
+        if self.downloads:
+            lines += ["Downloaded files:", *(f"- {path}" for path in self.downloads)]
+        if form.steps_line:
+            lines.append(f"Steps used: {self.steps} of {self.budget}")
+        if self.screenshot is not None:
+            lines.append(f"Final screenshot: {self.screenshot or '(none)'}")
+        return "\n".join(lines)
+
+    def data(self) -> dict:
+        """The report's facts: the tool result's data, and with the scope the `<role>_report` event's fields."""
+        data = asdict(self)
+        del data["form"]
+        return data
+
+    def tool_result(self) -> ToolResult:
+        return ToolResult(text=self.text(), data=self.data(), is_error=self.status == ERROR)
+
+
+def brief_text(subgoal: str, brief: str) -> str:
+    """The subagent's task: the subgoal and the delegating agent's short context, nothing of its history."""
+    text = f"Your subgoal: {subgoal.strip()}"
+    if brief.strip():
+        text += f"\n\nContext from the agent that delegated it:\n{brief.strip()}"
+    return text
+
+
+def delegation_budget(context: RunContext, max_turns: int, max_seconds: float) -> Budget:
+    """A delegation's budget: its own turns and seconds, and what is left of the run's dollars."""
+    return Budget(max_turns=max_turns, max_usd=context.dollar_budget(), max_seconds=max_seconds)
+
+
+def outcome_facts(outcome: LoopOutcome, name: str) -> dict:
+    """Status, detail, remaining and facts of a loop's outcome (`name`: the subagent's, for an error)."""
+    data = outcome.data
+    if outcome.status == "finished" and data.get("status") in (DONE, FAIL, INCOMPLETE):
+        detail = next((data[key] for key in ("summary", "reason", "verified") if key in data), "")
+        return {
+            "status": data["status"],
+            "detail": detail,
+            "remaining": data.get("remaining", ""),
+            "facts": list(data.get("facts", [])),
+        }
+    if outcome.status == "error":
+        why = f"The {name} agent's {clip(outcome.text)}. Nothing it did was verified; check the state."
+        return {"status": ERROR, "detail": why}
+    reason = STOP_REASONS.get(outcome.status, "stopped")
+    if outcome.text.strip():
+        reason += f": {clip(outcome.text)}"
+    if data.get("why"):
+        reason += f"; {data['why']}"
+    return {"status": INCOMPLETE, "detail": "", "remaining": reason}
+
+
+def run_delegation(
+    loop: AgentLoop,
+    task: str,
+    form: ReportForm,
+    *,
+    wrap_up: Callable[[AgentLoop, LoopOutcome], LoopOutcome] | None = None,
+    evidence: Callable[[], dict] = dict,
+) -> SubagentReport:
+    """Run `loop` on `task` and report truthfully how it went; the report is logged.
+
+    wrap_up(loop, outcome): called when the turn budget is spent, for a last progress report.
+    evidence(): the role's own report fields (screenshot, final URL, downloads), read at the end."""
+    budget = loop.budget.max_turns
+    outcome = loop.run(task)
+    steps = min(loop.turns, budget)
+    if outcome.status == "budget" and wrap_up is not None:
+        outcome = wrap_up(loop, outcome)
+    facts = outcome_facts(outcome, form.name)
+    report = SubagentReport(
+        form,
+        loop.scope,
+        steps=steps,
+        budget=budget,
+        last_note=_last_note(loop) if outcome.status not in ("finished", "replied", "error") else "",
+        **facts,
+        **evidence(),
+    )
+    fields = report.data()
+    del fields["scope"]
+    loop.log.emit(f"{loop.role}_report", loop.scope, **fields)
+    return report
+
+
+def _last_note(loop: AgentLoop) -> str:
+    """The subagent's latest text, when it left one."""
+    text = next((m.text() for m in reversed(loop.messages) if m.role == "assistant" and m.text().strip()), "")
+    return clip(text)
+
+
+def clip(text: str) -> str:
+    text = text.strip()
+    limit = settings.REPORT_NOTE_CHARS
+    return text if len(text) <= limit else text[:limit] + "…"
