@@ -4,7 +4,8 @@
     outcomes = run_suite(options, on_job)
 
 Each job gets a fresh sandbox from a pool slot (sandbox/pool.py: by default a
-LocalSandbox with its own home folder and Xvfb display; or an OSWorld VM reset
+LocalSandbox with its own home folder and Xvfb display, isolated by bubblewrap with the suite's task
+files, results and cache hidden; or an OSWorld VM reset
 before the job; evals/engines run the slots), runs the task file's setup, the harness on the instruction (`stateact.run.execute`
 with the task's timeout and budgets), scoring, and writes OSWorld's results
 layout `<results>/<harness>/<model>/<domain>/<task_id>/` with the run folder in
@@ -42,6 +43,7 @@ from evals.suite import SuiteTask, discover, mapped_solution
 from evals.task import TaskError
 from sandbox.base import Sandbox
 from sandbox.pool import LocalSlot, Slot, SlotRetired
+from sandbox.settings import DEFAULT_ISOLATION
 from stateact.config import RunConfig
 from stateact.models.role_settings import RoleSettings
 from stateact.run import execute
@@ -83,6 +85,8 @@ class SuiteOptions:
     """`local` (threads on this machine) or `ray` (evals/engines/ray_engine.py)."""
     address: str | None = None
     """The Ray cluster to join (None: start one on this machine)."""
+    isolation: str = DEFAULT_ISOLATION
+    """How local slots isolate their sandboxes: `bwrap` (bubblewrap, home at /home/user) or `none`."""
 
 
 @dataclass(frozen=True)
@@ -158,7 +162,7 @@ def run_suite(
     jobs = plan_jobs(options)
     notify = listener or (lambda *_: None)
     retired = on_retired or (lambda _: None)
-    slots = list(options.pool) or [LocalSlot(f"local{i}", options.display) for i in range(options.workers)]
+    slots = list(options.pool) or [local_slot(options, f"local{i}") for i in range(options.workers)]
     if options.engine == settings.ENGINE_RAY:
         from evals.engines.ray_engine import run_on_ray as run_jobs
     elif options.engine == settings.ENGINE_LOCAL:
@@ -170,6 +174,14 @@ def run_suite(
     outcomes = run_jobs(options, jobs, slots, notify, retired)
     _remove_if_empty(Path(options.results) / SANDBOXES_FOLDER)
     return outcomes
+
+
+def local_slot(options: SuiteOptions, name: str) -> LocalSlot:
+    """A slot on this machine whose sandboxes are isolated as `options` says and see none of the suite's
+    task files, results or cache (the folder of a suite given as one file)."""
+    suite = Path(options.suite).resolve()
+    folders = (suite if suite.is_dir() else suite.parent, options.results, options.cache)
+    return LocalSlot(name, options.display, options.isolation, tuple(Path(p).resolve() for p in folders))
 
 
 def unrun_outcome(options: SuiteOptions, job: SuiteJob, reason: str) -> JobOutcome:
@@ -193,7 +205,7 @@ def run_job(options: SuiteOptions, job: SuiteJob, slot: Slot | None = None) -> J
     result_dir = job_result_dir(options, job)
     if is_done(result_dir):
         return JobOutcome(job, result_dir, read_score(result_dir), skipped=True)
-    slot = slot or LocalSlot("local", options.display)
+    slot = slot or local_slot(options, "local")
     clear_attempt(result_dir)
     started = time.monotonic()
     sandboxes = Path(options.results) / SANDBOXES_FOLDER
@@ -237,6 +249,7 @@ def _agent_runner(options: SuiteOptions, job: SuiteJob, models: RoleModels, resu
             models=models,
             harness=job.harness,
             display=options.display,
+            isolation=options.isolation,
             runs_root=result_dir,
             run_id=RUN_FOLDER,
             max_turns=options.max_turns,
