@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.isolation import CHECKOUT
 from stateact.loop import AgentLoop
 from stateact.messages import ToolUseBlock
 from stateact.runlog import read_events
@@ -351,6 +352,33 @@ def test_attaches_over_cdp_and_leaves_the_browser_running(tmp_path, site):
     finally:
         browser.kill()
         browser.wait()
+
+
+def test_in_an_isolated_sandbox_the_browser_runs_inside_and_downloads_land_in_its_home(tmp_path, site):
+    with browser_session(tmp_path / "home", isolation="bwrap") as session:
+        tools = {tool.name: tool for tool in web_tools(session)}
+
+        def act(name: str, **arguments):
+            return tools[name].invoke(ToolUseBlock(id="x", name=name, input=arguments))
+
+        assert "chromium" in session.sandbox.run("ps -e -o comm=").stdout.split()
+        act("navigate", url=f"{site}/login.html")
+        act("fill", index=1, text="alice")
+        act("fill", index=2, text="secret", press_enter=True)
+        shown = act("navigate", url=f"{site}/report.csv")  # the browser itself downloads it
+        assert "Downloaded" in shown.text and "to /home/user/Downloads/stock-report.csv." in shown.text
+        fetched = act("download", url=f"{site}/report.csv")
+        assert "to /home/user/Downloads/stock-report (1).csv." in fetched.text
+        downloads = tmp_path / "home" / "Downloads"
+        assert sorted(p.name for p in downloads.iterdir()) == ["stock-report (1).csv", "stock-report.csv"]
+        assert (downloads / "stock-report.csv").read_bytes() == REPORT_CSV
+
+        (tmp_path / "home" / "notes.txt").write_text("seen from inside")
+        assert "seen from inside" in act("navigate", url="file:///home/user/notes.txt").text
+        checkout = act("navigate", url=f"file://{CHECKOUT}/README.md")
+        assert checkout.is_error and "ERR_FILE_NOT_FOUND" in checkout.text
+        session.close()
+        assert not [name for name in session.sandbox.run("ps -e -o comm=").stdout.split() if "chrom" in name]
 
 
 def test_a_browser_that_went_away_is_started_again(tmp_path, site):
