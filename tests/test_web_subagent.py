@@ -43,10 +43,11 @@ def site():
 
 
 @pytest.fixture
-def run_context(tmp_path):
-    """A run on a local sandbox without display, whose models play `script.json`."""
+def run_context(tmp_path, request):
+    """A run on a local sandbox without display (isolated as the test's parameter says; default none),
+    whose models play `script.json`."""
     script = tmp_path / "script.json"
-    with tool_run_context(tmp_path) as context:
+    with tool_run_context(tmp_path, getattr(request, "param", "none")) as context:
         context.models = RoleModels(main=f"scripted:{script}")
         yield context, script
 
@@ -60,6 +61,7 @@ def requests_text(context: RunContext, role: str) -> list[str]:
     return out
 
 
+@pytest.mark.parametrize("run_context", ["none", "bwrap"], indirect=True)
 def test_main_agent_delegates_a_multi_step_web_subgoal(run_context, site):
     context, script = run_context
     delegate_1 = call(
@@ -141,7 +143,7 @@ def test_main_agent_delegates_a_multi_step_web_subgoal(run_context, site):
     assert "- Support code: HELP-42" in second
     assert f"Final URL: {site}/widgets.html" in second
     assert f"Downloaded files:\n- {report_path}" in second
-    assert report_path.read_bytes() == REPORT_CSV
+    assert context.sandbox.read_file(str(report_path)) == REPORT_CSV
 
     # what the model saw during the second delegation
     assert "The browser now shows:\n=== page: Stock, page 3 of 3" in seen[5]
