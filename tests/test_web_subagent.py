@@ -383,8 +383,9 @@ def test_in_an_isolated_sandbox_the_browser_runs_inside_and_downloads_land_in_it
         assert not [name for name in session.sandbox.run("ps -e -o comm=").stdout.split() if "chrom" in name]
 
 
-def test_a_browser_that_went_away_is_started_again(tmp_path, site):
-    with browser_session(tmp_path) as session:
+@pytest.mark.parametrize("isolation", ["none", "bwrap"])
+def test_a_browser_that_went_away_is_started_again(tmp_path, site, isolation):
+    with browser_session(tmp_path, isolation=isolation) as session:
         navigate = next(tool for tool in web_tools(session) if tool.name == "navigate")
         session.page.goto(f"{site}/help.html")
         session._browser.close()  # the browser dies between two actions
@@ -392,6 +393,10 @@ def test_a_browser_that_went_away_is_started_again(tmp_path, site):
         assert not result.is_error
         assert "The browser had gone away; a new one was started" in result.text
         assert "=== page: Tools" in result.text
+        if isolation == "bwrap":  # the first Chromium, only disconnected, was ended
+            processes = session.sandbox.run("ps -eo args=").stdout.splitlines()
+            browsers = [p for p in processes if "--remote-debugging-port" in p and "--type=" not in p]
+            assert len(browsers) == 1, processes
 
 
 def test_text_replies_are_reminded_and_a_failed_model_call_is_an_error(run_context, site):
