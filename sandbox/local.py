@@ -16,6 +16,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import IO
 
 from sandbox import settings
 from sandbox.base import CommandResult, Sandbox, SandboxError, Shell
@@ -212,10 +213,11 @@ class LocalSandbox(Sandbox):
         return self.spawn(["bash", "-c", command], output, one_shot)
 
     def spawn(
-        self, argv: Sequence[str], output: int = subprocess.DEVNULL, one_shot: bool = False
+        self, argv: Sequence[str], output: int | IO[bytes] = subprocess.DEVNULL, one_shot: bool = False
     ) -> subprocess.Popen:
         """`argv` started in the sandbox (inside its namespaces when isolated) in the home folder, in a
-        session of its own (end it with os.killpg), with no input; the caller waits for it or ends it."""
+        session of its own (end it with os.killpg), with no input, its output and errors to `output`;
+        the caller waits for it or ends it."""
         return subprocess.Popen(
             self.command(argv),
             cwd=self.host_home,

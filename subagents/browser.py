@@ -344,7 +344,7 @@ class BrowserSession:
             download = self._pending_downloads.pop(0)
             try:
                 data = self._inside.take(download) if self._inside else _saved_bytes(download)
-            except PlaywrightError as exc:
+            except (PlaywrightError, OSError) as exc:
                 notes.append(f"A download of {download.url} failed: {error_summary(exc)}.")
                 continue
             path = self.store_download(download.suggested_filename, data)

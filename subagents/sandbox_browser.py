@@ -31,6 +31,10 @@ from subagents import settings
 
 PROFILE_PREFIX = "/tmp/.stateact-web-"
 """Where, inside the sandbox, each Chromium's profile folder is made."""
+LOG_SUFFIX = ".log"
+"""Beside the profile folder: Chromium's output."""
+LOG_QUOTE_CHARS = 1500
+"""How much of that output an error about a Chromium that did not start quotes."""
 STAGING_FOLDER = "stateact-downloads"
 """The folder of the profile where Chromium writes downloads before they are moved to ~/Downloads."""
 
@@ -50,34 +54,39 @@ class SandboxChromium:
     def start(self) -> str:
         """Launch Chromium headless in the sandbox and wait for its DevTools port; returns the endpoint."""
         width, height = settings.WEB_VIEWPORT
-        self._process = self.sandbox.spawn(
-            [
-                settings.WEB_CHROMIUM_PATH,
-                "--headless",
-                "--remote-debugging-address=127.0.0.1",
-                "--remote-debugging-port=0",
-                f"--user-data-dir={self.profile}",
-                f"--window-size={width},{height}",
-                *settings.WEB_CHROMIUM_ARGS,
-                "about:blank",
-            ]
-        )
+        log = self.sandbox.resolve(self.profile + LOG_SUFFIX)
+        with log.open("wb") as output:  # Chromium's messages, quoted when it fails to start
+            self._process = self.sandbox.spawn(
+                [
+                    settings.WEB_CHROMIUM_PATH,
+                    "--headless",
+                    "--remote-debugging-address=127.0.0.1",
+                    "--remote-debugging-port=0",
+                    f"--user-data-dir={self.profile}",
+                    f"--window-size={width},{height}",
+                    *settings.WEB_CHROMIUM_ARGS,
+                    "about:blank",
+                ],
+                output,
+            )
         port_file = self.sandbox.resolve(f"{self.profile}/DevToolsActivePort")
         deadline = time.monotonic() + settings.WEB_BROWSER_START_TIMEOUT_S
-        while not self.endpoint:
-            port = port_file.read_text().split("\n")[0].strip() if port_file.is_file() else ""
-            if port.isdigit():
-                self.endpoint = f"http://127.0.0.1:{port}"
-            elif self._process.poll() is not None or time.monotonic() > deadline:
-                code = self._process.poll()
+        while not (port := _listening_port(port_file)):
+            code = self._process.poll()
+            if code is not None or time.monotonic() > deadline:
+                said = log.read_text(errors="replace")[-LOG_QUOTE_CHARS:].strip()
                 self.stop()
                 raise SandboxError(
-                    f"Chromium in the sandbox exited with code {code} before it listened"
-                    if code is not None
-                    else f"Chromium in the sandbox did not listen within {settings.WEB_BROWSER_START_TIMEOUT_S:.0f}s"
+                    (
+                        f"Chromium in the sandbox exited with code {code} before it listened"
+                        if code is not None
+                        else f"Chromium in the sandbox did not listen within "
+                        f"{settings.WEB_BROWSER_START_TIMEOUT_S:.0f} s"
+                    )
+                    + (f": {said}" if said else "")
                 )
-            else:
-                time.sleep(settings.WEB_BROWSER_POLL_S)
+            time.sleep(settings.WEB_BROWSER_POLL_S)
+        self.endpoint = f"http://127.0.0.1:{port}"
         return self.endpoint
 
     def stage_downloads(self, browser: Browser) -> None:
@@ -123,4 +132,13 @@ class SandboxChromium:
             self._process.wait()
             self._process = None
         shutil.rmtree(self.sandbox.resolve(self.profile), ignore_errors=True)
+        self.sandbox.resolve(self.profile + LOG_SUFFIX).unlink(missing_ok=True)
         self.endpoint = ""
+
+
+def _listening_port(port_file: Path) -> str:
+    """The DevTools port Chromium wrote into `port_file` (its first line), or '' while there is none."""
+    with contextlib.suppress(OSError):
+        port = port_file.read_text().split("\n")[0].strip()
+        return port if port.isdigit() else ""
+    return ""

@@ -10,12 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.base import SandboxError
 from sandbox.isolation import CHECKOUT
+from sandbox.local import LocalSandbox
 from stateact.loop import AgentLoop
 from stateact.messages import ToolUseBlock
 from stateact.runlog import read_events
 from stateact.runtime import RoleModels, RunContext
 from subagents import settings
+from subagents.browser import BrowserSession
 from subagents.nudge import SUBAGENT_TEXT_REPLY_NUDGE
 from subagents.web import DelegateWebTool
 from subagents.web_tools import web_tools
@@ -381,6 +384,18 @@ def test_in_an_isolated_sandbox_the_browser_runs_inside_and_downloads_land_in_it
         assert checkout.is_error and "ERR_FILE_NOT_FOUND" in checkout.text
         session.close()
         assert not [name for name in session.sandbox.run("ps -e -o comm=").stdout.split() if "chrom" in name]
+
+
+def test_a_browser_that_cannot_start_in_the_sandbox_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(settings, "WEB_CHROMIUM_PATH", "/bin/ls")  # rejects Chromium's options
+    with LocalSandbox(tmp_path / "home", isolation="bwrap") as sandbox:
+        session = BrowserSession(sandbox)
+        with pytest.raises(
+            SandboxError, match="exited with code 2 before it listened: .*unrecognized option"
+        ):
+            session.start()
+        assert not session.started
+        assert sandbox.run("ls -A /tmp").stdout == ""  # no profile or log left behind
 
 
 @pytest.mark.parametrize("isolation", ["none", "bwrap"])
