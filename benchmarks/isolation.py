@@ -1,7 +1,9 @@
 """The cost of isolating the local sandbox with bubblewrap, against `--isolation none`.
 
 Measures sandbox start-up, per-command latency in the persistent shell and for one-shot `run`
-commands, and a LibreOffice cold start (`soffice --headless --convert-to pdf`) inside and outside.
+commands, a LibreOffice cold start (`soffice --headless --convert-to pdf`) and the web subagent's
+browser start (Chromium started in the sandbox and attached over CDP, or launched by Playwright on the
+host; until its first blank page) inside and outside.
 The last line prints key=value figures.
 """
 
@@ -16,6 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sandbox.local import LocalSandbox  # noqa: E402
+from subagents.browser import BrowserSession  # noqa: E402
 
 SHELL_COMMANDS = 100
 RUN_COMMANDS = 30
@@ -50,6 +53,13 @@ def measure(isolation: str) -> dict[str, float]:
             office = _ms(started)
             if not converted.ok:
                 raise SystemExit(f"LibreOffice conversion failed ({isolation}): {converted.output}")
+            browser = BrowserSession(box)
+            started = time.perf_counter()
+            try:
+                browser.page.goto("about:blank")
+                browser_start = _ms(started)
+            finally:
+                browser.close()
         finally:
             box.close()
     return {
@@ -57,6 +67,7 @@ def measure(isolation: str) -> dict[str, float]:
         "shell_ms": statistics.median(shell_ms),
         "run_ms": statistics.median(run_ms),
         "office_cold_ms": office,
+        "browser_start_ms": browser_start,
     }
 
 

@@ -16,6 +16,8 @@ from evals import settings
 from evals.suite import OFFICE_SUITE, discover
 from evals.task import TaskError
 from evals.validate import ValidationRow, validate_suite
+from sandbox.isolation import NO_ISOLATION_WARNING, bwrap_problem, check_isolation
+from sandbox.settings import DEFAULT_ISOLATION
 from stateact.app.role_options import ContextWindowOption, MaxTokensOption, RolesFileOption, TemperatureOption
 from stateact.app.variants import FULL_HARNESS
 
@@ -176,6 +178,10 @@ def run_command(
             help="Shell command that restores a --vm's snapshot (sees STATEACT_SLOT, STATEACT_VM_HOST)."
         ),
     ] = None,
+    isolation: Annotated[
+        str,
+        typer.Option(help="Local sandbox isolation: `bwrap` (bubblewrap) or `none` (host processes)."),
+    ] = DEFAULT_ISOLATION,
 ) -> None:
     """Run every task of SUITE under each harness, then print and save the comparison table."""
     from evals.fixtures.build import build_fixtures
@@ -188,6 +194,8 @@ def run_command(
         settings_of_roles = role_settings(roles, max_tokens, temperature, context_window)
         slots = pool_from_options(pool, vm or [], reset_command)
         check_engine(engine, address)
+        if check_isolation(isolation) == "bwrap" and not slots and (problem := bwrap_problem()):
+            raise ValueError(problem)
     except ValueError as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
@@ -208,12 +216,15 @@ def run_command(
         pool=tuple(slots),
         engine=engine,
         address=address,
+        isolation=isolation,
     )
     try:
         jobs = plan_jobs(options)
     except (TaskError, ValueError) as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
+    if isolation == "none" and not slots:
+        console.print(f"[yellow]warning:[/yellow] {NO_ISOLATION_WARNING}")
     if cache is None:
         build_fixtures(options.cache)
     try:

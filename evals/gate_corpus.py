@@ -8,10 +8,10 @@
 A case (`<id>.json`) names a task of the office suite, the steps that turn the task's set-up state
 into the deliverable (the reference solution's bash commands, optionally with text replaced or some
 skipped; shell commands; web pages visited, saved as the web subagent would), whether the agent
-claims the task is infeasible, and the expected verdict with a one-line reason. Paths written
-`/home/user` are mapped to the sandbox's home, as in the task files. A case is staged as a run is:
-the task's setup on a fresh LocalSandbox (with a display when the setup opens a window), the gate's
-baseline, then the steps.
+claims the task is infeasible, and the expected verdict with a one-line reason. Paths are written
+as the task files write them (`/home/user`, the isolated sandbox's home). A case is staged as a run
+is: the task's setup on a fresh LocalSandbox isolated by bubblewrap (with a display when the setup
+opens a window), the gate's baseline, then the steps.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evals import settings
-from evals.paths import HomeMap
 from evals.runner import prepare_task
 from evals.suite import OFFICE_SUITE, SuiteTask, discover
 from gate import FinishGate, sandbox_clock
@@ -178,16 +177,15 @@ def staged_case(
     if Path(root).exists():
         raise CaseError(f"{case.id}: {root} exists already; a case is staged in a new folder")
     task = suite_tasks()[case.task]
-    sandbox = LocalSandbox(Path(root) / "home", display=needs_display(task))
+    sandbox = LocalSandbox(Path(root) / "home", display=needs_display(task), isolation="bwrap", hidden=[root])
     log = RunLog(Path(root) / "run")
     try:
         sandbox.start()
         prepared = prepare_task(task.path, sandbox, cache_dir)
         started_at = sandbox_clock(sandbox)
         take_baseline(sandbox, log.run_dir, prepared.instruction, log, started_at)
-        home_map = HomeMap(sandbox.home)
         for step in case.steps:
-            _apply(step, case, task, sandbox, log, home_map)
+            _apply(step, case, task, sandbox, log)
         models = RoleModels(main=gate_model or NO_MODEL, gate=gate_model)
         context = RunContext(log.run_dir, prepared.instruction, sandbox, log, Meter(), models)
         yield StagedCase(case, context, started_at)
@@ -196,15 +194,13 @@ def staged_case(
         sandbox.close()
 
 
-def _apply(
-    step: Step, case: GateCase, task: SuiteTask, sandbox: LocalSandbox, log: RunLog, home: HomeMap
-) -> None:
+def _apply(step: Step, case: GateCase, task: SuiteTask, sandbox: LocalSandbox, log: RunLog) -> None:
     if isinstance(step, VisitStep):
-        _visit([home.apply(url) for url in step.urls], sandbox, log)
+        _visit(step.urls, sandbox, log)
         return
     commands = _solution_commands(task, step, case.id) if isinstance(step, SolutionStep) else [step.command]
     for command in commands:
-        result = sandbox.run(home.apply(command), timeout=settings.GATE_CORPUS_STEP_TIMEOUT_S)
+        result = sandbox.run(command, timeout=settings.GATE_CORPUS_STEP_TIMEOUT_S)
         if not result.ok:
             raise CaseError(
                 f"{case.id}: step failed (exit {result.returncode}): {command[:200]}\n{result.output[-1500:]}"

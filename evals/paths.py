@@ -1,16 +1,18 @@
 """Mapping the VM home (`/home/user`) named by task files onto a sandbox's home.
 
 Design: task files name absolute paths under `/home/user` in setup steps,
-getters, commands and the instruction. An OSWorld VM's home is `/home/user`, so
-the map is the identity there. A LocalSandbox's home is a work folder
-(running tasks as a real `/home/user` account would need root and a user per
-concurrent run), so before anything runs the whole task (every string of
-`config`, `evaluator` and the instruction given to the agent) is rewritten
-once, with `/home/user` replaced by the sandbox's home wherever it starts a
-path: at the start of a string or after a character that cannot be part of a
-path (space, quote, `=`, `:`, `(`, ...), and only when followed by `/`, the end,
-or such a character (`/home/username` is left alone). `~` needs no mapping: the
-sandbox's HOME is its home.
+getters, commands and the instruction. An OSWorld VM's home and an isolated
+LocalSandbox's (bubblewrap shows the work folder there) are `/home/user`, so the
+map is the identity for them. Only a LocalSandbox with `--isolation none` has
+its home at the work folder's own path (a real `/home/user` account would need
+root and a user per concurrent run); for it, before anything runs, the whole
+task (every string of `config`, `evaluator` and the instruction given to the
+agent) and a reference solution are rewritten once, with `/home/user` replaced
+by the sandbox's home wherever it starts a path: at the start of a string or
+after a character that cannot be part of a path (space, quote, `=`, `:`, `(`,
+...), and only when followed by `/`, the end, or such a character
+(`/home/username` is left alone). `~` needs no mapping: the sandbox's HOME is
+its home.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@
     outcomes = run_suite(options, on_job)
 
 Each job gets a fresh sandbox from a pool slot (sandbox/pool.py: by default a
-LocalSandbox with its own home folder and Xvfb display; or an OSWorld VM reset
+LocalSandbox with its own home folder and Xvfb display, isolated by bubblewrap with the suite's task
+files, results and cache hidden; or an OSWorld VM reset
 before the job; evals/engines run the slots), runs the task file's setup, the harness on the instruction (`evals.runner.run_task`
 with the task's timeout and budgets), scoring, and writes OSWorld's results
 layout `<results>/<harness>/<model>/<domain>/<task_id>/` with the run folder in
@@ -41,6 +42,7 @@ from evals.runner import run_task
 from evals.suite import SuiteTask, discover, mapped_solution
 from evals.task import TaskError
 from sandbox.pool import LocalSlot, Slot, SlotRetired
+from sandbox.settings import DEFAULT_ISOLATION
 from stateact.app.config import RunConfig
 from stateact.app.variants import get_variant
 from stateact.models.role_settings import RoleSettings
@@ -81,6 +83,8 @@ class SuiteOptions:
     """`local` (threads on this machine) or `ray` (evals/engines/ray_engine.py)."""
     address: str | None = None
     """The Ray cluster to join (None: start one on this machine)."""
+    isolation: str = DEFAULT_ISOLATION
+    """How local slots isolate their sandboxes: `bwrap` (bubblewrap, home at /home/user) or `none`."""
 
 
 @dataclass(frozen=True)
@@ -156,7 +160,7 @@ def run_suite(
     jobs = plan_jobs(options)
     notify = listener or (lambda *_: None)
     retired = on_retired or (lambda _: None)
-    slots = list(options.pool) or [LocalSlot(f"local{i}", options.display) for i in range(options.workers)]
+    slots = list(options.pool) or [local_slot(options, f"local{i}") for i in range(options.workers)]
     if options.engine == settings.ENGINE_RAY:
         from evals.engines.ray_engine import run_on_ray as run_jobs
     elif options.engine == settings.ENGINE_LOCAL:
@@ -168,6 +172,14 @@ def run_suite(
     outcomes = run_jobs(options, jobs, slots, notify, retired)
     _remove_if_empty(Path(options.results) / SANDBOXES_FOLDER)
     return outcomes
+
+
+def local_slot(options: SuiteOptions, name: str) -> LocalSlot:
+    """A slot on this machine whose sandboxes are isolated as `options` says and see none of the suite's
+    task files, results or cache (the folder of a suite given as one file)."""
+    suite = Path(options.suite).resolve()
+    folders = (suite if suite.is_dir() else suite.parent, options.results, options.cache)
+    return LocalSlot(name, options.display, options.isolation, tuple(Path(p).resolve() for p in folders))
 
 
 def unrun_outcome(options: SuiteOptions, job: SuiteJob, reason: str) -> JobOutcome:
@@ -191,7 +203,7 @@ def run_job(options: SuiteOptions, job: SuiteJob, slot: Slot | None = None) -> J
     result_dir = job_result_dir(options, job)
     if is_done(result_dir):
         return JobOutcome(job, result_dir, read_score(result_dir), skipped=True)
-    slot = slot or LocalSlot("local", options.display)
+    slot = slot or local_slot(options, "local")
     clear_attempt(result_dir)
     started = time.monotonic()
     sandboxes = Path(options.results) / SANDBOXES_FOLDER
@@ -232,6 +244,7 @@ def job_config(options: SuiteOptions, job: SuiteJob, models: RoleModels, result_
         models=models,
         harness=job.harness,
         display=options.display,
+        isolation=options.isolation,
         runs_root=result_dir,
         run_id=RUN_FOLDER,
         max_turns=options.max_turns,

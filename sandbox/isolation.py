@@ -30,6 +30,7 @@ from pathlib import Path
 from sandbox.base import SandboxError
 from sandbox.settings import (
     HOLDER_START_TIMEOUT_S,
+    ISOLATION_MODES,
     LIMIT_ADDRESS_SPACE_BYTES,
     LIMIT_CPU_SECONDS,
     LIMIT_PROCESSES,
@@ -46,6 +47,15 @@ NO_USER_NAMESPACES = (
     "container with --privileged / a seccomp profile that permits unshare), or run without isolation: "
     "--isolation none"
 )
+
+NO_ISOLATION_WARNING = "--isolation none: the agent's commands run as host processes"
+
+
+def check_isolation(mode: str) -> str:
+    """`mode` when it is an isolation mode; ValueError naming the modes otherwise."""
+    if mode not in ISOLATION_MODES:
+        raise ValueError(f"unknown isolation {mode!r}: use one of {', '.join(ISOLATION_MODES)}")
+    return mode
 
 
 def bwrap_problem() -> str:

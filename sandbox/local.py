@@ -16,17 +16,18 @@ import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import IO
 
 from sandbox import settings
 from sandbox.base import CommandResult, Sandbox, SandboxError, Shell
 from sandbox.bash_session import BashSession
 from sandbox.display import XDisplay
-from sandbox.isolation import BwrapNamespace, default_hidden, give_to_sandbox_user, limits
+from sandbox.isolation import BwrapNamespace, check_isolation, default_hidden, give_to_sandbox_user, limits
 from sandbox.marker_shell import NONINTERACTIVE_ENV
 from sandbox.office_profile import install_office_profile
 from sandbox.processes import TAG_VARIABLE, kill_tagged
 from sandbox.runtime import require_runtime
-from sandbox.settings import ISOLATION_MODES, SANDBOX_HOME
+from sandbox.settings import SANDBOX_HOME
 from sandbox.toolkit import TOOLKIT_BIN
 
 
@@ -44,9 +45,10 @@ class LocalSandbox(Sandbox):
         isolation: str = "none",
         hidden: Sequence[Path] = (),
     ) -> None:
-        if isolation not in ISOLATION_MODES:
-            raise SandboxError(f"unknown isolation {isolation!r}: use one of {', '.join(ISOLATION_MODES)}")
-        self.isolation = isolation
+        try:
+            self.isolation = check_isolation(isolation)
+        except ValueError as exc:
+            raise SandboxError(str(exc)) from None
         self.host_home = str(Path(workdir).resolve())
         """The work folder on the host; `home` is the same folder as the sandbox's processes see it."""
         self.home = SANDBOX_HOME if isolation == "bwrap" else self.host_home
@@ -128,6 +130,11 @@ class LocalSandbox(Sandbox):
         self._started = False
 
     @property
+    def isolated(self) -> bool:
+        """Whether the sandbox's processes run inside bubblewrap's namespaces."""
+        return self.isolation == "bwrap"
+
+    @property
     def display(self) -> str | None:
         return self.env.get("DISPLAY")
 
@@ -203,8 +210,16 @@ class LocalSandbox(Sandbox):
 
     def _spawn_bash(self, command: str, output: int, one_shot: bool = True) -> subprocess.Popen:
         """`bash -c command` in the home folder, in a session of its own, with no input."""
+        return self.spawn(["bash", "-c", command], output, one_shot)
+
+    def spawn(
+        self, argv: Sequence[str], output: int | IO[bytes] = subprocess.DEVNULL, one_shot: bool = False
+    ) -> subprocess.Popen:
+        """`argv` started in the sandbox (inside its namespaces when isolated) in the home folder, in a
+        session of its own (end it with os.killpg), with no input, its output and errors to `output`;
+        the caller waits for it or ends it."""
         return subprocess.Popen(
-            self.command(["bash", "-c", command]),
+            self.command(argv),
             cwd=self.host_home,
             env=self.env,
             stdin=subprocess.DEVNULL,

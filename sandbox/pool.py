@@ -5,7 +5,8 @@
     ...                            # sandbox is started
     slot.give_back(sandbox)
 
-A `LocalSlot` hands out a fresh, unstarted LocalSandbox per job. A `VMSlot`
+A `LocalSlot` hands out a fresh, unstarted LocalSandbox per job (isolated by bubblewrap unless its
+`isolation` is `none`, with the harness's folders it names hidden). A `VMSlot`
 drives one OSWorld VM and never hands it out without a reset: before every lease
 it runs its reset command (a snapshot revert, on the machine that runs the slot,
 with STATEACT_SLOT, STATEACT_VM_URL, STATEACT_VM_HOST and STATEACT_VM_PORT set),
@@ -70,13 +71,18 @@ class Slot(ABC):
 
 @dataclass(frozen=True)
 class LocalSlot(Slot):
-    """A fresh LocalSandbox for every job, its home under the job's scratch folder."""
+    """A fresh LocalSandbox for every job, its home under the job's scratch folder; `hidden` are host
+    folders an isolated sandbox must not see (results, caches, task files) besides the harness's own."""
 
     name: str
     display: bool = True
+    isolation: str = settings.DEFAULT_ISOLATION
+    hidden: tuple[Path, ...] = ()
 
     def lease(self, workdir: Path) -> Sandbox:
-        return LocalSandbox(Path(workdir) / "home", display=self.display)
+        return LocalSandbox(
+            Path(workdir) / "home", display=self.display, isolation=self.isolation, hidden=self.hidden
+        )
 
 
 @dataclass(frozen=True)

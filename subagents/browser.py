@@ -1,7 +1,9 @@
 """A browser that lives for a whole run: tabs, cookies, dialogs, downloads, element lookup.
 
-`BrowserSession` launches Debian's Chromium headless through Playwright's sync
-API, or attaches to a running Chromium over CDP (OSWorld's Chrome on port 9222).
+`BrowserSession` attaches to a running Chromium over CDP (OSWorld's Chrome on
+port 9222); on an isolated local sandbox it starts Debian's Chromium headless
+inside the sandbox and attaches to that (subagents/sandbox_browser.py); on a
+sandbox without isolation it launches Chromium through Playwright's sync API.
 It starts on first use and keeps its state across delegations until `close()`.
 Events that happen between actions (JavaScript dialogs, new tabs and popups,
 downloads) are collected as notes the next action result reports. Downloads
@@ -37,8 +39,10 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from sandbox.base import Sandbox
+from sandbox.local import LocalSandbox
 from subagents import settings
 from subagents.dom_markdown import ELEMENT_ATTRIBUTE, PageSnapshot, render_page, snapshot_page
+from subagents.sandbox_browser import SandboxChromium
 
 
 class WebActionError(RuntimeError):
@@ -58,6 +62,9 @@ class BrowserSession:
         """Called with every page serialization (the run's web page log)."""
         self._playwright: Playwright | None = None
         self._profile: tempfile.TemporaryDirectory | None = None
+        self._inside: SandboxChromium | None = None
+        """The Chromium started inside an isolated sandbox (None: attached to `cdp_url`, or launched by
+        Playwright on the host)."""
         self._browser: Browser | None = None
         self._context: BrowserContext | None = None
         self._page: Page | None = None
@@ -84,11 +91,11 @@ class BrowserSession:
         self._playwright = sync_playwright().start()
         try:
             if self.cdp_url:
-                self._browser = self._playwright.chromium.connect_over_cdp(
-                    self.cdp_url, timeout=settings.WEB_NAVIGATION_TIMEOUT_MS
-                )
-                contexts = self._browser.contexts
-                self._context = contexts[0] if contexts else self._browser.new_context(accept_downloads=True)
+                self._attach(self.cdp_url)
+            elif isinstance(self.sandbox, LocalSandbox) and self.sandbox.isolated:
+                self._inside = SandboxChromium(self.sandbox)
+                self._attach(self._inside.start())
+                self._inside.stage_downloads(self._browser)
             else:
                 # A persistent profile, as a user's browser has: chrome:// pages work in it.
                 self._profile = tempfile.TemporaryDirectory(
@@ -113,19 +120,29 @@ class BrowserSession:
         self._page = self._context.pages[-1] if self._context.pages else self._context.new_page()
         self._opened.clear()
 
+    def _attach(self, endpoint: str) -> None:
+        self._browser = self._playwright.chromium.connect_over_cdp(
+            endpoint, timeout=settings.WEB_NAVIGATION_TIMEOUT_MS
+        )
+        contexts = self._browser.contexts
+        self._context = contexts[0] if contexts else self._browser.new_context(accept_downloads=True)
+
     def close(self) -> None:
-        """Close the launched browser (an attached one is only disconnected); safe to call twice."""
+        """Close the browser it started (one at `cdp_url` is only disconnected); safe to call twice."""
         with contextlib.suppress(PlaywrightError):
-            if self.cdp_url and self._browser is not None:
-                self._browser.close()
-            elif self._context is not None:
+            if self._profile is not None and self._context is not None:
                 self._context.close()
+            elif self._browser is not None:
+                self._browser.close()
         self._stop_playwright()
 
     def _stop_playwright(self) -> None:
         if self._playwright is not None:
             with contextlib.suppress(PlaywrightError):
                 self._playwright.stop()
+        if self._inside is not None:
+            self._inside.stop()
+            self._inside = None
         self._playwright = self._browser = self._context = self._page = None
         if self._profile is not None:
             self._profile.cleanup()
@@ -140,6 +157,10 @@ class BrowserSession:
             return
         self._tab_counter += 1
         self._tab_ids[page] = self._tab_counter
+        if self._inside is not None:  # as Playwright's own launch does; an attached one is left alone
+            width, height = settings.WEB_VIEWPORT
+            with contextlib.suppress(PlaywrightError):
+                page.set_viewport_size({"width": width, "height": height})
         page.set_default_timeout(settings.WEB_ACTION_TIMEOUT_MS)
         page.set_default_navigation_timeout(settings.WEB_NAVIGATION_TIMEOUT_MS)
         page.on("dialog", self._on_dialog)
@@ -321,14 +342,12 @@ class BrowserSession:
         notes = []
         while self._pending_downloads:
             download = self._pending_downloads.pop(0)
-            with tempfile.TemporaryDirectory() as scratch:
-                local = Path(scratch) / "file"
-                try:
-                    download.save_as(local)
-                except PlaywrightError as exc:
-                    notes.append(f"A download of {download.url} failed: {error_summary(exc)}.")
-                    continue
-                path = self.store_download(download.suggested_filename, local.read_bytes())
+            try:
+                data = self._inside.take(download) if self._inside else _saved_bytes(download)
+            except (PlaywrightError, OSError) as exc:
+                notes.append(f"A download of {download.url} failed: {error_summary(exc)}.")
+                continue
+            path = self.store_download(download.suggested_filename, data)
             notes.append(f"Downloaded {download.url} to {path}.")
         return notes
 
@@ -357,6 +376,14 @@ class BrowserSession:
         self.sandbox.write_file(path, data)
         self.downloads.append(path)
         return path
+
+
+def _saved_bytes(download: Download) -> bytes:
+    """The bytes of a download of a browser on this machine, or one attached over CDP."""
+    with tempfile.TemporaryDirectory() as scratch:
+        local = Path(scratch) / "file"
+        download.save_as(local)
+        return local.read_bytes()
 
 
 def _filename_from_disposition(header: str) -> str:

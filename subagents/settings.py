@@ -15,6 +15,12 @@ WEB_CHROMIUM_ARGS = (
     "--no-first-run",
 )
 WEB_VIEWPORT = (1280, 800)
+WEB_BROWSER_START_TIMEOUT_S = 30.0
+"""How long Chromium started inside an isolated sandbox may take to open its DevTools port."""
+WEB_BROWSER_STOP_TIMEOUT_S = 5.0
+"""How long that Chromium may take to exit on SIGTERM before it is killed."""
+WEB_BROWSER_POLL_S = 0.05
+"""Delay between two looks for the DevTools port of a starting Chromium."""
 WEB_ACTION_TIMEOUT_MS = 5_000
 """How long a click, fill or select waits for its element to become actionable."""
 WEB_NAVIGATION_TIMEOUT_MS = 20_000

@@ -15,6 +15,7 @@ from pathlib import Path
 from playwright.sync_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
+from sandbox.base import SandboxError
 from stateact.context import build_context_manager
 from stateact.context_processors import CollapseObservations, Processor, StripImages
 from stateact.loop import AgentLoop
@@ -83,7 +84,7 @@ class DelegateWebTool(Tool):
         try:
             self.session.start()
             first_look = self.session.observe()
-        except PlaywrightError as exc:
+        except (PlaywrightError, SandboxError) as exc:
             log.emit("web_browser_error", scope, error=error_summary(exc))
             return ToolResult.error(f"The web browser could not be started: {error_summary(exc)}")
         downloads_before = len(self.session.downloads)

@@ -100,7 +100,7 @@ def test_results_follow_the_osworld_layout(results):
     assert (task / "traj.jsonl").read_text().count("\n") == 2
     assert (results / "no-verify" / "reference" / "args.json").is_file()
     solution = json.loads((task / "reference_solution.json").read_text())
-    assert "/home/user" not in json.dumps(solution)  # mapped onto the job's own sandbox home
+    assert "/home/user/output.txt" in json.dumps(solution)  # the isolated sandbox's home is /home/user
     assert not (results / ".sandboxes").exists()
 
 
@@ -186,3 +186,56 @@ def test_bad_arguments_are_clear_errors(tmp_path):
     assert code == 2 and "no task nosuch" in output
     code, output = run_cli("report", str(tmp_path / "nowhere"))
     assert code == 2 and "is not a folder" in output
+
+
+def peeking_suite(root: Path, results: Path) -> Path:
+    """The `shout` task, and `peek`: its solution lists the processes and tries to read its own task
+    file and the results folder; it scores 1 only when it saw neither and no Python of the harness."""
+    shutil.copytree(SUITE / "files", root / "files")
+    task = root / "os" / "peek.json"
+    seen = "/home/user/seen.txt"
+    look = f"{{ ps -e -o comm=; cat {task} && echo READ-TASK; ls {results} && echo READ-RESULTS; }} > {seen} 2>&1"
+    task.parent.mkdir()
+    task.write_text(
+        json.dumps(
+            {
+                "id": "peek",
+                "instruction": "Look around.",
+                "config": [],
+                "evaluator": {
+                    "func": "check_include_exclude",
+                    "result": {"type": "vm_command_line", "command": f"cat {seen}", "shell": True},
+                    "expected": {
+                        "type": "rule",
+                        "rules": {"include": ["ps"], "exclude": ["READ-TASK", "READ-RESULTS", "python"]},
+                    },
+                },
+            }
+        )
+    )
+    steps = [
+        {"tool_calls": [{"name": "bash", "input": {"command": look}}]},
+        {"tool_calls": [{"name": "finish", "input": {"summary": "looked"}}]},
+    ]
+    task.with_suffix(".solution.json").write_text(json.dumps(steps))
+    return root
+
+
+@pytest.mark.parametrize(("isolation", "peek_score"), [("bwrap", 1.0), ("none", 0.0)])
+def test_local_slots_are_isolated_by_default_and_scores_do_not_change(tmp_path, isolation, peek_score):
+    results = tmp_path / "results"
+    suite = peeking_suite(tmp_path / "suite", results)
+    flags = () if isolation == "bwrap" else ("--isolation", "none")  # bwrap is the default
+    args = ("eval", "run", str(suite), "--harness", "bash-only", "--results", str(results), "--no-display")
+    code, output = run_cli(*args, "--no-html", *flags)
+    assert code == 0, output
+    assert ("--isolation none: the agent's commands run as host processes" in output) == (isolation == "none")
+    scores = {m.task_id: m.score for m in collect_metrics(results)}
+    assert scores == {"shout": 1.0, "peek": peek_score}
+    config = results / "bash-only" / "reference" / "os" / "peek" / "run" / "config.json"
+    assert json.loads(config.read_text())["isolation"] == isolation
+
+
+def test_an_unknown_isolation_is_a_clear_error(tmp_path):
+    code, output = run_cli("eval", "run", str(SUITE), "--results", str(tmp_path), "--isolation", "chroot")
+    assert code == 2 and "unknown isolation 'chroot': use one of bwrap, none" in output

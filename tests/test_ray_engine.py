@@ -92,7 +92,7 @@ def test_a_job_whose_worker_is_killed_mid_task_runs_again(cluster, tmp_path):
     write_task(tmp_path / "suite", "os", "slow", commands, file_check("/home/user/answer.txt", ["done"]))
     options = SuiteOptions(
         tmp_path / "suite", ("bash-only",), "reference", tmp_path / "results", tmp_path / "cache",
-        workers=2, display=False, engine="ray",
+        workers=2, display=False, engine="ray", isolation="none",  # the shell's host pid and log are read here
     )  # fmt: skip
     outcomes = []
     runner = threading.Thread(target=lambda: outcomes.extend(run_suite(options)))

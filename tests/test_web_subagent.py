@@ -10,11 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.base import SandboxError
+from sandbox.isolation import CHECKOUT
+from sandbox.local import LocalSandbox
 from stateact.loop import AgentLoop
 from stateact.messages import ToolUseBlock
 from stateact.runlog import read_events
 from stateact.runtime import RoleModels, RunContext
 from subagents import settings
+from subagents.browser import BrowserSession
 from subagents.nudge import SUBAGENT_TEXT_REPLY_NUDGE
 from subagents.web import DelegateWebTool
 from subagents.web_tools import web_tools
@@ -42,10 +46,11 @@ def site():
 
 
 @pytest.fixture
-def run_context(tmp_path):
-    """A run on a local sandbox without display, whose models play `script.json`."""
+def run_context(tmp_path, request):
+    """A run on a local sandbox without display (isolated as the test's parameter says; default none),
+    whose models play `script.json`."""
     script = tmp_path / "script.json"
-    with tool_run_context(tmp_path) as context:
+    with tool_run_context(tmp_path, getattr(request, "param", "none")) as context:
         context.models = RoleModels(main=f"scripted:{script}")
         yield context, script
 
@@ -59,6 +64,7 @@ def requests_text(context: RunContext, role: str) -> list[str]:
     return out
 
 
+@pytest.mark.parametrize("run_context", ["none", "bwrap"], indirect=True)
 def test_main_agent_delegates_a_multi_step_web_subgoal(run_context, site):
     context, script = run_context
     delegate_1 = call(
@@ -140,7 +146,7 @@ def test_main_agent_delegates_a_multi_step_web_subgoal(run_context, site):
     assert "- Support code: HELP-42" in second
     assert f"Final URL: {site}/widgets.html" in second
     assert f"Downloaded files:\n- {report_path}" in second
-    assert report_path.read_bytes() == REPORT_CSV
+    assert context.sandbox.read_file(str(report_path)) == REPORT_CSV
 
     # what the model saw during the second delegation
     assert "The browser now shows:\n=== page: Stock, page 3 of 3" in seen[5]
@@ -353,8 +359,48 @@ def test_attaches_over_cdp_and_leaves_the_browser_running(tmp_path, site):
         browser.wait()
 
 
-def test_a_browser_that_went_away_is_started_again(tmp_path, site):
-    with browser_session(tmp_path) as session:
+def test_in_an_isolated_sandbox_the_browser_runs_inside_and_downloads_land_in_its_home(tmp_path, site):
+    with browser_session(tmp_path / "home", isolation="bwrap") as session:
+        tools = {tool.name: tool for tool in web_tools(session)}
+
+        def act(name: str, **arguments):
+            return tools[name].invoke(ToolUseBlock(id="x", name=name, input=arguments))
+
+        assert "chromium" in session.sandbox.run("ps -e -o comm=").stdout.split()
+        act("navigate", url=f"{site}/login.html")
+        act("fill", index=1, text="alice")
+        act("fill", index=2, text="secret", press_enter=True)
+        shown = act("navigate", url=f"{site}/report.csv")  # the browser itself downloads it
+        assert "Downloaded" in shown.text and "to /home/user/Downloads/stock-report.csv." in shown.text
+        fetched = act("download", url=f"{site}/report.csv")
+        assert "to /home/user/Downloads/stock-report (1).csv." in fetched.text
+        downloads = tmp_path / "home" / "Downloads"
+        assert sorted(p.name for p in downloads.iterdir()) == ["stock-report (1).csv", "stock-report.csv"]
+        assert (downloads / "stock-report.csv").read_bytes() == REPORT_CSV
+
+        (tmp_path / "home" / "notes.txt").write_text("seen from inside")
+        assert "seen from inside" in act("navigate", url="file:///home/user/notes.txt").text
+        checkout = act("navigate", url=f"file://{CHECKOUT}/README.md")
+        assert checkout.is_error and "ERR_FILE_NOT_FOUND" in checkout.text
+        session.close()
+        assert not [name for name in session.sandbox.run("ps -e -o comm=").stdout.split() if "chrom" in name]
+
+
+def test_a_browser_that_cannot_start_in_the_sandbox_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(settings, "WEB_CHROMIUM_PATH", "/bin/ls")  # rejects Chromium's options
+    with LocalSandbox(tmp_path / "home", isolation="bwrap") as sandbox:
+        session = BrowserSession(sandbox)
+        with pytest.raises(
+            SandboxError, match="exited with code 2 before it listened: .*unrecognized option"
+        ):
+            session.start()
+        assert not session.started
+        assert sandbox.run("ls -A /tmp").stdout == ""  # no profile or log left behind
+
+
+@pytest.mark.parametrize("isolation", ["none", "bwrap"])
+def test_a_browser_that_went_away_is_started_again(tmp_path, site, isolation):
+    with browser_session(tmp_path, isolation=isolation) as session:
         navigate = next(tool for tool in web_tools(session) if tool.name == "navigate")
         session.page.goto(f"{site}/help.html")
         session._browser.close()  # the browser dies between two actions
@@ -362,6 +408,10 @@ def test_a_browser_that_went_away_is_started_again(tmp_path, site):
         assert not result.is_error
         assert "The browser had gone away; a new one was started" in result.text
         assert "=== page: Tools" in result.text
+        if isolation == "bwrap":  # the first Chromium, only disconnected, was ended
+            processes = session.sandbox.run("ps -eo args=").stdout.splitlines()
+            browsers = [p for p in processes if "--remote-debugging-port" in p and "--type=" not in p]
+            assert len(browsers) == 1, processes
 
 
 def test_text_replies_are_reminded_and_a_failed_model_call_is_an_error(run_context, site):

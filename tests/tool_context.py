@@ -13,9 +13,9 @@ from stateact.runtime import RoleModels, RunContext
 
 
 @contextmanager
-def run_context(root: Path) -> Iterator[RunContext]:
+def run_context(root: Path, isolation: str = "none") -> Iterator[RunContext]:
     """A started sandbox whose home is `root/home`, with a run log in `root/run`; closed on exit."""
-    sandbox = LocalSandbox(root / "home")
+    sandbox = LocalSandbox(root / "home", isolation=isolation)
     sandbox.start()
     log = RunLog(root / "run")
     try:

@@ -118,9 +118,11 @@ def serve_site(handler: type[SimpleHTTPRequestHandler] = ShopHandler) -> Iterato
 
 
 @contextmanager
-def browser_session(home: Path, cdp_url: str | None = None) -> Iterator[BrowserSession]:
+def browser_session(
+    home: Path, cdp_url: str | None = None, isolation: str = "none"
+) -> Iterator[BrowserSession]:
     """A started BrowserSession over a LocalSandbox whose home is `home`; both closed afterwards."""
-    sandbox = LocalSandbox(home)
+    sandbox = LocalSandbox(home, isolation=isolation)
     sandbox.start()
     session = BrowserSession(sandbox, cdp_url=cdp_url)
     try:

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from sandbox.base import SandboxError
+from sandbox.isolation import NO_ISOLATION_WARNING
 from sandbox.settings import DEFAULT_ISOLATION
 from stateact import settings
 from stateact.app.config import RunConfig, absolute_path
@@ -121,9 +122,7 @@ def run(
         for warning in settings_warnings(specs, role_settings):
             console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
         if config.isolation == "none" and config.sandbox == "local":
-            console.print(
-                "[yellow]warning:[/yellow] --isolation none: the agent's commands run as host processes"
-            )
+            console.print(f"[yellow]warning:[/yellow] {NO_ISOLATION_WARNING}")
         with stop_signals_as_interrupt():
             if task is not None:
                 _run_task_file(task, config, absolute_path(cache), absolute_path(results))
