@@ -16,6 +16,7 @@ from evals import settings
 from evals.suite import OFFICE_SUITE, discover
 from evals.task import TaskError
 from evals.validate import ValidationRow, validate_suite
+from judge.options import BestOfOption, JudgeModelOption
 from stateact.role_options import ContextWindowOption, MaxTokensOption, RolesFileOption, TemperatureOption
 from stateact.variants import FULL_HARNESS
 
@@ -135,6 +136,8 @@ def run_command(
     web_model: RoleOption = None,
     gate_model: RoleOption = None,
     compactor_model: RoleOption = None,
+    judge_model: JudgeModelOption = None,
+    best_of: BestOfOption = 1,
     roles: RolesFileOption = None,
     max_tokens: MaxTokensOption = None,
     temperature: TemperatureOption = None,
@@ -198,7 +201,13 @@ def run_command(
         model=model,
         results=results,
         cache=cache or results / "cache",
-        role_models={"gui": gui_model, "web": web_model, "gate": gate_model, "compactor": compactor_model},
+        role_models={
+            "gui": gui_model,
+            "web": web_model,
+            "gate": gate_model,
+            "compactor": compactor_model,
+            "judge": judge_model,
+        },
         role_settings=settings_of_roles,
         workers=workers,
         max_seconds=timeout_minutes * 60,
@@ -208,6 +217,7 @@ def run_command(
         pool=tuple(slots),
         engine=engine,
         address=address,
+        best_of=best_of,
     )
     try:
         jobs = plan_jobs(options)

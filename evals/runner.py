@@ -135,17 +135,21 @@ def run_task_file(
     results_dir: Path,
     model: str = "unknown",
     harness: str = FULL_HARNESS,
+    result_dir: Path | None = None,
 ) -> TaskOutcome:
     """Setup, agent, scoring and results for one task file; a task with result.txt is skipped.
+    `result_dir`: where its results go (default: its folder of the OSWorld layout; a best-of-N rollout's
+    own folder otherwise).
 
     Raises TaskError only when the task file cannot be read (there is no task id to file an error
     under); any later failure that is not the agent's is written to error.json and returned."""
     raw = load_task(task_path)
-    result_dir = task_result_dir(results_dir, harness, model, task_domain(task_path, raw), raw.id)
+    layout_dir = task_result_dir(results_dir, harness, model, task_domain(task_path, raw), raw.id)
+    result_dir = result_dir or layout_dir
     if is_done(result_dir):
         return TaskOutcome(read_score(result_dir), result_dir, skipped=True)
     write_args(
-        result_dir.parent.parent, {"harness": harness, "model": model, "results_dir": str(results_dir)}
+        layout_dir.parent.parent, {"harness": harness, "model": model, "results_dir": str(results_dir)}
     )
     run_dir: Path | None = None
 

@@ -37,6 +37,7 @@ from evals.results import (
     task_result_dir,
     write_error,
 )
+from evals.rollouts import best_of_key, rollout_budget, rollout_dir, run_rollout, task_dir_of
 from evals.runner import run_task_file
 from evals.suite import SuiteTask, discover, mapped_solution
 from evals.task import TaskError
@@ -83,16 +84,21 @@ class SuiteOptions:
     """`local` (threads on this machine) or `ray` (evals/engines/ray_engine.py)."""
     address: str | None = None
     """The Ray cluster to join (None: start one on this machine)."""
+    best_of: int = 1
+    """Rollouts of each task (evals/best_of.py); the judge picks the one that becomes the result."""
 
 
 @dataclass(frozen=True)
 class SuiteJob:
     task: SuiteTask
     harness: str
+    rollout: int = 0
+    """1..N for a rollout of a best-of-N task; 0 for a plain job."""
 
     @property
     def label(self) -> str:
-        return f"{self.harness}/{self.task.domain}/{self.task.id}"
+        label = f"{self.harness}/{self.task.domain}/{self.task.id}"
+        return f"{label}#{self.rollout}" if self.rollout else label
 
 
 @dataclass
@@ -119,19 +125,28 @@ def plan_jobs(options: SuiteOptions) -> list[SuiteJob]:
     tasks = discover(options.suite, only=list(options.only) or None)
     if not tasks:
         raise TaskError(f"no task files in {options.suite}")
-    return [SuiteJob(task, harness) for task in tasks for harness in options.harnesses]
+    if options.best_of < 1:
+        raise ValueError(f"--best-of must be at least 1, got {options.best_of}")
+    rollouts = range(1, options.best_of + 1) if options.best_of > 1 else (0,)
+    return [
+        SuiteJob(task, harness, rollout)
+        for task in tasks
+        for harness in options.harnesses
+        for rollout in rollouts
+    ]
 
 
 def job_result_dir(options: SuiteOptions, job: SuiteJob) -> Path:
-    return task_result_dir(options.results, job.harness, options_key(options), job.task.domain, job.task.id)
+    """The job's results folder; a rollout's is inside its task's (evals/best_of.py)."""
+    folder = task_result_dir(options.results, job.harness, options_key(options), job.task.domain, job.task.id)
+    return rollout_dir(folder, job.rollout) if job.rollout else folder
 
 
 def options_key(options: SuiteOptions) -> str:
     """The results folder name of the suite's models (`evals.results.model_key`)."""
     others = {role: spec for role, spec in options.role_models.items() if spec}
-    return model_key(
-        options.model, RoleModels(main="scripted:none", **others, settings=options.role_settings)
-    )
+    key = model_key(options.model, RoleModels(main="scripted:none", **others, settings=options.role_settings))
+    return best_of_key(key, options.best_of)
 
 
 def role_models(options: SuiteOptions, task: SuiteTask, home: str, result_dir: Path) -> RoleModels:
@@ -169,6 +184,10 @@ def run_suite(
         )
     outcomes = run_jobs(options, jobs, slots, notify, retired)
     _remove_if_empty(Path(options.results) / SANDBOXES_FOLDER)
+    if options.best_of > 1:
+        from evals.best_of import finish_tasks
+
+        return finish_tasks(options, outcomes)
     return outcomes
 
 
@@ -186,13 +205,23 @@ def _remove_if_empty(folder: Path) -> None:
         folder.rmdir()
 
 
+def done_outcome(options: SuiteOptions, job: SuiteJob) -> JobOutcome | None:
+    """A skipped outcome when the job is done already (a rollout also when its task was judged)."""
+    result_dir = job_result_dir(options, job)
+    if is_done(result_dir):
+        return JobOutcome(job, result_dir, read_score(result_dir), skipped=True)
+    if job.rollout and is_done(task_dir_of(result_dir)):
+        return JobOutcome(job, result_dir, skipped=True)
+    return None
+
+
 def run_job(options: SuiteOptions, job: SuiteJob, slot: Slot | None = None) -> JobOutcome:
     """One task under one harness on a fresh sandbox leased from `slot` (default: a local one); never
     raises for a task's own failure. Raises SlotRetired when the slot cannot give a fresh sandbox, or
     stops answering during a job that then failed: the job is to run on another slot."""
     result_dir = job_result_dir(options, job)
-    if is_done(result_dir):
-        return JobOutcome(job, result_dir, read_score(result_dir), skipped=True)
+    if (done := done_outcome(options, job)) is not None:
+        return done
     slot = slot or LocalSlot("local", options.display)
     clear_attempt(result_dir)
     started = time.monotonic()
@@ -213,6 +242,7 @@ def run_job(options: SuiteOptions, job: SuiteJob, slot: Slot | None = None) -> J
                 results_dir=options.results,
                 model=options_key(options),
                 harness=job.harness,
+                result_dir=result_dir,
             )
             error = outcome.failure.summary if outcome.failure else ""
             if error and not slot.healthy():
@@ -245,7 +275,10 @@ def _agent_runner(options: SuiteOptions, job: SuiteJob, models: RoleModels, resu
             apps=job.task.task.related_apps,
             labels={"suite": str(options.suite), "domain": job.task.domain, "task": job.task.id},
         )
-        return Path(execute(config, sandbox=sandbox).run_dir)
+        if not job.rollout:
+            return Path(execute(config, sandbox=sandbox).run_dir)
+        config = config.model_copy(update={"max_usd": rollout_budget(options.max_usd, options.best_of)})
+        return run_rollout(config, sandbox, result_dir, lambda: execute(config, sandbox=sandbox).run_dir)
 
     return run_agent
 

@@ -1,0 +1,203 @@
+"""Best-of-N: three rollouts of each office task through the real Anthropic SDK against local wire
+servers; the judge (a wire model that must read the state evidence) picks, the pick is scored, and
+the suite table has pass@N and the judge's pick accuracy."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from evals.cli import eval_app
+from tests.wire_servers import WireError, anthropic_error, anthropic_reply
+
+SUITE = Path(__file__).parent / "fixtures" / "bestofn"
+MODEL = "claude-sonnet-5-5"
+MARKER = "NARRATION-7F3A"
+"""Written by the main agent in its text and finish summary: the judge must never see it."""
+RIGHT = {"budget.xlsx": ("B5", "1440"), "rates.xlsx": ("B3", "300")}
+
+
+def _write_cells(path: str, sheet: str, cells: dict[str, object]) -> str:
+    sets = "; ".join(f'ws["{ref}"] = {json.dumps(value)}' for ref, value in cells.items())
+    return (
+        f'python3 -c \'import openpyxl; wb = openpyxl.load_workbook("{path}"); ws = wb["{sheet}"]; '
+        f'{sets}; wb.save("{path}")\''
+    )
+
+
+Script = Callable[[str], list]
+"""The turns of one rollout, given the path of the workbook its instruction names."""
+
+
+def rollout(sheet: str, cells: dict[str, object]) -> Script:
+    """A rollout that writes `cells` and claims, in words, that it is right."""
+    return lambda path: [
+        anthropic_reply(
+            text=f"{MARKER}: writing the cells.",
+            tool_calls=[("bash", {"command": _write_cells(path, sheet, cells)})],
+        ),
+        anthropic_reply(
+            text=f"{MARKER}: checked twice, this one is correct.",
+            tool_calls=[("finish", {"summary": f"{MARKER} saved the correct value"})],
+        ),
+    ]
+
+
+def failing(path: str) -> list:
+    """A rollout whose every request the provider refuses."""
+    return [anthropic_error(400, "invalid_request_error", "this rollout's request is refused")] * 5
+
+
+class RolloutRouter:
+    """Plays one script per rollout: a rollout is told apart by the workbook path of its instruction
+    (each sandbox has its own home); its first request takes the next script of its task."""
+
+    def __init__(self, scripts: dict[str, list[Script]]) -> None:
+        self.scripts = {key: list(value) for key, value in scripts.items()}
+        self.playing: dict[str, list] = {}
+        self.lock = threading.Lock()
+
+    def __call__(self, body: dict) -> dict | WireError:
+        with self.lock:
+            path = re.search(r"In (\S+\.xlsx)", json.dumps(body["messages"][0])).group(1)
+            if path not in self.playing:
+                task = next(key for key in self.scripts if path.endswith(key))
+                self.playing[path] = self.scripts[task].pop(0)(path)
+            return self.playing[path].pop(0)
+
+
+def read_request(body: dict) -> tuple[dict[int, str], str, str]:
+    """A judge request's candidate sections by number, and the cell and value its task needs."""
+    message = body["messages"][0]["content"]
+    message = message if isinstance(message, str) else "\n".join(b.get("text", "") for b in message)
+    ref, value = next(RIGHT[name] for name in RIGHT if name in message)
+    sections = re.split(r"^## Candidate (\d+)$", message, flags=re.M)[1:]
+    return {int(n): text for n, text in zip(sections[::2], sections[1::2], strict=True)}, ref, value
+
+
+def shows(section: str, ref: str, value: str) -> bool:
+    """Whether a candidate's state diff shows `value` written into `ref`."""
+    return re.search(rf"!{ref}: \(empty\) → {value}$", section, flags=re.M) is not None
+
+
+def judge_turn(body: dict) -> dict:
+    """The judge's reply, decided from the evidence in its request: the candidate whose state diff
+    shows the right value in the right cell (the first candidate when none does)."""
+    candidates, ref, value = read_request(body)
+    right = [n for n, section in candidates.items() if shows(section, ref, value)]
+    pick = right[0] if right else min(candidates)
+    rows = [{"requirement": f"{ref} holds {value}", "candidates": {str(n): "read" for n in candidates}}]
+    return anthropic_reply(
+        tool_calls=[("pick", {"candidate": pick, "requirements": rows, "reasons": f"{ref} = {value}"})]
+    )
+
+
+def run_cli(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(eval_app, list(args), catch_exceptions=False)
+    return result.exit_code, " ".join(result.output.split())
+
+
+@pytest.fixture(scope="module")
+def suite_run(tmp_path_factory):
+    """The office suite of two calc tasks, three rollouts each: budget (right, wrong value, provider
+    error) and rates (two wrong values, provider error)."""
+    from tests.wire_servers import AnthropicWireServer
+
+    router = RolloutRouter(
+        {
+            "budget.xlsx": [
+                failing,
+                rollout("Costs", {"A5": "Total", "B5": 1404}),
+                rollout("Costs", {"A5": "Total", "B5": 1440}),
+            ],
+            "rates.xlsx": [
+                rollout("Rates", {"A3": "Converted", "B3": 250}),
+                failing,
+                rollout("Rates", {"A3": "Converted", "B3": 350}),
+            ],
+        }
+    )
+    root = tmp_path_factory.mktemp("bestof")
+    with AnthropicWireServer([router] * 30) as main, AnthropicWireServer([judge_turn] * 2) as judge:
+        code, output = run_cli(
+            "run",
+            str(SUITE),
+            "--harness",
+            "no-verify",
+            "--best-of",
+            "3",
+            "--workers",
+            "3",
+            "--model",
+            f"anthropic:{MODEL}@{main.base_url}",
+            "--judge-model",
+            f"anthropic:{MODEL}@{judge.base_url}",
+            "--no-display",
+            "--no-html",
+            "--results",
+            str(root),
+            "--cache",
+            str(root / "cache"),
+        )
+        judge_requests = list(judge.requests)
+    return root, code, output, judge_requests
+
+
+def _task(root: Path, task_id: str) -> Path:
+    (folder,) = root.glob(f"no-verify/*/calc/{task_id}")
+    return folder
+
+
+def test_the_judge_picks_the_right_rollout_from_state_evidence_alone(suite_run):
+    root, code, output, judge_requests = suite_run
+    assert code == 0, output
+    assert len(judge_requests) == 2
+    for request in judge_requests:
+        assert MARKER not in json.dumps(request)
+    budget_request = next(r for r in judge_requests if "budget.xlsx" in json.dumps(r["messages"][0]))
+    candidates, _, _ = read_request(budget_request)
+    assert [shows(text, "B5", "1440") for text in candidates.values()].count(True) == 1
+    assert [shows(text, "B5", "1404") for text in candidates.values()].count(True) == 1
+    budget = json.loads((_task(root, "calc-budget-total") / "best_of.json").read_text())
+    assert budget["by"] == "model" and len(budget["candidates"]) == 2
+    picked = budget["rollouts"][budget["picked"] - 1]
+    assert picked["success"] and picked["score"] == 1.0
+    assert [r["success"] for r in budget["rollouts"]].count(True) == 1
+    assert sum(bool(r["error"]) for r in budget["rollouts"]) == 1
+
+
+def test_the_picked_home_is_what_is_scored(suite_run):
+    root = suite_run[0]
+    task = _task(root, "calc-budget-total")
+    record = json.loads((task / "best_of.json").read_text())
+    picked = task / "rollouts" / str(record["picked"])
+    assert float((task / "result.txt").read_text()) == 1.0
+    assert (task / "score.json").read_text() == (picked / "score.json").read_text()
+    assert "B5=1440" in (task / "score.json").read_text()
+    wrong = next(r for r in record["rollouts"] if r["score"] is not None and not r["success"])
+    assert "B5=1404" in (task / "rollouts" / str(wrong["rollout"]) / "score.json").read_text()
+    assert json.loads((task / "run" / "result.json").read_text())["status"] == "finished"
+
+
+def test_the_suite_table_has_pass_at_n_and_pick_accuracy(suite_run):
+    root = suite_run[0]
+    rows = {r["domain"]: r for r in csv.DictReader(io.StringIO((root / "summary.csv").read_text()))}
+    everything = rows["all"]
+    assert int(everything["tasks"]) == 2 and int(everything["best_of"]) == 3
+    assert float(everything["binary"]) == 0.5
+    assert float(everything["pass_at_n"]) == 0.5
+    assert float(everything["pick_accuracy"]) == 1.0
+    tasks = {r["task_id"]: r for r in csv.DictReader(io.StringIO((root / "tasks.csv").read_text()))}
+    budget = json.loads((_task(root, "calc-budget-total") / "best_of.json").read_text())
+    assert float(tasks["calc-budget-total"]["usd"]) == pytest.approx(budget["usd"])
+    assert budget["usd"] == pytest.approx(sum(r["usd"] for r in budget["rollouts"]) + budget["judge_usd"])
+    assert budget["judge_usd"] > 0
+    assert "pass@N" in (root / "summary.md").read_text()
