@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
+from judge.options import BestOfOption, JudgeModelOption
 from sandbox.base import SandboxError
 from sandbox.settings import DEFAULT_ISOLATION
 from stateact import settings
@@ -60,6 +61,8 @@ def run(
     web_model: ModelOption = None,
     gate_model: ModelOption = None,
     compactor_model: ModelOption = None,
+    judge_model: JudgeModelOption = None,
+    best_of: BestOfOption = 1,
     roles: RolesFileOption = None,
     max_tokens: MaxTokensOption = None,
     temperature: TemperatureOption = None,
@@ -101,6 +104,7 @@ def run(
             "web": web_model,
             "gate": gate_model,
             "compactor": compactor_model,
+            "judge": judge_model,
         }
         role_settings = role_settings_of(roles, max_tokens, temperature, context_window)
         config = RunConfig(
@@ -126,9 +130,12 @@ def run(
             )
         with stop_signals_as_interrupt():
             if task is not None:
-                _run_task_file(task, config, absolute_path(cache), absolute_path(results))
+                _run_task_file(task, config, absolute_path(cache), absolute_path(results), best_of)
                 return
-            result = execute(config, ProgressPrinter(console))
+            if best_of > 1:
+                result = _run_best_of(config, best_of)
+            else:
+                result = execute(config, ProgressPrinter(console))
     except ValidationError as exc:
         for problem in exc.errors():
             console.print(f"[red]error:[/red] {escape(problem['msg'].removeprefix('Value error, '))}")
@@ -141,12 +148,27 @@ def run(
     _report(result)
 
 
-def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path) -> None:
+def _run_best_of(config: RunConfig, best_of: int):
+    """N rollouts and the judge's pick (stateact/best_of_run.py); the pick's run result."""
+    from stateact.best_of_run import run_best_of
+
+    console.print(f"best of {best_of}: rollouts in {config.runs_root / config.run_id}")
+    done = run_best_of(config, best_of)
+    console.print(f"picked rollout {done.pick.rollout} ({done.pick.by}): {escape(done.pick.reasons)}")
+    return done.run
+
+
+def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path, best_of: int = 1) -> None:
     from evals.results import ERROR_FILE
     from stateact.progress import ProgressPrinter
     from stateact.task_run import run_task
 
-    outcome = run_task(task, config, cache, results, ProgressPrinter(console))
+    if best_of > 1:
+        from stateact.best_of_run import run_task_best_of
+
+        outcome = run_task_best_of(task, config, cache, results, best_of)
+    else:
+        outcome = run_task(task, config, cache, results, ProgressPrinter(console))
     if outcome.failure is not None:
         failure = outcome.failure
         console.print(

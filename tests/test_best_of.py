@@ -28,8 +28,8 @@ RIGHT = {"budget.xlsx": ("B5", "1440"), "rates.xlsx": ("B3", "300")}
 def _write_cells(path: str, sheet: str, cells: dict[str, object]) -> str:
     sets = "; ".join(f'ws["{ref}"] = {json.dumps(value)}' for ref, value in cells.items())
     return (
-        f'python3 -c \'import openpyxl; wb = openpyxl.load_workbook("{path}"); ws = wb["{sheet}"]; '
-        f'{sets}; wb.save("{path}")\''
+        f'python3 -c \'import os, openpyxl; p = os.path.expanduser("{path}"); wb = openpyxl.load_workbook(p); '
+        f'ws = wb["{sheet}"]; {sets}; wb.save(p)\''
     )
 
 
@@ -51,27 +51,42 @@ def rollout(sheet: str, cells: dict[str, object]) -> Script:
     ]
 
 
-def failing(path: str) -> list:
-    """A rollout whose every request the provider refuses."""
-    return [anthropic_error(400, "invalid_request_error", "this rollout's request is refused")] * 5
+REFUSED = anthropic_error(400, "invalid_request_error", "this rollout's request is refused")
+"""What a rollout gets once its task's scripts are taken: its run ends with a provider error."""
 
 
 class RolloutRouter:
-    """Plays one script per rollout: a rollout is told apart by the workbook path of its instruction
-    (each sandbox has its own home); its first request takes the next script of its task."""
+    """Plays one script per rollout. A conversation's first request takes the next script of its task
+    (named by the workbook its instruction names), or REFUSED once they are taken; its later requests
+    follow the tool_use ids of the turns it was played."""
 
     def __init__(self, scripts: dict[str, list[Script]]) -> None:
         self.scripts = {key: list(value) for key, value in scripts.items()}
-        self.playing: dict[str, list] = {}
+        self.by_id: dict[str, list] = {}
         self.lock = threading.Lock()
 
     def __call__(self, body: dict) -> dict | WireError:
         with self.lock:
-            path = re.search(r"In (\S+\.xlsx)", json.dumps(body["messages"][0])).group(1)
-            if path not in self.playing:
-                task = next(key for key in self.scripts if path.endswith(key))
-                self.playing[path] = self.scripts[task].pop(0)(path)
-            return self.playing[path].pop(0)
+            ids = [
+                block["id"]
+                for message in body["messages"]
+                if message["role"] == "assistant" and isinstance(message["content"], list)
+                for block in message["content"]
+                if block.get("type") == "tool_use"
+            ]
+            if ids:
+                script = self.by_id[ids[-1]]
+            else:
+                path = re.search(r"In (\S+\.xlsx)", json.dumps(body["messages"][0])).group(1)
+                left = self.scripts[next(key for key in self.scripts if path.endswith(key))]
+                if not left:
+                    return REFUSED
+                script = left.pop(0)(path)
+            turn = script.pop(0)
+            for block in turn["content"]:
+                if block["type"] == "tool_use":
+                    self.by_id[block["id"]] = script
+            return turn
 
 
 def read_request(body: dict) -> tuple[dict[int, str], str, str]:
@@ -114,13 +129,11 @@ def suite_run(tmp_path_factory):
     router = RolloutRouter(
         {
             "budget.xlsx": [
-                failing,
                 rollout("Costs", {"A5": "Total", "B5": 1404}),
                 rollout("Costs", {"A5": "Total", "B5": 1440}),
             ],
             "rates.xlsx": [
                 rollout("Rates", {"A3": "Converted", "B3": 250}),
-                failing,
                 rollout("Rates", {"A3": "Converted", "B3": 350}),
             ],
         }
@@ -201,3 +214,66 @@ def test_the_suite_table_has_pass_at_n_and_pick_accuracy(suite_run):
     assert budget["usd"] == pytest.approx(sum(r["usd"] for r in budget["rollouts"]) + budget["judge_usd"])
     assert budget["judge_usd"] > 0
     assert "pass@N" in (root / "summary.md").read_text()
+
+
+def test_stateact_run_best_of_copies_the_picked_home_into_the_work_folder(
+    anthropic_server, tmp_path, monkeypatch
+):
+    import openpyxl
+
+    from stateact.cli import app
+
+    work = tmp_path / "work"
+    (work / "Documents").mkdir(parents=True)
+    book = openpyxl.Workbook()
+    book.active.title = "Costs"
+    for row in (["Item", "Cost"], ["Rent", 1200], ["Power", 150], ["Water", 90]):
+        book.active.append(row)
+    book.save(work / "Documents" / "budget.xlsx")
+    (work / "notes.txt").write_text("kept\n")
+    router = RolloutRouter(
+        {
+            "budget.xlsx": [
+                rollout("Costs", {"A5": "Total", "B5": 1404}),
+                rollout("Costs", {"A5": "Total", "B5": 1440}),
+            ]
+        }
+    )
+    main, judge = anthropic_server(*[router] * 10), anthropic_server(judge_turn)
+    monkeypatch.chdir(tmp_path)
+    instruction = (
+        'In ~/Documents/budget.xlsx (sheet Costs), put the label "Total" in A5 and the total cost of '
+        "B2:B4 as a number in B5. Save the workbook in place."
+    )
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            instruction,
+            "--workdir",
+            str(work),
+            "--best-of",
+            "3",
+            "--harness",
+            "no-verify",
+            "--model",
+            f"anthropic:{MODEL}@{main.base_url}",
+            "--judge-model",
+            f"anthropic:{MODEL}@{judge.base_url}",
+            "--no-display",
+            "--runs-root",
+            str(tmp_path / "runs"),
+        ],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    assert openpyxl.load_workbook(work / "Documents" / "budget.xlsx")["Costs"]["B5"].value == 1440
+    assert (work / "notes.txt").read_text() == "kept\n"
+    (folder,) = (tmp_path / "runs").iterdir()
+    summary = json.loads((folder / "best_of.json").read_text())
+    assert summary["pick"]["by"] == "model" and len(summary["pick"]["candidates"]) == 2
+    statuses = sorted(r["status"] for r in summary["rollouts"])
+    assert statuses == ["error", "finished", "finished"]
+    for k in (1, 2, 3):
+        assert (folder / "rollouts" / str(k) / "run" / "events.jsonl").is_file()
+    assert len(judge.requests) == 1 and MARKER not in json.dumps(judge.requests[0])
