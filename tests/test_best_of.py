@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import re
+import shutil
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -277,3 +278,56 @@ def test_stateact_run_best_of_copies_the_picked_home_into_the_work_folder(
     for k in (1, 2, 3):
         assert (folder / "rollouts" / str(k) / "run" / "events.jsonl").is_file()
     assert len(judge.requests) == 1 and MARKER not in json.dumps(judge.requests[0])
+
+
+def test_best_of_3_on_a_pool_of_three_vm_doubles(anthropic_server, tmp_path):
+    """Each rollout on its own VM slot (a VM server over a local home, reset by restoring a copy)."""
+    from evals.suite_runner import SuiteOptions, run_suite
+    from sandbox.local import LocalSandbox
+    from sandbox.pool_file import load_pool
+    from tests.osworld_vm_server import VMServer
+    from tests.test_sandbox_pool import VMDouble, pool_file
+
+    vms: list[VMDouble] = []
+    try:
+        for name in ("vm1", "vm2", "vm3"):
+            local = LocalSandbox(tmp_path / name / "home")
+            local.start()
+            snapshot = tmp_path / name / "snapshot"
+            shutil.copytree(local.home, snapshot, symlinks=True)
+            vms.append(VMDouble(local, VMServer(local).start(), snapshot))
+        router = RolloutRouter(
+            {
+                "budget.xlsx": [
+                    rollout("Costs", {"A5": "Total", "B5": 1440}),
+                    rollout("Costs", {"A5": "Total", "B5": 1404}),
+                ]
+            }
+        )
+        main, judge = anthropic_server(*[router] * 10), anthropic_server(judge_turn)
+        options = SuiteOptions(
+            SUITE,
+            ("no-verify",),
+            f"anthropic:{MODEL}@{main.base_url}",
+            tmp_path / "results",
+            tmp_path / "cache",
+            role_models={"judge": f"anthropic:{MODEL}@{judge.base_url}"},
+            only=("calc-budget-total",),
+            pool=tuple(load_pool(pool_file(tmp_path, vms, [vm.restore for vm in vms]))),
+            best_of=3,
+            display=False,
+        )
+        (outcome,) = run_suite(options)
+    finally:
+        for vm in vms:
+            vm.server.stop()
+            vm.local.close()
+    assert outcome.score == 1.0 and not outcome.error
+    record = json.loads((outcome.result_dir / "best_of.json").read_text())
+    assert record["by"] == "model" and record["pick_correct"] is True
+    homes = {
+        json.loads((outcome.result_dir / "rollouts" / str(k) / "evidence.json").read_text())["home"]
+        for k in (1, 2, 3)
+    }
+    assert homes == {vm.local.home for vm in vms}
+    assert MARKER not in json.dumps(judge.requests)
