@@ -331,3 +331,47 @@ def test_best_of_3_on_a_pool_of_three_vm_doubles(anthropic_server, tmp_path):
     }
     assert homes == {vm.local.home for vm in vms}
     assert MARKER not in json.dumps(judge.requests)
+
+
+def test_stateact_run_task_best_of_scores_the_pick(anthropic_server, tmp_path, monkeypatch):
+    from stateact.cli import app
+
+    router = RolloutRouter(
+        {
+            "rates.xlsx": [
+                rollout("Rates", {"A3": "Converted", "B3": 350}),
+                rollout("Rates", {"A3": "Converted", "B3": 300}),
+                rollout("Rates", {"A3": "Converted", "B3": 250}),
+            ]
+        }
+    )
+    main, judge = anthropic_server(*[router] * 10), anthropic_server(judge_turn)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--task",
+            str(SUITE / "calc" / "calc-rate-convert.json"),
+            "--best-of",
+            "3",
+            "--harness",
+            "no-verify",
+            "--model",
+            f"anthropic:{MODEL}@{main.base_url}",
+            "--judge-model",
+            f"anthropic:{MODEL}@{judge.base_url}",
+            "--no-display",
+            "--results",
+            str(tmp_path / "results"),
+            "--cache",
+            str(tmp_path / "cache"),
+        ],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    assert "score 1" in " ".join(result.output.split())
+    (task,) = (tmp_path / "results").glob("no-verify/*+best3/calc/calc-rate-convert")
+    record = json.loads((task / "best_of.json").read_text())
+    assert len(record["candidates"]) == 3 and record["pick_correct"] is True
+    assert [r["success"] for r in record["rollouts"]].count(True) == 1
