@@ -21,7 +21,7 @@ from pathlib import Path
 
 from gate.changes import BaselineError, load_baseline, render, state_diff, take_baseline
 from gate.deliverables import mentioned_paths
-from gate.gate import _brief_fact, sandbox_clock
+from gate.gate import fact_briefs, sandbox_clock
 from gate.pregate import run_pregate
 from gate.probes import ProbeError
 from sandbox.base import Sandbox
@@ -47,7 +47,8 @@ class Evidence:
     findings: list[dict] = field(default_factory=list)
     """The gate's findings and the deterministic file check's."""
     facts: list[dict] = field(default_factory=list)
-    """Facts of the files the instruction names (exists, size, format, modified after the start...)."""
+    """Facts of the files the instruction names (exists, size, format, modified after the start...), with
+    a workbook's values of the cells the instruction names."""
     changes: str = ""
     """The state diff against the start, as text."""
 
@@ -79,7 +80,7 @@ def collect_evidence(
     if run_dir is not None:
         _read_gate(evidence, Path(run_dir))
     pregate = run_pregate(sandbox, mentioned_paths(instruction), started_at)
-    evidence.facts = [_brief_fact(fact) for fact in pregate.facts]
+    evidence.facts = fact_briefs(sandbox, instruction, pregate.facts)
     evidence.findings += [{"source": "file check", **f.model_dump()} for f in pregate.findings]
     if pregate.findings:
         evidence.gate_passed = False
