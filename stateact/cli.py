@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from pydantic import ValidationError
@@ -29,6 +29,9 @@ from stateact.role_options import role_settings as role_settings_of
 from stateact.runtime import RoleModels
 from stateact.signals import Terminated, stop_signals_as_interrupt
 from stateact.variants import FULL_HARNESS, default_turns_text
+
+if TYPE_CHECKING:
+    from stateact.run import RunResult
 
 app = typer.Typer(
     add_completion=False, no_args_is_help=True, help="A code-first harness for computer-use agents."
@@ -148,7 +151,7 @@ def run(
     _report(result)
 
 
-def _run_best_of(config: RunConfig, best_of: int):
+def _run_best_of(config: RunConfig, best_of: int) -> RunResult:
     """N rollouts and the judge's pick (stateact/best_of_run.py); the pick's run result."""
     from stateact.best_of_run import run_best_of
 

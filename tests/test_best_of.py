@@ -119,6 +119,9 @@ def test_the_suite_table_has_pass_at_n_and_pick_accuracy(suite_run):
     assert budget["usd"] == pytest.approx(sum(r["usd"] for r in budget["rollouts"]) + budget["judge_usd"])
     assert budget["judge_usd"] > 0
     assert "pass@N" in (root / "summary.md").read_text()
+    from evals.html_report import write_html_report
+
+    assert "pick acc" in write_html_report(root).read_text()
 
 
 def test_stateact_run_best_of_copies_the_picked_home_into_the_work_folder(
