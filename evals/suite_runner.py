@@ -127,6 +127,14 @@ def plan_jobs(options: SuiteOptions) -> list[SuiteJob]:
         raise TaskError(f"no task files in {options.suite}")
     if options.best_of < 1:
         raise ValueError(f"--best-of must be at least 1, got {options.best_of}")
+    if (
+        options.best_of > 1
+        and options.model == settings.REFERENCE_MODEL
+        and not options.role_models.get("judge")
+    ):
+        raise ValueError(
+            "--best-of with --model reference needs a --judge-model (the reference plays scripts)"
+        )
     rollouts = range(1, options.best_of + 1) if options.best_of > 1 else (0,)
     return [
         SuiteJob(task, harness, rollout)

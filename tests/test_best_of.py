@@ -282,3 +282,46 @@ def test_stateact_run_task_best_of_scores_the_pick(anthropic_server, tmp_path, m
     record = json.loads((task / "best_of.json").read_text())
     assert len(record["candidates"]) == 3 and record["pick_correct"] is True
     assert [r["success"] for r in record["rollouts"]].count(True) == 1
+
+
+def test_bad_best_of_options_are_clear_errors(tmp_path):
+    from stateact.cli import app
+
+    code, output = run_cli("run", str(SUITE), "--best-of", "3", "--results", str(tmp_path / "r"))
+    assert code == 2 and "needs a --judge-model" in output
+    code, output = run_cli("run", str(SUITE), "--best-of", "0", "--results", str(tmp_path / "r"))
+    assert code == 2 and "--best-of" in output
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "a task",
+            "--best-of",
+            "2",
+            "--sandbox",
+            "osworld://127.0.0.1:9",
+            "--runs-root",
+            str(tmp_path),
+        ],
+    )
+    assert result.exit_code == 2 and "eval run --best-of N" in " ".join(result.output.split())
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_work_folder_ends_as_the_picked_home(tmp_path):
+    from stateact.best_of_run import mirror
+
+    picked, work = tmp_path / "picked", tmp_path / "work"
+    (picked / "Documents").mkdir(parents=True)
+    (picked / "Documents" / "new.txt").write_text("made\n")
+    (picked / "kept.txt").write_text("changed\n")
+    (picked / "was-a-folder").write_text("now a file\n")
+    (work / "Documents").mkdir(parents=True)
+    (work / "kept.txt").write_text("old\n")
+    (work / "Documents" / "removed.txt").write_text("gone\n")
+    (work / "was-a-folder").mkdir()
+    (work / "was-a-folder" / "inner.txt").write_text("x\n")
+    mirror(picked, work)
+    files = sorted(p.relative_to(work).as_posix() for p in work.rglob("*") if p.is_file())
+    assert files == ["Documents/new.txt", "kept.txt", "was-a-folder"]
+    assert (work / "kept.txt").read_text() == "changed\n"
