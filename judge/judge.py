@@ -60,13 +60,6 @@ class Pick:
         (Path(folder) / PICK_FILE).write_text(json.dumps(asdict(self), ensure_ascii=False, indent=1))
 
 
-def load_pick(folder: Path) -> Pick | None:
-    try:
-        return Pick(**json.loads((Path(folder) / PICK_FILE).read_text(encoding="utf-8")))
-    except (OSError, ValueError, TypeError):
-        return None
-
-
 def judge_rollouts(
     instruction: str,
     evidence: list[Evidence | None],
