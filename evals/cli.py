@@ -16,6 +16,7 @@ from evals import settings
 from evals.suite import OFFICE_SUITE, discover
 from evals.task import TaskError
 from evals.validate import ValidationRow, validate_suite
+from judge.options import BestOfOption, JudgeModelOption
 from sandbox.isolation import NO_ISOLATION_WARNING, bwrap_problem, check_isolation
 from sandbox.settings import DEFAULT_ISOLATION
 from stateact.app.role_options import ContextWindowOption, MaxTokensOption, RolesFileOption, TemperatureOption
@@ -137,6 +138,8 @@ def run_command(
     web_model: RoleOption = None,
     gate_model: RoleOption = None,
     compactor_model: RoleOption = None,
+    judge_model: JudgeModelOption = None,
+    best_of: BestOfOption = 1,
     roles: RolesFileOption = None,
     max_tokens: MaxTokensOption = None,
     temperature: TemperatureOption = None,
@@ -206,7 +209,13 @@ def run_command(
         model=model,
         results=results,
         cache=cache or results / "cache",
-        role_models={"gui": gui_model, "web": web_model, "gate": gate_model, "compactor": compactor_model},
+        role_models={
+            "gui": gui_model,
+            "web": web_model,
+            "gate": gate_model,
+            "compactor": compactor_model,
+            "judge": judge_model,
+        },
         role_settings=settings_of_roles,
         workers=workers,
         max_seconds=timeout_minutes * 60,
@@ -217,6 +226,7 @@ def run_command(
         engine=engine,
         address=address,
         isolation=isolation,
+        best_of=best_of,
     )
     try:
         jobs = plan_jobs(options)

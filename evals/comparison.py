@@ -55,6 +55,12 @@ class GroupRow:
     """Mean agent wall time per task."""
     errors: int
     """Tasks that failed outside the agent (no score)."""
+    best_of: int = 1
+    """Rollouts per task (best-of-N; 1 for plain runs)."""
+    pass_at_n: float | None = None
+    """Best-of-N: share of scored tasks where some rollout succeeded; None for plain runs."""
+    pick_accuracy: float | None = None
+    """Best-of-N: share of the tasks with a succeeding rollout where the judge picked one."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +94,9 @@ COLUMNS: tuple[Column, ...] = (
     Column("usd_total", "$ total", lambda r: f"{r.usd_total:.4f}"),
     Column("seconds", "s/task", lambda r: f"{r.seconds:.1f}"),
     Column("errors", "errors", lambda r: str(r.errors)),
+    Column("best_of", "best of", lambda r: str(r.best_of)),
+    Column("pass_at_n", "pass@N", lambda r: _pct(r.pass_at_n)),
+    Column("pick_accuracy", "pick acc", lambda r: _pct(r.pick_accuracy)),
 )
 
 
@@ -123,7 +132,21 @@ def summarize(harness: str, model: str, domain: str, runs: list[TaskMetrics]) ->
         usd_total=round(sum(t.usd for t in runs), 6),
         seconds=mean("seconds"),
         errors=len(runs) - len(tasks),
+        **_best_of(tasks),
     )
+
+
+def _best_of(tasks: list[TaskMetrics]) -> dict:
+    """best_of, pass_at_n and pick_accuracy of the scored best-of-N tasks (plain tasks have none)."""
+    judged = [t for t in tasks if t.best_of > 1]
+    if not judged:
+        return {}
+    could = [t for t in judged if t.pass_at_n]
+    return {
+        "best_of": max(t.best_of for t in judged),
+        "pass_at_n": len(could) / len(judged),
+        "pick_accuracy": _mean([float(bool(t.pick_correct)) for t in could]) if could else None,
+    }
 
 
 def aggregate(metrics: Iterable[TaskMetrics]) -> list[GroupRow]:
@@ -181,6 +204,8 @@ TERMINAL_VIEW = (
     ("usd", "$/task"),
     ("seconds", "s/task"),
     ("errors", "errors"),
+    ("pass_at_n", "pass@N"),
+    ("pick_accuracy", "pick acc"),
 )
 _BY_KEY = {
     **{column.key: column for column in COLUMNS},

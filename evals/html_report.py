@@ -233,8 +233,16 @@ def _task_meta(m: TaskMetrics) -> str:
         f"{scored}, status {m.status}; main turns {m.main_turns}, subagent turns {m.sub_turns}, "
         f"delegations {m.delegations}, {gate}, compactions {m.compactions}; "
         f"tokens in {m.input_tokens:,} / out {m.output_tokens:,} / cached {m.cached_tokens:,}; "
-        f"${m.usd:.4f}{_by_role(m.usd_by_role)}, {m.seconds:.1f}s"
+        f"${m.usd:.4f}{_by_role(m.usd_by_role)}, {m.seconds:.1f}s{_best_of_text(m)}"
     )
+
+
+def _best_of_text(m: TaskMetrics) -> str:
+    """A best-of-N task's line: pass@N and the pick (its dollars count every rollout and the judge)."""
+    if m.best_of < 2:
+        return ""
+    some = "some rollout succeeded" if m.pass_at_n else "no rollout succeeded"
+    return f"; best of {m.best_of}: {some}, the judge's pick {'succeeded' if m.binary else 'did not'}"
 
 
 def _by_role(usd_by_role: dict[str, float]) -> str:

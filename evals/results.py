@@ -41,7 +41,7 @@ def safe_name(value: str) -> str:
     return _UNSAFE.sub("_", value).strip("_") or "unnamed"
 
 
-SUBAGENT_ROLES = ("gui", "web", "gate", "compactor")
+SUBAGENT_ROLES = ("gui", "web", "gate", "compactor", "judge")
 ROLES_KEY_CHARS = 8
 """Hex digits of the hash that tells apart runs whose other roles differ."""
 

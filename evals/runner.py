@@ -38,6 +38,7 @@ from evals.results import (
     write_error,
     write_results,
 )
+from evals.rollouts import run_rollout
 from evals.scoring import ScoreReport, check_evaluator_known, score_task
 from evals.setup import SetupContext, run_steps
 from evals.task import Task, load_task, task_domain
@@ -143,17 +144,21 @@ def run_task_file(
     results_dir: Path,
     model: str = "unknown",
     harness: str = FULL_HARNESS,
+    result_dir: Path | None = None,
 ) -> TaskOutcome:
     """Setup, agent, scoring and results for one task file; a task with result.txt is skipped.
+    `result_dir`: where its results go (default: its folder of the OSWorld layout; a best-of-N rollout's
+    own folder otherwise).
 
     Raises TaskError only when the task file cannot be read (there is no task id to file an error
     under); any later failure that is not the agent's is written to error.json and returned."""
     raw = load_task(task_path)
-    result_dir = task_result_dir(results_dir, harness, model, task_domain(task_path, raw), raw.id)
+    layout_dir = task_result_dir(results_dir, harness, model, task_domain(task_path, raw), raw.id)
+    result_dir = result_dir or layout_dir
     if is_done(result_dir):
         return TaskOutcome(read_score(result_dir), result_dir, skipped=True)
     write_args(
-        result_dir.parent.parent, {"harness": harness, "model": model, "results_dir": str(results_dir)}
+        layout_dir.parent.parent, {"harness": harness, "model": model, "results_dir": str(results_dir)}
     )
     run_dir: Path | None = None
 
@@ -191,22 +196,37 @@ def run_task(
     sandbox: Sandbox | None = None,
     model: str | None = None,
     listener: EventListener | None = None,
+    result_dir: Path | None = None,
+    rollout: bool = False,
 ) -> TaskOutcome:
     """The harness on one task file: setup, a run of `config` on the task's instruction (the task's
     apps named), scoring, results (`run_task_file`).
 
     sandbox: a started sandbox to run in (None: a fresh one as `config` says, closed at the end).
-    model: the model's name in the results folder (None: `config`'s models)."""
+    model: the model's name in the results folder (None: `config`'s models).
+    result_dir, rollout: a best-of-N rollout's folder, where the start state and the final state's
+    evidence for the judge are saved around the run (evals/rollouts.py)."""
     apps = load_task(task_path).related_apps
 
     def run_agent(instruction: str, sandbox: Sandbox) -> Path:
         run = config.model_copy(update={"instruction": instruction, "apps": apps})
+        if rollout and result_dir is not None:
+            return run_rollout(
+                run, sandbox, result_dir, lambda: execute(run, listener, sandbox=sandbox).run_dir
+            )
         return Path(execute(run, listener, sandbox=sandbox).run_dir)
 
     def run_in(sandbox: Sandbox) -> TaskOutcome:
         key = model or model_key(config.models.main, config.models)
         return run_task_file(
-            task_path, sandbox, run_agent, cache_dir, results_dir, model=key, harness=config.harness
+            task_path,
+            sandbox,
+            run_agent,
+            cache_dir,
+            results_dir,
+            model=key,
+            harness=config.harness,
+            result_dir=result_dir,
         )
 
     if sandbox is not None:

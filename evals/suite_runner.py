@@ -38,6 +38,7 @@ from evals.results import (
     task_result_dir,
     write_error,
 )
+from evals.rollouts import best_of_key, rollout_budget, rollout_dir, task_dir_of
 from evals.runner import run_task
 from evals.suite import SuiteTask, discover, mapped_solution
 from evals.task import TaskError
@@ -85,16 +86,21 @@ class SuiteOptions:
     """The Ray cluster to join (None: start one on this machine)."""
     isolation: str = DEFAULT_ISOLATION
     """How local slots isolate their sandboxes: `bwrap` (bubblewrap, home at /home/user) or `none`."""
+    best_of: int = 1
+    """Rollouts of each task (evals/best_of.py); the judge picks the one that becomes the result."""
 
 
 @dataclass(frozen=True)
 class SuiteJob:
     task: SuiteTask
     harness: str
+    rollout: int = 0
+    """1..N for a rollout of a best-of-N task; 0 for a plain job."""
 
     @property
     def label(self) -> str:
-        return f"{self.harness}/{self.task.domain}/{self.task.id}"
+        label = f"{self.harness}/{self.task.domain}/{self.task.id}"
+        return f"{label}#{self.rollout}" if self.rollout else label
 
 
 @dataclass
@@ -121,19 +127,36 @@ def plan_jobs(options: SuiteOptions) -> list[SuiteJob]:
     tasks = discover(options.suite, only=list(options.only) or None)
     if not tasks:
         raise TaskError(f"no task files in {options.suite}")
-    return [SuiteJob(task, harness) for task in tasks for harness in options.harnesses]
+    if options.best_of < 1:
+        raise ValueError(f"--best-of must be at least 1, got {options.best_of}")
+    if (
+        options.best_of > 1
+        and options.model == settings.REFERENCE_MODEL
+        and not options.role_models.get("judge")
+    ):
+        raise ValueError(
+            "--best-of with --model reference needs a --judge-model (the reference plays scripts)"
+        )
+    rollouts = range(1, options.best_of + 1) if options.best_of > 1 else (0,)
+    return [
+        SuiteJob(task, harness, rollout)
+        for task in tasks
+        for harness in options.harnesses
+        for rollout in rollouts
+    ]
 
 
 def job_result_dir(options: SuiteOptions, job: SuiteJob) -> Path:
-    return task_result_dir(options.results, job.harness, options_key(options), job.task.domain, job.task.id)
+    """The job's results folder; a rollout's is inside its task's (evals/best_of.py)."""
+    folder = task_result_dir(options.results, job.harness, options_key(options), job.task.domain, job.task.id)
+    return rollout_dir(folder, job.rollout) if job.rollout else folder
 
 
 def options_key(options: SuiteOptions) -> str:
     """The results folder name of the suite's models (`evals.results.model_key`)."""
     others = {role: spec for role, spec in options.role_models.items() if spec}
-    return model_key(
-        options.model, RoleModels(main="scripted:none", **others, settings=options.role_settings)
-    )
+    key = model_key(options.model, RoleModels(main="scripted:none", **others, settings=options.role_settings))
+    return best_of_key(key, options.best_of)
 
 
 def role_models(options: SuiteOptions, task: SuiteTask, home: str, result_dir: Path) -> RoleModels:
@@ -171,6 +194,10 @@ def run_suite(
         )
     outcomes = run_jobs(options, jobs, slots, notify, retired)
     _remove_if_empty(Path(options.results) / SANDBOXES_FOLDER)
+    if options.best_of > 1:
+        from evals.best_of import finish_tasks
+
+        return finish_tasks(options, outcomes)
     return outcomes
 
 
@@ -196,13 +223,23 @@ def _remove_if_empty(folder: Path) -> None:
         folder.rmdir()
 
 
+def done_outcome(options: SuiteOptions, job: SuiteJob) -> JobOutcome | None:
+    """A skipped outcome when the job is done already (a rollout also when its task was judged)."""
+    result_dir = job_result_dir(options, job)
+    if is_done(result_dir):
+        return JobOutcome(job, result_dir, read_score(result_dir), skipped=True)
+    if job.rollout and is_done(task_dir_of(result_dir)):
+        return JobOutcome(job, result_dir, skipped=True)
+    return None
+
+
 def run_job(options: SuiteOptions, job: SuiteJob, slot: Slot | None = None) -> JobOutcome:
     """One task under one harness on a fresh sandbox leased from `slot` (default: a local one); never
     raises for a task's own failure. Raises SlotRetired when the slot cannot give a fresh sandbox, or
     stops answering during a job that then failed: the job is to run on another slot."""
     result_dir = job_result_dir(options, job)
-    if is_done(result_dir):
-        return JobOutcome(job, result_dir, read_score(result_dir), skipped=True)
+    if (done := done_outcome(options, job)) is not None:
+        return done
     slot = slot or local_slot(options, "local")
     clear_attempt(result_dir)
     started = time.monotonic()
@@ -222,6 +259,8 @@ def run_job(options: SuiteOptions, job: SuiteJob, slot: Slot | None = None) -> J
                 options.results,
                 sandbox=sandbox,
                 model=options_key(options),
+                result_dir=result_dir,
+                rollout=bool(job.rollout),
             )
             error = outcome.failure.summary if outcome.failure else ""
             if error and not slot.healthy():
@@ -238,7 +277,8 @@ def run_job(options: SuiteOptions, job: SuiteJob, slot: Slot | None = None) -> J
 
 
 def job_config(options: SuiteOptions, job: SuiteJob, models: RoleModels, result_dir: Path) -> RunConfig:
-    """The harness's run of a job: its models, variant and budgets; its run folder in the results."""
+    """The harness's run of a job: its models, variant and budgets (a rollout's share of the dollars);
+    its run folder in the results."""
     return RunConfig(
         instruction=job.task.task.instruction,
         models=models,
@@ -248,7 +288,7 @@ def job_config(options: SuiteOptions, job: SuiteJob, models: RoleModels, result_
         runs_root=result_dir,
         run_id=RUN_FOLDER,
         max_turns=options.max_turns,
-        max_usd=options.max_usd,
+        max_usd=rollout_budget(options.max_usd, options.best_of) if job.rollout else options.max_usd,
         max_seconds=options.max_seconds,
         labels={"suite": str(options.suite), "domain": job.task.domain, "task": job.task.id},
     )

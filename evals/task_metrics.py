@@ -16,7 +16,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evals.best_of import BEST_OF_FILE
 from evals.results import ERROR_FILE, RESULT_FILE, SUBAGENT_ROLES, read_score
+from evals.rollouts import ROLLOUTS_FOLDER
 from evals.suite_runner import RUN_FOLDER
 from evals.trajectory import dicts
 from stateact.runlog import read_events
@@ -67,6 +69,12 @@ class TaskMetrics:
     usd_by_role: dict[str, float] = field(default_factory=dict)
     """Dollars spent by each role of the run (main, gui, web, gate, compactor)."""
     seconds: float = 0.0
+    best_of: int = 1
+    """Rollouts of a best-of-N task (evals/best_of.py); its score is the picked rollout's."""
+    pass_at_n: bool | None = None
+    """Best-of-N: some rollout met every checkpoint."""
+    pick_correct: bool | None = None
+    """Best-of-N: the judge picked a rollout that met every checkpoint, when one did (else None)."""
 
     @property
     def run_dir(self) -> Path:
@@ -93,7 +101,7 @@ def collect_metrics(root: Path) -> list[TaskMetrics]:
 
 def _is_task_folder(folder: Path, root: Path) -> bool:
     parts = folder.relative_to(root).parts
-    return len(parts) >= 4 and RUN_FOLDER not in parts
+    return len(parts) >= 4 and RUN_FOLDER not in parts and ROLLOUTS_FOLDER not in parts
 
 
 def read_task_metrics(folder: Path, root: Path) -> TaskMetrics:
@@ -110,7 +118,19 @@ def read_task_metrics(folder: Path, root: Path) -> TaskMetrics:
         what = f"{record['what']}: " if record.get("what") else ""
         metrics.error = what + str(record.get("error", "unknown error"))
     _read_run(metrics, folder / RUN_FOLDER)
+    _read_best_of(metrics, _read_json(folder / BEST_OF_FILE))
     return metrics
+
+
+def _read_best_of(metrics: TaskMetrics, record: dict[str, Any]) -> None:
+    """A best-of-N task's pass@N, pick and dollars (every rollout and the judge)."""
+    if not record:
+        return
+    metrics.best_of = int(_number(record.get("best_of"))) or 1
+    pass_at_n, correct = record.get("pass_at_n"), record.get("pick_correct")
+    metrics.pass_at_n = pass_at_n if isinstance(pass_at_n, bool) else None
+    metrics.pick_correct = correct if isinstance(correct, bool) else None
+    metrics.usd = _number(record.get("usd"))
 
 
 def _read_json(path: Path) -> dict[str, Any]:

@@ -209,11 +209,7 @@ class FinishGate:
         )
 
     def _task_text(self, facts: list[dict], scope: str, notes: list[str], claim: str | None = None) -> str:
-        briefs = [_brief_fact(f) for f in facts]
-        refs = cell_references(self.context.task)
-        for brief, fact in zip(briefs, facts, strict=True):
-            if refs and fact.get("exists") and fact.get("extension") in ("xlsx", "xlsm"):
-                brief["cells_named_in_the_instruction"] = self._named_cells(fact["resolved"], refs)
+        briefs = fact_briefs(self.context.sandbox, self.context.task, facts)
         lines = [json.dumps(b, ensure_ascii=False) for b in briefs] or ["(no file paths named)"]
         template = (PROMPTS / ("infeasible.md" if claim is not None else "task.md")).read_text(
             encoding="utf-8"
@@ -228,19 +224,6 @@ class FinishGate:
             open_documents=open_documents,
             changes=describe_changes(self.context.sandbox, self.context.run_dir, self.context.log, scope),
         )
-
-    def _named_cells(self, path: str, refs: list[CellReference]) -> list | str:
-        try:
-            found = run_probe(
-                self.context.sandbox,
-                "named_cells",
-                path=path,
-                refs=[ref.as_probe_arg() for ref in refs],
-                limit=gate_settings.GATE_NAMED_CELLS_MAX,
-            )
-        except ProbeError as exc:
-            return f"(could not read: {exc})"
-        return found.get("refs", found.get("error", ""))
 
     def _home_state(self) -> tuple[str, str]:
         """(files changed since the task started, documents open in LibreOffice) as text lines."""
@@ -297,6 +280,31 @@ def sandbox_clock(sandbox: Sandbox) -> float | None:
         return float(result.stdout.strip())
     except ValueError:
         return None
+
+
+def fact_briefs(sandbox: Sandbox, instruction: str, facts: list[dict]) -> list[dict]:
+    """The file facts a reviewer is shown: the telling fields of each, and for a workbook the values of
+    the cells the instruction names (`cell_refs.py`)."""
+    briefs = [_brief_fact(f) for f in facts]
+    refs = cell_references(instruction)
+    for brief, fact in zip(briefs, facts, strict=True):
+        if refs and fact.get("exists") and fact.get("extension") in ("xlsx", "xlsm"):
+            brief["cells_named_in_the_instruction"] = _named_cells(sandbox, fact["resolved"], refs)
+    return briefs
+
+
+def _named_cells(sandbox: Sandbox, path: str, refs: list[CellReference]) -> list | str:
+    try:
+        found = run_probe(
+            sandbox,
+            "named_cells",
+            path=path,
+            refs=[ref.as_probe_arg() for ref in refs],
+            limit=gate_settings.GATE_NAMED_CELLS_MAX,
+        )
+    except ProbeError as exc:
+        return f"(could not read: {exc})"
+    return found.get("refs", found.get("error", ""))
 
 
 def _brief_fact(fact: dict) -> dict:

@@ -23,10 +23,12 @@ class RoleModels(BaseModel):
     web: str | None = None
     gate: str | None = None
     compactor: str | None = None
+    judge: str | None = None
+    """Best-of-N runs: the model that picks among the rollouts (judge/)."""
     settings: dict[str, RoleSettings] = Field(default_factory=dict)
     """Per-role model settings (`stateact.models.role_settings`); a role without an entry uses defaults."""
 
-    @field_validator("main", "gui", "web", "gate", "compactor")
+    @field_validator("main", "gui", "web", "gate", "compactor", "judge")
     @classmethod
     def _valid_spec(cls, spec: str | None) -> str | None:
         if spec is not None:

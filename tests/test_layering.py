@@ -1,4 +1,4 @@
-"""Imports run one way: sandbox <- kernel (stateact) <- roles (subagents, gate) <- application (stateact.app, evals).
+"""Imports run one way: sandbox <- kernel (stateact) <- roles (subagents, gate, judge) <- application (stateact.app, evals).
 
 Every module's syntax tree is walked, imports inside functions included, so a lazy import breaks the
 rule as much as a top-level one.
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-OURS = ("stateact", "subagents", "gate", "sandbox", "evals")
+OURS = ("stateact", "subagents", "gate", "judge", "sandbox", "evals")
 APP = "stateact.app"
 # `python -m stateact` must start the CLI: the one kernel module allowed to name the application.
 LAUNCHER = "stateact.__main__"
@@ -52,7 +52,7 @@ def layer_of(module: str) -> str:
         return "sandbox"
     if within(module, APP) or within(module, "evals"):
         return "application"
-    if within(module, "subagents") or within(module, "gate"):
+    if any(within(module, role) for role in ("subagents", "gate", "judge")):
         return "role"
     return "kernel"
 

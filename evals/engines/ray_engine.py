@@ -25,7 +25,6 @@ from pathlib import Path
 
 from evals import settings
 from evals.osworld_layout import suite_root
-from evals.results import is_done, read_score
 from evals.suite import SuiteTask
 from evals.suite_runner import (
     JobListener,
@@ -34,6 +33,7 @@ from evals.suite_runner import (
     SuiteJob,
     SuiteOptions,
     clear_attempt,
+    done_outcome,
     job_result_dir,
     run_job,
     unrun_outcome,
@@ -104,7 +104,7 @@ class SlotWorker:
         results = self.scratch / f"results-{uuid.uuid4().hex}"
         options = replace(self.options, results=results)
         try:
-            outcome = run_job(options, SuiteJob(task, job.harness), self.slot)
+            outcome = run_job(options, replace(job, task=task), self.slot)
         except SlotRetired as exc:
             return JobAnswer(retired=exc.reason)
         finally:
@@ -162,9 +162,8 @@ class _Driver:
     def run(self, jobs: list[SuiteJob]) -> list[JobOutcome]:
         queue: deque[tuple[int, SuiteJob]] = deque()
         for index, job in enumerate(jobs):
-            result_dir = job_result_dir(self.options, job)
-            if is_done(result_dir):
-                self._finish(index, job, JobOutcome(job, result_dir, read_score(result_dir), skipped=True))
+            if (done := done_outcome(self.options, job)) is not None:
+                self._finish(index, job, done)
             else:
                 queue.append((index, job))
         if queue:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
+from judge.options import BestOfOption, JudgeModelOption
 from sandbox.base import SandboxError
 from sandbox.isolation import NO_ISOLATION_WARNING
 from sandbox.settings import DEFAULT_ISOLATION
@@ -29,6 +30,9 @@ from stateact.app.role_options import role_settings as role_settings_of
 from stateact.app.signals import Terminated, stop_signals_as_interrupt
 from stateact.app.variants import FULL_HARNESS, default_turns_text
 from stateact.runtime import RoleModels
+
+if TYPE_CHECKING:
+    from stateact.app.run import RunResult
 
 app = typer.Typer(
     add_completion=False, no_args_is_help=True, help="A code-first harness for computer-use agents."
@@ -61,6 +65,8 @@ def run(
     web_model: ModelOption = None,
     gate_model: ModelOption = None,
     compactor_model: ModelOption = None,
+    judge_model: JudgeModelOption = None,
+    best_of: BestOfOption = 1,
     roles: RolesFileOption = None,
     max_tokens: MaxTokensOption = None,
     temperature: TemperatureOption = None,
@@ -102,6 +108,7 @@ def run(
             "web": web_model,
             "gate": gate_model,
             "compactor": compactor_model,
+            "judge": judge_model,
         }
         role_settings = role_settings_of(roles, max_tokens, temperature, context_window)
         config = RunConfig(
@@ -125,9 +132,12 @@ def run(
             console.print(f"[yellow]warning:[/yellow] {NO_ISOLATION_WARNING}")
         with stop_signals_as_interrupt():
             if task is not None:
-                _run_task_file(task, config, absolute_path(cache), absolute_path(results))
+                _run_task_file(task, config, absolute_path(cache), absolute_path(results), best_of)
                 return
-            result = execute(config, ProgressPrinter(console))
+            if best_of > 1:
+                result = _run_best_of(config, best_of)
+            else:
+                result = execute(config, ProgressPrinter(console))
     except ValidationError as exc:
         for problem in exc.errors():
             console.print(f"[red]error:[/red] {escape(problem['msg'].removeprefix('Value error, '))}")
@@ -140,12 +150,27 @@ def run(
     _report(result)
 
 
-def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path) -> None:
+def _run_best_of(config: RunConfig, best_of: int) -> RunResult:
+    """N rollouts and the judge's pick (stateact/app/best_of_run.py); the pick's run result."""
+    from stateact.app.best_of_run import run_best_of
+
+    console.print(f"best of {best_of}: rollouts in {config.runs_root / config.run_id}")
+    done = run_best_of(config, best_of)
+    console.print(f"picked rollout {done.pick.rollout} ({done.pick.by}): {escape(done.pick.reasons)}")
+    return done.run
+
+
+def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path, best_of: int = 1) -> None:
     from evals.results import ERROR_FILE
     from evals.runner import run_task
     from stateact.app.progress import ProgressPrinter
 
-    outcome = run_task(task, config, cache, results, listener=ProgressPrinter(console))
+    if best_of > 1:
+        from stateact.app.best_of_run import run_task_best_of
+
+        outcome = run_task_best_of(task, config, cache, results, best_of)
+    else:
+        outcome = run_task(task, config, cache, results, listener=ProgressPrinter(console))
     if outcome.failure is not None:
         failure = outcome.failure
         console.print(

@@ -13,7 +13,8 @@ from pathlib import Path
 from stateact.models.base import ModelProvider, ProviderError
 from stateact.models.role_settings import RoleSettings
 
-ROLES = ("main", "gui", "web", "gate", "compactor")
+ROLES = ("main", "gui", "web", "gate", "compactor", "judge")
+"""Every role with a model; `judge` picks among best-of-N rollouts (judge/)."""
 
 
 def parse_spec(spec: str) -> tuple[str, str, str | None]:
