@@ -309,7 +309,7 @@ def test_bad_best_of_options_are_clear_errors(tmp_path):
 
 
 def test_the_work_folder_ends_as_the_picked_home(tmp_path):
-    from stateact.best_of_run import mirror
+    from stateact.app.best_of_run import mirror
 
     picked, work = tmp_path / "picked", tmp_path / "work"
     (picked / "Documents").mkdir(parents=True)
