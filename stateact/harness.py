@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from gate import FinishGate
 from gate.guard import check_command
 from stateact.context_policy import build_context_manager
+from stateact.events import Event
 from stateact.evidence import EvidenceChecker
 from stateact.loop import AgentLoop, Budget, Injection
 from stateact.prompts import render_main_prompt
@@ -28,7 +29,7 @@ def build_main_loop(
     variant: HarnessVariant,
     budget: Budget,
     task_started_at: float | None = None,
-    past_events: Iterable[dict] = (),
+    past_events: Iterable[Event] = (),
     cdp_url: str | None = None,
     task_apps: Sequence[str] = (),
 ) -> AgentLoop:

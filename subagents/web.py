@@ -15,6 +15,7 @@ from pathlib import Path
 from playwright.sync_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
+from stateact.events import WebBrowserError, WebReportEvent
 from stateact.image_policy import images_to_strip, strip_old_images
 from stateact.loop import AgentLoop, Budget, LoopOutcome
 from stateact.messages import Message, TextBlock, ToolResultBlock
@@ -122,7 +123,7 @@ class DelegateWebTool(Tool):
             self.session.start()
             first_look = self.session.observe()
         except PlaywrightError as exc:
-            log.emit("web_browser_error", scope, error=error_summary(exc))
+            log.emit(WebBrowserError(scope=scope, error=error_summary(exc)))
             return ToolResult.error(f"The web browser could not be started: {error_summary(exc)}")
         downloads_before = len(self.session.downloads)
         loop = AgentLoop(
@@ -147,7 +148,7 @@ class DelegateWebTool(Tool):
                 (m.text() for m in reversed(loop.messages) if m.role == "assistant" and m.text()), ""
             ),
         )
-        log.emit("web_report", scope, **report.data())
+        log.emit(WebReportEvent(scope=scope, **report.data()))
         return ToolResult(text=report.text(scope), data=report.data(), is_error=report.status == "ERROR")
 
     def _task(self, params: Input, first_look: str) -> str:

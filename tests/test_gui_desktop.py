@@ -20,9 +20,10 @@ import openpyxl
 import pytest
 
 from sandbox.local import LocalSandbox
+from stateact.events import read_events
 from stateact.loop import AgentLoop, Budget
 from stateact.meter import Meter
-from stateact.runlog import RunLog, read_events
+from stateact.runlog import RunLog
 from stateact.runtime import RoleModels, RunContext
 from stateact.variants import get_variant
 from subagents.gui import DelegateGuiTool, DelegateInput, run_gui_subgoal
@@ -144,7 +145,7 @@ def done(summary: str = "seen on screen") -> dict:
 
 def tool_results(context: RunContext, scope: str) -> list[dict]:
     return [
-        e for e in read_events(context.log.events_path) if e["kind"] == "tool_result" and e["scope"] == scope
+        e for e in read_events(context.log.events_path) if e.kind == "tool_result" and e.scope == scope
     ]
 
 
@@ -208,7 +209,7 @@ def test_main_agent_delegates_clicks_typing_drag_and_modal(tk_app, tmp_path):
     assert "Screenshot size: 1366x768" in gui_requests[0].messages[0].text()
     assert all(sum(len(m.images()) for m in r.messages) <= 3 for r in gui_requests)
     assert sum(len(m.images()) for m in gui_requests[-1].messages) == 3
-    assert [e["is_error"] for e in tool_results(context, "gui#1")] == [False] * 8
+    assert [e.is_error for e in tool_results(context, "gui#1")] == [False] * 8
     assert context.meter.by_role["gui"].turns == 6
 
 
@@ -263,11 +264,11 @@ def test_bad_actions_are_error_results_and_the_loop_goes_on(desktop, tmp_path):
     report = run_gui_subgoal(context, "click outside", scope="gui#1")
     assert report.status == "FAIL" and report.detail == "nothing to click"
     results = tool_results(context, "gui#1")
-    assert [r["is_error"] for r in results] == [True, True, True, True, False]
-    assert "outside the screenshot, which is 1366x768" in results[0]["text"]
-    assert "unknown key 'Hyper_Q'" in results[1]["text"]
-    assert "`mouse_move` needs `coordinate`" in results[2]["text"]
-    assert "at least 8 pixels" in results[3]["text"]
+    assert [r.is_error for r in results] == [True, True, True, True, False]
+    assert "outside the screenshot, which is 1366x768" in results[0].text
+    assert "unknown key 'Hyper_Q'" in results[1].text
+    assert "`mouse_move` needs `coordinate`" in results[2].text
+    assert "at least 8 pixels" in results[3].text
 
 
 def test_spent_budget_reports_incomplete_with_what_was_verified(desktop, tmp_path):
