@@ -318,7 +318,8 @@ class GateBaseline(Event):
     copies: int = 0
     copied_bytes: int = 0
     without_copy: list[str] = Field(default_factory=list)
-    more: bool = False
+    more: int = 0
+    """Files beyond the listing cap."""
     named: list[str] = Field(default_factory=list)
     seconds: float = 0.0
 
