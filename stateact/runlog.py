@@ -100,9 +100,10 @@ class RunLog:
             if image.path is None:
                 saved = self.save_image(image.to_bytes(), message.role, image.media_type)
                 image.path = str(saved.relative_to(self.run_dir))
-        record = message.model_dump(mode="json")
-        _strip_image_data(record)
-        return MessageEvent(scope=scope, message=Message.model_validate(record))
+        logged = message.model_copy(deep=True)
+        for image in logged.images():
+            image.data = ""
+        return MessageEvent(scope=scope, message=logged)
 
     def write_json(self, name: str, payload: Any) -> Path:
         """Write a JSON file in the run folder atomically."""
@@ -115,17 +116,6 @@ class RunLog:
     def close(self) -> None:
         if not self._file.closed:
             self._file.close()
-
-
-def _strip_image_data(node: Any) -> None:
-    if isinstance(node, dict):
-        if node.get("type") == "image" and node.get("path"):
-            node["data"] = ""
-        for value in node.values():
-            _strip_image_data(value)
-    elif isinstance(node, list):
-        for item in node:
-            _strip_image_data(item)
 
 
 def load_message(logged: Message, run_dir: Path) -> Message:
