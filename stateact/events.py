@@ -15,9 +15,9 @@ import types
 from collections.abc import Iterator
 from copy import deepcopy
 from pathlib import Path
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from stateact.messages import Message, Usage
 
@@ -377,19 +377,19 @@ class WebPageSaveError(Event):
     error: str
 
 
-EVENT_TYPES: dict[str, type[Event]] = {
-    cls.model_fields["kind"].default: cls
-    for cls in (
-        MessageEvent, LoopStart, LoopEnd, Interrupted, ErrorEvent, Request, Response, ContextOverflow,
-        ModelSettingsWarning, ToolCall, ToolCutOff, ToolCrash, ToolResultEvent, RunStart, RunEnd,
-        RunResumed, SandboxWarning, ContextWindow, Stall, Compaction, CompactionSkipped, ContextCut,
-        PlanEvent, PlanReverted, FinishCalled, GateStart, GatePregate, GateVerdict, GateUndecided,
-        GateSnapshot, GateSnapshotError, GateViolation, GateChanges, GateBaseline, GateBaselineError,
-        GuiReportEvent, GuiBudgetSpent, GuiScreenshotFailed, WebReportEvent, WebBrowserError,
-        WebPageSaved, WebPageSaveError,
-    )
-}  # fmt: skip
-"""The known kinds: the discriminated union of events, keyed by `kind`."""
+KNOWN_EVENTS: tuple[type[Event], ...] = (
+    MessageEvent, LoopStart, LoopEnd, Interrupted, ErrorEvent, Request, Response, ContextOverflow,
+    ModelSettingsWarning, ToolCall, ToolCutOff, ToolCrash, ToolResultEvent, RunStart, RunEnd,
+    RunResumed, SandboxWarning, ContextWindow, Stall, Compaction, CompactionSkipped, ContextCut,
+    PlanEvent, PlanReverted, FinishCalled, GateStart, GatePregate, GateVerdict, GateUndecided,
+    GateSnapshot, GateSnapshotError, GateViolation, GateChanges, GateBaseline, GateBaselineError,
+    GuiReportEvent, GuiBudgetSpent, GuiScreenshotFailed, WebReportEvent, WebBrowserError,
+    WebPageSaved, WebPageSaveError,
+)  # fmt: skip
+KnownEvent = Annotated[Union[KNOWN_EVENTS], Field(discriminator="kind")]  # noqa: UP007 (a tuple, not X | Y)
+"""An event of a kind this version knows: the union of the kinds, discriminated on `kind`."""
+_KNOWN: TypeAdapter[Event] = TypeAdapter(KnownEvent)
+EVENT_TYPES: dict[str, type[Event]] = {cls.model_fields["kind"].default: cls for cls in KNOWN_EVENTS}
 
 
 def parse_event(record: Any, lenient: bool = False) -> Event:
@@ -401,13 +401,14 @@ def parse_event(record: Any, lenient: bool = False) -> Event:
     """
     if not isinstance(record, dict) or not isinstance(record.get("kind"), str):
         raise EventLogError("not an event (a JSON object with a string `kind`)")
-    model = EVENT_TYPES.get(record["kind"], Event)
+    if record["kind"] not in EVENT_TYPES:
+        return Event.model_validate(record)
     try:
-        return model.model_validate(record)
-    except ValidationError as exc:
+        return _KNOWN.validate_python(record)
+    except ValidationError:
         if not lenient:
             raise
-        return _repaired(model, record, exc)
+        return _repaired(EVENT_TYPES[record["kind"]], record)
 
 
 _ZEROS: dict[type, Any] = {str: "", int: 0, float: 0.0, bool: False, list: [], dict: {}}
@@ -420,9 +421,13 @@ def _zero(annotation: Any) -> Any:
     return deepcopy(_ZEROS.get(get_origin(annotation) or annotation))
 
 
-def _repaired(model: type[Event], record: dict, error: ValidationError) -> Event:
+def _repaired(model: type[Event], record: dict) -> Event:
+    try:
+        return model.model_validate(record)
+    except ValidationError as error:
+        problems = error.errors()
     fixed = dict(record)
-    for problem in error.errors():
+    for problem in problems:
         name = str(problem["loc"][0])
         field = model.model_fields.get(name)
         if field is None:
@@ -473,7 +478,9 @@ def read_events(path: Path, lenient: bool = False) -> Iterator[Event]:
 def _describe(record: Any, exc: Exception) -> str:
     if not isinstance(exc, ValidationError):
         return str(exc)
-    problems = "; ".join(
-        f"field `{'.'.join(str(p) for p in e['loc'])}`: {e['msg']}" for e in exc.errors(include_url=False)
+    kind = record["kind"]
+    problems = "; ".join(  # a location starts with the union's tag, the kind
+        f"field `{'.'.join(str(p) for p in e['loc'][e['loc'][:1] == (kind,) :])}`: {e['msg']}"
+        for e in exc.errors(include_url=False)
     )
-    return f"bad `{record['kind']}` event: {problems}"
+    return f"bad `{kind}` event: {problems}"
