@@ -296,7 +296,8 @@ class GateViolation(Event):
     changes: list[str] = Field(default_factory=list)
     restored: list[str] = Field(default_factory=list)
     removed: list[str] = Field(default_factory=list)
-    not_restored: list[str] = Field(default_factory=list)
+    not_restored: dict[str, str] = Field(default_factory=dict)
+    """Why each file could not be restored, by path."""
 
 
 class GateChanges(Event):

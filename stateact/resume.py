@@ -87,9 +87,8 @@ def load_run_state(run_dir: Path) -> RunState:
     events = list(read_events(run_dir / "events.jsonl"))
     for event in events:
         scope = event.scope
-        if (
-            isinstance(event, RunStart) or segment_start is None
-        ):  # time between a death and a resume is not spent
+        # the time between a death and a resume is not spent
+        if isinstance(event, RunStart) or segment_start is None:
             elapsed += (last_t - segment_start) if segment_start is not None else 0.0
             segment_start = event.t
         last_t = event.t

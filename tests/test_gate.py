@@ -240,7 +240,7 @@ def test_gate_cannot_change_the_deliverable_through_or_past_the_guard(tmp_path, 
     assert any(v.startswith("created: ") and v.endswith("gate_notes.txt") for v in voided.violations)
     assert result.passed and result.round == 2 and result.violations == [] and gate.rounds_used == 1
     [violation] = events(context, "gate_violation")
-    assert violation["scope"] == "gate#1" and str(path) in violation["restored"]
+    assert violation.scope == "gate#1" and str(path) in violation.restored
     assert not Path(events(context, "gate_snapshot")[0].store).exists()  # the restore copies are dropped
 
 
@@ -403,7 +403,7 @@ def test_undecided_rounds_are_retried_once_then_the_finish_is_accepted_unreviewe
     assert "undecided" in result.text and "unreviewed" in result.text
     assert gate.rounds_used == 0 and not gate.exhausted
     [undecided] = events(context, "gate_undecided")
-    assert undecided["scope"] == "gate#2" and undecided["attempts"] == 2
+    assert undecided.scope == "gate#2" and undecided.attempts == 2
 
 
 def test_fail_verdict_without_findings_is_sent_back_to_the_gate_model(tmp_path, sandbox):
@@ -456,7 +456,7 @@ def test_change_to_a_file_over_the_copy_cap_is_recorded_as_not_restored(tmp_path
     voided = gate.verdicts[0]  # a fresh round followed it (its script is empty: undecided too)
 
     [violation] = events(context, "gate_violation")
-    assert violation["not_restored"] == {str(path): "no snapshot copy (over the size caps)"}
+    assert violation.not_restored == {str(path): "no snapshot copy (over the size caps)"}
     assert voided.violations == [f"changed: {path}"] and voided.passed is None
     assert events(context, "gate_snapshot")[0].copies == 0
 

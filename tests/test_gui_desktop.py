@@ -292,7 +292,7 @@ def test_spent_budget_reports_incomplete_with_what_was_verified(desktop, tmp_pat
     assert report.steps == 2 and report.budget == 2
     assert "Steps used: 2 of 2" in report.text()
     refused = tool_results(context, "gui#3")[2]
-    assert refused["is_error"] and "step budget is spent" in refused["text"]
+    assert refused.is_error and "step budget is spent" in refused.text
     last_request = context.provider("gui").requests[-1]
     assert "Call `report_progress` now" in last_request.messages[-1].text()
     assert "report_progress" in {t.name for t in last_request.tools}
