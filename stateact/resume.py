@@ -18,6 +18,7 @@ from stateact.config import RunConfig
 from stateact.events import (
     Compaction,
     Event,
+    EventLogError,
     LoopEnd,
     MessageEvent,
     Response,
@@ -84,7 +85,10 @@ def load_run_state(run_dir: Path) -> RunState:
     tags: list[str] = []
     instruction = ""
     task_started_at = None
-    events = list(read_events(run_dir / "events.jsonl"))
+    try:
+        events = list(read_events(run_dir / "events.jsonl"))
+    except EventLogError as exc:
+        raise ResumeError(str(exc)) from exc
     for event in events:
         scope = event.scope
         # the time between a death and a resume is not spent

@@ -209,3 +209,22 @@ def test_every_field_gets_a_sample_other_than_its_default():
         for name, field in model.model_fields.items():
             if name not in ("seq", "t", "kind", "scope"):
                 assert getattr(event, name) != field.get_default(call_default_factory=True), (model, name)
+
+
+def test_show_and_resume_name_the_malformed_line(tmp_path):
+    run_dir = tmp_path / "run"
+    shutil.copytree(OLD_RUN, run_dir)
+    lines = (run_dir / "events.jsonl").read_text().splitlines()
+    broken = json.loads(lines[5])
+    broken["usage"] = "many"
+    lines[5] = json.dumps(broken)
+    (run_dir / "events.jsonl").write_text("\n".join(lines) + "\n")
+
+    for command in ("show", "resume"):
+        done = subprocess.run(
+            [sys.executable, "-m", "stateact", command, str(run_dir)],
+            cwd=REPO, env=resume_env(), capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        output = " ".join((done.stdout + done.stderr).split())
+        assert done.returncode == 2, output
+        assert "events.jsonl line 6: bad `response` event: field `usage`" in output
