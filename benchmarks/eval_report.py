@@ -22,7 +22,16 @@ from evals.html_report import write_html_report  # noqa: E402
 from evals.results import task_result_dir, write_results  # noqa: E402
 from evals.suite_runner import RUN_FOLDER  # noqa: E402
 from evals.task_metrics import collect_metrics  # noqa: E402
-from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock  # noqa: E402
+from stateact.events import (  # noqa: E402
+    Compaction,
+    GateVerdict,
+    MessageEvent,
+    Response,
+    RunStart,
+    ToolCall,
+    ToolResultEvent,
+)
+from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, Usage  # noqa: E402
 from stateact.runlog import RunLog  # noqa: E402
 
 HARNESSES = ("stateact", "pixel", "bash-only", "no-act", "no-verify", "no-sustain")
@@ -40,34 +49,36 @@ def _png() -> bytes:
 
 def _step(log: RunLog, scope: str, number: int, image: bytes | None) -> None:
     call_id = f"call{number}"
-    log.emit("response", scope, role=scope.split("#")[0], turn=number, usage={"input_tokens": 900}, usd=0.001)
     log.emit(
-        "message",
-        scope,
-        message={"role": "assistant", "content": [{"type": "text", "text": f"step {number}"}]},
+        Response(scope=scope, role=scope.split("#")[0], turn=number, usage=Usage(input_tokens=900), usd=0.001)
     )
-    log.emit("tool_call", scope, id=call_id, name="bash", input={"command": f"echo {number}"})
-    log.emit("tool_result", scope, id=call_id, name="bash", is_error=False, text=f"{number}\n" * 20)
+    log.emit(
+        MessageEvent(
+            scope=scope, message=Message(role="assistant", content=[TextBlock(text=f"step {number}")])
+        )
+    )
+    log.emit(ToolCall(scope=scope, id=call_id, name="bash", input={"command": f"echo {number}"}))
+    log.emit(ToolResultEvent(scope=scope, id=call_id, name="bash", text=f"{number}\n" * 20))
     content = [TextBlock(text=f"{number}\n" * 20)] + ([ImageBlock.from_bytes(image)] if image else [])
     message = Message(role="user", content=[ToolResultBlock(tool_use_id=call_id, content=content)])
-    log.emit("message", scope, message=log.message_record(message))
+    log.emit(log.message_event(message, scope))
 
 
 def write_run(results: Path, harness: str, domain: str, task_id: str, image: bytes) -> None:
     task_dir = task_result_dir(results, harness, "bench", domain, task_id)
     log = RunLog(task_dir / RUN_FOLDER)
-    log.emit("run_start", instruction="a long task", harness=harness)
+    log.emit(RunStart(instruction="a long task", harness=harness))
     for number in range(1, MAIN_STEPS + 1):
         _step(log, "main", number, None)
         if number == MAIN_STEPS // 2:
-            log.emit("tool_call", "main", id="delegation", name="delegate_gui", input={"subgoal": "drag"})
+            log.emit(ToolCall(id="delegation", name="delegate_gui", input={"subgoal": "drag"}))
             for inner in range(1, GUI_STEPS + 1):
                 _step(log, "gui#1", inner, image)
-            log.emit("tool_result", "main", id="delegation", name="delegate_gui", is_error=False, text="done")
+            log.emit(ToolResultEvent(id="delegation", name="delegate_gui", text="done"))
             log.emit(
-                "compaction", "main", summary="summary " * 100, tokens_before=150_000, tokens_after=20_000
+                Compaction(summary="summary " * 100, replaced=0, tokens_before=150_000, tokens_after=20_000)
             )
-    log.emit("gate_verdict", "gate#1", passed=True, round=1, source="model", summary="ok", findings=[])
+    log.emit(GateVerdict(scope="gate#1", passed=True, round=1, source="model", summary="ok"))
     log.write_json("result.json", {"status": "finished", "usd": 0.5, "seconds": 600.0, "spend": {}})
     log.close()
     parts = [{"func": "check_cell", "score": float(i % 3 != 0)} for i in range(27)]

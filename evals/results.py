@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from evals.failures import TaskFailure
-from stateact.runlog import read_events
+from stateact.events import MessageEvent, ToolCall, ToolResultEvent, read_events
+from stateact.messages import ImageBlock, Message
 from stateact.runtime import RoleModels
 
 RESULT_FILE = "result.txt"
@@ -91,14 +92,11 @@ SUBAGENT_STEPS = "subagent_steps"
 """The `info` key of a traj.jsonl line listing the tool calls of the subagents that ran inside it."""
 
 
-def _tool_result_images(blocks: list[dict[str, Any]]) -> dict[str, list[str]]:
+def _tool_result_images(message: Message) -> dict[str, list[str]]:
     """Image paths of each tool_result block of a message, by tool_use id."""
     return {
-        block.get("tool_use_id", ""): [
-            b["path"] for b in block.get("content", []) if b.get("type") == "image" and b.get("path")
-        ]
-        for block in blocks
-        if block.get("type") == "tool_result"
+        block.tool_use_id: [b.path for b in block.content if isinstance(b, ImageBlock) and b.path]
+        for block in message.tool_results()
     }
 
 
@@ -118,21 +116,19 @@ def trajectory_steps(run_dir: Path) -> list[dict[str, Any]]:
     by_call: dict[tuple[str, str], dict[str, Any]] = {}
     last_words: dict[str, str] = {}
     for event in read_events(events_path):
-        scope, kind = event.get("scope", MAIN_SCOPE), event.get("kind")
-        if kind == "message":
-            message = event.get("message", {})
-            blocks = message.get("content", [])
-            if message.get("role") == "assistant":
-                last_words[scope] = "\n".join(b.get("text", "") for b in blocks if b.get("type") == "text")
-            for call_id, images in _tool_result_images(blocks).items():
+        scope = event.scope
+        if isinstance(event, MessageEvent):
+            if event.message.role == "assistant":
+                last_words[scope] = event.message.text()
+            for call_id, images in _tool_result_images(event.message).items():
                 if (scope, call_id) in by_call:
                     by_call[(scope, call_id)]["_images"] = images
-        elif kind == "tool_call":
-            action = {"tool": event.get("name"), "input": event.get("input", {})}
+        elif isinstance(event, ToolCall):
+            action = {"tool": event.name, "input": event.input}
             if scope == MAIN_SCOPE:
                 step = {
                     "step_num": len(steps) + 1,
-                    "action_timestamp": _stamp(event.get("t", time.time())),
+                    "action_timestamp": _stamp(event.t),
                     "action": action,
                     "response": last_words.get(scope, ""),
                     "reward": 0,
@@ -147,13 +143,13 @@ def trajectory_steps(run_dir: Path) -> list[dict[str, Any]]:
                 step = {"scope": scope, "action": action, "response": last_words.get(scope, "")}
                 holder = steps[-1]["info"].setdefault(SUBAGENT_STEPS, []) if steps else orphans
                 holder.append(step)
-            by_call[(scope, event.get("id", ""))] = step
-        elif kind == "tool_result" and (scope, event.get("id")) in by_call:
-            step = by_call[(scope, event["id"])]
+            by_call[(scope, event.id)] = step
+        elif isinstance(event, ToolResultEvent) and (scope, event.id) in by_call:
+            step = by_call[(scope, event.id)]
             fields = step["info"] if scope == MAIN_SCOPE else step
-            fields.update(is_error=event.get("is_error", False), result=event.get("text", ""))
+            fields.update(is_error=event.is_error, result=event.text)
             if scope == MAIN_SCOPE:
-                step["done"] = bool(event.get("terminal"))
+                step["done"] = event.terminal
     for step in steps:
         inner = [image for sub in step["info"].get(SUBAGENT_STEPS, []) for image in sub.pop("_images", [])]
         step["_images"] = step.get("_images") or inner

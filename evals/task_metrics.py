@@ -21,7 +21,7 @@ from evals.results import ERROR_FILE, RESULT_FILE, SUBAGENT_ROLES, read_score
 from evals.rollouts import ROLLOUTS_FOLDER
 from evals.suite_runner import RUN_FOLDER
 from evals.trajectory import dicts
-from stateact.runlog import read_events
+from stateact.events import Compaction, GateVerdict, LoopStart, Response, Stall, ToolCall, read_events
 
 MAIN_SCOPE = "main"
 DELEGATION_PREFIX = "delegate_"
@@ -201,28 +201,26 @@ def _count_events(metrics: TaskMetrics, events: Path) -> None:
     sub_turns: Counter[str] = Counter()
     delegations: Counter[str] = Counter()
     tools: dict[str, set[str]] = {}
-    for event in read_events(events):
-        if not isinstance(event, dict):
-            continue
-        kind, scope = event.get("kind"), str(event.get("scope", MAIN_SCOPE))
-        if kind == "loop_start":
-            tools[scope] = {str(name) for name in event.get("tools") or [] if isinstance(name, str)}
-        elif kind == "response":
+    for event in read_events(events, lenient=True):  # a log from another version or a crash
+        scope = event.scope
+        if isinstance(event, LoopStart):
+            tools[scope] = set(event.tools)
+        elif isinstance(event, Response):
             if scope == MAIN_SCOPE:
                 metrics.main_turns += 1
             elif "#" in scope:
                 sub_turns[scope.split("#")[0]] += 1
-        elif kind == "tool_call" and _is_delegation(str(event.get("name", "")), tools.get(scope)):
-            delegations[str(event["name"])] += 1
-        elif kind == "gate_verdict":
+        elif isinstance(event, ToolCall) and _is_delegation(event.name, tools.get(scope)):
+            delegations[event.name] += 1
+        elif isinstance(event, GateVerdict):
             metrics.gate_rounds += 1
-            if event.get("passed"):
+            if event.passed:
                 metrics.gate_passes += 1
             else:
                 metrics.gate_fails += 1
-        elif kind == "compaction":
+        elif isinstance(event, Compaction):
             metrics.compactions += 1
-        elif kind == "stall":
+        elif isinstance(event, Stall):
             metrics.stalls += 1
     metrics.sub_turns = sum(sub_turns.values())
     metrics.sub_turns_by_kind = dict(sub_turns)

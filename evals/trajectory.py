@@ -12,11 +12,28 @@ listed only when the file exists.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stateact.runlog import read_events
+from stateact.events import (
+    Compaction,
+    ErrorEvent,
+    Event,
+    GateVerdict,
+    LoopEnd,
+    LoopStart,
+    MessageEvent,
+    RunEnd,
+    RunStart,
+    Stall,
+    ToolCall,
+    ToolResultEvent,
+    read_events,
+    read_jsonl,
+)
+from stateact.messages import ContentBlock, ImageBlock, Message, TextBlock
 
 
 @dataclass
@@ -36,20 +53,16 @@ class Step:
 
 
 def dicts(value: Any) -> list[dict]:
-    """The dict items of a list (a log written by another version may hold anything)."""
+    """The dict items of a list (a traj.jsonl written by another runner may hold anything)."""
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
-def _texts(blocks: Any) -> str:
-    return "\n".join(str(b["text"]) for b in dicts(blocks) if b.get("type") == "text" and b.get("text"))
+def _texts(blocks: Sequence[ContentBlock]) -> str:
+    return "\n".join(b.text for b in blocks if isinstance(b, TextBlock) and b.text)
 
 
-def _images(blocks: Any, run_dir: Path) -> list[str]:
-    return [
-        b["path"]
-        for b in dicts(blocks)
-        if b.get("type") == "image" and isinstance(b.get("path"), str) and (run_dir / b["path"]).is_file()
-    ]
+def _images(blocks: Sequence[ContentBlock], run_dir: Path) -> list[str]:
+    return [b.path for b in blocks if isinstance(b, ImageBlock) and b.path and (run_dir / b.path).is_file()]
 
 
 CallKey = tuple[str, str]
@@ -62,14 +75,12 @@ class _Results:
     def __init__(self) -> None:
         self.by_call: dict[CallKey, tuple[str, list[str]]] = {}
 
-    def add(self, scope: str, blocks: Any, run_dir: Path) -> None:
-        for block in dicts(blocks):
-            if block.get("type") == "tool_result":
-                content = block.get("content", [])
-                self.by_call[(scope, str(block.get("tool_use_id", "")))] = (
-                    _texts(content),
-                    _images(content, run_dir),
-                )
+    def add(self, scope: str, message: Message, run_dir: Path) -> None:
+        for block in message.tool_results():
+            self.by_call[(scope, block.tool_use_id)] = (
+                _texts(block.content),
+                _images(block.content, run_dir),
+            )
 
 
 def _format_input(value: Any) -> str:
@@ -78,31 +89,30 @@ def _format_input(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
 
 
-def _findings(event: dict) -> str:
-    lines = [str(event["summary"])] if event.get("summary") else []
-    for finding in dicts(event.get("findings")):
+def _findings(event: GateVerdict) -> str:
+    lines = [event.summary] if event.summary else []
+    for finding in event.findings:
         lines.append(f"- [{finding.get('location', '')}] {finding.get('problem', '')}")
         if finding.get("evidence"):
             lines.append(f"  evidence: {finding['evidence']}")
-    for item in dicts(event.get("checklist")):
-        lines.append(f"* {item.get('result', '?')}: {item.get('requirement', '')}")
-    violations = event.get("violations")
-    lines += [f"! {v}" for v in violations] if isinstance(violations, list) else []
+    lines += [f"* {item.get('result', '?')}: {item.get('requirement', '')}" for item in event.checklist]
+    lines += [f"! {v}" for v in event.violations]
     return "\n".join(lines)
 
 
 def trajectory_steps(run_dir: Path) -> list[Step]:
-    """The steps of a run folder's events.jsonl, in order; empty when there is no log."""
+    """The steps of a run folder's events.jsonl, in order; empty when there is no log.
+
+    The log is read leniently: a log from another version or a crash gives gaps, not an error."""
     run_dir = Path(run_dir)
     path = run_dir / "events.jsonl"
     if not path.is_file():
         return []
-    events = [event for event in read_events(path) if isinstance(event, dict)]
+    events = list(read_events(path, lenient=True))
     results = _Results()
     for event in events:
-        message = _message(event)
-        if message.get("role") == "user":
-            results.add(str(event.get("scope", "main")), message.get("content"), run_dir)
+        if isinstance(event, MessageEvent) and event.message.role == "user":
+            results.add(event.scope, event.message, run_dir)
     steps: list[Step] = []
     calls: dict[CallKey, Step] = {}
     for event in events:
@@ -112,17 +122,11 @@ def trajectory_steps(run_dir: Path) -> list[Step]:
     return steps
 
 
-def _message(event: dict) -> dict:
-    message = event.get("message") if event.get("kind") == "message" else None
-    return message if isinstance(message, dict) else {}
-
-
-def _step(event: dict, run_dir: Path, results: _Results, calls: dict[CallKey, Step]) -> Step | None:
-    kind, scope = event.get("kind", ""), str(event.get("scope", "main"))
-    if kind == "message":
-        message = _message(event)
-        blocks = message.get("content")
-        if message.get("role") == "assistant":
+def _step(event: Event, run_dir: Path, results: _Results, calls: dict[CallKey, Step]) -> Step | None:
+    scope = event.scope
+    if isinstance(event, MessageEvent):
+        blocks = event.message.content
+        if event.message.role == "assistant":
             text = _texts(blocks)
             return Step("text", scope, "model", text) if text else None
         images = _images(blocks, run_dir)
@@ -130,51 +134,41 @@ def _step(event: dict, run_dir: Path, results: _Results, calls: dict[CallKey, St
         if images or (text and scope != "main"):
             return Step("observation", scope, "input", text, images=images)
         return None
-    if kind == "tool_call":
-        step = Step("tool", scope, str(event.get("name", "?")), _format_input(event.get("input", {})))
-        calls[(scope, str(event.get("id", "")))] = step
+    if isinstance(event, ToolCall):
+        step = Step("tool", scope, event.name or "?", _format_input(event.input))
+        calls[(scope, event.id)] = step
         return step
-    if kind == "tool_result":
-        key = (scope, str(event.get("id", "")))
+    if isinstance(event, ToolResultEvent):
+        key = (scope, event.id)
         step = calls.get(key)
         if step is not None:
-            text, images = results.by_call.get(key, (event.get("text", ""), []))
-            step.detail, step.images, step.is_error = (
-                str(text or event.get("text") or ""),
-                images,
-                bool(event.get("is_error")),
-            )
+            text, images = results.by_call.get(key, (event.text, []))
+            step.detail, step.images, step.is_error = text or event.text, images, event.is_error
         return None
-    return _marker(kind, scope, event)
+    return _marker(event)
 
 
-def _marker(kind: str, scope: str, event: dict) -> Step | None:
+def _marker(event: Event) -> Step | None:
     """Steps that are not model turns: loops, compactions, gate verdicts, stalls, errors, start and end."""
-    if kind in ("loop_start", "loop_end") and scope != "main":
-        return Step(
-            "loop", scope, f"{scope} {'starts' if kind == 'loop_start' else 'ends'}", event.get("model", "")
-        )
-    if kind == "compaction":
-        title = f"compaction: {event.get('tokens_before', '?')} -> {event.get('tokens_after', '?')} tokens"
-        return Step("compaction", scope, title, event.get("summary", ""))
-    if kind == "gate_verdict":
-        passed = bool(event.get("passed"))
-        title = f"gate round {event.get('round', '?')}: {'PASS' if passed else 'FAIL'} ({event.get('source', 'model')})"
+    scope = event.scope
+    if isinstance(event, LoopStart | LoopEnd) and scope != "main":
+        started = isinstance(event, LoopStart)
+        return Step("loop", scope, f"{scope} {'starts' if started else 'ends'}", getattr(event, "model", ""))
+    if isinstance(event, Compaction):
+        title = f"compaction: {event.tokens_before} -> {event.tokens_after} tokens"
+        return Step("compaction", scope, title, event.summary)
+    if isinstance(event, GateVerdict):
+        passed = bool(event.passed)
+        title = f"gate round {event.round}: {'PASS' if passed else 'FAIL'} ({event.source})"
         return Step("gate", scope, title, detail=_findings(event), passed=passed)
-    if kind == "stall":
-        return Step("stall", scope, f"stall: {event.get('sign', '')}", event.get("note", ""))
-    if kind == "error":
-        return Step(
-            "error", scope, f"error: {event.get('error', '')}", event.get("message", ""), is_error=True
-        )
-    if kind == "run_start":
-        return Step("run", scope, f"run starts ({event.get('harness', '?')})", event.get("instruction", ""))
-    if kind == "run_end":
-        usd = event.get("usd")
-        summary = f"{event.get('turns', 0)} main turns" + (
-            f", ${usd:.4f}" if isinstance(usd, int | float) else ""
-        )
-        return Step("run", scope, f"run ends: {event.get('status', '?')}", summary)
+    if isinstance(event, Stall):
+        return Step("stall", scope, f"stall: {event.sign}", event.note)
+    if isinstance(event, ErrorEvent):
+        return Step("error", scope, f"error: {event.error}", event.message, is_error=True)
+    if isinstance(event, RunStart):
+        return Step("run", scope, f"run starts ({event.harness or '?'})", event.instruction)
+    if isinstance(event, RunEnd):
+        return Step("run", scope, f"run ends: {event.status}", f"{event.turns} main turns, ${event.usd:.4f}")
     return None
 
 
@@ -193,7 +187,7 @@ def osworld_steps(result_dir: Path) -> list[Step]:
         return []
     steps: list[Step] = []
     last_words: dict[str, str] = {}
-    for line in dicts(list(read_events(path))):
+    for line in dicts([value for _, value in read_jsonl(path)]):
         info = line.get("info") if isinstance(line.get("info"), dict) else {}
         shot = line.get("screenshot_file")
         images = [shot] if isinstance(shot, str) and shot and (Path(result_dir) / shot).is_file() else []

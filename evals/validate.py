@@ -28,7 +28,7 @@ from evals.runner import run_task
 from evals.suite import SuiteTask, mapped_solution
 from stateact.app.config import RunConfig
 from stateact.app.variants import FULL_HARNESS
-from stateact.runlog import read_events
+from stateact.events import Response, ToolResultEvent, read_events
 from stateact.runtime import RoleModels
 
 
@@ -146,9 +146,7 @@ def _add_run_facts(row: ValidationRow, run_dir: Path, solution: Path) -> None:
 
 def unplayed_turns(run_dir: Path, solution: Path) -> dict[str, int]:
     """Turns per role of the solution script left over after the run (roles with none left omitted)."""
-    played = Counter(
-        e.get("role") for e in read_events(run_dir / "events.jsonl") if e.get("kind") == "response"
-    )
+    played = Counter(e.role for e in read_events(run_dir / "events.jsonl") if isinstance(e, Response))
     roles = json.loads(solution.read_text(encoding="utf-8"))["roles"]
     left = {role: len(turns) - played.get(role, 0) for role, turns in roles.items()}
     return {role: count for role, count in left.items() if count > 0}
@@ -158,9 +156,9 @@ def tool_errors(run_dir: Path) -> list[str]:
     """`scope tool: message` of every tool result in the run's log that is an error."""
     found = []
     for event in read_events(run_dir / "events.jsonl"):
-        if event.get("kind") == "tool_result" and event.get("is_error"):
-            text = (event.get("text") or "").strip().splitlines()
-            found.append(f"{event.get('scope')} {event.get('name')}: {text[0][:160] if text else ''}")
+        if isinstance(event, ToolResultEvent) and event.is_error:
+            text = event.text.strip().splitlines()
+            found.append(f"{event.scope} {event.name}: {text[0][:160] if text else ''}")
     return found
 
 

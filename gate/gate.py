@@ -44,6 +44,16 @@ from gate.web_read import web_tools_for_gate
 from sandbox.base import Sandbox
 from stateact import settings
 from stateact.context import build_context_manager
+from stateact.events import (
+    Event,
+    GatePregate,
+    GateSnapshot,
+    GateSnapshotError,
+    GateStart,
+    GateUndecided,
+    GateVerdict,
+    GateViolation,
+)
 from stateact.loop import AgentLoop, Budget, LoopOutcome
 from stateact.models import ProviderError
 from stateact.runtime import RunContext
@@ -76,9 +86,9 @@ class FinishGate:
         )
         self.verdicts: list[Verdict] = []
 
-    def resume_from(self, events: Iterable[dict]) -> None:
+    def resume_from(self, events: Iterable[Event]) -> None:
         """Take back the rounds of a resumed run from its logged `gate_verdict` events."""
-        self.verdicts = [Verdict.from_dict(e) for e in events if e.get("kind") == "gate_verdict"]
+        self.verdicts = [Verdict.from_dict(e.model_dump()) for e in events if isinstance(e, GateVerdict)]
 
     @property
     def rounds_used(self) -> int:
@@ -107,10 +117,11 @@ class FinishGate:
             if verdict.passed is not None or self.context.dollars_spent:
                 return verdict  # no fresh round on a spent budget: the run stops on it
         self.context.log.emit(
-            "gate_undecided",
-            f"gate#{verdict.round}",
-            attempts=gate_settings.GATE_UNDECIDED_RETRIES + 1,
-            problem=verdict.findings[0].problem if verdict.findings else "",
+            GateUndecided(
+                scope=f"gate#{verdict.round}",
+                attempts=gate_settings.GATE_UNDECIDED_RETRIES + 1,
+                problem=verdict.findings[0].problem if verdict.findings else "",
+            )
         )
         return verdict
 
@@ -119,16 +130,17 @@ class FinishGate:
         scope = f"gate#{number}"
         log = self.context.log
         log.emit(
-            "gate_start",
-            scope,
-            round=number,
-            max_rounds=self.max_rounds,
-            paths=[{"path": p.path, "output": p.output} for p in self.paths],
-            task_started_at=self.task_started_at,
-            infeasible_claim=infeasible_claim,
+            GateStart(
+                scope=scope,
+                round=number,
+                max_rounds=self.max_rounds,
+                paths=[{"path": p.path, "output": p.output} for p in self.paths],
+                task_started_at=self.task_started_at,
+                infeasible_claim=infeasible_claim,
+            )
         )
         pregate = run_pregate(self.context.sandbox, self.paths, self.task_started_at)
-        log.emit("gate_pregate", scope, round=number, failed=bool(pregate.findings), notes=pregate.notes)
+        log.emit(GatePregate(scope=scope, round=number, failed=bool(pregate.findings), notes=pregate.notes))
         if pregate.findings and infeasible_claim is None:
             verdict = Verdict(
                 passed=False,
@@ -141,7 +153,9 @@ class FinishGate:
             verdict = self._model_round(number, scope, pregate.facts, pregate.notes, infeasible_claim)
         self.verdicts.append(verdict)
         log.emit(
-            "gate_verdict", scope, **verdict.to_dict(), rounds_used=self.rounds_used, exhausted=self.exhausted
+            GateVerdict(
+                scope=scope, **verdict.to_dict(), rounds_used=self.rounds_used, exhausted=self.exhausted
+            )
         )
         return verdict
 
@@ -245,9 +259,9 @@ class FinishGate:
         try:
             snapshot = Snapshot.take(self.context.sandbox, files)
         except (ProbeError, RuntimeError) as exc:  # the guard still applies; the round goes on without undo
-            self.context.log.emit("gate_snapshot_error", scope, error=f"{type(exc).__name__}: {exc}")
+            self.context.log.emit(GateSnapshotError(scope=scope, error=f"{type(exc).__name__}: {exc}"))
             return None
-        self.context.log.emit("gate_snapshot", scope, **snapshot.summary)
+        self.context.log.emit(GateSnapshot(scope=scope, **snapshot.summary))
         return snapshot
 
     def _undo_changes(self, scope: str, number: int, snapshot: Snapshot | None) -> list[str]:
@@ -257,18 +271,19 @@ class FinishGate:
         try:
             check = snapshot.check_and_restore()
         except (ProbeError, RuntimeError) as exc:
-            self.context.log.emit("gate_snapshot_error", scope, error=f"{type(exc).__name__}: {exc}")
+            self.context.log.emit(GateSnapshotError(scope=scope, error=f"{type(exc).__name__}: {exc}"))
             return [f"unknown: the after-check failed ({exc})"]
         violations = check.violations()
         if violations:
             self.context.log.emit(
-                "gate_violation",
-                scope,
-                round=number,
-                changes=violations,
-                restored=check.restored,
-                removed=check.removed,
-                not_restored=check.failed,
+                GateViolation(
+                    scope=scope,
+                    round=number,
+                    changes=violations,
+                    restored=check.restored,
+                    removed=check.removed,
+                    not_restored=check.failed,
+                )
             )
         return violations
 

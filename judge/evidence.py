@@ -25,7 +25,8 @@ from gate.gate import fact_briefs, sandbox_clock
 from gate.pregate import run_pregate
 from gate.probes import ProbeError
 from sandbox.base import Sandbox
-from stateact.runlog import RunLog, read_events
+from stateact.events import GateVerdict, read_events
+from stateact.runlog import RunLog
 
 START_FOLDER = "start"
 EVIDENCE_FILE = "evidence.json"
@@ -108,13 +109,13 @@ def _read_gate(evidence: Evidence, run_dir: Path) -> None:
     events = run_dir / "events.jsonl"
     if not events.is_file():
         return
-    verdicts = [e for e in read_events(events) if e.get("kind") == "gate_verdict"]
+    verdicts = [e for e in read_events(events, lenient=True) if isinstance(e, GateVerdict)]
     if not verdicts:
         return
     last = verdicts[-1]
-    evidence.gate_passed = last.get("passed")
-    evidence.checklist = list(last.get("checklist") or [])
-    evidence.findings = [{"source": "finish gate", **f} for f in last.get("findings") or []]
+    evidence.gate_passed = last.passed
+    evidence.checklist = list(last.checklist)
+    evidence.findings = [{"source": "finish gate", **f} for f in last.findings]
 
 
 def _changes(sandbox: Sandbox, folder: Path) -> str:

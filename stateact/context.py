@@ -31,6 +31,16 @@ from stateact import settings
 from stateact.block_cuts import BlockCuts, user_blocks
 from stateact.compaction import Compactor, apply_compaction, choose_split, pairing_problems
 from stateact.context_processors import CapOutputs, Processor, StripImages, run_processors
+from stateact.events import (
+    Compaction,
+    CompactionSkipped,
+    ContextCut,
+    ContextOverflow,
+    ContextWindow,
+    Event,
+    Response,
+    Stall,
+)
 from stateact.messages import Message, TextBlock
 from stateact.models.catalog import lookup
 from stateact.stall import StallDetector
@@ -148,7 +158,7 @@ class ContextPipeline:
         """
         self._attach(loop)
         if self._stated_maximum is not None and self._stated_maximum < self.window:
-            loop.log.emit("context_window", loop.scope, window=self._stated_maximum, was=self.window)
+            loop.log.emit(ContextWindow(scope=loop.scope, window=self._stated_maximum, was=self.window))
             self.window = self._stated_maximum
         self._stated_maximum = None
         refused = self._sent_estimate * self.ratio
@@ -184,19 +194,21 @@ class ContextPipeline:
         self._preamble = self.tokens.preamble(loop.system_prompt, [t.spec() for t in loop.tools.values()])
         loop.log.subscribe(self._on_event)
         if self.stall is not None:
-            self.stall.on_stall = lambda sign, note: loop.log.emit("stall", loop.scope, sign=sign, note=note)
+            self.stall.on_stall = lambda sign, note: loop.log.emit(
+                Stall(scope=loop.scope, sign=sign, note=note)
+            )
 
-    def _on_event(self, event: dict) -> None:
+    def _on_event(self, event: Event) -> None:
         """Calibrate estimates with the prompt size the provider reported for our last request,
         and note the window a context-length error stated."""
-        if self._loop is None or event.get("scope") != self._loop.scope:
+        if self._loop is None or event.scope != self._loop.scope:
             return
-        if event["kind"] == "context_overflow":
-            self._stated_maximum = event.get("maximum")
-        if event["kind"] != "response":
+        if isinstance(event, ContextOverflow):
+            self._stated_maximum = event.maximum
+        if not isinstance(event, Response):
             return
-        usage = event.get("usage") or {}
-        reported = sum(usage.get(k, 0) for k in ("input_tokens", "cache_read_tokens", "cache_write_tokens"))
+        usage = event.usage
+        reported = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
         if reported > 0 and self._sent_estimate > 0:
             self.ratio = min(max(reported / self._sent_estimate, RATIO_BOUNDS[0]), RATIO_BOUNDS[1])
 
@@ -213,32 +225,33 @@ class ContextPipeline:
         keep_tokens = int((budget or self.window) * self.keep_recent_share / self.ratio)
         split = choose_split(history, [self.tokens.message(m) for m in view], keep_tokens)
         if split is None:
-            loop.log.emit("compaction_skipped", loop.scope, reason=reason, messages=len(history))
+            loop.log.emit(CompactionSkipped(scope=loop.scope, reason=reason, messages=len(history)))
             return False
         summary = self.compactor.summarize(history, split, self.plan() if self.plan else None)
         compacted = apply_compaction(history, summary.text, split - 1)
         problems = pairing_problems(compacted)
         if problems:
-            loop.log.emit("compaction_skipped", loop.scope, reason=reason, problems=problems)
+            loop.log.emit(CompactionSkipped(scope=loop.scope, reason=reason, problems=problems))
             return False
         history[:] = compacted
         if summary.usage is not None:
             loop.meter.add("compactor", summary.usage, summary.usd)
         self.compactions += 1
         loop.log.emit(
-            "compaction",
-            loop.scope,
-            reason=reason,
-            summary=summary.text,
-            replaced=split - 1,
-            kept=len(compacted) - 1,
-            tokens_before=before,
-            tokens_after=self.estimate(history),
-            window=self.window,
-            fallback=bool(summary.error),
-            error=summary.error,
-            model=summary.model,
-            usage=summary.usage.model_dump() if summary.usage else None,
+            Compaction(
+                scope=loop.scope,
+                reason=reason,
+                summary=summary.text,
+                replaced=split - 1,
+                kept=len(compacted) - 1,
+                tokens_before=before,
+                tokens_after=self.estimate(history),
+                window=self.window,
+                fallback=bool(summary.error),
+                error=summary.error,
+                model=summary.model,
+                usage=summary.usage,
+            )
         )
         return True
 
@@ -263,13 +276,14 @@ class ContextPipeline:
             self._memo = (None, 0, [], 0)
             cut = True
             loop.log.emit(
-                "context_cut",
-                loop.scope,
-                block=block.type,
-                tokens_before=tokens,
-                tokens_after=self.tokens.block(replacement),
-                saved=str(saved),
-                target=target,
+                ContextCut(
+                    scope=loop.scope,
+                    block=block.type,
+                    tokens_before=tokens,
+                    tokens_after=self.tokens.block(replacement),
+                    saved=str(saved),
+                    target=target,
+                )
             )
         return cut
 

@@ -15,6 +15,19 @@ from dataclasses import dataclass, field
 
 from stateact import settings
 from stateact.context import ContextManager, Injection, PassThrough
+from stateact.events import (
+    ContextOverflow,
+    ErrorEvent,
+    Interrupted,
+    LoopEnd,
+    LoopStart,
+    Request,
+    Response,
+    ToolCall,
+    ToolCrash,
+    ToolCutOff,
+    ToolResultEvent,
+)
 from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.meter import Meter
 from stateact.models.base import ContextLengthError, ModelProvider, ModelRequest, ProviderError
@@ -99,7 +112,7 @@ class AgentLoop:
     def append(self, message: Message) -> None:
         """Add a message to the history and log it."""
         self.messages.append(message)
-        self.log.emit("message", self.scope, message=self.log.message_record(message))
+        self.log.emit(self.log.message_event(message, self.scope))
 
     def build_request(self) -> ModelRequest:
         """The next request: the context manager's view, then its notes and the loop's live injections
@@ -122,7 +135,7 @@ class AgentLoop:
         """Start on a task and loop until a terminal tool result, a reply, a budget or an error."""
         content = [TextBlock(text=task)] if isinstance(task, str) else list(task)
         self._started = time.monotonic()
-        self.log.emit("loop_start", self.scope, model=self.model.spec, tools=sorted(self.tools))
+        self.log.emit(LoopStart(scope=self.scope, model=self.model.spec, tools=sorted(self.tools)))
         self.append(Message(role="user", content=content))
         return self.resume()
 
@@ -143,7 +156,7 @@ class AgentLoop:
                 try:
                     response = self._call_model()
                 except ProviderError as exc:
-                    self.log.emit("error", self.scope, error=type(exc).__name__, message=str(exc))
+                    self.log.emit(ErrorEvent(scope=self.scope, error=type(exc).__name__, message=str(exc)))
                     return self._end(LoopOutcome("error", f"model call failed: {exc}", self.turns))
                 self.append(response.message())
                 calls = response.tool_uses()
@@ -159,16 +172,19 @@ class AgentLoop:
                 if terminal is not None:
                     return self._end(LoopOutcome("finished", terminal.text, self.turns, terminal.data))
         except KeyboardInterrupt:
-            self.log.emit("interrupted", self.scope, turns=self.turns)
+            self.log.emit(Interrupted(scope=self.scope, turns=self.turns))
             raise
 
     def _call_model(self):
         request = self.build_request()
         self.log.emit(
-            "request",
-            self.scope,
-            messages=len(request.messages),
-            chars=sum(len(b.text) for m in request.messages for b in m.content if isinstance(b, TextBlock)),
+            Request(
+                scope=self.scope,
+                messages=len(request.messages),
+                chars=sum(
+                    len(b.text) for m in request.messages for b in m.content if isinstance(b, TextBlock)
+                ),
+            )
         )
         started = time.monotonic()
         recoveries = 0
@@ -178,11 +194,9 @@ class AgentLoop:
                 break
             except ContextLengthError as exc:
                 self.log.emit(
-                    "context_overflow",
-                    self.scope,
-                    message=str(exc),
-                    maximum=exc.maximum,
-                    recoveries=recoveries,
+                    ContextOverflow(
+                        scope=self.scope, message=str(exc), maximum=exc.maximum, recoveries=recoveries
+                    )
                 )
                 if recoveries >= settings.CONTEXT_OVERFLOW_RECOVERIES or not self.context.on_overflow(self):
                     raise
@@ -192,15 +206,16 @@ class AgentLoop:
         usd = self.model.info.cost(response.usage)  # the catalog's prices, or the role's stated ones
         self.meter.add(self.role, response.usage, usd)
         self.log.emit(
-            "response",
-            self.scope,
-            role=self.role,
-            turn=self.turns,
-            stop_reason=response.stop_reason,
-            usage=response.usage.model_dump(),
-            usd=round(usd, 6),
-            seconds=round(time.monotonic() - started, 3),
-            **({"retried": response.retried} if response.retried else {}),
+            Response(
+                scope=self.scope,
+                role=self.role,
+                turn=self.turns,
+                stop_reason=response.stop_reason,
+                usage=response.usage,
+                usd=round(usd, 6),
+                seconds=round(time.monotonic() - started, 3),
+                retried=response.retried,
+            )
         )
         return response
 
@@ -218,7 +233,7 @@ class AgentLoop:
                     results.append(ToolResult.error("Not run: an earlier call in this turn ended the task."))
                     continue
                 if call is cut_off:
-                    self.log.emit("tool_cut_off", self.scope, id=call.id, name=call.name, input=call.input)
+                    self.log.emit(ToolCutOff(scope=self.scope, id=call.id, name=call.name, input=call.input))
                     results.append(ToolResult.error(CUT_OFF_CALL))
                     continue
                 results.append(self._run_one(call))
@@ -234,8 +249,15 @@ class AgentLoop:
         return terminal
 
     def _run_one(self, call: ToolUseBlock) -> ToolResult:
-        arguments = {"raw_arguments": call.raw_arguments} if call.raw_arguments is not None else {}
-        self.log.emit("tool_call", self.scope, id=call.id, name=call.name, input=call.input, **arguments)
+        self.log.emit(
+            ToolCall(
+                scope=self.scope,
+                id=call.id,
+                name=call.name,
+                input=call.input,
+                raw_arguments=call.raw_arguments,
+            )
+        )
         started = time.monotonic()
         tool = self.tools.get(call.name)
         if tool is None:
@@ -248,18 +270,19 @@ class AgentLoop:
             except (KeyboardInterrupt, ScriptExpectationError):
                 raise
             except Exception as exc:  # a tool bug must not end the run
-                self.log.emit("tool_crash", self.scope, id=call.id, traceback=traceback.format_exc())
+                self.log.emit(ToolCrash(scope=self.scope, id=call.id, traceback=traceback.format_exc()))
                 result = ToolResult.error(f"`{call.name}` failed: {type(exc).__name__}: {exc}")
         self.log.emit(
-            "tool_result",
-            self.scope,
-            id=call.id,
-            name=call.name,
-            is_error=result.is_error,
-            terminal=result.terminal,
-            text=result.text[:2000],
-            images=len(result.images),
-            seconds=round(time.monotonic() - started, 3),
+            ToolResultEvent(
+                scope=self.scope,
+                id=call.id,
+                name=call.name,
+                is_error=result.is_error,
+                terminal=result.terminal,
+                text=result.text[:2000],
+                images=len(result.images),
+                seconds=round(time.monotonic() - started, 3),
+            )
         )
         return result
 
@@ -275,7 +298,7 @@ class AgentLoop:
 
     def _end(self, outcome: LoopOutcome) -> LoopOutcome:
         self.log.emit(
-            "loop_end", self.scope, status=outcome.status, turns=outcome.turns, text=outcome.text[:2000]
+            LoopEnd(scope=self.scope, status=outcome.status, turns=outcome.turns, text=outcome.text[:2000])
         )
         return outcome
 

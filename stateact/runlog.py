@@ -1,9 +1,9 @@
 """The run folder and its append-only event log.
 
 Layout of `runs/<run_id>/`: `config.json`, `events.jsonl` (one JSON object a
-line, flushed per event), `result.json`, `images/` and `outputs/` for files the
-events point to. A torn last line (the process died mid-write) is tolerated on
-reading.
+line, flushed per event; the events are typed in `stateact.events`), `result.json`,
+`images/` and `outputs/` for files the events point to. A torn last line (the
+process died mid-write) is cut before appending.
 """
 
 from __future__ import annotations
@@ -14,13 +14,15 @@ import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from stateact.events import Event, LoopStart, MessageEvent, read_events
 from stateact.messages import ImageBlock, Message
 
-EventListener = Callable[[dict], None]
+EventListener = Callable[[Event], None]
+E = TypeVar("E", bound=Event)
 IMAGE_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
 
 
@@ -35,9 +37,9 @@ class RunLog:
         self.events_path = self.run_dir / "events.jsonl"
         existing = list(read_events(self.events_path)) if self.events_path.exists() else []
         self._repair_torn_tail()
-        self._seq = itertools.count(existing[-1]["seq"] + 1 if existing else 1)
+        self._seq = itertools.count(existing[-1].seq + 1 if existing else 1)
         self._scopes = Counter(
-            e["scope"].split("#")[0] for e in existing if e["kind"] == "loop_start" and "#" in e["scope"]
+            e.scope.split("#")[0] for e in existing if isinstance(e, LoopStart) and "#" in e.scope
         )
         self._file = self.events_path.open("a", encoding="utf-8")
         self._lock = threading.Lock()
@@ -66,11 +68,12 @@ class RunLog:
     def subscribe(self, listener: EventListener) -> None:
         self._listeners.append(listener)
 
-    def emit(self, kind: str, scope: str = "main", **data: Any) -> dict:
-        """Append one event and flush it to the OS before returning."""
+    def emit(self, event: E) -> E:
+        """Append one event, numbered and timed, and flush it to the OS before returning it."""
         with self._lock:
-            event = {"seq": next(self._seq), "t": round(time.time(), 3), "kind": kind, "scope": scope, **data}
-            self._file.write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
+            event = event.model_copy(update={"seq": next(self._seq), "t": round(time.time(), 3)})
+            record = event.model_dump(mode="json")
+            self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
             self._file.flush()
             os.fsync(self._file.fileno())
         for listener in self._listeners:
@@ -91,15 +94,16 @@ class RunLog:
         path.write_text(text, encoding="utf-8", errors="replace")
         return path
 
-    def message_record(self, message: Message) -> dict:
-        """A message as JSON, with image bytes moved to files under `images/`."""
+    def message_event(self, message: Message, scope: str) -> MessageEvent:
+        """A message's event, with image bytes moved to files under `images/`."""
         for image in message.images():
             if image.path is None:
                 saved = self.save_image(image.to_bytes(), message.role, image.media_type)
                 image.path = str(saved.relative_to(self.run_dir))
-        record = message.model_dump(mode="json")
-        _strip_image_data(record)
-        return record
+        logged = message.model_copy(deep=True)
+        for image in logged.images():
+            image.data = ""
+        return MessageEvent(scope=scope, message=logged)
 
     def write_json(self, name: str, payload: Any) -> Path:
         """Write a JSON file in the run folder atomically."""
@@ -114,37 +118,13 @@ class RunLog:
             self._file.close()
 
 
-def _strip_image_data(node: Any) -> None:
-    if isinstance(node, dict):
-        if node.get("type") == "image" and node.get("path"):
-            node["data"] = ""
-        for value in node.values():
-            _strip_image_data(value)
-    elif isinstance(node, list):
-        for item in node:
-            _strip_image_data(item)
-
-
-def read_events(path: Path) -> Iterator[dict]:
-    """Yield the events of a log, skipping a torn last line."""
-    with Path(path).open(encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError:
-                continue
-
-
-def load_message(record: dict, run_dir: Path) -> Message:
-    """Rebuild a logged message, reading its images back from the run folder."""
-    message = Message.model_validate(record)
+def load_message(logged: Message, run_dir: Path) -> Message:
+    """A copy of a logged message with its images read back from the run folder."""
+    message = logged.model_copy(deep=True)
     for image in message.images():
         if not image.data and image.path:
             image.data = ImageBlock.from_bytes((Path(run_dir) / image.path).read_bytes()).data
     return message
 
 
-__all__ = ["RunLog", "read_events", "load_message"]
+__all__ = ["RunLog", "load_message"]

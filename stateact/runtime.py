@@ -9,6 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, field_validator
 
 from sandbox.base import Sandbox
+from stateact.events import ModelSettingsWarning
 from stateact.meter import Meter
 from stateact.models import ROLES, ModelProvider, RoleSettings, create_model, parse_spec
 from stateact.models.role_settings import unknown_model_warning
@@ -89,5 +90,5 @@ class RunContext:
                 self._providers[role] = create_model(self.models.spec_for(role), role, options)
                 warning = unknown_model_warning(role, self._providers[role].name, options)
                 if warning:
-                    self.log.emit("model_settings_warning", role, message=warning)
+                    self.log.emit(ModelSettingsWarning(scope=role, message=warning))
             return self._providers[role]

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
+from stateact.events import GuiReportEvent, WebReportEvent
 from stateact.loop import AgentLoop, Budget, LoopOutcome
 from stateact.runtime import RunContext
 from stateact.tools.base import ToolResult
@@ -176,7 +177,8 @@ def run_delegation(
     )
     fields = report.data()
     del fields["scope"]
-    loop.log.emit(f"{loop.role}_report", loop.scope, **fields)
+    event = GuiReportEvent if loop.role == "gui" else WebReportEvent
+    loop.log.emit(event(scope=loop.scope, **fields))
     return report
 
 

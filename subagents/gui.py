@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from pydantic import BaseModel, Field
 
+from stateact.events import GuiBudgetSpent, GuiScreenshotFailed
 from stateact.loop import LoopOutcome
 from stateact.runtime import RunContext
 from stateact.tools.base import Tool, ToolResult
@@ -57,7 +58,7 @@ def _ask_for_progress(loop: ScreenLoop, spent: LoopOutcome) -> LoopOutcome:
     progress = ReportProgressTool()
     loop.tools[progress.name] = progress
     loop.budget = replace(loop.budget, max_turns=loop.turns + 1, max_seconds=None)
-    loop.log.emit("gui_budget_spent", loop.scope, reason=spent.text)
+    loop.log.emit(GuiBudgetSpent(scope=loop.scope, reason=spent.text))
     outcome = loop.resume()
     if outcome.status == "finished":
         return outcome
@@ -68,7 +69,7 @@ def _final_screenshot(loop: ScreenLoop) -> str:
     try:
         png = loop.screen.sandbox.screenshot()
     except Exception as exc:  # the report must come back even if the display is gone
-        loop.log.emit("gui_screenshot_failed", loop.scope, error=f"{type(exc).__name__}: {exc}")
+        loop.log.emit(GuiScreenshotFailed(scope=loop.scope, error=f"{type(exc).__name__}: {exc}"))
         return ""
     return str(loop.log.save_image(png, loop.scope.replace("#", "-") + "_final"))
 

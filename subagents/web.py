@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from sandbox.base import SandboxError
 from stateact.context import build_context_manager
 from stateact.context_processors import CollapseObservations, Processor, StripImages
+from stateact.events import WebBrowserError
 from stateact.loop import AgentLoop
 from stateact.runtime import RunContext
 from stateact.tools.base import Tool, ToolResult
@@ -85,7 +86,7 @@ class DelegateWebTool(Tool):
             self.session.start()
             first_look = self.session.observe()
         except (PlaywrightError, SandboxError) as exc:
-            log.emit("web_browser_error", scope, error=error_summary(exc))
+            log.emit(WebBrowserError(scope=scope, error=error_summary(exc)))
             return ToolResult.error(f"The web browser could not be started: {error_summary(exc)}")
         downloads_before = len(self.session.downloads)
         model = self.run_context.provider("web")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from stateact.events import WebPageSaved, WebPageSaveError
 from stateact.runlog import RunLog
 from subagents.dom_markdown import VIEWPORT_LINE, PageSnapshot
 
@@ -76,11 +77,11 @@ class WebPageLog:
                 with (self.dir / INDEX_NAME).open("a", encoding="utf-8") as index:
                     index.write(page.model_dump_json() + "\n")
             except OSError as exc:
-                self.log.emit("web_page_save_error", self.scope, url=snapshot.url, error=str(exc))
+                self.log.emit(WebPageSaveError(scope=self.scope, url=snapshot.url, error=str(exc)))
                 return None
             self._seen.add(digest)
             self._count = number
-        self.log.emit("web_page_saved", self.scope, **page.model_dump(exclude={"sha256", "scope"}))
+        self.log.emit(WebPageSaved(scope=self.scope, **page.model_dump(exclude={"sha256", "scope"})))
         return page
 
 

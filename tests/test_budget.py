@@ -13,10 +13,11 @@ import pytest
 
 from stateact.app.config import RunConfig
 from stateact.app.run import RunResult, execute
+from stateact.events import read_events
 from stateact.messages import Usage
 from stateact.meter import Meter
 from stateact.models.catalog import cost_usd
-from stateact.runlog import RunLog, read_events
+from stateact.runlog import RunLog
 from stateact.runtime import RoleModels, RunContext
 from tests.wire_servers import AnthropicWireServer, anthropic_reply
 
@@ -52,7 +53,7 @@ def priced_turns(tool: str, tool_input: dict) -> list[dict]:
 
 
 def events(result: RunResult, kind: str) -> list[dict]:
-    return [e for e in read_events(Path(result.run_dir) / "events.jsonl") if e["kind"] == kind]
+    return [e for e in read_events(Path(result.run_dir) / "events.jsonl") if e.kind == kind]
 
 
 def assert_cut_off_at_the_budget(result: RunResult, role: str) -> None:
@@ -62,7 +63,7 @@ def assert_cut_off_at_the_budget(result: RunResult, role: str) -> None:
     assert by_role[role]["turns"] == 3  # $0.50, $1, then $1.50 >= $1.20: no fourth call
     assert by_role["main"]["turns"] == 1
     assert result.usd == pytest.approx(1.5, abs=0.01)
-    assert [e["role"] for e in events(result, "response")] == ["main", role, role, role]
+    assert [e.role for e in events(result, "response")] == ["main", role, role, role]
     saved = json.loads((Path(result.run_dir) / "result.json").read_text(encoding="utf-8"))
     assert saved["status"] == "budget" and saved["spend"]["by_role"][role]["usd"] == pytest.approx(1.5)
 
@@ -78,7 +79,7 @@ def test_gui_delegation_is_cut_off_at_the_run_budget_and_the_run_ends_budget(ant
     assert_cut_off_at_the_budget(result, "gui")
     assert server.remaining == SCRIPTED_TURNS - 3
     (report,) = events(result, "gui_report")
-    assert report["status"] == "INCOMPLETE" and "dollar budget spent" in report["remaining"]
+    assert report.status == "INCOMPLETE" and "dollar budget spent" in report.remaining
 
 
 def test_gate_round_spends_from_the_run_budget_and_starts_no_fresh_round(anthropic_server, tmp_path):
@@ -91,7 +92,7 @@ def test_gate_round_spends_from_the_run_budget_and_starts_no_fresh_round(anthrop
 
     assert_cut_off_at_the_budget(result, "gate")
     assert server.remaining == SCRIPTED_TURNS - 3
-    assert [e["scope"] for e in events(result, "gate_start")] == ["gate#1"]
+    assert [e.scope for e in events(result, "gate_start")] == ["gate#1"]
     assert not events(result, "gate_undecided")
 
 

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from stateact.app.exit_codes import ExitCode
-from stateact.runlog import load_message, read_events
+from stateact.events import read_events
+from stateact.runlog import load_message
 
 REPO = Path(__file__).resolve().parents[1]
 QUICKSTART = REPO / "stateact" / "examples" / "quickstart.json"
@@ -62,14 +63,14 @@ def test_scripted_multi_step_file_task(tmp_path):
     assert [item["verified_by"] for item in plan["items"]] == ["gate", "probe", "gate"]
 
     events = list(read_events(run_dir / "events.jsonl"))
-    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
-    kinds = [e["kind"] for e in events]
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    kinds = [e.kind for e in events]
     assert kinds[0] == "run_start" and kinds[-1] == "run_end"
     assert kinds.count("tool_call") == kinds.count("tool_result") == 9 + 2  # main, then the gate's two
-    verdict = next(e for e in events if e["kind"] == "gate_verdict")
-    assert verdict["scope"] == "gate#1" and verdict["passed"] is True
-    main_events = [e for e in events if e["scope"] == "main"]
-    history = [load_message(e["message"], run_dir) for e in main_events if e["kind"] == "message"]
+    verdict = next(e for e in events if e.kind == "gate_verdict")
+    assert verdict.scope == "gate#1" and verdict.passed is True
+    main_events = [e for e in events if e.scope == "main"]
+    history = [load_message(e.message, run_dir) for e in main_events if e.kind == "message"]
     assert [m.role for m in history] == ["user", "assistant"] * 9 + ["user"]
     calls = [b.id for m in history for b in m.tool_uses()]
     answers = [b.tool_use_id for m in history for b in m.tool_results()]
@@ -102,7 +103,7 @@ def test_script_running_out_ends_with_error_and_a_complete_run_folder(tmp_path):
     result = json.loads((run_dir / "result.json").read_text())
     assert result["status"] == "error"
     assert "script exhausted" in result["text"]
-    assert any(e["kind"] == "error" for e in read_events(run_dir / "events.jsonl"))
+    assert any(e.kind == "error" for e in read_events(run_dir / "events.jsonl"))
 
 
 def test_bad_model_spec_and_harness_are_clear_errors(tmp_path):
@@ -170,5 +171,5 @@ def test_pixel_harness_runs_on_the_local_desktop_and_can_declare_infeasible(tmp_
     result = json.loads((run_dir / "result.json").read_text())
     assert result["status"] == "finished" and result["infeasible"] is True and result["turns"] == 2
     assert len(list((run_dir / "images").glob("*.png"))) >= 2  # the first look and the screen after the move
-    start = next(e for e in read_events(run_dir / "events.jsonl") if e["kind"] == "loop_start")
-    assert sorted(start["tools"]) == ["computer", "done", "fail"]
+    start = next(e for e in read_events(run_dir / "events.jsonl") if e.kind == "loop_start")
+    assert sorted(start.tools) == ["computer", "done", "fail"]

@@ -16,6 +16,7 @@ from stateact.cache_prefix import prefix_breaks
 from stateact.compaction import Compactor, apply_compaction, pairing_problems
 from stateact.context import ContextPipeline, build_context_manager
 from stateact.context_processors import PLACEHOLDER, CapOutputs, StripImages
+from stateact.events import read_events
 from stateact.loop import AgentLoop, Budget
 from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.meter import Meter
@@ -23,7 +24,7 @@ from stateact.models import create_model
 from stateact.models.anthropic_provider import to_wire
 from stateact.models.base import ModelRequest
 from stateact.models.scripted import ScriptedProvider
-from stateact.runlog import RunLog, load_message, read_events
+from stateact.runlog import RunLog, load_message
 from stateact.runtime import RoleModels, RunContext
 from stateact.stall import StallDetector
 from stateact.tokens import counter, image_tokens
@@ -113,7 +114,7 @@ def policy_for(window: int, compactor: ScriptedProvider | None, **kwargs) -> Con
 
 
 def events(loop: AgentLoop, kind: str) -> list[dict]:
-    return [e for e in read_events(loop.log.events_path) if e["kind"] == kind]
+    return [e for e in read_events(loop.log.events_path) if e.kind == kind]
 
 
 def prompt_tokens(request) -> int:
@@ -228,10 +229,10 @@ def test_compaction_triggers_at_threshold_and_requests_stay_valid(tmp_path):
     compactions = events(loop, "compaction")
     assert len(compactions) >= 2
     for event in compactions:
-        assert event["reason"] == "threshold"
-        assert event["tokens_before"] > 0.8 * window > event["tokens_after"]
+        assert event.reason == "threshold"
+        assert event.tokens_before > 0.8 * window > event.tokens_after
         for plan_id in ("p1", "p2", "p3"):
-            assert plan_id in event["summary"]
+            assert plan_id in event.summary
     for request in main.requests:
         assert pairing_problems(request.messages) == []
         assert prompt_tokens(request) <= window
@@ -246,10 +247,10 @@ def test_compaction_triggers_at_threshold_and_requests_stay_valid(tmp_path):
     # the run log rebuilds the compacted history exactly
     rebuilt: list[Message] = []
     for event in read_events(loop.log.events_path):
-        if event["kind"] == "message":
-            rebuilt.append(load_message(event["message"], loop.log.run_dir))
-        elif event["kind"] == "compaction":
-            rebuilt = apply_compaction(rebuilt, event["summary"], event["replaced"])
+        if event.kind == "message":
+            rebuilt.append(load_message(event.message, loop.log.run_dir))
+        elif event.kind == "compaction":
+            rebuilt = apply_compaction(rebuilt, event.summary, event.replaced)
     assert [m.model_dump() for m in rebuilt] == [m.model_dump() for m in loop.messages]
 
 
@@ -262,9 +263,9 @@ def test_context_length_error_leads_to_compaction_and_a_successful_retry(tmp_pat
 
     assert outcome.status == "finished"
     assert events(loop, "context_overflow")
-    overflow_compactions = [e for e in events(loop, "compaction") if e["reason"] == "overflow"]
+    overflow_compactions = [e for e in events(loop, "compaction") if e.reason == "overflow"]
     assert overflow_compactions
-    assert [e["window"] for e in events(loop, "context_window")] == [5000] == [policy.window]
+    assert [e.window for e in events(loop, "context_window")] == [5000] == [policy.window]
     responses = events(loop, "response")
     assert len(responses) == 13  # every scripted turn was answered despite the overflows
 
@@ -292,13 +293,13 @@ def test_one_overflow_mid_run_leaves_the_window_for_later_turns(tmp_path):
     assert server.problems == [] and server.remaining == 0
 
     (overflow,) = events(loop, "context_overflow")
-    assert overflow["maximum"] == window
+    assert overflow.maximum == window
     compactions = events(loop, "compaction")
-    assert compactions[0]["reason"] == "overflow" and compactions[0]["tokens_before"] < window // 4
-    assert policy.window == window and all(e["window"] == window for e in compactions)
+    assert compactions[0].reason == "overflow" and compactions[0].tokens_before < window // 4
+    assert policy.window == window and all(e.window == window for e in compactions)
     later = compactions[1:]
     assert len(later) <= 1, "after the recovery the run compacts only near the real window"
-    assert all(e["reason"] == "threshold" and e["tokens_before"] > 0.8 * window for e in later)
+    assert all(e.reason == "threshold" and e.tokens_before > 0.8 * window for e in later)
 
 
 def test_first_request_over_the_window_cuts_the_task_text(tmp_path):
@@ -309,14 +310,14 @@ def test_first_request_over_the_window_cuts_the_task_text(tmp_path):
 
     assert outcome.status == "finished"
     assert len(events(loop, "context_overflow")) == 1
-    assert "overflow" in [e["reason"] for e in events(loop, "compaction_skipped")]  # nothing to compact yet
+    assert "overflow" in [e.reason for e in events(loop, "compaction_skipped")]  # nothing to compact yet
     (cut,) = events(loop, "context_cut")
-    assert cut["block"] == "text" and cut["tokens_after"] < cut["tokens_before"]
-    assert Path(cut["saved"]).read_text() == f"{TASK}\n{pasted}"
+    assert cut.block == "text" and cut.tokens_after < cut.tokens_before
+    assert Path(cut.saved).read_text() == f"{TASK}\n{pasted}"
     retried = main.requests[1].messages[0].content[0].text
     assert retried.startswith(TASK) and retried.endswith(pasted.splitlines(keepends=True)[-1])
     assert (
-        f"characters cut from the middle; cut to fit the model's context window; the full text is in {cut['saved']}"
+        f"characters cut from the middle; cut to fit the model's context window; the full text is in {cut.saved}"
         in retried
     )
     assert all(prompt_tokens(r) <= 6000 for r in main.requests[1:])
@@ -338,16 +339,14 @@ def test_a_single_giant_tool_result_is_cut_and_the_run_goes_on(tmp_path, produce
     assert loop.run(TASK).status == "finished"
 
     (cut,) = events(loop, "context_cut")
-    assert cut["block"] == block
+    assert cut.block == block
     assert len(main.requests) == 3  # the refused second request is retried once and answered
     for request in main.requests:
         assert pairing_problems(request.messages) == []
     assert prompt_tokens(main.requests[1]) > window >= prompt_tokens(main.requests[2])
     (sent,) = main.requests[2].messages[2].tool_results()
     (kept,) = loop.messages[2].tool_results()
-    assert (
-        sent.tool_use_id == kept.tool_use_id and cut["saved"] in sent.text() and Path(cut["saved"]).exists()
-    )
+    assert sent.tool_use_id == kept.tool_use_id and cut.saved in sent.text() and Path(cut.saved).exists()
     assert not any(isinstance(b, ImageBlock) for b in sent.content)
     if block == "text":  # the history keeps the original
         assert kept.text().count("big line") == 3000
@@ -361,8 +360,8 @@ def test_failing_compactor_falls_back_to_a_mechanical_summary(tmp_path):
     loop = make_loop(tmp_path, main, policy_for(9000, exhausted))
     assert loop.run(TASK).status == "finished"
     compactions = events(loop, "compaction")
-    assert compactions and all(e["fallback"] and "script exhausted" in e["error"] for e in compactions)
-    assert "CALL produce" in compactions[-1]["summary"] and "p3" in compactions[-1]["summary"]
+    assert compactions and all(e.fallback and "script exhausted" in e.error for e in compactions)
+    assert "CALL produce" in compactions[-1].summary and "p3" in compactions[-1].summary
 
 
 # -- cache stability ------------------------------------------------------------------------
@@ -402,7 +401,7 @@ def test_stall_note_after_repeated_identical_steps(tmp_path):
     assert all("same tool calls and got the same output" in note for note in notes)
     assert all(r.messages[-1].content[-1].text == PLAN for r in main.requests)
     stalls = events(loop, "stall")
-    assert len(stalls) == 1 and stalls[0]["sign"] == "repeat"
+    assert len(stalls) == 1 and stalls[0].sign == "repeat"
 
 
 def test_stall_note_after_steps_without_progress(tmp_path):
@@ -417,7 +416,7 @@ def test_stall_note_after_steps_without_progress(tmp_path):
     loop = make_loop(tmp_path, main, policy)
     assert loop.run(TASK).status == "finished"
     stalls = events(loop, "stall")
-    assert [s["sign"] for s in stalls] == ["idle"]
+    assert [s.sign for s in stalls] == ["idle"]
     assert "no new successful result" in main.requests[4].messages[-1].content[-2].text
     assert main.requests[-1].injected_blocks == 1  # a new result ends the stall
 
@@ -441,7 +440,7 @@ def test_factory_wires_the_compactor_role_of_the_run(tmp_path):
     assert policy.window == 9000 and build_context_manager(context, "claude-sonnet-4-5").window == 200_000
     loop = make_loop(tmp_path, ScriptedProvider(steps(30), context_window=9000), policy)
     assert loop.run(TASK).status == "finished"
-    summaries = [e["summary"] for e in events(loop, "compaction")]
+    summaries = [e.summary for e in events(loop, "compaction")]
     assert "from the compactor role" in summaries[0] and "p1" in summaries[0]
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from stateact.compaction import Compactor
 from stateact.context import ContextPipeline
 from stateact.context_processors import CapOutputs, StripImages
+from stateact.events import read_events
 from stateact.loop import AgentLoop
 from stateact.models import create_model
 from stateact.models.scripted import ScriptedProvider
-from stateact.runlog import read_events
 from stateact.stall import StallDetector
 from stateact.tokens import counter
 from tests.test_context import PLAN, TASK, make_loop
@@ -55,7 +55,7 @@ def wire_images(node: object) -> int:
 
 
 def kinds(loop: AgentLoop) -> list[str]:
-    return [e["kind"] for e in read_events(loop.log.events_path)]
+    return [e.kind for e in read_events(loop.log.events_path)]
 
 
 def test_anthropic_requests_stay_valid_through_compaction_and_overflow(tmp_path):
@@ -66,7 +66,7 @@ def test_anthropic_requests_stay_valid_through_compaction_and_overflow(tmp_path)
         loop = run(tmp_path, f"anthropic:claude-sonnet-5@{server.base_url}")
     assert server.problems == [] and server.remaining == 0
     assert kinds(loop).count("compaction") >= 2 and "context_overflow" in kinds(loop)
-    reasons = [e["reason"] for e in read_events(loop.log.events_path) if e["kind"] == "compaction"]
+    reasons = [e.reason for e in read_events(loop.log.events_path) if e.kind == "compaction"]
     assert "overflow" in reasons
     for body in server.requests:
         assert body["messages"][-1]["content"][-1] == {"type": "text", "text": PLAN}

@@ -18,10 +18,12 @@ from evals.suite_runner import RUN_FOLDER, SuiteOptions, run_suite
 from evals.task_metrics import collect_metrics
 from evals.trajectory import osworld_steps
 from sandbox.local import LocalSandbox
+from stateact.events import Compaction, GateVerdict, Response, RunEnd, RunStart, read_events
 from stateact.loop import AgentLoop
+from stateact.messages import Usage
 from stateact.meter import Meter
 from stateact.models.scripted import ScriptedProvider
-from stateact.runlog import RunLog, read_events
+from stateact.runlog import RunLog
 from stateact.tools.base import Tool, ToolResult
 from subagents.settings import WEB_CHROMIUM_ARGS, WEB_CHROMIUM_PATH
 from tests.osworld_agent import scripted_agent
@@ -102,11 +104,14 @@ def delegated_run(results: Path) -> Path:
         },
         {
             "text": "Finish.",
-            "expect": [{"contains": "legend is at the bottom"}, {"is_error": True, "contains": "Unknown tool"}],
+            "expect": [
+                {"contains": "legend is at the bottom"},
+                {"is_error": True, "contains": "Unknown tool"},
+            ],
             "tool_calls": [{"name": "finish", "input": {"summary": "legend moved"}}],
         },
     ]
-    log.emit("run_start", instruction="Move the chart legend to the bottom.", harness="stateact")
+    log.emit(RunStart(instruction="Move the chart legend to the bottom.", harness="stateact"))
     loop = AgentLoop(
         scope="main",
         model=ScriptedProvider(main_turns),
@@ -116,27 +121,29 @@ def delegated_run(results: Path) -> Path:
         meter=meter,
     )
     log.emit(
-        "compaction",
-        summary="Task: move the legend. Found /home/user/sales.xlsx.",
-        tokens_before=9000,
-        tokens_after=1200,
+        Compaction(
+            summary="Task: move the legend. Found /home/user/sales.xlsx.",
+            replaced=0,
+            tokens_before=9000,
+            tokens_after=1200,
+        )
     )
     outcome = loop.run("Move the chart legend to the bottom.")
     for number, passed in ((1, False), (2, True)):
         scope = f"gate#{number}"
         log.emit(
-            "response", scope, role="gate", turn=1, usage={"input_tokens": 10, "output_tokens": 5}, usd=0.01
+            Response(
+                scope=scope, role="gate", turn=1, usage=Usage(input_tokens=10, output_tokens=5), usd=0.01
+            )
         )
         findings = (
             [] if passed else [{"problem": FINDING, "location": "sales.xlsx Sheet1!B10", "evidence": "probe"}]
         )
-        log.emit(
-            "gate_verdict", scope, passed=passed, round=number, source="model", summary="", findings=findings
-        )
+        log.emit(GateVerdict(scope=scope, passed=passed, round=number, source="model", findings=findings))
     log.write_json(
         "result.json", {"status": outcome.status, "usd": 0.02, "seconds": 3.0, "spend": meter.summary()}
     )
-    log.emit("run_end", status=outcome.status, usd=0.02, turns=outcome.turns)
+    log.emit(RunEnd(status=outcome.status, usd=0.02, turns=outcome.turns))
     log.close()
     parts = [
         {"func": "compare_table", "score": 1.0},
@@ -151,9 +158,9 @@ def test_traj_keeps_one_line_per_main_action_when_subagent_ids_collide(tmp_path)
     delegate_gui call. Each result stays with its own call, and the subagent's calls sit inside the
     delegation's line, whose screenshot is the subagent's last screen."""
     task_dir = delegated_run(tmp_path)
-    calls = [e for e in read_events(task_dir / RUN_FOLDER / "events.jsonl") if e["kind"] == "tool_call"]
-    main_ids = {e["id"] for e in calls if e["scope"] == "main"}
-    assert {e["id"] for e in calls if e["scope"] == "gui#1"} & main_ids  # the ids do collide
+    calls = [e for e in read_events(task_dir / RUN_FOLDER / "events.jsonl") if e.kind == "tool_call"]
+    main_ids = {e.id for e in calls if e.scope == "main"}
+    assert {e.id for e in calls if e.scope == "gui#1"} & main_ids  # the ids do collide
     lines = [json.loads(line) for line in (task_dir / "traj.jsonl").read_text().splitlines()]
     assert [line["action"]["tool"] for line in lines] == ["delegate_gui", "delegate_web", "finish"]
     assert [line["step_num"] for line in lines] == [1, 2, 3]

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from stateact.app.exit_codes import ExitCode
+from stateact.events import GateStart, read_events
 
 REPO = Path(__file__).resolve().parents[1]
 CHECK = {"requirement": "out.txt says yes", "result": "pass", "evidence": "cat printed yes"}
@@ -101,6 +102,6 @@ def test_run_exit_code(tmp_path, case):
         assert result["gate_passed"] is False and "did not pass" in done.stdout
     assert result["infeasible"] is (case == "infeasible, confirmed")
     if case.startswith("infeasible"):
-        verdicts = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
-        claims = [e["infeasible_claim"] for e in verdicts if e["kind"] == "gate_start"]
+        events = read_events(run_dir / "events.jsonl")
+        claims = [e.infeasible_claim for e in events if isinstance(e, GateStart)]
         assert claims[0] == "done" and result["gate_passed"] is True

@@ -17,10 +17,11 @@ from gate.pregate import run_pregate
 from sandbox.local import LocalSandbox
 from stateact.app.harness import build_main_loop
 from stateact.app.variants import get_variant
+from stateact.events import read_events
 from stateact.loop import AgentLoop, Budget
 from stateact.messages import ToolUseBlock
 from stateact.meter import Meter
-from stateact.runlog import RunLog, read_events
+from stateact.runlog import RunLog
 from stateact.runtime import RoleModels, RunContext
 from stateact.tools.finish import FinishTool
 
@@ -107,7 +108,7 @@ def verdict(passed: bool, findings=(), summary="") -> dict:
 
 
 def events(context: RunContext, kind: str) -> list[dict]:
-    return [e for e in read_events(context.log.events_path) if e["kind"] == kind]
+    return [e for e in read_events(context.log.events_path) if e.kind == kind]
 
 
 def tool_result_texts(request) -> str:
@@ -129,13 +130,13 @@ def test_correct_recalculated_xlsx_passes(tmp_path, sandbox):
     result = gate.review()
 
     assert result.passed and result.source == "model" and result.violations == []
-    assert not Path(events(context, "gate_snapshot")[0]["store"]).exists()
+    assert not Path(events(context, "gate_snapshot")[0].store).exists()
     first = context.provider("gate").requests[0].messages[0].text()
     assert first.split("changed since the task started")[1].count(f"  {path}") == 1
     assert '{"cell": "Sales!D6", "value": 68.5, "formula": "=SUM(D2:D5)"}' in first  # D6 is named in the task
     seen = tool_result_texts(context.provider("gate").requests[1])
     assert '{"cell":"D6","value":68.5,"formula":"=SUM(D2:D5)"}' in seen
-    assert [e["passed"] for e in events(context, "gate_verdict")] == [True]
+    assert [e.passed for e in events(context, "gate_verdict")] == [True]
 
 
 def test_one_wrong_value_fails_with_a_finding_naming_the_cell(tmp_path, sandbox):
@@ -170,7 +171,7 @@ def test_one_wrong_value_fails_with_a_finding_naming_the_cell(tmp_path, sandbox)
     assert report.startswith("Finish gate round 1: FAIL") and "Sales!D4" in report
     assert "evidence: inspect_spreadsheet: D4 value 99" in report
     logged = events(context, "gate_verdict")[0]
-    assert logged["findings"][0]["location"].endswith("Sales!D4") and not logged["exhausted"]
+    assert logged.findings[0]["location"].endswith("Sales!D4") and not logged.exhausted
 
 
 def test_deliverable_in_the_wrong_folder_fails_without_a_model_call(tmp_path, sandbox):
@@ -239,8 +240,8 @@ def test_gate_cannot_change_the_deliverable_through_or_past_the_guard(tmp_path, 
     assert any(v.startswith("created: ") and v.endswith("gate_notes.txt") for v in voided.violations)
     assert result.passed and result.round == 2 and result.violations == [] and gate.rounds_used == 1
     [violation] = events(context, "gate_violation")
-    assert violation["scope"] == "gate#1" and str(path) in violation["restored"]
-    assert not Path(events(context, "gate_snapshot")[0]["store"]).exists()  # the restore copies are dropped
+    assert violation.scope == "gate#1" and str(path) in violation.restored
+    assert not Path(events(context, "gate_snapshot")[0].store).exists()  # the restore copies are dropped
 
 
 def test_three_fail_rounds_exhaust_the_gate(tmp_path, sandbox):
@@ -269,7 +270,7 @@ def test_three_fail_rounds_exhaust_the_gate(tmp_path, sandbox):
     resumed.resume_from(read_events(context.log.events_path))
     assert resumed.exhausted and resumed.last_verdict.findings == again.findings
     logged = events(context, "gate_verdict")
-    assert [(e["scope"], e["passed"], e["exhausted"]) for e in logged] == [
+    assert [(e.scope, e.passed, e.exhausted) for e in logged] == [
         ("gate#1", False, False),
         ("gate#2", False, False),
         ("gate#3", False, True),
@@ -402,7 +403,7 @@ def test_undecided_rounds_are_retried_once_then_the_finish_is_accepted_unreviewe
     assert "undecided" in result.text and "unreviewed" in result.text
     assert gate.rounds_used == 0 and not gate.exhausted
     [undecided] = events(context, "gate_undecided")
-    assert undecided["scope"] == "gate#2" and undecided["attempts"] == 2
+    assert undecided.scope == "gate#2" and undecided.attempts == 2
 
 
 def test_fail_verdict_without_findings_is_sent_back_to_the_gate_model(tmp_path, sandbox):
@@ -455,9 +456,9 @@ def test_change_to_a_file_over_the_copy_cap_is_recorded_as_not_restored(tmp_path
     voided = gate.verdicts[0]  # a fresh round followed it (its script is empty: undecided too)
 
     [violation] = events(context, "gate_violation")
-    assert violation["not_restored"] == {str(path): "no snapshot copy (over the size caps)"}
+    assert violation.not_restored == {str(path): "no snapshot copy (over the size caps)"}
     assert voided.violations == [f"changed: {path}"] and voided.passed is None
-    assert events(context, "gate_snapshot")[0]["copies"] == 0
+    assert events(context, "gate_snapshot")[0].copies == 0
 
 
 def test_gate_editor_only_views(tmp_path, sandbox):
@@ -583,7 +584,7 @@ def test_main_loop_of_the_harness_corrects_its_work_through_the_gate(tmp_path, s
     assert all(
         MARKER not in r.system + "".join(m.model_dump_json() for m in r.messages) for r in gate_requests
     )
-    assert [e["passed"] for e in events(context, "gate_verdict")] == [False, True]
+    assert [e.passed for e in events(context, "gate_verdict")] == [False, True]
 
 
 def test_saved_error_values_in_ods_fail_the_pregate(tmp_path, sandbox):
@@ -614,9 +615,7 @@ def test_rounds_are_numbered_over_pregate_and_model_rounds_and_say_how_they_ende
     assert request.startswith(
         "Finish gate round 2 of 3. Earlier: round 1 failed at the file check, before any review."
     )
-    logged = [
-        (e["kind"], e["scope"]) for e in read_events(context.log.events_path) if e["kind"].startswith("gate_")
-    ]
+    logged = [(e.kind, e.scope) for e in read_events(context.log.events_path) if e.kind.startswith("gate_")]
     assert [k for k in logged if k[0] in ("gate_start", "gate_pregate", "gate_verdict")] == [
         ("gate_start", "gate#1"),
         ("gate_pregate", "gate#1"),

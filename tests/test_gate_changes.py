@@ -20,7 +20,8 @@ from gate import settings as gate_settings
 from gate.changes import describe_changes, load_baseline, take_baseline
 from gate.changes.baseline import BASELINE_DIR
 from gate.changes.documents import odt_paragraphs
-from stateact.runlog import RunLog, load_message, read_events
+from stateact.events import read_events
+from stateact.runlog import RunLog, load_message
 from tests.osworld_vm_server import served_vm
 from tests.test_cli_task import SOLUTION, TASK
 from tests.test_cli_task import run_cli as run_task_cli
@@ -268,8 +269,8 @@ def test_the_baseline_is_outside_the_home_and_logged(sandbox, log):
     assert baseline is not None and baseline.folder == log.run_dir / BASELINE_DIR
     assert not baseline.folder.is_relative_to(sandbox.home)
     assert baseline.old_bytes(str(Path(sandbox.home) / "a.txt")) == b"one\n"
-    (event,) = [e for e in read_events(log.events_path) if e["kind"] == "gate_baseline"]
-    assert event["named"] == [str(Path(sandbox.home) / "a.txt")] and event["copies"] >= 1
+    (event,) = [e for e in read_events(log.events_path) if e.kind == "gate_baseline"]
+    assert event.named == [str(Path(sandbox.home) / "a.txt")] and event.copies >= 1
     assert load_baseline(log.run_dir).files.keys() == baseline.files.keys()
 
 
@@ -296,8 +297,8 @@ def test_one_wrong_cell_is_in_the_gates_first_request(tmp_path, sandbox):
     assert "Sales!D3: 0 → 26" in changes
     assert "Sales!D2: 0 → 12" in changes and "Sales!D6: 0 → 69.5" in changes
     assert "Sales!A2" not in changes, "cells the agent did not change are not listed"
-    (logged,) = [e for e in read_events(context.log.events_path) if e["kind"] == "gate_changes"]
-    assert logged["scope"] == "gate#1" and logged["changed"] == 1
+    (logged,) = [e for e in read_events(context.log.events_path) if e.kind == "gate_changes"]
+    assert logged.scope == "gate#1" and logged.changed == 1
 
 
 def test_a_resumed_run_compares_with_the_baseline_of_its_first_start(tmp_path):
@@ -321,7 +322,7 @@ def test_a_resumed_run_compares_with_the_baseline_of_its_first_start(tmp_path):
     proc = subprocess.Popen(
         cli("run", task, *options, "--no-display"), cwd=REPO, env=ENV, stdout=subprocess.DEVNULL
     )
-    wait_for_event(runs, lambda e: e["kind"] == "tool_call" and "sleep 60" in json.dumps(e["input"]))
+    wait_for_event(runs, lambda e: e.kind == "tool_call" and "sleep 60" in json.dumps(e.input))
     kill_hard(proc)
     (run_dir,) = list(runs.iterdir())
     assert (home / "out.txt").read_text() == "no\n"
@@ -330,11 +331,11 @@ def test_a_resumed_run_compares_with_the_baseline_of_its_first_start(tmp_path):
 
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     events = list(read_events(run_dir / "events.jsonl"))
-    assert [e["kind"] for e in events].count("run_start") == 2
-    assert [e["kind"] for e in events].count("gate_baseline") == 1
-    request = next(e for e in events if e["kind"] == "message" and e["scope"] == "gate#1")
-    changes = load_message(request["message"], run_dir).text().split("What changed since the task started")[1]
-    sandbox_home = next(e["home"] for e in events if e["kind"] == "run_start")  # /home/user when isolated
+    assert [e.kind for e in events].count("run_start") == 2
+    assert [e.kind for e in events].count("gate_baseline") == 1
+    request = next(e for e in events if e.kind == "message" and e.scope == "gate#1")
+    changes = load_message(request.message, run_dir).text().split("What changed since the task started")[1]
+    sandbox_home = next(e.home for e in events if e.kind == "run_start")  # /home/user when isolated
     assert f"~ changed: {sandbox_home}/out.txt" in changes
     assert "-maybe\n    +yes" in changes, "compared with the file as it was at the first start"
 
@@ -363,12 +364,12 @@ def test_a_task_file_run_on_the_vm_takes_the_baseline_after_its_setup(tmp_path, 
     assert done.returncode == 0, done.stdout + done.stderr
     (run_dir,) = list(runs.iterdir())
     events = list(read_events(run_dir / "events.jsonl"))
-    (baseline,) = [e for e in events if e["kind"] == "gate_baseline"]
-    home = next(e["home"] for e in events if e["kind"] == "run_start")
-    assert {f"{home}/input.csv", f"{home}/report.csv"} <= set(baseline["named"])
+    (baseline,) = [e for e in events if e.kind == "gate_baseline"]
+    home = next(e.home for e in events if e.kind == "run_start")
+    assert {f"{home}/input.csv", f"{home}/report.csv"} <= set(baseline.named)
     assert (run_dir / "baseline" / "manifest.json").exists()
-    request = next(e for e in events if e["kind"] == "message" and e["scope"] == "gate#1")
-    changes = load_message(request["message"], run_dir).text().split("What changed since the task started")[1]
+    request = next(e for e in events if e.kind == "message" and e.scope == "gate#1")
+    changes = load_message(request.message, run_dir).text().split("What changed since the task started")[1]
     assert f"+ added: {home}/report.csv" in changes and "+name,qty" in changes
     assert f"+ added: {home}/notes_out.txt" in changes
     assert "input.csv" not in changes, "the task's inputs were copied after the setup and did not change"

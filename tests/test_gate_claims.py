@@ -49,7 +49,7 @@ def test_false_infeasible_claim_is_sent_back(tmp_path, sandbox):
     assert f"<infeasibility_claim>\n{claim}\n</infeasibility_claim>" in first and task in first
     assert "memo.txt" in tool_result_texts(context.provider("gate").requests[1])
     [start] = events(context, "gate_start")
-    assert start["infeasible_claim"] == claim
+    assert start.infeasible_claim == claim
 
 
 def test_true_infeasible_claim_passes_and_ends_the_run_infeasible(tmp_path, sandbox):
@@ -99,7 +99,7 @@ def test_three_invalid_verdicts_end_the_round_undecided_then_a_fresh_round_decid
     assert f"rejected {gate_settings.GATE_MAX_INVALID_VERDICTS} times" in first.findings[0].problem
     assert result.terminal and result.data["gate_passed"] is True and gate.rounds_used == 1
     logged = events(context, "gate_verdict")
-    assert [(e["scope"], e["passed"], e["source"]) for e in logged] == [
+    assert [(e.scope, e.passed, e.source) for e in logged] == [
         ("gate#1", None, "undecided"),
         ("gate#2", True, "model"),
     ]

@@ -20,7 +20,7 @@ from evals.gate_corpus import (
     staged_case,
     suite_tasks,
 )
-from stateact.runlog import read_events
+from stateact.events import read_events
 
 
 @pytest.fixture(scope="module")
@@ -73,4 +73,4 @@ def test_staged_cases_get_the_expected_pregate_verdict(case_id: str, tmp_path: P
         events = list(read_events(staged.context.run_dir / "events.jsonl"))
 
     assert verdict == case.expected
-    assert any(e["kind"] == "gate_baseline" for e in events)  # taken after the setup, as a run does
+    assert any(e.kind == "gate_baseline" for e in events)  # taken after the setup, as a run does

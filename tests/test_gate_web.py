@@ -17,8 +17,8 @@ import pytest
 from evals.fixtures.site import site_zip
 from gate import FinishGate
 from gate.web_read import allowed_sites
+from stateact.events import read_events
 from stateact.messages import ToolUseBlock
-from stateact.runlog import read_events
 from stateact.runtime import RoleModels
 from subagents.web import DelegateWebTool
 from subagents.web_pages import saved_pages
@@ -108,8 +108,8 @@ def test_gate_reads_the_task_site_and_the_pages_the_web_subagent_saw(tmp_path, s
     saved = (run_dir / "web_pages" / "002.md").read_text()
     assert saved.startswith(f"# Web page 002\nURL: {site}/rates/\nTitle: Exchange rates\nSaved: ")
     assert "by web#1" in saved and "| USD | 0.9231 |" in saved and "viewport starts here" not in saved
-    logged = [e for e in read_events(run_dir / "events.jsonl") if e["kind"] == "web_page_saved"]
-    assert [(e["scope"], e["number"], e["file"]) for e in logged] == [
+    logged = [e for e in read_events(run_dir / "events.jsonl") if e.kind == "web_page_saved"]
+    assert [(e.scope, e.number, e.file) for e in logged] == [
         ("web#1", 1, "web_pages/001.md"),
         ("web#1", 2, "web_pages/002.md"),
     ]

@@ -22,9 +22,10 @@ import pytest
 from sandbox.local import LocalSandbox
 from stateact.app.variants import get_variant
 from stateact.cache_prefix import prefix_breaks
+from stateact.events import read_events
 from stateact.loop import AgentLoop, Budget
 from stateact.meter import Meter
-from stateact.runlog import RunLog, read_events
+from stateact.runlog import RunLog
 from stateact.runtime import RoleModels, RunContext
 from subagents.gui import DelegateGuiTool, DelegateInput, run_gui_subgoal
 from subagents.nudge import SUBAGENT_TEXT_REPLY_NUDGE
@@ -144,9 +145,7 @@ def done(summary: str = "seen on screen") -> dict:
 
 
 def tool_results(context: RunContext, scope: str) -> list[dict]:
-    return [
-        e for e in read_events(context.log.events_path) if e["kind"] == "tool_result" and e["scope"] == scope
-    ]
+    return [e for e in read_events(context.log.events_path) if e.kind == "tool_result" and e.scope == scope]
 
 
 def test_main_agent_delegates_clicks_typing_drag_and_modal(tk_app, tmp_path):
@@ -208,12 +207,12 @@ def test_main_agent_delegates_clicks_typing_drag_and_modal(tk_app, tmp_path):
     assert "Close the welcome dialog" in gui_requests[0].messages[0].text()
     assert "Screenshot size: 1366x768" in gui_requests[0].messages[0].text()
     # older screenshots leave a chunk at a time: between `keep` and `keep + chunk - 1` stay
-    shots = 1 + sum(e["images"] for e in tool_results(context, "gui#1"))
+    shots = 1 + sum(e.images for e in tool_results(context, "gui#1"))
     kept = GUI_KEEP_SCREENSHOTS + (shots - GUI_KEEP_SCREENSHOTS) % GUI_SCREENSHOT_STRIP_CHUNK
     limit = GUI_KEEP_SCREENSHOTS + GUI_SCREENSHOT_STRIP_CHUNK
     assert all(sum(len(m.images()) for m in r.messages) < limit for r in gui_requests)
     assert shots > GUI_KEEP_SCREENSHOTS and sum(len(m.images()) for m in gui_requests[-1].messages) == kept
-    assert [e["is_error"] for e in tool_results(context, "gui#1")] == [False] * 8
+    assert [e.is_error for e in tool_results(context, "gui#1")] == [False] * 8
     assert context.meter.by_role["gui"].turns == 6
 
 
@@ -268,11 +267,11 @@ def test_bad_actions_are_error_results_and_the_loop_goes_on(desktop, tmp_path):
     report = run_gui_subgoal(context, "click outside", scope="gui#1")
     assert report.status == "FAIL" and report.detail == "nothing to click"
     results = tool_results(context, "gui#1")
-    assert [r["is_error"] for r in results] == [True, True, True, True, False]
-    assert "outside the screenshot, which is 1366x768" in results[0]["text"]
-    assert "unknown key 'Hyper_Q'" in results[1]["text"]
-    assert "`mouse_move` needs `coordinate`" in results[2]["text"]
-    assert "at least 8 pixels" in results[3]["text"]
+    assert [r.is_error for r in results] == [True, True, True, True, False]
+    assert "outside the screenshot, which is 1366x768" in results[0].text
+    assert "unknown key 'Hyper_Q'" in results[1].text
+    assert "`mouse_move` needs `coordinate`" in results[2].text
+    assert "at least 8 pixels" in results[3].text
 
 
 def test_spent_budget_reports_incomplete_with_what_was_verified(desktop, tmp_path):
@@ -296,7 +295,7 @@ def test_spent_budget_reports_incomplete_with_what_was_verified(desktop, tmp_pat
     assert report.steps == 2 and report.budget == 2
     assert "Steps used: 2 of 2" in report.text()
     refused = tool_results(context, "gui#3")[2]
-    assert refused["is_error"] and "step budget is spent" in refused["text"]
+    assert refused.is_error and "step budget is spent" in refused.text
     last_request = context.provider("gui").requests[-1]
     assert "Call `report_progress` now" in last_request.messages[-1].text()
     assert "report_progress" in {t.name for t in last_request.tools}
@@ -360,8 +359,8 @@ def test_the_pixel_harness_gets_stall_notes(desktop, tmp_path):
     ]
     stalled = [i for i, texts in enumerate(notes) if "same tool calls and got the same output" in texts[0]]
     assert stalled == [3, 4] and all(texts[-1].startswith("Step ") for texts in notes)
-    stalls = [e for e in read_events(context.log.events_path) if e["kind"] == "stall"]
-    assert [(e["scope"], e["sign"]) for e in stalls] == [("main", "repeat")]
+    stalls = [e for e in read_events(context.log.events_path) if e.kind == "stall"]
+    assert [(e.scope, e.sign) for e in stalls] == [("main", "repeat")]
 
 
 # -- LibreOffice Calc ------------------------------------------------------------------

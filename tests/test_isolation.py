@@ -81,9 +81,7 @@ def test_fork_bomb_and_memory_hog_are_contained(box, shell, monkeypatch):
 
 def test_python_inside_is_the_sandbox_runtime(box):
     out = box.run("command -v python3; python3 -c 'import openpyxl, docx, pptx, pandas'; echo rc=$?")
-    assert out.stdout.splitlines() == [str(sandbox_settings.RUNTIME_DIR / "bin/python3"), "rc=0"], (
-        out.output
-    )
+    assert out.stdout.splitlines() == [str(sandbox_settings.RUNTIME_DIR / "bin/python3"), "rc=0"], out.output
 
 
 def test_the_office_toolkit_and_the_gate_probes_run_inside(box):

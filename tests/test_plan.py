@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from tool_context import run_context
 
+from stateact.events import read_events
 from stateact.loop import AgentLoop
 from stateact.messages import TextBlock, ToolUseBlock
 from stateact.models.scripted import ScriptedProvider
-from stateact.runlog import read_events
 from stateact.tools.base import ToolResult
 from stateact.tools.plan import PLAN_FILE, Plan, PlanError, PlanTool, plan_injection
 
@@ -83,9 +83,9 @@ def test_persisted_atomically_and_reloaded(tool: PlanTool, context) -> None:
     reloaded = Plan.for_run(context.run_dir)
     assert reloaded.render() == tool.plan.render()
     assert reloaded.items == tool.plan.items
-    plan_events = [e for e in read_events(context.log.events_path) if e["kind"] == "plan"]
-    assert [e["action"] for e in plan_events] == ["set", "update"]
-    assert plan_events[-1]["items"][1]["status"] == "done"
+    plan_events = [e for e in read_events(context.log.events_path) if e.kind == "plan"]
+    assert [e.action for e in plan_events] == ["set", "update"]
+    assert plan_events[-1].items[1]["status"] == "done"
 
 
 def test_set_replaces_and_renumbers(tool: PlanTool) -> None:

@@ -76,8 +76,8 @@ def test_probe_confirms_a_claim_and_a_later_check_reverts_it(ctx):
     assert item.status == "in_progress" and item.verified_by == ""
     assert "contradicted by a later check" in item.note and "999" in item.note
     assert tool.plan.get(2).verified_by == "probe"
-    reverted = [e for e in _events(ctx) if e["kind"] == "plan_reverted"]
-    assert reverted and reverted[0]["reason"] == "periodic"
+    reverted = [e for e in _events(ctx) if e.kind == "plan_reverted"]
+    assert reverted and reverted[0].reason == "periodic"
 
 
 def test_failing_evidence_leaves_the_item_in_progress(ctx):
@@ -155,6 +155,6 @@ def test_unknown_ids_and_missing_arguments_are_errors(ctx):
 
 
 def _events(ctx):
-    from stateact.runlog import read_events
+    from stateact.events import read_events
 
     return list(read_events(ctx.log.events_path))

@@ -15,8 +15,8 @@ import pytest
 
 from evals.cache import FileCache, url_key
 from evals.fixtures.build import build_fixtures
+from stateact.events import read_events
 from stateact.models.script_expectations import exit_code
-from stateact.runlog import read_events
 from tests.file_server import served_files
 
 REPO = Path(__file__).resolve().parents[1]
@@ -42,11 +42,11 @@ def failed_tool_calls(events_file: Path) -> list[str]:
     """Every tool result of any agent in the run that is an error or shows a non-zero exit."""
     failed = []
     for event in read_events(events_file):
-        if event["kind"] != "tool_result":
+        if event.kind != "tool_result":
             continue
-        code = exit_code(event["text"])
-        if event["is_error"] or (code is not None and code != 0):
-            failed.append(f"{event['scope']} {event['name']}: {event['text'][:200]}")
+        code = exit_code(event.text)
+        if event.is_error or (code is not None and code != 0):
+            failed.append(f"{event.scope} {event.name}: {event.text[:200]}")
     return failed
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from stateact.events import read_events
 from stateact.loop import AgentLoop, Budget
 from stateact.messages import ReasoningBlock
 from stateact.meter import Meter
 from stateact.models.anthropic_provider import AnthropicProvider
 from stateact.models.base import ModelRequest
-from stateact.runlog import load_message, read_events
+from stateact.runlog import load_message
 from stateact.tools.base import Tool, ToolResult
 from tests.wire_servers import anthropic_reply
 
@@ -45,9 +46,9 @@ def test_thinking_blocks_survive_a_rebuild_from_the_log(anthropic_server, run_lo
     )
     assert loop.run("echo hi").status == "replied"
     history = [
-        load_message(e["message"], run_log.run_dir)
+        load_message(e.message, run_log.run_dir)
         for e in read_events(run_log.events_path)
-        if e["kind"] == "message"
+        if e.kind == "message"
     ]
     assert isinstance(history[1].content[0], ReasoningBlock)
     history.append(history[0].model_copy(update={"content": history[0].content}))  # a new user turn

@@ -20,12 +20,12 @@ from stateact import settings
 from stateact.app.cli import app
 from stateact.app.config import RunConfig
 from stateact.app.run import execute
+from stateact.events import read_events
 from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
 from stateact.models import create_model
 from stateact.models.base import ModelRequest, ModelResponse, ProviderError
 from stateact.models.relay import RelayProvider, error_path, pending_stem, rejected_count, reply_path
 from stateact.models.relay_reply import ReplyError, parse_reply
-from stateact.runlog import read_events
 from stateact.runtime import RoleModels
 from stateact.tools.finish import FinishTool
 
@@ -203,7 +203,7 @@ def test_a_run_played_through_the_relay_finishes_with_its_deliverable(tmp_path):
     assert request["messages"][0]["content"][0]["text"].startswith(TASK)
 
     events = list(read_events(Path(result.run_dir) / "events.jsonl"))
-    calls = [(e["scope"], e["id"], e["name"]) for e in events if e["kind"] == "tool_call"]
+    calls = [(e.scope, e.id, e.name) for e in events if e.kind == "tool_call"]
     assert calls == [
         ("main", "toolu_r0001_0", "bash"),
         ("main", "toolu_r0002_0", "bash"),
@@ -211,8 +211,8 @@ def test_a_run_played_through_the_relay_finishes_with_its_deliverable(tmp_path):
         ("gate#1", "toolu_r0004_0", "bash"),
         ("gate#1", "toolu_r0005_0", "verdict"),
     ]
-    responses = [e for e in events if e["kind"] == "response"]
-    assert all(e["usage"]["input_tokens"] > 0 and e["usd"] == 0 for e in responses)
+    responses = [e for e in events if e.kind == "response"]
+    assert all(e.usage.input_tokens > 0 and e.usd == 0 for e in responses)
 
 
 BASH = ToolSpec(

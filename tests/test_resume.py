@@ -16,8 +16,8 @@ import pytest
 from sandbox.processes import tagged_pids
 from stateact.app.exit_codes import ExitCode
 from stateact.app.resume import load_run_state
+from stateact.events import read_events
 from stateact.loop import UNKNOWN_OUTCOME
-from stateact.runlog import read_events
 
 REPO = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "COLUMNS": "300"}
@@ -89,9 +89,9 @@ def unbroken_files(tmp_path_factory) -> dict[str, str]:
 
 
 KILL_POINTS = {
-    "during a model call": lambda e: e["kind"] == "request" and e["scope"] == "main" and e["seq"] > 10,
-    "during a long bash command": lambda e: e["kind"] == "tool_call" and "sleep 3" in json.dumps(e["input"]),
-    "between turns": lambda e: e["kind"] == "tool_result" and e["id"] == "toolu_s0002_0",
+    "during a model call": lambda e: e.kind == "request" and e.scope == "main" and e.seq > 10,
+    "during a long bash command": lambda e: e.kind == "tool_call" and "sleep 3" in json.dumps(e.input),
+    "between turns": lambda e: e.kind == "tool_result" and e.id == "toolu_s0002_0",
 }
 
 
@@ -109,8 +109,8 @@ def test_kill_then_resume_matches_an_unbroken_run(tmp_path, unbroken_files, poin
     assert files_of(home) == unbroken_files
 
     events = list(read_events(run_dir / "events.jsonl"))
-    assert [e["seq"] for e in events] == list(range(1, len(events) + 1)), "an event was lost or duplicated"
-    assert [e["kind"] for e in events].count("run_resumed") == 1
+    assert [e.seq for e in events] == list(range(1, len(events) + 1)), "an event was lost or duplicated"
+    assert [e.kind for e in events].count("run_resumed") == 1
     result = json.loads((run_dir / "result.json").read_text())
     assert result["status"] == "finished"
     assert result["spend"]["by_role"]["main"]["turns"] == result["turns"]
@@ -175,7 +175,7 @@ def test_ctrl_c_or_sigterm_stops_cleanly_and_prints_the_resume_command(
     proc, runs, home = start_run(tmp_path, "interrupted", display=True)
     wait_for_event(runs, KILL_POINTS["during a long bash command"])
     (run_dir,) = list(runs.iterdir())
-    tag = next(e["sandbox_tag"] for e in read_events(run_dir / "events.jsonl") if e["kind"] == "run_start")
+    tag = next(e.sandbox_tag for e in read_events(run_dir / "events.jsonl") if e.kind == "run_start")
     for sig in signals:
         proc.send_signal(sig)
         time.sleep(0.3)
@@ -243,12 +243,12 @@ def test_resume_keeps_the_gate_rounds_the_task_start_and_the_instruction(tmp_pat
     again = run_cli("resume", str(run_dir), "--max-steps", "6", timeout=120)
     assert again.returncode == 0, again.stdout
     events = list(read_events(run_dir / "events.jsonl"))
-    verdicts = [(e["scope"], e["round"], e["passed"]) for e in events if e["kind"] == "gate_verdict"]
+    verdicts = [(e.scope, e.round, e.passed) for e in events if e.kind == "gate_verdict"]
     assert verdicts == [("gate#1", 1, False), ("gate#2", 2, True)]
-    starts = [e for e in events if e["kind"] == "run_start"]
-    assert len(starts) == 2 and starts[1]["resumed"] is True
-    assert starts[0]["task_started_at"] == starts[1]["task_started_at"] is not None
-    assert starts[0]["instruction"] == starts[1]["instruction"]
+    starts = [e for e in events if e.kind == "run_start"]
+    assert len(starts) == 2 and starts[1].resumed is True
+    assert starts[0].task_started_at == starts[1].task_started_at is not None
+    assert starts[0].instruction == starts[1].instruction
     result = json.loads((run_dir / "result.json").read_text())
     assert result["gate_passed"] is True and result["turns"] == 4
     assert (home / "out.txt").read_text() == "yes\n"
@@ -315,7 +315,7 @@ def test_kill_during_a_delegation_then_resume(tmp_path):
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    wait_for_event(runs, lambda e: e["kind"] == "request" and e["scope"] == "gui#1")
+    wait_for_event(runs, lambda e: e.kind == "request" and e.scope == "gui#1")
     time.sleep(0.3)
     kill_hard(proc)
     (run_dir,) = list(runs.iterdir())
@@ -323,10 +323,10 @@ def test_kill_during_a_delegation_then_resume(tmp_path):
     assert resumed.returncode == 0, resumed.stdout
     assert files_of(home) == {"a.txt": "one\n", "c.txt": "three\n"}
     events = list(read_events(run_dir / "events.jsonl"))
-    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
-    first_tag = next(e["sandbox_tag"] for e in events if e["kind"] == "run_start")
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    first_tag = next(e.sandbox_tag for e in events if e.kind == "run_start")
     assert tagged_pids(first_tag) == [], "the killed run's display and shell were ended on resume"
-    resumed_event = next(e for e in events if e["kind"] == "run_resumed")
-    delegation = next(e for e in events if e["kind"] == "tool_call" and e["name"] == "delegate_gui")
-    assert resumed_event["unknown_outcomes"] == [delegation["id"]]
+    resumed_event = next(e for e in events if e.kind == "run_resumed")
+    delegation = next(e for e in events if e.kind == "tool_call" and e.name == "delegate_gui")
+    assert resumed_event.unknown_outcomes == [delegation.id]
     assert json.loads((run_dir / "result.json").read_text())["status"] == "finished"

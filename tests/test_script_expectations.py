@@ -9,8 +9,8 @@ import pytest
 
 from stateact.app.config import RunConfig
 from stateact.app.run import execute
+from stateact.events import read_events
 from stateact.models.script_expectations import exit_code
-from stateact.runlog import read_events
 from stateact.runtime import RoleModels
 
 
@@ -61,8 +61,8 @@ def test_an_undeclared_non_zero_exit_ends_the_run_in_error(tmp_path):
         result.text
     )
     assert "No such file or directory" in result.text
-    errors = [e for e in read_events(Path(result.run_dir) / "events.jsonl") if e["kind"] == "error"]
-    assert errors and errors[0]["error"] == "ScriptExpectationError"
+    errors = [e for e in read_events(Path(result.run_dir) / "events.jsonl") if e.kind == "error"]
+    assert errors and errors[0].error == "ScriptExpectationError"
 
 
 @pytest.mark.parametrize(

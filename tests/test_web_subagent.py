@@ -13,9 +13,9 @@ import pytest
 from sandbox.base import SandboxError
 from sandbox.isolation import CHECKOUT
 from sandbox.local import LocalSandbox
+from stateact.events import read_events
 from stateact.loop import AgentLoop
 from stateact.messages import ToolUseBlock
-from stateact.runlog import read_events
 from stateact.runtime import RoleModels, RunContext
 from subagents import settings
 from subagents.browser import BrowserSession
@@ -157,9 +157,9 @@ def test_main_agent_delegates_a_multi_step_web_subgoal(run_context, site):
     assert f"Downloaded {site}/report.csv to {report_path}." in seen[10]
 
     events = list(read_events(context.log.events_path))
-    reports = [e for e in events if e["kind"] == "web_report"]
-    assert [(e["scope"], e["status"]) for e in reports] == [("web#1", "DONE"), ("web#2", "DONE")]
-    assert {e["scope"] for e in events if e["kind"] == "tool_call"} == {"main", "web#1", "web#2"}
+    reports = [e for e in events if e.kind == "web_report"]
+    assert [(e.scope, e.status) for e in reports] == [("web#1", "DONE"), ("web#2", "DONE")]
+    assert {e.scope for e in events if e.kind == "tool_call"} == {"main", "web#1", "web#2"}
     assert context.meter.by_role["web"].turns == 11
 
 

@@ -9,6 +9,7 @@ from gate.changes.baseline import Baseline, BaselineError, load_baseline, take_b
 from gate.changes.diff import StateDiff, state_diff
 from gate.changes.render import render
 from sandbox.base import Sandbox
+from stateact.events import GateChanges
 from stateact.runlog import RunLog
 
 NO_BASELINE = "(unknown: no copy of the files was taken when the task started)"
@@ -22,10 +23,10 @@ def describe_changes(sandbox: Sandbox, run_dir: Path, log: RunLog, scope: str) -
     try:
         diff = state_diff(sandbox, baseline)
     except (BaselineError, OSError, ValueError) as exc:
-        log.emit("gate_changes", scope, error=f"{type(exc).__name__}: {exc}")
+        log.emit(GateChanges(scope=scope, error=f"{type(exc).__name__}: {exc}"))
         return f"(could not compare with the task start: {exc})"
     text = render(diff)
-    log.emit("gate_changes", scope, **diff.summary, chars=len(text))
+    log.emit(GateChanges(scope=scope, **diff.summary, chars=len(text)))
     return text
 
 

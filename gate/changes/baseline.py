@@ -20,6 +20,7 @@ from gate import settings
 from gate.deliverables import mentioned_paths
 from gate.probes import ProbeError, run_probe
 from sandbox.base import Sandbox
+from stateact.events import GateBaseline, GateBaselineError
 from stateact.runlog import RunLog
 
 BASELINE_DIR = "baseline"
@@ -87,19 +88,20 @@ def take_baseline(
         named = named_paths(sandbox, instruction)
         baseline = _take(sandbox, Path(run_dir) / BASELINE_DIR, named, task_started_at)
     except (BaselineError, OSError, ValueError) as exc:
-        log.emit("gate_baseline_error", error=f"{type(exc).__name__}: {exc}")
+        log.emit(GateBaselineError(error=f"{type(exc).__name__}: {exc}"))
         return None
     copies = [f for f in baseline.files.values() if f["copy"]]
     log.emit(
-        "gate_baseline",
-        folder=str(baseline.folder),
-        files=len(baseline.files),
-        copies=len(copies),
-        copied_bytes=sum(f["size"] for f in copies),
-        without_copy=sorted(p for p, f in baseline.files.items() if not f["copy"]),
-        more=baseline.more,
-        named=baseline.named,
-        seconds=round(time.monotonic() - started, 3),
+        GateBaseline(
+            folder=str(baseline.folder),
+            files=len(baseline.files),
+            copies=len(copies),
+            copied_bytes=sum(f["size"] for f in copies),
+            without_copy=sorted(p for p, f in baseline.files.items() if not f["copy"]),
+            more=baseline.more,
+            named=baseline.named,
+            seconds=round(time.monotonic() - started, 3),
+        )
     )
     return baseline
 

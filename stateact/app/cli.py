@@ -252,11 +252,16 @@ def resume(
 def show(run_dir: Annotated[Path, typer.Argument(help="A run folder.")]) -> None:
     """A readable summary of a run: steps, tool calls, results, verdict and cost."""
     from stateact.app.show import render_run
+    from stateact.events import EventLogError
 
     if not (run_dir / "events.jsonl").exists():
         console.print(f"[red]error:[/red] {run_dir} has no events.jsonl")
         raise typer.Exit(2)
-    render_run(run_dir, console)
+    try:
+        render_run(run_dir, console)
+    except EventLogError as exc:
+        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from None
 
 
 @app.command()

@@ -8,6 +8,7 @@ from gate import FinishGate
 from gate.guard import check_command
 from stateact.app.variants import HarnessVariant
 from stateact.context import build_context_manager
+from stateact.events import Event
 from stateact.evidence import EvidenceChecker
 from stateact.loop import AgentLoop, Budget
 from stateact.prompts import render_main_prompt
@@ -28,7 +29,7 @@ def build_main_loop(
     variant: HarnessVariant,
     budget: Budget,
     task_started_at: float | None = None,
-    past_events: Iterable[dict] = (),
+    past_events: Iterable[Event] = (),
     cdp_url: str | None = None,
     task_apps: Sequence[str] = (),
 ) -> AgentLoop:

@@ -7,7 +7,22 @@ import json
 from rich.console import Console
 from rich.markup import escape
 
+from stateact.events import (
+    Compaction,
+    ErrorEvent,
+    Event,
+    GateVerdict,
+    GateViolation,
+    Response,
+    SandboxWarning,
+    Stall,
+    ToolCall,
+    ToolResultEvent,
+)
+
 PREVIEW_CHARS = 100
+NOTEWORTHY = (ErrorEvent, GateVerdict, Compaction, Stall, GateViolation, SandboxWarning)
+"""Events printed whole (a line with their fields)."""
 
 
 def preview(value: object, limit: int = PREVIEW_CHARS) -> str:
@@ -25,19 +40,16 @@ class ProgressPrinter:
         self.usd = 0.0
         self.tokens = 0
 
-    def __call__(self, event: dict) -> None:
-        kind, scope = event["kind"], event["scope"]
-        if kind == "response":
-            usage = event.get("usage", {})
-            self.usd += event.get("usd", 0.0)
-            self.tokens += sum(usage.values())
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, Response):
+            self.usd += event.usd
+            self.tokens += sum(event.usage.model_dump().values())
             self.console.print(
-                f"[dim]{scope}[/dim] step {event['turn']} · {self.tokens:,} tokens · ${self.usd:.4f}"
+                f"[dim]{event.scope}[/dim] step {event.turn} · {self.tokens:,} tokens · ${self.usd:.4f}"
             )
-        elif kind == "tool_call":
-            self.console.print(f"  [cyan]{escape(event['name'])}[/cyan] {escape(preview(event['input']))}")
-        elif kind == "tool_result" and event.get("is_error"):
-            self.console.print(f"  [red]error[/red] {escape(preview(event['text']))}")
-        elif kind in ("error", "gate_verdict", "compaction", "stall", "gate_violation", "sandbox_warning"):
-            detail = {k: v for k, v in event.items() if k not in ("seq", "t", "kind", "scope")}
-            self.console.print(f"[yellow]{kind}[/yellow] {escape(preview(detail, 200))}")
+        elif isinstance(event, ToolCall):
+            self.console.print(f"  [cyan]{escape(event.name)}[/cyan] {escape(preview(event.input))}")
+        elif isinstance(event, ToolResultEvent) and event.is_error:
+            self.console.print(f"  [red]error[/red] {escape(preview(event.text))}")
+        elif isinstance(event, NOTEWORTHY):
+            self.console.print(f"[yellow]{event.kind}[/yellow] {escape(preview(event.details(), 200))}")

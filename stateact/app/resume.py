@@ -15,11 +15,21 @@ from pathlib import Path
 
 from stateact.app.config import RunConfig
 from stateact.compaction import apply_compaction
+from stateact.events import (
+    Compaction,
+    Event,
+    EventLogError,
+    LoopEnd,
+    MessageEvent,
+    Response,
+    RunResumed,
+    RunStart,
+    read_events,
+)
 from stateact.loop import UNKNOWN_OUTCOME, AgentLoop
 from stateact.messages import Message, TextBlock, ToolResultBlock, Usage
 from stateact.meter import Meter
-from stateact.models.scripted import ScriptedProvider
-from stateact.runlog import load_message, read_events
+from stateact.runlog import load_message
 from stateact.runtime import RunContext
 
 MAIN_SCOPE = "main"
@@ -44,7 +54,8 @@ class RunState:
     spend: list[tuple[str, Usage, float]]
     """(role, usage, dollars) of every model call."""
     completed_responses: Counter = field(default_factory=Counter)
-    """Model calls per role made by loops that ended (a loop cut short is replayed whole)."""
+    """Model calls per role made by loops that ended (a loop cut short is replayed whole): what a
+    provider with a place of its own (a script) takes up from."""
     elapsed_s: float = 0.0
     sandbox_tags: list[str] = field(default_factory=list)
     status: str = ""
@@ -52,7 +63,7 @@ class RunState:
     """The instruction as the agent first saw it (after a task's path mapping)."""
     task_started_at: float | None = None
     """The sandbox's clock when the task first started."""
-    events: list[dict] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
 
 
 def load_run_state(run_dir: Path) -> RunState:
@@ -74,30 +85,33 @@ def load_run_state(run_dir: Path) -> RunState:
     tags: list[str] = []
     instruction = ""
     task_started_at = None
-    events = list(read_events(run_dir / "events.jsonl"))
+    try:
+        events = list(read_events(run_dir / "events.jsonl"))
+    except EventLogError as exc:
+        raise ResumeError(str(exc)) from exc
     for event in events:
-        kind, scope = event["kind"], event["scope"]
-        if kind == "run_start" or segment_start is None:  # time between a death and a resume is not spent
+        scope = event.scope
+        # the time between a death and a resume is not spent
+        if isinstance(event, RunStart) or segment_start is None:
             elapsed += (last_t - segment_start) if segment_start is not None else 0.0
-            segment_start = event["t"]
-        last_t = event["t"]
-        if kind == "run_start":
-            tags += [event["sandbox_tag"]] if event.get("sandbox_tag") else []
-            instruction = instruction or event.get("instruction", "")
-            task_started_at = task_started_at or event.get("task_started_at")
-        if kind == "response":
-            role = event.get("role", scope.split("#")[0])
-            spend.append((role, Usage(**event.get("usage", {})), event.get("usd", 0.0)))
+            segment_start = event.t
+        last_t = event.t
+        if isinstance(event, RunStart):
+            tags += [event.sandbox_tag] if event.sandbox_tag else []
+            instruction = instruction or event.instruction
+            task_started_at = task_started_at or event.task_started_at
+        if isinstance(event, Response):
+            spend.append((event.role or scope.split("#")[0], event.usage, event.usd))
             pending[scope] += 1
             main_turns += scope == MAIN_SCOPE
-        elif kind == "loop_end":
+        elif isinstance(event, LoopEnd):
             completed[scope.split("#")[0]] += pending.pop(scope, 0)
         if scope != MAIN_SCOPE:
             continue
-        if kind == "message":
-            history.append(load_message(event["message"], run_dir))
-        elif kind == "compaction":
-            history = apply_compaction(history, event["summary"], event["replaced"])
+        if isinstance(event, MessageEvent):
+            history.append(load_message(event.message, run_dir))
+        elif isinstance(event, Compaction):
+            history = apply_compaction(history, event.summary, event.replaced)
     completed[MAIN_SCOPE] = main_turns
     status = _read_status(run_dir)
     elapsed += (last_t - segment_start) if segment_start is not None else 0.0
@@ -130,9 +144,7 @@ def restore_loop(loop: AgentLoop, state: RunState, context: RunContext) -> None:
     loop.restore(state.history, state.main_turns, state.elapsed_s)
     _restore_spend(context.meter, state)
     for role, count in state.completed_responses.items():
-        provider = context.provider(role)
-        if isinstance(provider, ScriptedProvider):
-            provider.seek(count)
+        context.provider(role).take_up(count)
     last = loop.messages[-1]
     unanswered = last.tool_uses() if last.role == "assistant" else []
     notes: list[TextBlock | ToolResultBlock] = [
@@ -147,11 +159,9 @@ def restore_loop(loop: AgentLoop, state: RunState, context: RunContext) -> None:
     else:
         loop.append(Message(role="user", content=notes))
     context.log.emit(
-        "run_resumed",
-        MAIN_SCOPE,
-        turns=state.main_turns,
-        messages=len(loop.messages),
-        unknown_outcomes=[call.id for call in unanswered],
+        RunResumed(
+            turns=state.main_turns, messages=len(loop.messages), unknown_outcomes=[c.id for c in unanswered]
+        )
     )
 
 

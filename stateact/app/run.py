@@ -18,6 +18,7 @@ from stateact.app.harness import build_main_loop
 from stateact.app.resume import ResumeError, RunState, load_run_state, restore_loop
 from stateact.app.signals import shielded
 from stateact.app.variants import get_variant
+from stateact.events import ErrorEvent, RunEnd, RunStart, SandboxWarning
 from stateact.loop import AgentLoop, Budget, LoopOutcome
 from stateact.meter import Meter
 from stateact.runlog import EventListener, RunLog
@@ -103,16 +104,17 @@ def _drive(
         context = RunContext(run_dir, instruction, sandbox, log, meter, config.models, config.max_usd)
         started_at = state.task_started_at if state else sandbox_clock(sandbox)
         log.emit(
-            "run_start",
-            instruction=instruction,
-            harness=variant.name,
-            home=sandbox.home,
-            sandbox_tag=getattr(sandbox, "tag", None),
-            task_started_at=started_at,
-            resumed=state is not None,
+            RunStart(
+                instruction=instruction,
+                harness=variant.name,
+                home=sandbox.home,
+                sandbox_tag=getattr(sandbox, "tag", None),
+                task_started_at=started_at,
+                resumed=state is not None,
+            )
         )
         for warning in getattr(sandbox, "warnings", ()):
-            log.emit("sandbox_warning", message=warning)
+            log.emit(SandboxWarning(message=warning))
         if state is None and variant.gate:  # a resumed run keeps comparing with the first start
             take_baseline(sandbox, run_dir, instruction, log, started_at)
         budget = Budget(
@@ -130,7 +132,7 @@ def _drive(
         outcome = LoopOutcome("interrupted", str(exc) or "stopped by the user", loop.turns if loop else 0)
         raise
     except Exception as exc:
-        log.emit("error", error=type(exc).__name__, message=str(exc))
+        log.emit(ErrorEvent(error=type(exc).__name__, message=str(exc)))
         outcome = LoopOutcome("error", f"{type(exc).__name__}: {exc}", loop.turns if loop else 0)
     finally:
         with shielded():
@@ -164,7 +166,7 @@ def _close_run(
     if owned is not None:
         owned.close()
     log.write_json("result.json", asdict(result))
-    log.emit("run_end", status=result.status, usd=result.usd, turns=result.turns)
+    log.emit(RunEnd(status=result.status, usd=result.usd, turns=result.turns))
     log.close()
     return result
 

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from stateact.app.progress import preview
-from stateact.runlog import read_events
+from stateact.events import Event, MessageEvent, Request, Response, ToolCall, ToolResultEvent, read_events
 
 RESULT_PREVIEW_CHARS = 400
 
@@ -40,27 +40,21 @@ def render_run(run_dir: Path, console: Console) -> None:
     console.print(table)
 
 
-def _render_event(event: dict, console: Console) -> None:
-    kind, scope = event["kind"], event["scope"]
-    if kind == "tool_call":
-        console.print(
-            f"[dim]{event['seq']:>5}[/dim] [cyan]{scope}[/cyan] → {event['name']} {escape(preview(event['input'], 300))}"
-        )
-    elif kind == "tool_result":
-        style = "red" if event.get("is_error") else "white"
-        text = preview(event.get("text", ""), RESULT_PREVIEW_CHARS)
+def _render_event(event: Event, console: Console) -> None:
+    seq, scope = f"[dim]{event.seq:>5}[/dim]", event.scope
+    if isinstance(event, ToolCall):
+        console.print(f"{seq} [cyan]{scope}[/cyan] → {event.name} {escape(preview(event.input, 300))}")
+    elif isinstance(event, ToolResultEvent):
+        style = "red" if event.is_error else "white"
+        text = preview(event.text, RESULT_PREVIEW_CHARS)
         console.print(f"      [{style}]{escape(text)}[/{style}]")
-    elif kind == "message" and event["message"]["role"] == "assistant":
-        text = " ".join(b.get("text", "") for b in event["message"]["content"] if b.get("type") == "text")
+    elif isinstance(event, MessageEvent):
+        text = event.message.text() if event.message.role == "assistant" else ""
         if text.strip():
-            console.print(
-                f"[dim]{event['seq']:>5}[/dim] [magenta]{scope}[/magenta] says: {escape(preview(text, 300))}"
-            )
-    elif kind not in ("message", "request", "response", "tool_result"):
-        detail = {k: v for k, v in event.items() if k not in ("seq", "t", "kind", "scope")}
-        console.print(
-            f"[dim]{event['seq']:>5}[/dim] [yellow]{kind}[/yellow] [{scope}] {escape(preview(detail, 300))}"
-        )
+            console.print(f"{seq} [magenta]{scope}[/magenta] says: {escape(preview(text, 300))}")
+    elif not isinstance(event, Request | Response):
+        detail = escape(preview(event.details(), 300))
+        console.print(f"{seq} [yellow]{event.kind}[/yellow] [{scope}] {detail}")
 
 
 def _read_json(path: Path) -> dict:

@@ -169,6 +169,11 @@ class ModelProvider(ABC):
     @abstractmethod
     def complete(self, request: ModelRequest) -> ModelResponse: ...
 
+    def take_up(self, replies: int) -> None:
+        """Go on in a resumed run whose ended loops of this role got `replies` replies. A model that
+        answers from the request alone (every API model) has nothing to do; a script skips them."""
+        return None
+
     def with_retries(self, call: Callable[[], ModelResponse]) -> ModelResponse:
         """Run one API call under this provider's retry policy; the reply lists the errors retried."""
         retried: list[str] = []

@@ -78,10 +78,10 @@ class ScriptedProvider(ModelProvider):
         self._position = 0
         self._lock = threading.Lock()
 
-    def seek(self, position: int) -> None:
-        """Continue from turn `position` (a resumed run skips the turns already played)."""
+    def take_up(self, replies: int) -> None:
+        """Continue from turn `replies` (a resumed run skips the turns already played)."""
         with self._lock:
-            self._position = min(max(0, position), len(self.turns))
+            self._position = min(max(0, replies), len(self.turns))
 
     @property
     def remaining(self) -> int:

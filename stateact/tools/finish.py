@@ -7,6 +7,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
+from stateact.events import FinishCalled
 from stateact.runtime import RunContext
 from stateact.tools.base import Tool, ToolResult
 
@@ -59,7 +60,7 @@ class FinishTool(Tool[FinishInput]):
 
     def run(self, params: FinishInput) -> ToolResult:
         data = {"summary": params.summary, "infeasible": params.infeasible}
-        self.context.log.emit("finish_called", **data)
+        self.context.log.emit(FinishCalled(**data))
         if self.gate is None:
             return ToolResult(text="Task ended.", terminal=True, data=data)
         verdict = self.gate.review(infeasible_claim=params.summary if params.infeasible else None)

@@ -16,6 +16,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from stateact import settings
+from stateact.events import PlanEvent, PlanReverted
 from stateact.evidence import Evidence, EvidenceChecker
 from stateact.loop import Injection
 from stateact.runtime import RunContext
@@ -356,11 +357,11 @@ class PlanTool(Tool[PlanInput]):
     def _recheck(self, reason: str) -> None:
         reverted = self.plan.recheck(self.checker)
         if reverted:
-            self.context.log.emit("plan_reverted", "main", reason=reason, items=reverted)
+            self.context.log.emit(PlanReverted(reason=reason, items=reverted))
             self._log("reverted")
 
     def _log(self, action: str) -> None:
-        self.context.log.emit("plan", "main", action=action, **self.plan.to_json())
+        self.context.log.emit(PlanEvent(action=action, **self.plan.to_json()))
 
 
 def _required(value, message: str):
