@@ -10,8 +10,8 @@ names are its candidates: a name in quotes or one word after "sheet"/"tab"/"work
 (the probe then shows the cell on every sheet). Only the instruction text is read.
 
 Labels that look like cells are left out: a token in quotes ("the 'A1' column"), one after "column",
-"header", "heading" or "label" ("assessment columns A1 to A4"), and Q1 to Q4 in an instruction that
-speaks of quarters, unless written as a range or with a sheet.
+"header", "heading" or "label" ("assessment columns A1 to A4"), and Q1 to Q4 followed by a year ("Q4
+2024") or in an instruction that speaks of quarters, unless written as a range or with a sheet.
 """
 
 from __future__ import annotations
@@ -56,6 +56,8 @@ _LABEL_BEFORE = re.compile(
 listed after it so far), or an opening quote."""
 _QUARTER = re.compile(r"Q[1-4]")
 _SPEAKS_OF_QUARTERS = re.compile(r"\bquarter", re.IGNORECASE)
+_YEAR_AFTER = re.compile(r"\s*(?:FY)?['’]?(?:\d{4}|\d{2})\b")
+"""A year right after Q1-Q4 makes it a period ("Q4 2024", "Q1 '25")."""
 _FOLLOWING_WINDOW = 40
 """Characters after a cell searched for "of/on/in the X sheet" that pins it to X."""
 
@@ -134,7 +136,7 @@ def _sheets_for(sentence: str, cell_end: int, mentions: list[tuple[int, int, str
 
 def _is_label(sentence: str, match: re.Match, quarters: bool) -> bool:
     cells = match.group("cells")
-    if quarters and _QUARTER.fullmatch(cells):
+    if _QUARTER.fullmatch(cells) and (quarters or _YEAR_AFTER.match(sentence, match.end())):
         return True
     return bool(_LABEL_BEFORE.search(sentence[: match.start()]))
 

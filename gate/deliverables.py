@@ -8,7 +8,9 @@ not paths; punctuation after a path ends it. `~/...` and absolute paths are kept
 A relative path is taken from the home folder (`Documents/memo.docx` -> `~/Documents/memo.docx`); a
 bare file name goes into the folder named beside it ("report.csv in Documents", "to the Desktop as
 letter.docx", "in the same folder"), else into the folder of the file named before it in the same
-sentence (where Save As starts), else into the home folder. These are guesses: `exact` is False.
+sentence (where Save As starts), else into the folder named last before it in its sentence ("the
+exports are in ~/close/ (a.csv, b.csv)"; anywhere before it when "there" follows the name), else into
+the home folder. These are guesses: `exact` is False.
 
 Which: a path is an output when a producing verb (save, export, write, create, ...) comes shortly
 before it in its sentence or a word right before it says so ("into", "to", "as"), unless a verb or
@@ -54,9 +56,11 @@ _BEFORE_NAME = re.compile(
     re.IGNORECASE,
 )
 """A folder named right before a bare file name: "to the Desktop as letter.docx"."""
+_THERE = re.compile(r"[\s,)]*there\b", re.IGNORECASE)
 
 _OUTPUT_VERBS = re.compile(
-    r"\b(save|saved|saving|export|exported|write|written|create|created|generate|produce|store|output|"
+    r"\b(save|saved|saving|export(?!s?\s+(?:is|are|was|were|sits?|lives?)\b)|exported|write|written|create|"
+    r"created|generate|produce|store|output|"
     r"rename|renamed|convert|converted|named|name it|as a new|into a new|download|build|make|prepare|"
     r"put)\b",
     re.IGNORECASE,
@@ -95,6 +99,8 @@ _NOUN_EXTENSIONS = {
     "database": ("db", "sqlite", "sqlite3"),
 }
 _SENTENCE_ENDS = (". ", "\n", "; ", "! ", "? ", ": ")
+_STATEMENT_ENDS = (". ", "\n", "! ", "? ")
+"""Where a folder stated as the place of what follows stops applying (a list after ":" or ";" goes on)."""
 
 
 @dataclass(frozen=True)
@@ -200,6 +206,8 @@ def _place_bare_names(text: str, found: list[_Found]) -> None:
         folder = _folder_after(text, item, by_start, found[:index]) or _folder_before(text, item, by_start)
         if folder is None:
             folder = _folder_of_previous_file(text, item, found[:index])
+        if folder is None:
+            folder = _folder_named_before(text, item, found[:index])
         if folder is not None:
             item.path = posixpath.join(folder, name)
 
@@ -234,6 +242,24 @@ def _folder_of_previous_file(text: str, item: _Found, before: list[_Found]) -> s
             return posixpath.dirname(earlier.path)
         if _is_file(earlier.path) and "/" in earlier.path[2:]:
             return posixpath.dirname(earlier.path)
+    return None
+
+
+def _folder_named_before(text: str, item: _Found, before: list[_Found]) -> str | None:
+    """The folder named last before the name in its sentence ("exports are in ~/close/ (a.csv, b.csv)"),
+    or anywhere before it when "there" follows the name ("notes.txt there")."""
+    name = posixpath.basename(item.path)
+    for earlier in reversed(before):  # the same name placed already ("west.csv; west.csv is ...")
+        if posixpath.basename(earlier.path) == name and earlier.path != item.path:
+            return posixpath.dirname(earlier.path)
+    there = _THERE.match(text, _quote_end(text, item.end)) is not None
+    statement = max(text.rfind(mark, 0, item.start) for mark in _STATEMENT_ENDS) + 1
+    for earlier in reversed(before):
+        if earlier.start < statement and not there:
+            return None
+        if not earlier.bare and not _is_file(earlier.path):
+            earlier.used_as_folder = True
+            return earlier.path.rstrip("/") or "/"
     return None
 
 

@@ -242,7 +242,12 @@ class FinishGate:
     def _home_state(self) -> tuple[str, str]:
         """(files changed since the task started, documents open in LibreOffice) as text lines."""
         try:
-            found = run_probe(self.context.sandbox, "home_state", since=self.task_started_at)
+            found = run_probe(
+                self.context.sandbox,
+                "home_state",
+                since=self.task_started_at,
+                skip=list(gate_settings.GATE_CHANGED_FILES_SKIP),
+            )
         except ProbeError as exc:
             found = {"error": str(exc)}
         if "error" in found:

@@ -95,3 +95,11 @@ GATE_OPEN_SAVE_GRACE_S = 15.0
 """LibreOffice rewrites a document's lock file when it starts saving it and writes the file just after:
 a file written at most this many seconds after its lock is taken as saved from the window; written
 later, it was changed on disk behind the window (a stale window). Measured: 0.8 s for a small .odt."""
+
+GATE_CHANGED_FILES_SKIP = (
+    ".cache", ".config/libreoffice", ".config/chromium", ".config/google-chrome", ".mozilla", ".thunderbird",
+    ".local/share/Trash", ".local/share/stateact", ".pki", ".dbus", ".Xauthority", ".ipython", ".npm",
+)  # fmt: skip
+"""Folders of the home (relative paths) the "changed since the task started" list does not enter:
+caches, browser and office profiles, the toolkit. Other hidden folders are listed (an app's data in
+~/.local/share is often the deliverable)."""

@@ -9,13 +9,15 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import IO
 
 from sandbox import settings
 from sandbox.base import SandboxError
 
 WINDOW_MANAGERS = ("openbox", "xfwm4", "fluxbox", "matchbox-window-manager")
+Launcher = Callable[[Sequence[str], IO[bytes]], subprocess.Popen]
+"""Starts a program (argv, where its output goes) in a session of its own: where the window manager runs."""
 START_ATTEMPTS = 3
 """Xvfb and window-manager starts can race with other servers starting at the same moment."""
 CONNECT_POLL_S = 0.05
@@ -54,8 +56,9 @@ class XDisplay:
         self.name = ""
         self._procs: list[subprocess.Popen] = []
 
-    def start(self, env: Mapping[str, str]) -> str:
-        """Start the server (and the window manager); returns the display name like `:3`."""
+    def start(self, env: Mapping[str, str], with_window_manager: bool = True) -> str:
+        """Start the server (and the window manager, unless the caller starts it later with
+        `start_window_manager`); returns the display name like `:3`."""
         if shutil.which("Xvfb") is None:
             raise SandboxError("Xvfb is not installed; run the set-up command from README.md")
         failure = ""
@@ -65,8 +68,8 @@ class XDisplay:
                 break
         else:
             raise SandboxError(failure)
-        if self.window_manager:
-            self._start_window_manager({**env, "DISPLAY": self.name})
+        if with_window_manager:
+            self.start_window_manager(env)
         return self.name
 
     def _try_xvfb(self, env: Mapping[str, str]) -> str:
@@ -107,26 +110,31 @@ class XDisplay:
         detail = errors.read().decode(errors="replace").strip()[-500:]
         return f"Xvfb did not start on :{number} (exit code {xvfb.returncode}): {detail}"
 
-    def _start_window_manager(self, env: Mapping[str, str]) -> None:
+    def start_window_manager(self, env: Mapping[str, str], launch: Launcher | None = None) -> None:
+        """Start the window manager (when this display has one) through `launch` (None: a host process),
+        so that what its menus start runs where the manager runs."""
+        if not self.window_manager:
+            return
+        env = {**env, "DISPLAY": self.name}
         manager = next((wm for wm in WINDOW_MANAGERS if shutil.which(wm)), None)
         if manager is None:
             raise SandboxError(f"no window manager found (tried {', '.join(WINDOW_MANAGERS)})")
         failure = ""
         for _ in range(START_ATTEMPTS):
-            failure = self._try_window_manager(manager, env)
+            failure = self._try_window_manager(manager, env, launch or _host_launcher(env))
             if not failure:
                 return
         raise SandboxError(failure)
 
-    def _try_window_manager(self, manager: str, env: Mapping[str, str]) -> str:
+    def _try_window_manager(self, manager: str, env: Mapping[str, str], launch: Launcher) -> str:
         """Start the manager and wait until it owns the root window; returns an error text or ''."""
         with tempfile.TemporaryFile() as errors:
-            return self._launch_window_manager(manager, env, errors)
+            return self._launch_window_manager(manager, env, errors, launch)
 
-    def _launch_window_manager(self, manager: str, env: Mapping[str, str], errors: IO[bytes]) -> str:
-        proc = subprocess.Popen(
-            [manager], env=dict(env), stdout=subprocess.DEVNULL, stderr=errors, start_new_session=True
-        )
+    def _launch_window_manager(
+        self, manager: str, env: Mapping[str, str], errors: IO[bytes], launch: Launcher
+    ) -> str:
+        proc = launch([manager], errors)
         deadline = time.monotonic() + settings.DISPLAY_START_TIMEOUT_S
         while time.monotonic() < deadline:
             probe = subprocess.run(
@@ -154,3 +162,12 @@ class XDisplay:
                     proc.kill()
                     proc.wait()
         self._procs.clear()
+
+
+def _host_launcher(env: Mapping[str, str]) -> Launcher:
+    def launch(argv: Sequence[str], errors: IO[bytes]) -> subprocess.Popen:
+        return subprocess.Popen(
+            list(argv), env=dict(env), stdout=subprocess.DEVNULL, stderr=errors, start_new_session=True
+        )
+
+    return launch

@@ -73,11 +73,15 @@ class LocalSandbox(Sandbox):
         self._started = True
         try:
             if self._display is not None:
-                self.env["DISPLAY"] = self._display.start(self.env)
+                self.env["DISPLAY"] = self._display.start(self.env, with_window_manager=not self.isolated)
                 # python-xlib (pyautogui) refuses to connect when the home has no X authority file.
                 Path(self.host_home, ".Xauthority").touch()
-            if self.isolation == "bwrap":
+            if self.isolated:
                 self._start_namespace()
+                if self._display is not None:  # what its menus start must run in the sandbox too
+                    self._display.start_window_manager(
+                        self.env, lambda argv, errors: self.spawn(argv, errors)
+                    )
         except BaseException:
             self.close()
             raise

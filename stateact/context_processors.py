@@ -120,7 +120,8 @@ class CapOutputs:
 
 class StripImages:
     """Old images become a placeholder a chunk at a time: with `keep` = 3 and `chunk` = 4, between 3
-    and 6 images stay and the oldest 4 go together, so the prefix changes once every four images."""
+    and 6 images stay and the oldest 4 go together, so the prefix changes once every four images.
+    The images of the newest message always stay (a batch of actions shows every screenshot it took)."""
 
     def __init__(
         self, keep: int = settings.CONTEXT_KEEP_IMAGES, chunk: int = settings.CONTEXT_IMAGE_STRIP_CHUNK
@@ -132,7 +133,8 @@ class StripImages:
 
     def __call__(self, messages: list[Message]) -> list[Message]:
         total = sum(isinstance(b, ImageBlock) for b in _walk(messages))
-        budget = chunked_excess(total, self.keep, self.chunk)
+        newest = sum(isinstance(b, ImageBlock) for b in _walk(messages[-1:]))
+        budget = chunked_excess(total, max(self.keep, newest), self.chunk)
         if not budget:
             return messages
 

@@ -78,7 +78,9 @@ class SubagentReport:
     """The browser's URL at the end (None: the role has no browser)."""
     downloads: list[str] = field(default_factory=list)
     screenshot: str | None = None
-    """The final screenshot's path in the run folder ('': none could be taken; None: the role takes none)."""
+    """The final screenshot's path in the run folder ('': none could be taken; None: the role takes none):
+    kept in the data and the report event for the record, not in the text, as the delegating agent
+    cannot open a file of the harness's run folder."""
 
     def text(self) -> str:
         form = self.form
@@ -99,8 +101,6 @@ class SubagentReport:
             lines += ["Downloaded files:", *(f"- {path}" for path in self.downloads)]
         if form.steps_line:
             lines.append(f"Steps used: {self.steps} of {self.budget}")
-        if self.screenshot is not None:
-            lines.append(f"Final screenshot: {self.screenshot or '(none)'}")
         return "\n".join(lines)
 
     def data(self) -> dict:

@@ -177,6 +177,24 @@ def test_screenshots_leave_in_chunks():
     assert counts == [1, 2, 3, 4, 5, 6, 3, 4, 5, 6, 3, 4]
 
 
+def test_every_screenshot_of_the_newest_batch_stays():
+    history = screenshot_history(4)
+    batch = [
+        ToolResultBlock(
+            tool_use_id=f"b{i}",
+            content=[TextBlock(text=f"action {i}"), ImageBlock.from_bytes(png(64, 40, i))],
+        )
+        for i in range(6)
+    ]
+    history.append(
+        Message(role="assistant", content=[ToolUseBlock(id=f"b{i}", name="shot", input={}) for i in range(6)])
+    )
+    history.append(Message(role="user", content=batch))
+    view = StripImages(keep=3, chunk=4)(history)
+    assert len(view[-1].images()) == 6
+    assert sum(len(m.images()) for m in view[:-1]) == 0
+
+
 def test_long_tool_output_is_capped_in_the_view_only(monkeypatch):
     from stateact import settings
 

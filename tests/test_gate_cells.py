@@ -38,6 +38,7 @@ PARSED = [
     ("Name the best quarter (Q1 to Q4) in B9, and chart Q1:Q4 of the Data sheet.", [("B9", ("Data",)), ("Q1:Q4", ("Data",))]),
     ("Put 'A1' as the header of C1.", [("C1", ())]),
     ("Write the Q3 total in Q3.", [("Q3", ())]),
+    ("Prepare the Q4 2024 sales review and put the total in B2.", [("B2", ())]),
 ]  # fmt: skip
 
 

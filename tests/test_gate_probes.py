@@ -209,3 +209,19 @@ def test_spreadsheet_probe_reads_ods_saved_by_libreoffice(sandbox):
         {"cell": "B3", "value": 4.5},
         {"cell": "B4", "value": 7.5, "formula": "of:=SUM([.B2:.B3])"},
     ]
+
+
+def test_changed_files_include_app_data_in_hidden_folders_but_not_caches(sandbox):
+    import time
+
+    from gate.probes import run_probe
+    from gate.settings import GATE_CHANGED_FILES_SKIP
+
+    home = Path(sandbox.home)
+    since = time.time() - 1
+    for relative in (".local/share/booker/bookings.json", ".cache/thumbs/a.png", "Documents/out.csv"):
+        (home / relative).parent.mkdir(parents=True, exist_ok=True)
+        (home / relative).write_text("{}")
+    found = run_probe(sandbox, "home_state", since=since, skip=list(GATE_CHANGED_FILES_SKIP))
+    paths = {Path(f["path"]).relative_to(home).as_posix() for f in found["recent"]}
+    assert paths == {".local/share/booker/bookings.json", "Documents/out.csv"}

@@ -200,7 +200,9 @@ def test_main_agent_delegates_clicks_typing_drag_and_modal(tk_app, tmp_path):
     report = main.messages[2].tool_results()[0].text()
     assert report.splitlines()[0] == "GUI subagent gui#1: DONE"
     assert "Steps used: 6 of 25" in report
-    screenshot = Path(report.split("Final screenshot: ")[1].strip())
+    assert "Final screenshot" not in report  # a harness path the main agent could not open
+    (event,) = [e for e in read_events(context.log.events_path) if e.kind == "gui_report"]
+    screenshot = Path(event.screenshot)
     assert screenshot.is_file() and screenshot.parent == context.run_dir / "images"
 
     gui_requests = context.provider("gui").requests

@@ -13,6 +13,34 @@ from gate.deliverables import mentioned_paths
 H = "/home/user"
 
 CORPUS: list[tuple[str, list[tuple[str, bool]]]] = [
+    (
+        "Each region's sales export is in /home/user/Documents/sales/ (north.csv, west.csv; west.csv is "
+        "semicolon-separated). Create /home/user/Documents/sales/review.xlsx.",
+        [
+            ("/home/user/Documents/sales/north.csv", False),
+            ("/home/user/Documents/sales/west.csv", False),
+            ("/home/user/Documents/sales/review.xlsx", True),
+        ],
+    ),
+    (
+        "In /home/user/Documents/close/ are the bank exports: checking.csv and card.csv. Our ledger is "
+        "/home/user/Documents/close/ledger.xlsx.",
+        [
+            ("/home/user/Documents/close/checking.csv", False),
+            ("/home/user/Documents/close/card.csv", False),
+            ("/home/user/Documents/close/ledger.xlsx", False),
+        ],
+    ),
+    (
+        "Everything lives in ~/Documents/conference (read notes.txt there first). The exports are in "
+        "~/Documents/term (a.csv, b.csv); policy.docx there has the weights.",
+        [
+            ("~/Documents/conference/notes.txt", False),
+            ("~/Documents/term/a.csv", False),
+            ("~/Documents/term/b.csv", False),
+            ("~/Documents/term/policy.docx", False),
+        ],
+    ),
     # -- relative paths are relative to the home folder ------------------------------------------
     (
         "In Documents/memo.docx in my home folder, replace every 'teh' with 'the' and save it.",

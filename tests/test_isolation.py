@@ -117,3 +117,11 @@ def test_display_works_inside(tmp_path):
         clicked = box.run_python("import pyautogui; pyautogui.moveTo(70, 80); print(pyautogui.position())")
         assert "x=70, y=80" in clicked.stdout, clicked.output
         assert box.screenshot().startswith(b"\x89PNG")
+
+
+def test_the_window_manager_and_what_its_menus_start_run_inside(tmp_path):
+    with LocalSandbox(tmp_path / "home", display=True, isolation="bwrap") as box:
+        inside = box.run("ps -eo comm=").stdout.split()
+        assert "openbox" in inside
+        managed = box.run("xprop -root _NET_SUPPORTING_WM_CHECK")
+        assert "window id" in managed.stdout, managed.output

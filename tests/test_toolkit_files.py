@@ -107,6 +107,15 @@ def test_missing_python_library_names_the_pip_command(sandbox, home):
     assert "pip install --user openpyxl" in result.stderr
 
 
+def test_a_dump_read_by_head_ends_quietly(sandbox, home):
+    book = openpyxl.Workbook()
+    for row in range(1, 3000):
+        book.active.append([f"row {row}", row, row * 2])
+    book.save(home / "long.xlsx")
+    result = run_tool(sandbox, "set -o pipefail; xlsx-dump long.xlsx --max-cells 9000 | head -3")
+    assert len(result.stdout.splitlines()) == 3 and not result.stderr.strip(), result.output
+
+
 def test_set_dump_round_trip_keeps_types_and_formats(sandbox, home):
     make_formula_book(home / "types.xlsx")
     result = run_tool(

@@ -808,12 +808,15 @@ def data(path, start=1, limit=300, as_text=False):
     return facts
 
 
-def home_state(since=None, limit=50):
-    """Files under the home folder (hidden folders skipped) modified after `since`, newest first, and the
-    documents LibreOffice holds open there (their lock files)."""
+def home_state(since=None, limit=50, skip=()):
+    """Files under the home folder modified after `since`, newest first, and the documents LibreOffice
+    holds open there (their lock files). Hidden folders are looked into (apps keep their data in
+    ~/.local/share and ~/.config), except the `skip` ones (paths relative to the home: caches, profiles)."""
     found, open_documents = [], []
-    for root, dirs, files in os.walk(os.path.expanduser("~")):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
+    home = os.path.expanduser("~")
+    skipped = {os.path.join(home, s) for s in skip}
+    for root, dirs, files in os.walk(home):
+        dirs[:] = [d for d in dirs if os.path.join(root, d) not in skipped]
         for name in files:
             path = os.path.join(root, name)
             if name.startswith(".~lock.") and name.endswith("#"):

@@ -10,6 +10,7 @@ import argparse
 import importlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -50,7 +51,9 @@ class ToolkitError(Exception):
 
 
 def run_main(main, argv: list[str] | None = None) -> None:
-    """Run a program's main function, turning ToolkitError into a clean message and exit code 2."""
+    """Run a program's main function, turning ToolkitError into a clean message and exit code 2.
+    A reader that closes the pipe early (`| head`) ends the program quietly, as it ends `cat`."""
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         code = main(sys.argv[1:] if argv is None else argv)
     except ToolkitError as exc:
