@@ -179,7 +179,7 @@ def test_a_screenshot_loop_recovers_from_an_overflow_by_cutting_the_screenshot(t
     model = ScriptedProvider([shot, *steps(0)], context_window=1500)
     loop = make_loop(tmp_path, model, screen_context(run_context(tmp_path, []), model))
     assert loop.run(TASK).status == "finished"
-    assert [e["block"] for e in events(loop, "context_cut")] == ["image"]
+    assert [e.block for e in events(loop, "context_cut")] == ["image"]
     assert not model.requests[-1].messages[2].images() and loop.messages[2].images()
 
 

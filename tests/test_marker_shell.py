@@ -74,7 +74,7 @@ def test_both_shells_time_out_softly_take_input_and_interrupt(shell):
     assert shell.run("trap '' INT QUIT; sleep 60", timeout=0.2).running
     assert shell.interrupt().note == "interrupted"
     assert shell.run("sleep 60", timeout=0.2).running  # the trap died with its command
-    assert shell.interrupt().exit_code == 130
+    assert shell.interrupt().exit_code in (130, 131)  # Ctrl-C; Ctrl-\\ when a busy machine is slow to answer
     died = shell.run("exit 1")
     assert died.note.startswith("the shell exited") and shell.run("echo up").output == "up\n"
 
