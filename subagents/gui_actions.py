@@ -73,7 +73,7 @@ class ComputerAction(BaseModel):
             "press at `start_coordinate`, move to `coordinate` over `duration` seconds, release. "
             "left_mouse_down/left_mouse_up: press or release the left button (at `coordinate` if given). scroll: "
             "turn the wheel `scroll_amount` clicks in `scroll_direction` at `coordinate`. type: type `text` "
-            "(any characters). key: press a key or a combination in `text`, e.g. 'Return', 'ctrl+s', "
+            f"(any characters, at most {settings.GUI_TYPE_MAX_CHARS} per action: split longer text). key: press a key or a combination in `text`, e.g. 'Return', 'ctrl+s', "
             "'alt+F4'; several separated by spaces are pressed in turn. hold_key: hold the keys in `text` for "
             "`duration` seconds. wait: wait `duration` seconds. "
             "zoom: view `region` [x0, y0, x1, y1] of the screen enlarged (coordinates stay those of the "
