@@ -1,0 +1,337 @@
+"""Worker B's tasks of the long suite (events, courses, procurement, projects), written from the data of
+evals/fixtures/long_events.py:
+
+    python -m evals.long_events_tasks [SUITE_DIR]     # default evals/suites/long
+
+Each task's checkpoints, expected values and reference solution come from the same rows, so a change
+to a dataset is one rebuild away from a consistent task.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from evals.fixtures import long_events as data
+from evals.long_tasks import (
+    HOME,
+    TaskSpec,
+    bash,
+    build_all,
+    call,
+    desk_steps,
+    download,
+    gate_turns,
+    gui_entries,
+    python_script,
+    site_steps,
+    turn,
+)
+
+LONG_SUITE = Path(__file__).parent / "suites" / "long"
+
+
+def plan(*titles: str) -> dict:
+    return call("plan", action="set", items=[{"title": t} for t in titles])
+
+
+def done(*ids: int) -> dict:
+    return call("plan", action="update", updates=[{"id": i, "status": "done"} for i in ids])
+
+
+def rows_js(selector: str) -> str:
+    """A run_js script returning each table row of `selector` as 'cell | cell | ...'."""
+    return f"() => [...document.querySelectorAll('{selector} tbody tr')].map(tr => [...tr.cells].map(td => td.textContent).join(' | '))"
+
+
+# -- conference-pack -------------------------------------------------------------------------------
+CONF_PORT = 18750
+CONF_DIR = f"{HOME}/Documents/conference"
+CONF_BOOKINGS = f"{HOME}/.local/share/room-booker/bookings.json"
+CONF_FIELDS = ("Room", "Session", "Time")
+
+
+def _room(expected: int) -> str:
+    return next(name for name, seats in data.CONF_ROOMS if seats >= expected)
+
+
+def conference_pack() -> TaskSpec:
+    regs = data.conference_registrations()
+    confirmed = [r for r in regs if r["status"] == "Confirmed"]
+    sessions = [s for s in data.conference_sessions() if s["state"] == "Scheduled"]
+    bookings = [(_room(int(s["expected"])), str(s["title"]), str(s["time"])) for s in sessions]
+    attendees, speakers = len(confirmed), sum(r["ticket"] == "Speaker" for r in confirmed)
+    quantity = {
+        "days": data.CONF_DAYS,
+        "attendees": attendees,
+        "speakers": speakers,
+        "sessions": len(sessions),
+    }
+    url = f"http://127.0.0.1:{CONF_PORT}"
+    instruction = (
+        "I'm putting together the pack for DataDays 2024. Everything lives in ~/Documents/conference "
+        f"(read notes.txt there first: it has the organiser's rules). The registrations are on the intranet at {url}/events/registrations/ "
+        f"(several pages) and the programme at {url}/events/sessions/. Please produce:\n"
+        '1. ~/Documents/conference/badges.docx: a Heading 1 "Name badges" followed by one table with the header row '
+        "Name | Organisation | Ticket and one row per attendee, sorted by surname (last word of the name), then first name.\n"
+        "2. ~/Documents/conference/dietary.csv with the header diet,count: one line per dietary requirement among the "
+        'attendees (leave out "None"), largest count first, ties by name A to Z.\n'
+        "3. Fill in ~/Documents/conference/budget.xlsx in place. Budget sheet: Quantity (column C) and Total "
+        "(column D = unit cost x quantity) for every cost line, and the sum of the totals in D7 (Total costs). "
+        "Income sheet: Sold and Income for each ticket type, total income in D5 and the balance (total income minus "
+        "total costs) in D6. Give every Total and Income cell, the totals and the balance included, the number format "
+        "#,##0.00. Formulas are fine as long as the saved file carries their values; change nothing else.\n"
+        '4. ~/Documents/conference/schedule.pptx: a first slide with the title "DataDays 2024" and the subtitle '
+        '"Programme", then one slide per session in time order (same time: programme order) with the title '
+        '"HH:MM Session title" and exactly two body paragraphs "Speaker: NAME" and "Room: ROOM".\n'
+        "5. Book every session's room in the Room Booker app that is open on the screen (fields Room, Session, Time; "
+        "Session is the title as on the programme, Time as HH:MM). It has no import, so use its window, and leave it open."
+    )
+    sort_key = lambda r: (r["name"].split()[-1], r["name"].split()[0])  # noqa: E731
+    badges = [(r["name"], r["organisation"], r["ticket"]) for r in sorted(confirmed, key=sort_key)]
+    diets: dict[str, int] = {}
+    for r in confirmed:
+        if r["diet"] != "None":
+            diets[r["diet"]] = diets.get(r["diet"], 0) + 1
+    rooms = {title: room for room, title, _ in bookings}
+    programme = [(s["time"], s["title"], s["speaker"], rooms[s["title"]]) for s in sessions]
+    documents = f"""
+import csv, docx, pptx
+d = docx.Document()
+d.add_heading('Name badges', 1)
+rows = {badges!r}
+table = d.add_table(rows=1, cols=3)
+for cell, text in zip(table.rows[0].cells, ('Name', 'Organisation', 'Ticket')):
+    cell.text = text
+for row in rows:
+    for cell, text in zip(table.add_row().cells, row):
+        cell.text = text
+d.save('{CONF_DIR}/badges.docx')
+diets = {sorted(diets.items(), key=lambda kv: (-kv[1], kv[0]))!r}
+with open('{CONF_DIR}/dietary.csv', 'w', newline='') as fh:
+    w = csv.writer(fh, lineterminator='\\n')
+    w.writerow(['diet', 'count'])
+    w.writerows(diets)
+deck = pptx.Presentation()
+first = deck.slides.add_slide(deck.slide_layouts[0])
+first.shapes.title.text = 'DataDays 2024'
+first.placeholders[1].text = 'Programme'
+for time, title, speaker, room in {programme!r}:
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = f'{{time}} {{title}}'
+    body = slide.placeholders[1].text_frame
+    body.text = f'Speaker: {{speaker}}'
+    body.add_paragraph().text = f'Room: {{room}}'
+deck.save('{CONF_DIR}/schedule.pptx')
+print('written', len(rows), 'badges', len(deck.slides), 'slides')
+"""
+    sold = {t: sum(r["ticket"] == t for r in confirmed) for t, _ in data.CONF_PRICES}
+    budget = f"""
+import openpyxl
+path = '{CONF_DIR}/budget.xlsx'
+book = openpyxl.load_workbook(path)
+costs, income = book['Budget'], book['Income']
+quantity = {[quantity[kind] for _, _, kind in data.CONF_COSTS]!r}
+total = 0
+for row, qty in enumerate(quantity, start=2):
+    costs.cell(row, 3).value = qty
+    costs.cell(row, 4).value = costs.cell(row, 2).value * qty
+    costs.cell(row, 4).number_format = '#,##0.00'
+    total += costs.cell(row, 4).value
+costs['D7'] = total
+costs['D7'].number_format = '#,##0.00'
+sold = {[sold[t] for t, _ in data.CONF_PRICES]!r}
+earned = 0
+for row, count in enumerate(sold, start=2):
+    income.cell(row, 3).value = count
+    income.cell(row, 4).value = income.cell(row, 2).value * count
+    income.cell(row, 4).number_format = '#,##0.00'
+    earned += income.cell(row, 4).value
+income['D5'], income['D6'] = earned, earned - total
+income['D5'].number_format = income['D6'].number_format = '#,##0.00'
+book.save(path)
+print('costs', total, 'income', earned, 'balance', earned - total)
+"""
+    xlsx = f"import openpyxl\nb = openpyxl.load_workbook('{CONF_DIR}/budget.xlsx', data_only=True)\n"
+    xlsx_styles = f"import openpyxl\nb = openpyxl.load_workbook('{CONF_DIR}/budget.xlsx')\n"
+    doc = f"import docx\nd = docx.Document('{CONF_DIR}/badges.docx')\nT = d.tables[0] if d.tables else None\nR = [[c.text.strip() for c in r.cells] for r in T.rows] if T else []\n"
+    deck = f"import pptx\nS = list(pptx.Presentation('{CONF_DIR}/schedule.pptx').slides)\n"
+    body = "def body(s): return [p.text.strip() for sh in s.shapes if sh.has_text_frame and sh != s.shapes.title for p in sh.text_frame.paragraphs if p.text.strip()]\n"
+    store = f"S = json.load(open('{CONF_BOOKINGS}'))\nB = [(r.get('room', '').strip(), r.get('session', '').strip(), r.get('time', '').strip()) for r in S]\n"
+    probes = [
+        xlsx + "out([N(b['Budget'].cell(r, 3).value) for r in range(2, 7)])",
+        xlsx + "out([N(b['Budget'].cell(r, 4).value) for r in range(2, 7)])",
+        xlsx + "out(N(b['Budget']['D7'].value))",
+        xlsx + "out([N(b['Income'].cell(r, 3).value) for r in range(2, 5)])",
+        xlsx + "out([N(b['Income'].cell(r, 4).value) for r in range(2, 5)])",
+        xlsx + "out(N(b['Income']['D5'].value))",
+        xlsx + "out(N(b['Income']['D6'].value))",
+        xlsx_styles
+        + "out([b['Budget'].cell(r, 4).number_format for r in range(2, 8)] + [b['Income'].cell(r, 4).number_format for r in range(2, 7)])",
+        xlsx + "out({ws.title: [[N(v) for v in row] for row in ws.iter_rows(values_only=True)] for ws in b})",
+        doc + "out([(p.style.name, p.text.strip()) for p in d.paragraphs if p.text.strip()])",
+        doc + "out((len(d.tables), R[:1]))",
+        doc + "out(len(R) - 1)",
+        doc + "out([r[0] for r in R[1:]])",
+        doc + "out(R)",
+        f"import csv\nout([r for r in csv.reader(open('{CONF_DIR}/dietary.csv'))][:1])",
+        f"import csv\nout([[c.strip() for c in r] for r in csv.reader(open('{CONF_DIR}/dietary.csv')) if r][1:])",
+        f"import csv\nout(sum(int(r[1]) for r in list(csv.reader(open('{CONF_DIR}/dietary.csv')))[1:] if r))",
+        deck + "out(len(S))",
+        deck + "out([sh.text_frame.text.strip() for sh in S[0].shapes if sh.has_text_frame])",
+        deck + "out([s.shapes.title.text.strip() for s in S[1:]])",
+        deck + body + "out([body(s) for s in S[1:]])",
+        *(store + f"out([b for b in B if b[1] == {title!r}])" for _, title, _ in bookings),
+        store + "out(sorted(b[1] for b in B))",
+    ]
+    config = [
+        *site_steps(CONF_PORT),
+        *desk_steps("Room Booker", CONF_FIELDS, CONF_BOOKINGS),
+        download(
+            {
+                "conference-pack_budget.xlsx": f"{CONF_DIR}/budget.xlsx",
+                "conference-pack_notes.txt": f"{CONF_DIR}/notes.txt",
+                "conference-pack_dietary_2023.xlsx": f"{CONF_DIR}/dietary_2023.xlsx",
+            }
+        ),
+    ]
+    pages = (len(regs) + data.CONF_PAGE_SIZE - 1) // data.CONF_PAGE_SIZE
+    web = []
+    for page in range(1, pages + 1):
+        web.append(turn("", call("navigate", url=f"{url}/events/registrations/?page={page}")))
+        web.append(turn("", call("run_js", script=rows_js("#registrations"))))
+    facts = [" | ".join(r.values()) for r in regs]
+    web.append(turn("", call("done", summary=f"Read all {len(regs)} registrations.", facts=facts)))
+    web.append(turn("", call("navigate", url=f"{url}/events/sessions/")))
+    web.append(turn("", call("run_js", script=rows_js("#sessions"))))
+    web.append(
+        turn(
+            "",
+            call(
+                "done",
+                summary="Read the programme.",
+                facts=[
+                    f"{s['time']} | {s['title']} | {s['speaker']} | {s['expected']} | {s['state']}"
+                    for s in data.conference_sessions()
+                ],
+            ),
+        )
+    )
+    main = [
+        turn(
+            "Plan.",
+            plan(
+                "Read the organiser notes and the budget template",
+                "Read every registration page",
+                "Read the programme",
+                "Write the badge list and dietary summary",
+                "Fill the budget",
+                "Build the schedule deck",
+                "Book the rooms in Room Booker",
+            ),
+        ),
+        turn(
+            "Read the notes and the template.",
+            bash(
+                f"ls -la {CONF_DIR} && cat {CONF_DIR}/notes.txt && python3 -c \"import openpyxl; b = openpyxl.load_workbook('{CONF_DIR}/budget.xlsx'); [print(ws.title, list(ws.values)) for ws in b]\""
+            ),
+            done(1),
+        ),
+        turn(
+            "Registrations are rendered by JavaScript over several pages.",
+            call(
+                "delegate_web",
+                subgoal=f"Read every registration on {url}/events/registrations/ (all pages).",
+                context="Report each as 'id | name | organisation | ticket | dietary | status'.",
+            ),
+            expect=[{"exit": 0, "contains": ["Only Confirmed registrations count", "Total costs"]}, {}],
+        ),
+        turn(
+            "Now the programme.",
+            done(2),
+            call(
+                "delegate_web",
+                subgoal=f"Read the programme on {url}/events/sessions/.",
+                context="Report each session as 'time | title | speaker | expected audience | state'.",
+            ),
+            expect=[{"contains": ["DONE", f"- {facts[-1]}"]}],
+        ),
+        turn(
+            "Badges, dietary summary and deck from the confirmed registrations and scheduled sessions.",
+            done(3),
+            bash(python_script(documents)),
+            expect=[{}, {"contains": ["DONE", "Withdrawn"]}],
+        ),
+        turn(
+            "Budget.",
+            done(4, 6),
+            bash(python_script(budget)),
+            expect=[{}, {"exit": 0, "contains": f"written {len(badges)} badges {len(sessions) + 1} slides"}],
+        ),
+        turn(
+            "Room Booker has no import: its window it is.",
+            done(5),
+            bash("wmctrl -a 'Room Booker'"),
+            call(
+                "delegate_gui",
+                subgoal="In the open Room Booker window add these bookings, one per record (Room, Session, Time; "
+                "Tab moves between fields, Return adds): "
+                + "; ".join(" / ".join(b) for b in bookings)
+                + ". Confirm all appear in its list.",
+                context="The cursor starts in the Room field; after Return the form clears and the cursor returns to Room.",
+            ),
+            expect=[{}, {"exit": 0, "contains": "costs"}],
+        ),
+        turn(
+            "Check the bookings file the app saved.",
+            done(7),
+            bash(f"cat {CONF_BOOKINGS}"),
+            expect=[{}, {"exit": 0}, {"contains": "DONE"}],
+        ),
+        turn(
+            "",
+            call(
+                "finish",
+                summary="Badges, dietary summary, budget, schedule deck and room bookings done.",
+                infeasible=False,
+            ),
+            expect=[{}, {"exit": 0, "contains": bookings[-1][1]}],
+        ),
+    ]
+    gui = gui_entries(bookings)
+    gui.append(
+        turn("", call("done", summary=f"All {len(bookings)} bookings are shown in the Room Booker list."))
+    )
+    return TaskSpec(
+        id="conference-pack",
+        instruction=instruction,
+        config=config,
+        apps=["libreoffice_writer", "libreoffice_calc", "libreoffice_impress", "chrome", "room_booker"],
+        probes=probes,
+        reference=[documents, budget],
+        gui_files={
+            CONF_BOOKINGS: [dict(zip((f.lower() for f in CONF_FIELDS), b, strict=True)) for b in bookings]
+        },
+        solution={
+            "main": main,
+            "web": web,
+            "gui": gui,
+            "gate": gate_turns(
+                f"cat {CONF_DIR}/dietary.csv", ["badges", "dietary", "budget", "deck", "bookings"]
+            ),
+        },
+    )
+
+
+SPECS = (conference_pack,)
+
+
+def main(argv: list[str]) -> int:
+    suite = Path(argv[0]) if argv else LONG_SUITE
+    suite.mkdir(parents=True, exist_ok=True)
+    build_all([make() for make in SPECS], suite)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
