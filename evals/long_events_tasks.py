@@ -10,6 +10,7 @@ to a dataset is one rebuild away from a consistent task.
 from __future__ import annotations
 
 import sys
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 from evals.fixtures import long_events as data
@@ -323,7 +324,243 @@ print('costs', total, 'income', earned, 'balance', earned - total)
     )
 
 
-SPECS = (conference_pack,)
+# -- course-term-close -----------------------------------------------------------------------------
+TERM_DIR = f"{HOME}/Documents/term"
+TERM_STORE = f"{HOME}/.local/share/registrar/submissions.json"
+TERM_FIELDS = ("Section", "Students", "Average")
+TERM_LETTERS = ("A", 90), ("B", 80), ("C", 70), ("D", 60), ("F", 0)
+
+
+def _half_up(value: Decimal, places: str = "1") -> Decimal:
+    return value.quantize(Decimal(places), ROUND_HALF_UP)
+
+
+def term_results() -> list[tuple[str, str, str, int, int, int, int, str]]:
+    """Every student: section, id, name, homework, midterm, final, total, letter; by section then id."""
+    rows = []
+    for section, students in data.term_scores().items():
+        for sid, name, hw, mid, final in sorted(students):
+            final = final or 0
+            total = int(_half_up(Decimal(3 * hw + 3 * mid + 4 * final) / 10))
+            letter = next(mark for mark, floor in TERM_LETTERS if total >= floor)
+            rows.append((section, sid, name, hw, mid, final, total, letter))
+    return rows
+
+
+def course_term_close() -> TaskSpec:
+    results = term_results()
+    failing = [r for r in results if r[7] == "F"]
+    sections = {s: [r[6] for r in results if r[0] == s] for s in data.TERM_SECTIONS}
+    averages = [(s, str(len(t)), str(_half_up(Decimal(sum(t)) / len(t), "0.1"))) for s, t in sections.items()]
+    instruction = (
+        "Term close for STAT 101. The grade exports of the three sections are in ~/Documents/term "
+        "(section_A.csv, section_B.csv, section_C.csv); grading_policy.docx there has the weights, the rounding "
+        "rule and the letter bands. Please:\n"
+        '1. Make ~/Documents/term/gradebook.xlsx with a sheet "Grades": header row Section, Student ID, Name, '
+        "Homework, Midterm, Final, Total, Letter and one row per student (Section as A, B or C; a missing score as 0), "
+        "sorted by section, then student ID. Total is the weighted total rounded as the policy says, Letter its band.\n"
+        '2. In the same workbook a sheet "Summary": A1 Letter, B1 Count, then rows 2-6 for A, B, C, D, F with how many '
+        'students got each letter, and in row 7 "Average" with the average Total of all students rounded to one '
+        "decimal. The saved file must carry values (formulas are fine if their results are saved).\n"
+        "3. For every student with an F, a letter from ~/Documents/term/letter_template.docx (fill its "
+        "\u00abName\u00bb, \u00abSection\u00bb, \u00abID\u00bb and \u00abTotal\u00bb fields, keep its paragraphs and styles) "
+        "saved as ~/Documents/term/letters/<student ID>.docx; nothing else in that folder, and leave the template as it is.\n"
+        '4. ~/Documents/term/term_summary.pptx with two slides: "STAT 101 term summary" with a table Letter | Count '
+        '(rows A, B, C, D, F), and "Section averages" with a table Section | Students | Average (average Total of the '
+        "section, one decimal, e.g. 71.0).\n"
+        "5. Submit each section's result in the Registrar app open on the screen: one record per section with Section "
+        "(A, B or C), Students (how many) and Average (as on the slide). It only takes input through its window; leave it open."
+    )
+    script = f"""
+import csv, os, docx, openpyxl, pptx
+from decimal import Decimal, ROUND_HALF_UP
+from pptx.util import Inches
+bands = {TERM_LETTERS!r}
+rows = []
+for section in 'ABC':
+    for r in csv.DictReader(open(f'{TERM_DIR}/section_{{section}}.csv')):
+        hw, mid, final = (int(r[k] or 0) for k in ('hw', 'midterm', 'final'))
+        total = int((Decimal(3 * hw + 3 * mid + 4 * final) / 10).quantize(Decimal(1), ROUND_HALF_UP))
+        letter = next(m for m, floor in bands if total >= floor)
+        rows.append([section, r['student_id'], r['name'], hw, mid, final, total, letter])
+rows.sort(key=lambda r: (r[0], r[1]))
+book = openpyxl.Workbook()
+grades = book.active
+grades.title = 'Grades'
+grades.append(['Section', 'Student ID', 'Name', 'Homework', 'Midterm', 'Final', 'Total', 'Letter'])
+for r in rows:
+    grades.append(r)
+summary = book.create_sheet('Summary')
+summary.append(['Letter', 'Count'])
+counts = [(m, sum(r[7] == m for r in rows)) for m, _ in bands]
+for m, n in counts:
+    summary.append([m, n])
+average = float((Decimal(sum(r[6] for r in rows)) / len(rows)).quantize(Decimal('0.1'), ROUND_HALF_UP))
+summary.append(['Average', average])
+book.save('{TERM_DIR}/gradebook.xlsx')
+os.makedirs('{TERM_DIR}/letters', exist_ok=True)
+for r in rows:
+    if r[7] != 'F':
+        continue
+    letter = docx.Document('{TERM_DIR}/letter_template.docx')
+    fields = {{'\u00abName\u00bb': r[2], '\u00abSection\u00bb': r[0], '\u00abID\u00bb': r[1], '\u00abTotal\u00bb': str(r[6])}}
+    for p in letter.paragraphs:
+        text = p.text
+        for key, value in fields.items():
+            text = text.replace(key, value)
+        if text != p.text:
+            p.runs[0].text = text
+            for run in p.runs[1:]:
+                run.text = ''
+    letter.save(f'{TERM_DIR}/letters/{{r[1]}}.docx')
+deck = pptx.Presentation()
+def table_slide(title, header, body):
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = title
+    grid = slide.shapes.add_table(len(body) + 1, len(header), Inches(1), Inches(1.8), Inches(8), Inches(3)).table
+    for i, line in enumerate([header, *body]):
+        for j, value in enumerate(line):
+            grid.cell(i, j).text = str(value)
+table_slide('STAT 101 term summary', ['Letter', 'Count'], counts)
+per = []
+for section in 'ABC':
+    totals = [r[6] for r in rows if r[0] == section]
+    per.append([section, len(totals), str((Decimal(sum(totals)) / len(totals)).quantize(Decimal('0.1'), ROUND_HALF_UP))])
+table_slide('Section averages', ['Section', 'Students', 'Average'], per)
+deck.save('{TERM_DIR}/term_summary.pptx')
+print('students', len(rows), 'failing', sorted(os.listdir('{TERM_DIR}/letters')), 'per section', per, 'average', average)
+"""
+    grades = f"import openpyxl\nb = openpyxl.load_workbook('{TERM_DIR}/gradebook.xlsx', data_only=True)\nG = [[N(v) for v in r] for r in b['Grades'].iter_rows(values_only=True) if any(v is not None for v in r)]\n"
+    summary = f"import openpyxl\nb = openpyxl.load_workbook('{TERM_DIR}/gradebook.xlsx', data_only=True)\nS = b['Summary']\n"
+    letter = "import docx\nout([(p.style.name, p.text.strip()) for p in docx.Document('{}').paragraphs if p.text.strip()])"
+    deck = f"import pptx\nD = list(pptx.Presentation('{TERM_DIR}/term_summary.pptx').slides)\ndef T(s): return [[c.text.strip() for c in r.cells] for sh in s.shapes if sh.has_table for r in sh.table.rows]\n"
+    store = f"R = [(r.get('section', '').strip(), r.get('students', '').strip(), r.get('average', '').strip()) for r in json.load(open('{TERM_STORE}'))]\n"
+    probes = [
+        grades + "out(G[:1])",
+        grades + "out([r[1] for r in G[1:]])",
+        grades + "out([r[5] for r in G[1:]])",
+        grades + "out([r[6] for r in G[1:]])",
+        grades + "out([r[7] for r in G[1:]])",
+        grades + "out(G)",
+        summary + "out([[N(S.cell(r, c).value) for c in (1, 2)] for r in range(2, 7)])",
+        summary + "out([N(S['A7'].value), N(S['B7'].value)])",
+        summary + "out([[N(v) for v in r] for r in S.iter_rows(values_only=True)])",
+        f"import os\nout(sorted(os.listdir('{TERM_DIR}/letters')))",
+        *(letter.format(f"{TERM_DIR}/letters/{r[1]}.docx") for r in failing),
+        f"import hashlib\nout(hashlib.sha256(open('{TERM_DIR}/letter_template.docx', 'rb').read()).hexdigest())",
+        deck + "out(len(D))",
+        deck + "out([s.shapes.title.text.strip() for s in D])",
+        deck + "out(T(D[0]))",
+        deck + "out(T(D[1]))",
+        *(store + f"out([r for r in R if r[0] == {s!r}])" for s, _, _ in averages),
+        store + "out(sorted(r[0] for r in R))",
+    ]
+    config = [
+        *desk_steps("Registrar", TERM_FIELDS, TERM_STORE),
+        download(
+            {
+                **{
+                    f"course-term-close_section_{s}.csv": f"{TERM_DIR}/section_{s}.csv"
+                    for s in data.TERM_SECTIONS
+                },
+                "course-term-close_section_B_draft.csv": f"{TERM_DIR}/section_B_draft.csv",
+                "course-term-close_policy.docx": f"{TERM_DIR}/grading_policy.docx",
+                "course-term-close_letter_template.docx": f"{TERM_DIR}/letter_template.docx",
+            }
+        ),
+    ]
+    main = [
+        turn(
+            "Plan.",
+            plan(
+                "Read the grading policy",
+                "Read the three section exports",
+                "Write the grade book and summary",
+                "Write a letter per failing student",
+                "Build the summary deck",
+                "Submit the section results in the Registrar",
+            ),
+        ),
+        turn(
+            "Policy and exports.",
+            bash(
+                f"ls -la {TERM_DIR} && python3 -c \"import docx; [print(p.style.name, '|', p.text) for p in docx.Document('{TERM_DIR}/grading_policy.docx').paragraphs]\""
+            ),
+            bash(f"head -n 20 {TERM_DIR}/section_*.csv"),
+            bash(
+                f"python3 -c \"import docx; [print(p.style.name, '|', p.text) for p in docx.Document('{TERM_DIR}/letter_template.docx').paragraphs]\""
+            ),
+            done(1, 2),
+        ),
+        turn(
+            "Drafts are superseded; compute from the three final exports and write everything.",
+            bash(python_script(script)),
+            done(3, 4, 5),
+            expect=[
+                {"exit": 0, "contains": ["rounded half up", "_draft"]},
+                {"exit": 0, "contains": "section_C.csv"},
+                {"exit": 0, "contains": "Resit notice"},
+                {},
+            ],
+        ),
+        turn(
+            "The Registrar only takes input through its window.",
+            bash("wmctrl -a Registrar"),
+            call(
+                "delegate_gui",
+                subgoal="In the open Registrar window add one record per section (Section, Students, Average; Tab moves "
+                "between fields, Return adds): "
+                + "; ".join(" / ".join(a) for a in averages)
+                + ". Confirm all appear in its list.",
+                context="The cursor starts in the Section field; after Return the form clears and the cursor returns to Section.",
+            ),
+            expect=[
+                {
+                    "exit": 0,
+                    "contains": [
+                        f"failing {sorted(r[1] + '.docx' for r in failing)!r}",
+                        f"'{averages[-1][2]}'",
+                    ],
+                },
+                {},
+            ],
+        ),
+        turn(
+            "Check what the app saved.", done(6), bash(f"cat {TERM_STORE}"), expect=[{}, {"contains": "DONE"}]
+        ),
+        turn(
+            "",
+            call(
+                "finish",
+                summary="Grade book, letters, summary deck and Registrar submissions done.",
+                infeasible=False,
+            ),
+            expect=[{}, {"exit": 0, "contains": averages[-1][2]}],
+        ),
+    ]
+    gui = gui_entries(averages)
+    gui.append(turn("", call("done", summary="All three section records are shown in the Registrar list.")))
+    return TaskSpec(
+        id="course-term-close",
+        instruction=instruction,
+        config=config,
+        apps=["libreoffice_calc", "libreoffice_writer", "libreoffice_impress", "registrar"],
+        probes=probes,
+        reference=[script],
+        gui_files={
+            TERM_STORE: [dict(zip((f.lower() for f in TERM_FIELDS), a, strict=True)) for a in averages]
+        },
+        solution={
+            "main": main,
+            "gui": gui,
+            "gate": gate_turns(
+                f"ls {TERM_DIR}/letters", ["grade book", "summary", "letters", "deck", "registrar"]
+            ),
+        },
+    )
+
+
+SPECS = (conference_pack, course_term_close)
 
 
 def main(argv: list[str]) -> int:
