@@ -560,7 +560,265 @@ print('students', len(rows), 'failing', sorted(os.listdir('{TERM_DIR}/letters'))
     )
 
 
-SPECS = (conference_pack, course_term_close)
+# -- vendor-rfp-comparison -------------------------------------------------------------------------
+RFP_PORT = 18752
+RFP_DIR = f"{HOME}/Documents/rfp"
+RFP_DB = f"{HOME}/.local/share/procure/procure.db"
+RFP_STORE = f"{HOME}/.local/share/purchase-orders/orders.json"
+RFP_FIELDS = ("Vendor", "Reference", "Amount")
+
+
+def rfp_matrix() -> list[tuple[str, float, int, int, float, float, float, float]]:
+    """Qualifying vendors: name, total price, days, rating, the three scores and the weighted total, best first."""
+    qualifying = {v: d for v, d in data.RFP_VENDORS.items() if d["days"] <= data.RFP_MAX_DAYS}
+    totals = {
+        v: round(
+            sum(q * p for (_, q), p in zip(data.RFP_ITEMS, d["prices"], strict=True))
+            * (100 - d["discount"])
+            / 100,
+            2,
+        )
+        for v, d in qualifying.items()
+    }
+    low, fast = min(totals.values()), min(d["days"] for d in qualifying.values())
+    weights = dict(data.RFP_WEIGHTS)
+    rows = []
+    for v, d in qualifying.items():
+        scores = (100 * low / totals[v], 100 * fast / d["days"], d["support"] * 20)
+        weighted = sum(w * s for w, s in zip(weights.values(), scores, strict=True))
+        rows.append((v, totals[v], d["days"], d["support"], *scores, weighted))
+    return sorted(rows, key=lambda r: -r[-1])
+
+
+def _two(value: float) -> str:
+    return str(Decimal(repr(value)).quantize(Decimal("0.01"), ROUND_HALF_UP))
+
+
+def vendor_rfp_comparison() -> TaskSpec:
+    matrix = rfp_matrix()
+    best = matrix[0]
+    disqualified = [(v, d["days"]) for v, d in data.RFP_VENDORS.items() if d["days"] > data.RFP_MAX_DAYS]
+    url = f"http://127.0.0.1:{RFP_PORT}/procurement/vendors/"
+    order = (best[0], data.RFP_ID, _two(best[1]))
+    instruction = (
+        f"Please close {data.RFP_ID} (laptop refresh). The brief with the quantities, the mandatory requirement and the "
+        "scoring rules is ~/Documents/rfp/rfp_brief.docx. Quotes: ~/Documents/rfp/quotes/acme.csv, brightline.docx and "
+        "corvid.csv (quotes/old holds last year's prices: don't use them); Dunmore submitted online, and every vendor's "
+        f"delivery time and support rating are on the intranet at {url}.\n"
+        '1. ~/Documents/rfp/scoring.xlsx with a sheet "Matrix": header Vendor, Total price, Delivery days, Support rating, '
+        "Price score, Delivery score, Support score, Weighted, then one row per qualifying vendor, highest Weighted first. "
+        "Weighted is the weights applied to the unrounded scores; values are checked to two decimals and must be saved in "
+        "the file (formulas are fine if their results are saved). Give the Total price cells the number format #,##0.00. "
+        'A second sheet "Weights" with header Criterion, Weight and rows Price 0.5, Delivery 0.2, Support 0.3.\n'
+        f'2. ~/Documents/rfp/recommendation.docx: a Heading 1 "Recommendation: {data.RFP_ID}"; one paragraph "We recommend '
+        'VENDOR with a weighted score of SCORE and a total price of PRICE EUR." (SCORE with two decimals, PRICE written '
+        'like 12,345.60); a Heading 2 "Ranking" followed by a table Rank | Vendor | Weighted (two decimals) in the '
+        'matrix\'s order; a Heading 2 "Disqualified" followed by one paragraph per disqualified vendor "VENDOR: delivery '
+        f'in N days exceeds the {data.RFP_MAX_DAYS}-day limit."\n'
+        f"3. Record the award in the procurement database ~/.local/share/procure/procure.db (table rfps, row {data.RFP_ID}): "
+        'status "awarded", awarded_vendor the winner, amount its total price as a number. Leave the other RFPs alone.\n'
+        "4. Raise the purchase order in the Purchase Orders app open on the screen: Vendor, Reference (the RFP id) and "
+        "Amount (the total price with two decimals and no thousands separator). It only takes input through its window; "
+        "leave it open."
+    )
+    script = f"""
+import docx, openpyxl
+rows = {[list(r) for r in matrix]!r}
+book = openpyxl.Workbook()
+sheet = book.active
+sheet.title = 'Matrix'
+sheet.append(['Vendor', 'Total price', 'Delivery days', 'Support rating', 'Price score', 'Delivery score', 'Support score', 'Weighted'])
+for r in rows:
+    sheet.append(r)
+    sheet.cell(sheet.max_row, 2).number_format = '#,##0.00'
+weights = book.create_sheet('Weights')
+weights.append(['Criterion', 'Weight'])
+for line in {[list(w) for w in data.RFP_WEIGHTS]!r}:
+    weights.append(line)
+book.save('{RFP_DIR}/scoring.xlsx')
+d = docx.Document()
+d.add_heading('Recommendation: {data.RFP_ID}', 1)
+best = rows[0]
+d.add_paragraph(f'We recommend {{best[0]}} with a weighted score of {{best[7]:.2f}} and a total price of {{best[1]:,.2f}} EUR.')
+d.add_heading('Ranking', 2)
+table = d.add_table(rows=1, cols=3)
+for cell, text in zip(table.rows[0].cells, ('Rank', 'Vendor', 'Weighted')):
+    cell.text = text
+for rank, r in enumerate(rows, start=1):
+    for cell, text in zip(table.add_row().cells, (str(rank), r[0], f'{{r[7]:.2f}}')):
+        cell.text = text
+d.add_heading('Disqualified', 2)
+for vendor, days in {disqualified!r}:
+    d.add_paragraph(f'{{vendor}}: delivery in {{days}} days exceeds the {data.RFP_MAX_DAYS}-day limit.')
+d.save('{RFP_DIR}/recommendation.docx')
+print('winner', best[0], f'{{best[7]:.2f}}', f'{{best[1]:.2f}}')
+"""
+    award = (
+        f"sqlite3 {RFP_DB} \"UPDATE rfps SET status = 'awarded', awarded_vendor = '{best[0]}', amount = {best[1]} "
+        f"WHERE id = '{data.RFP_ID}'\" && sqlite3 {RFP_DB} 'SELECT * FROM rfps'"
+    )
+    book = f"import openpyxl\nb = openpyxl.load_workbook('{RFP_DIR}/scoring.xlsx', data_only=True)\nM = [[N(v) for v in r] for r in b['Matrix'].iter_rows(values_only=True) if any(v is not None for v in r)]\n"
+    styles = f"import openpyxl\nb = openpyxl.load_workbook('{RFP_DIR}/scoring.xlsx')\n"
+    memo = f"import docx\nd = docx.Document('{RFP_DIR}/recommendation.docx')\nP = [(p.style.name if p.style.name.startswith('Heading') else 'text', p.text.strip()) for p in d.paragraphs if p.text.strip()]\n"
+    db = f"import sqlite3\nc = sqlite3.connect('{RFP_DB}')\n"
+    store = f"R = [(r.get('vendor', '').strip(), r.get('reference', '').strip(), r.get('amount', '').strip()) for r in json.load(open('{RFP_STORE}'))]\n"
+    probes = [
+        book + "out(M[:1])",
+        book + "out(len(M) - 1)",
+        book + "out([r[0] for r in M[1:]])",
+        book + "out([r[1] for r in M[1:]])",
+        book + "out([r[2:4] for r in M[1:]])",
+        book + "out([r[4] for r in M[1:]])",
+        book + "out([r[5] for r in M[1:]])",
+        book + "out([r[6] for r in M[1:]])",
+        book + "out([r[7] for r in M[1:]])",
+        styles + "out([b['Matrix'].cell(r, 2).number_format for r in range(2, b['Matrix'].max_row + 1)])",
+        book + "out(M)",
+        book
+        + "out([[N(v) for v in r] for r in b['Weights'].iter_rows(values_only=True) if any(v is not None for v in r)])",
+        memo + "out([p for p in P if p[0].startswith('Heading')])",
+        memo + "out([p[1] for p in P if p[1].startswith('We recommend')])",
+        memo + "out([[c.text.strip() for c in r.cells] for t in d.tables for r in t.rows])",
+        memo + "out([p[1] for p in P if 'exceeds' in p[1]])",
+        memo + "out(P)",
+        db
+        + f"out(c.execute(\"SELECT status, awarded_vendor, round(amount, 2) FROM rfps WHERE id = '{data.RFP_ID}'\").fetchall())",
+        db + f"out(c.execute(\"SELECT * FROM rfps WHERE id != '{data.RFP_ID}' ORDER BY id\").fetchall())",
+        store + f"out([r for r in R if r[0] == {best[0]!r}])",
+        store + "out(len(R))",
+    ]
+    config = [
+        *site_steps(RFP_PORT),
+        *desk_steps("Purchase Orders", RFP_FIELDS, RFP_STORE),
+        download(
+            {
+                "vendor-rfp-comparison_brief.docx": f"{RFP_DIR}/rfp_brief.docx",
+                "vendor-rfp-comparison_acme.csv": f"{RFP_DIR}/quotes/acme.csv",
+                "vendor-rfp-comparison_corvid.csv": f"{RFP_DIR}/quotes/corvid.csv",
+                "vendor-rfp-comparison_brightline.docx": f"{RFP_DIR}/quotes/brightline.docx",
+                "vendor-rfp-comparison_acme_2023.csv": f"{RFP_DIR}/quotes/old/acme.csv",
+                "vendor-rfp-comparison_procure.db": RFP_DB,
+            }
+        ),
+    ]
+    read_docx = "python3 -c \"import docx, sys; d = docx.Document(sys.argv[1]); [print(p.style.name, '|', p.text) for p in d.paragraphs]; [print([c.text for c in r.cells]) for t in d.tables for r in t.rows]\" "
+    web = [
+        turn("", call("navigate", url=url)),
+        turn("", call("run_js", script=rows_js("#vendors"))),
+        turn("", call("run_js", script=rows_js("#dunmore"))),
+        turn(
+            "",
+            call(
+                "done",
+                summary="Read the vendor table and Dunmore's quote.",
+                facts=[
+                    f"{v} | {d['days']} days | support {d['support']}" for v, d in data.RFP_VENDORS.items()
+                ]
+                + [f"Dunmore quote: {i} | {q} | {p}" for i, q, p in data.quote_rows("Dunmore")],
+            ),
+        ),
+    ]
+    main = [
+        turn(
+            "Plan.",
+            plan(
+                "Read the brief and the file quotes",
+                "Read vendor data and Dunmore's quote on the intranet",
+                "Write the scoring matrix",
+                "Write the recommendation memo",
+                "Record the award",
+                "Raise the purchase order",
+            ),
+        ),
+        turn(
+            "Brief and quotes.",
+            bash(read_docx + f"{RFP_DIR}/rfp_brief.docx && ls -R {RFP_DIR}"),
+            bash(
+                f"cat {RFP_DIR}/quotes/acme.csv {RFP_DIR}/quotes/corvid.csv && "
+                + read_docx
+                + f"{RFP_DIR}/quotes/brightline.docx"
+            ),
+            bash(f"sqlite3 -header {RFP_DB} '.schema' 'SELECT * FROM rfps'"),
+            done(1),
+        ),
+        turn(
+            "The vendor table is rendered by JavaScript.",
+            call(
+                "delegate_web",
+                subgoal=f"Read {url}: every vendor's delivery days and support rating, and Dunmore's quote table.",
+                context="Report rows as 'vendor | days | support' and quote lines as 'item | quantity | unit price'.",
+            ),
+            expect=[
+                {"exit": 0, "contains": ["Delivery within 30 days", "Docking station: 35"]},
+                {"exit": 0, "contains": "discount applies to the order total"},
+                {"exit": 0, "contains": "Laptop refresh|open"},
+                {},
+            ],
+        ),
+        turn(
+            "Corvid misses the 30-day limit; Brightline's total is after its discount. Write matrix and memo.",
+            done(2),
+            bash(python_script(script)),
+            expect=[{"contains": ["DONE", "Corvid | 35 days"]}],
+        ),
+        turn(
+            "Record the award.",
+            done(3, 4),
+            bash(award),
+            expect=[{}, {"exit": 0, "contains": f"winner {best[0]} {_two(best[7])} {_two(best[1])}"}],
+        ),
+        turn(
+            "The purchase order goes through the app's window.",
+            done(5),
+            bash("wmctrl -a 'Purchase Orders'"),
+            call(
+                "delegate_gui",
+                subgoal="In the open Purchase Orders window add one record (Vendor, Reference, Amount; Tab moves between "
+                "fields, Return adds): " + " / ".join(order) + ". Confirm it appears in the list.",
+                context="The cursor starts in the Vendor field.",
+            ),
+            expect=[{}, {"exit": 0, "contains": f"{data.RFP_ID}|Laptop refresh|awarded|{best[0]}|"}],
+        ),
+        turn(
+            "Check what the app saved.",
+            done(6),
+            bash(f"cat {RFP_STORE}"),
+            expect=[{}, {}, {"contains": "DONE"}],
+        ),
+        turn(
+            "",
+            call(
+                "finish", summary=f"{data.RFP_ID} scored, recommended, awarded and ordered.", infeasible=False
+            ),
+            expect=[{}, {"exit": 0, "contains": order[2]}],
+        ),
+    ]
+    gui = gui_entries([order])
+    gui.append(turn("", call("done", summary="The purchase order is shown in the list.")))
+    return TaskSpec(
+        id="vendor-rfp-comparison",
+        instruction=instruction,
+        config=config,
+        apps=["libreoffice_calc", "libreoffice_writer", "chrome", "sqlite3", "purchase_orders"],
+        probes=probes,
+        reference=[
+            script,
+            f"import sqlite3\nc = sqlite3.connect('{RFP_DB}')\nc.execute(\"UPDATE rfps SET status = 'awarded', awarded_vendor = '{best[0]}', amount = {best[1]} WHERE id = '{data.RFP_ID}'\")\nc.commit()",
+        ],
+        gui_files={RFP_STORE: [dict(zip((f.lower() for f in RFP_FIELDS), order, strict=True))]},
+        solution={
+            "main": main,
+            "web": web,
+            "gui": gui,
+            "gate": gate_turns(
+                f"sqlite3 -readonly {RFP_DB} 'SELECT * FROM rfps'",
+                ["matrix", "memo", "award", "purchase order"],
+            ),
+        },
+    )
+
+
+SPECS = (conference_pack, course_term_close, vendor_rfp_comparison)
 
 
 def main(argv: list[str]) -> int:
