@@ -818,7 +818,255 @@ print('winner', best[0], f'{{best[7]:.2f}}', f'{{best[1]:.2f}}')
     )
 
 
-SPECS = (conference_pack, course_term_close, vendor_rfp_comparison)
+# -- project-status-pack ---------------------------------------------------------------------------
+STATUS_DIR = f"{HOME}/Documents/status"
+STATUS_DB = f"{HOME}/.local/share/taskboard/taskboard.db"
+STATUS_STORE = f"{HOME}/.local/share/status-board/board.json"
+STATUS_FIELDS = ("Project", "RAG")
+STATUS_RED, STATUS_AMBER = 15, 5
+
+
+def status_rows() -> list[tuple[str, int, int, float, int, int, float, str]]:
+    """Per project (A to Z): done, total tasks, % complete, hours logged, budget, burn %, RAG."""
+    logged: dict[str, int] = {}
+    for week, _, project, hours in data.status_hours():
+        if week in data.STATUS_WEEKS:
+            logged[project] = logged.get(project, 0) + hours
+    rows = []
+    for name, (budget, tasks, _) in sorted(data.STATUS_PROJECTS.items()):
+        done_hours = sum(e for _, s, e in tasks if s == "done")
+        complete = float(_half_up(Decimal(100 * done_hours) / sum(e for _, _, e in tasks), "0.1"))
+        burn = float(_half_up(Decimal(100 * logged[name]) / budget, "0.1"))
+        gap = Decimal(repr(burn)) - Decimal(repr(complete))
+        rag = "Red" if gap > STATUS_RED else "Amber" if gap > STATUS_AMBER else "Green"
+        done_count = sum(s == "done" for _, s, _ in tasks)
+        rows.append((name, done_count, len(tasks), complete, logged[name], budget, burn, rag))
+    return rows
+
+
+def project_status_pack() -> TaskSpec:
+    rows = status_rows()
+    instruction = (
+        "Status pack for the week 25 portfolio review. The task tracker's database is "
+        "~/.local/share/taskboard/taskboard.db (projects with budget hours, tasks with status and estimate hours); "
+        "timesheets are in ~/Documents/status/timesheets (one CSV per week); the rules for the measures and the RAG "
+        "are in ~/Documents/status/status_rules.docx. Please:\n"
+        '1. ~/Documents/status/status.xlsx with a sheet "Status": header Project, Tasks done, Tasks total, % complete, '
+        "Hours logged, Budget hours, Burn %, RAG and one row per project (names A to Z). % complete and Burn % as numbers "
+        "like 57.1 (not fractions) with the number format 0.0; the saved file must carry values. RAG is Red, Amber or Green.\n"
+        '2. ~/Documents/status/status_deck.pptx: a title slide "Portfolio status" with the subtitle "Week 25", then one '
+        'slide per project (A to Z) titled "PROJECT: RAG" with exactly three body paragraphs "Complete: X%", '
+        '"Burn: Y%" and "Hours logged: H" (X and Y with one decimal).\n'
+        "3. Apply the decisions of the risk review (~/Documents/status/risk_review.txt) to ~/Documents/status/risks.xlsx "
+        "in place: change only what the review decided, add a new risk as a new row at the bottom with the next ID and "
+        "status Open, and make every Score equal Likelihood x Impact. Keep the other cells as they are.\n"
+        "4. Store each project's RAG in the tracker database (projects.rag, the word Red, Amber or Green); change nothing else there.\n"
+        "5. Put each project's RAG on the Status Board app open on the screen (fields Project, RAG; one record per "
+        "project). It only takes input through its window; leave it open."
+    )
+    script = f"""
+import csv, glob, sqlite3, openpyxl, pptx
+from decimal import Decimal, ROUND_HALF_UP
+db = sqlite3.connect('{STATUS_DB}')
+logged = {{}}
+for week in {list(data.STATUS_WEEKS)!r}:
+    for r in csv.DictReader(open(f'{STATUS_DIR}/timesheets/week_{{week}}.csv')):
+        logged[r['project']] = logged.get(r['project'], 0) + int(r['hours'])
+def pct(a, b):
+    return float((Decimal(100 * a) / b).quantize(Decimal('0.1'), ROUND_HALF_UP))
+rows = []
+for pid, name, budget in db.execute('SELECT id, name, budget_hours FROM projects ORDER BY name'):
+    tasks = db.execute('SELECT status, estimate_hours FROM tasks WHERE project_id = ?', (pid,)).fetchall()
+    complete = pct(sum(e for s, e in tasks if s == 'done'), sum(e for _, e in tasks))
+    burn = pct(logged.get(name, 0), budget)
+    gap = Decimal(str(burn)) - Decimal(str(complete))
+    rag = 'Red' if gap > {STATUS_RED} else 'Amber' if gap > {STATUS_AMBER} else 'Green'
+    rows.append([name, sum(s == 'done' for s, _ in tasks), len(tasks), complete, logged.get(name, 0), budget, burn, rag])
+book = openpyxl.Workbook()
+sheet = book.active
+sheet.title = 'Status'
+sheet.append(['Project', 'Tasks done', 'Tasks total', '% complete', 'Hours logged', 'Budget hours', 'Burn %', 'RAG'])
+for r in rows:
+    sheet.append(r)
+    sheet.cell(sheet.max_row, 4).number_format = sheet.cell(sheet.max_row, 7).number_format = '0.0'
+book.save('{STATUS_DIR}/status.xlsx')
+deck = pptx.Presentation()
+first = deck.slides.add_slide(deck.slide_layouts[0])
+first.shapes.title.text = 'Portfolio status'
+first.placeholders[1].text = 'Week 25'
+for r in rows:
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = f'{{r[0]}}: {{r[7]}}'
+    body = slide.placeholders[1].text_frame
+    body.text = f'Complete: {{r[3]:.1f}}%'
+    body.add_paragraph().text = f'Burn: {{r[6]:.1f}}%'
+    body.add_paragraph().text = f'Hours logged: {{r[4]}}'
+deck.save('{STATUS_DIR}/status_deck.pptx')
+for r in rows:
+    db.execute('UPDATE projects SET rag = ? WHERE name = ?', (r[7], r[0]))
+db.commit()
+print(rows)
+"""
+    register = f"""
+import openpyxl
+path = '{STATUS_DIR}/risks.xlsx'
+book = openpyxl.load_workbook(path)
+sheet = book['Risks']
+ids = {{sheet.cell(r, 1).value: r for r in range(2, sheet.max_row + 1)}}
+sheet.cell(ids['R-03'], 4).value = 2
+sheet.cell(ids['R-05'], 7).value = 'Closed'
+sheet.append(['R-07', 'Apollo', 'Vendor API deprecation', 3, 4, None, 'Open', 'Bruno Holm'])
+for r in range(2, sheet.max_row + 1):
+    sheet.cell(r, 6).value = sheet.cell(r, 4).value * sheet.cell(r, 5).value
+book.save(path)
+print([[c.value for c in row] for row in sheet.iter_rows()])
+"""
+    book = f"import openpyxl\nb = openpyxl.load_workbook('{STATUS_DIR}/status.xlsx', data_only=True)\nM = [[N(v) for v in r] for r in b['Status'].iter_rows(values_only=True) if any(v is not None for v in r)]\n"
+    styles = f"import openpyxl\nb = openpyxl.load_workbook('{STATUS_DIR}/status.xlsx')['Status']\n"
+    deck = f"import pptx\nS = list(pptx.Presentation('{STATUS_DIR}/status_deck.pptx').slides)\ndef body(s): return [p.text.strip() for sh in s.shapes if sh.has_text_frame and sh != s.shapes.title for p in sh.text_frame.paragraphs if p.text.strip()]\n"
+    reg = f"import openpyxl\nR = [[N(v) for v in r] for r in openpyxl.load_workbook('{STATUS_DIR}/risks.xlsx', data_only=True)['Risks'].iter_rows(values_only=True) if any(v is not None for v in r)]\ndef risk(i): return [r for r in R if r[0] == i]\n"
+    db = f"import sqlite3\nc = sqlite3.connect('{STATUS_DB}')\n"
+    store = f"B = [(r.get('project', '').strip(), r.get('rag', '').strip()) for r in json.load(open('{STATUS_STORE}'))]\n"
+    probes = [
+        book + "out(M[:1])",
+        book + "out([r[0] for r in M[1:]])",
+        book + "out([r[1:3] for r in M[1:]])",
+        book + "out([r[3] for r in M[1:]])",
+        book + "out([r[4] for r in M[1:]])",
+        book + "out([r[5] for r in M[1:]])",
+        book + "out([r[6] for r in M[1:]])",
+        book + "out([r[7] for r in M[1:]])",
+        styles + "out([b.cell(r, c).number_format for r in range(2, b.max_row + 1) for c in (4, 7)])",
+        book + "out(M)",
+        deck + "out(len(S))",
+        deck + "out([sh.text_frame.text.strip() for sh in S[0].shapes if sh.has_text_frame])",
+        deck + "out([s.shapes.title.text.strip() for s in S[1:]])",
+        deck + "out([body(s) for s in S[1:]])",
+        reg + "out(risk('R-03'))",
+        reg + "out(risk('R-05'))",
+        reg + "out(risk('R-04'))",
+        reg + "out(risk('R-07'))",
+        reg + "out(len(R))",
+        reg + "out(R)",
+        db + "out(c.execute('SELECT name, rag FROM projects ORDER BY name').fetchall())",
+        db
+        + "out(c.execute('SELECT id, name, budget_hours FROM projects ORDER BY id').fetchall() + c.execute('SELECT * FROM tasks ORDER BY id').fetchall())",
+        *(store + f"out([b for b in B if b[0] == {r[0]!r}])" for r in rows),
+        store + "out(sorted(b[0] for b in B))",
+    ]
+    weeks = (22, *data.STATUS_WEEKS)
+    config = [
+        *desk_steps("Status Board", STATUS_FIELDS, STATUS_STORE),
+        download(
+            {
+                "project-status-pack_taskboard.db": STATUS_DB,
+                **{
+                    f"project-status-pack_week_{w}.csv": f"{STATUS_DIR}/timesheets/week_{w}.csv"
+                    for w in weeks
+                },
+                "project-status-pack_risks.xlsx": f"{STATUS_DIR}/risks.xlsx",
+                "project-status-pack_risk_review.txt": f"{STATUS_DIR}/risk_review.txt",
+                "project-status-pack_rules.docx": f"{STATUS_DIR}/status_rules.docx",
+            }
+        ),
+    ]
+    board = [(r[0], r[7]) for r in rows]
+    main = [
+        turn(
+            "Plan.",
+            plan(
+                "Read the rules, the tracker and the timesheets",
+                "Write the status workbook",
+                "Build the RAG deck",
+                "Store the RAG in the tracker",
+                "Update the risk register",
+                "Put the RAG on the Status Board",
+            ),
+        ),
+        turn(
+            "Rules, tracker, timesheets.",
+            bash(
+                f"python3 -c \"import docx; [print(p.text) for p in docx.Document('{STATUS_DIR}/status_rules.docx').paragraphs]\" && ls {STATUS_DIR}/timesheets"
+            ),
+            bash(f"sqlite3 -header {STATUS_DB} '.schema' 'SELECT * FROM projects' 'SELECT * FROM tasks'"),
+            bash(f"head -n 50 {STATUS_DIR}/timesheets/*.csv"),
+            done(1),
+        ),
+        turn(
+            "Week 22 is the previous period; internal time is not a project. Workbook, deck and tracker.",
+            bash(python_script(script)),
+            done(2, 3, 4),
+            expect=[
+                {"exit": 0, "contains": ["weeks 23 to 25", "week_22.csv"]},
+                {"exit": 0, "contains": "CREATE TABLE tasks"},
+                {"exit": 0, "contains": "Internal"},
+                {},
+            ],
+        ),
+        turn(
+            "Now the risk review.",
+            bash(f"cat {STATUS_DIR}/risk_review.txt"),
+            expect=[{"exit": 0, "contains": repr(list(rows[-1]))}, {}],
+        ),
+        turn(
+            "R-03 likelihood 2, R-05 closed, R-07 new; every score recomputed.",
+            bash(python_script(register)),
+            expect=[{"exit": 0, "contains": "Vendor API deprecation"}],
+        ),
+        turn(
+            "The Status Board only takes input through its window.",
+            done(5),
+            bash("wmctrl -a 'Status Board'"),
+            call(
+                "delegate_gui",
+                subgoal="In the open Status Board window add one record per project (Project, RAG; Tab moves between "
+                "fields, Return adds): "
+                + "; ".join(" / ".join(b) for b in board)
+                + ". Confirm all appear in its list.",
+                context="The cursor starts in the Project field.",
+            ),
+            expect=[{"exit": 0, "contains": "'R-07', 'Apollo', 'Vendor API deprecation', 3, 4, 12, 'Open'"}],
+        ),
+        turn(
+            "Check what the app saved.",
+            done(6),
+            bash(f"cat {STATUS_STORE}"),
+            expect=[{}, {}, {"contains": "DONE"}],
+        ),
+        turn(
+            "",
+            call(
+                "finish",
+                summary="Status workbook, RAG deck, tracker, risk register and Status Board updated.",
+                infeasible=False,
+            ),
+            expect=[{}, {"exit": 0, "contains": board[-1][0]}],
+        ),
+    ]
+    gui = gui_entries(board)
+    gui.append(turn("", call("done", summary="Every project's RAG is shown in the Status Board list.")))
+    return TaskSpec(
+        id="project-status-pack",
+        instruction=instruction,
+        config=config,
+        apps=["libreoffice_calc", "libreoffice_impress", "sqlite3", "status_board"],
+        probes=probes,
+        reference=[script, register],
+        gui_files={
+            STATUS_STORE: [dict(zip((f.lower() for f in STATUS_FIELDS), b, strict=True)) for b in board]
+        },
+        solution={
+            "main": main,
+            "gui": gui,
+            "gate": gate_turns(
+                f"sqlite3 -readonly {STATUS_DB} 'SELECT * FROM projects'",
+                ["status", "deck", "risks", "tracker", "board"],
+            ),
+        },
+    )
+
+
+SPECS = (conference_pack, course_term_close, vendor_rfp_comparison, project_status_pack)
 
 
 def main(argv: list[str]) -> int:
