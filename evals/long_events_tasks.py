@@ -237,6 +237,7 @@ print('costs', total, 'income', earned, 'balance', earned - total)
                 f"ls -la {CONF_DIR} && cat {CONF_DIR}/notes.txt && python3 -c \"import openpyxl; b = openpyxl.load_workbook('{CONF_DIR}/budget.xlsx'); [print(ws.title, list(ws.values)) for ws in b]\""
             ),
             done(1),
+            expect=[{"contains": "Plan (0/7 done"}],
         ),
         turn(
             "Registrations are rendered by JavaScript over several pages.",
@@ -491,6 +492,7 @@ print('students', len(rows), 'failing', sorted(os.listdir('{TERM_DIR}/letters'))
                 f"python3 -c \"import docx; [print(p.style.name, '|', p.text) for p in docx.Document('{TERM_DIR}/letter_template.docx').paragraphs]\""
             ),
             done(1, 2),
+            expect=[{"contains": "Plan (0/6 done"}],
         ),
         turn(
             "Drafts are superseded; compute from the three final exports and write everything.",
@@ -740,6 +742,7 @@ print('winner', best[0], f'{{best[7]:.2f}}', f'{{best[1]:.2f}}')
             ),
             bash(f"sqlite3 -header {RFP_DB} '.schema' 'SELECT * FROM rfps'"),
             done(1),
+            expect=[{"contains": "Plan (0/6 done"}],
         ),
         turn(
             "The vendor table is rendered by JavaScript.",
@@ -991,6 +994,7 @@ print([[c.value for c in row] for row in sheet.iter_rows()])
             bash(f"sqlite3 -header {STATUS_DB} '.schema' 'SELECT * FROM projects' 'SELECT * FROM tasks'"),
             bash(f"head -n 50 {STATUS_DIR}/timesheets/*.csv"),
             done(1),
+            expect=[{"contains": "Plan (0/6 done"}],
         ),
         turn(
             "Week 22 is the previous period; internal time is not a project. Workbook, deck and tracker.",
