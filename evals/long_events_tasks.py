@@ -1070,7 +1070,237 @@ print([[c.value for c in row] for row in sheet.iter_rows()])
     )
 
 
-SPECS = (conference_pack, course_term_close, vendor_rfp_comparison, project_status_pack)
+# -- newsletter-production -------------------------------------------------------------------------
+NEWS_PORT = 18754
+NEWS_DIR = f"{HOME}/Documents/newsletter"
+NEWS_STORE = f"{HOME}/.local/share/mailer/settings.json"
+NEWS_FIELDS = ("Setting", "Value")
+NEWS_SEND_DATE = "2024-07-05"
+"""The first Friday of July 2024, when the issue is sent."""
+
+
+def newsletter_production() -> TaskSpec:
+    issue = f"Community News - Issue {data.NEWS_ISSUE}"
+    articles = [(t, list(ps)) for name, t, ps in data.NEWS_ARTICLES if "DRAFT" not in name]
+    events = [(e, n) for d, e, n in data.NEWS_EVENTS if "2024-04" <= d[:7] <= "2024-06"]
+    top = sorted(data.NEWS_VOLUNTEERS, key=lambda v: -v[1])[:3]
+    settings = [("Issue", str(data.NEWS_ISSUE)), ("Subject", issue), ("Send date", NEWS_SEND_DATE)]
+    url = f"http://127.0.0.1:{NEWS_PORT}/newsletter/highlights/"
+    instruction = (
+        f"Please produce issue {data.NEWS_ISSUE} of the community newsletter. The articles are in "
+        "~/Documents/newsletter/articles (text files: the first line is the title, then paragraphs separated by blank "
+        "lines; the .docx article has its title as Heading 1), the figures are in ~/Documents/newsletter/figures.xlsx, "
+        f"and the fundraising total and volunteer hours are on the intranet at {url}.\n"
+        f'1. ~/Documents/newsletter/issue_{data.NEWS_ISSUE}.docx: a Title paragraph "{issue}"; then each article in the '
+        "order of its file number, as a Heading 1 with the article's title followed by its paragraphs word for word (one "
+        'paragraph each; drafts are not published); then a Heading 1 "In numbers" with a Heading 2 "Members" and a '
+        'table Month | Members (January to June as in the workbook), a Heading 2 "Events" and a table Event | Attendees '
+        'with the events from April to June in date order and a last row Total | the sum, a paragraph "Fundraising so '
+        'far: EUR X" (X like 1,234.50), and a Heading 2 "Top volunteers" with a table Name | Hours of the three '
+        "volunteers with the most hours, most first.\n"
+        f"2. A plain-text copy ~/Documents/newsletter/issue_{data.NEWS_ISSUE}.txt: every paragraph of the newsletter "
+        "outside the tables, one per line in the same order, no blank lines.\n"
+        "3. Schedule the mailing in the Mailer Settings app open on the screen: one record per setting (fields Setting, "
+        f"Value): Issue = {data.NEWS_ISSUE}, Subject = the newsletter's title, Send date = the first Friday of July 2024 as "
+        "YYYY-MM-DD. It only takes input through its window; leave it open."
+    )
+    script = f"""
+import docx
+issue = {issue!r}
+articles = {articles!r}
+members = {[list(m) for m in data.NEWS_MEMBERS]!r}
+events = {[list(e) for e in events]!r}
+top = {[list(v) for v in top]!r}
+raised = {data.NEWS_FUNDRAISING!r}
+d = docx.Document()
+lines = []
+def para(text, style=None):
+    d.add_paragraph(text, style=style)
+    lines.append(text)
+def table(header, rows):
+    t = d.add_table(rows=1, cols=len(header))
+    for cell, text in zip(t.rows[0].cells, header):
+        cell.text = text
+    for row in rows:
+        for cell, value in zip(t.add_row().cells, row):
+            cell.text = str(value)
+para(issue, 'Title')
+for title, paragraphs in articles:
+    para(title, 'Heading 1')
+    for text in paragraphs:
+        para(text)
+para('In numbers', 'Heading 1')
+para('Members', 'Heading 2')
+table(['Month', 'Members'], members)
+para('Events', 'Heading 2')
+table(['Event', 'Attendees'], events + [['Total', sum(n for _, n in events)]])
+para(f'Fundraising so far: EUR {{raised:,.2f}}')
+para('Top volunteers', 'Heading 2')
+table(['Name', 'Hours'], top)
+d.save('{NEWS_DIR}/issue_{data.NEWS_ISSUE}.docx')
+open('{NEWS_DIR}/issue_{data.NEWS_ISSUE}.txt', 'w').write('\\n'.join(lines) + '\\n')
+print(len(lines), 'lines;', lines[-2])
+"""
+    doc = (
+        f"import docx\nd = docx.Document('{NEWS_DIR}/issue_{data.NEWS_ISSUE}.docx')\n"
+        "P = [(p.style.name if p.style.name.startswith(('Heading', 'Title')) else 'text', p.text.strip()) for p in d.paragraphs if p.text.strip()]\n"
+        "T = [[[c.text.strip() for c in r.cells] for r in t.rows] for t in d.tables]\n"
+        "def sec(title):\n"
+        "    i = P.index(('Heading 1', title)) if ('Heading 1', title) in P else len(P)\n"
+        "    rest = P[i + 1:]\n"
+        "    end = next((k for k, p in enumerate(rest) if p[0] != 'text'), len(rest))\n"
+        "    return [t for _, t in rest[:end]]\n"
+    )
+    text = f"L = open('{NEWS_DIR}/issue_{data.NEWS_ISSUE}.txt').read().splitlines()\n"
+    store = f"S = [(r.get('setting', '').strip(), r.get('value', '').strip()) for r in json.load(open('{NEWS_STORE}'))]\n"
+    probes = [
+        doc + "out(P[:1])",
+        doc + "out([p for p in P if p[0] != 'text'])",
+        *(doc + f"out(sec({t!r}))" for t, _ in articles),
+        doc + "out(sorted({t for _, t in P if 'DRAFT' in t or 'parking' in t}))",
+        doc + "out(len(T))",
+        doc + "out(T[:1])",
+        doc + "out(T[1:2])",
+        doc + "out(T[1][-1:] if len(T) > 1 else None)",
+        doc + "out([t for _, t in P if t.startswith('Fundraising')])",
+        doc + "out(T[2:])",
+        doc + "out(P)",
+        text + "out(L[:1])",
+        text + "out(len(L))",
+        text + "out(L)",
+        *(store + f"out([s for s in S if s[0] == {k!r}])" for k, _ in settings),
+        store + "out(len(S))",
+    ]
+    config = [
+        *site_steps(NEWS_PORT),
+        *desk_steps("Mailer Settings", NEWS_FIELDS, NEWS_STORE),
+        download(
+            {
+                **{
+                    f"newsletter-production_{n}": f"{NEWS_DIR}/articles/{n}" for n, _, _ in data.NEWS_ARTICLES
+                },
+                "newsletter-production_figures.xlsx": f"{NEWS_DIR}/figures.xlsx",
+            }
+        ),
+    ]
+    web = [
+        turn("", call("navigate", url=url)),
+        turn("", call("run_js", script="() => document.getElementById('raised').textContent")),
+        turn("", call("run_js", script=rows_js("#volunteers"))),
+        turn(
+            "",
+            call(
+                "done",
+                summary="Read the fundraising total and volunteer hours.",
+                facts=[f"Fundraising so far (EUR): {data.NEWS_FUNDRAISING:.2f}"]
+                + [f"{n} | {h} hours" for n, h in data.NEWS_VOLUNTEERS],
+            ),
+        ),
+    ]
+    main = [
+        turn(
+            "Plan.",
+            plan(
+                "Read the articles",
+                "Read the figures workbook",
+                "Read the intranet highlights",
+                "Write the newsletter",
+                "Write the plain-text copy",
+                "Schedule the mailing in Mailer Settings",
+            ),
+        ),
+        turn(
+            "Articles and figures.",
+            bash(f'cd {NEWS_DIR}/articles && ls && for f in *.txt; do echo "== $f"; cat "$f"; done'),
+            bash(
+                f"python3 -c \"import docx; [print(p.style.name, '|', p.text) for p in docx.Document('{NEWS_DIR}/articles/02_volunteers.docx').paragraphs]\""
+            ),
+            bash(
+                f"python3 -c \"import openpyxl; b = openpyxl.load_workbook('{NEWS_DIR}/figures.xlsx'); [print(ws.title, list(ws.values)) for ws in b]\""
+            ),
+            done(1, 2),
+            expect=[{"contains": "Plan (0/6 done"}],
+        ),
+        turn(
+            "The highlights page is rendered by JavaScript.",
+            call(
+                "delegate_web",
+                subgoal=f"Read {url}: the fundraising total and every volunteer's hours.",
+                context="Report the total as shown and volunteers as 'name | hours'.",
+            ),
+            expect=[
+                {"exit": 0, "contains": ["DRAFT - do not publish", "== 03_garden.txt"]},
+                {"exit": 0, "contains": "Heading 1 | Our volunteers"},
+                {"exit": 0, "contains": "Choir concert"},
+                {},
+            ],
+        ),
+        turn(
+            "The parking article is a draft. Write the newsletter and its text copy.",
+            done(3),
+            bash(python_script(script)),
+            expect=[{"contains": ["DONE", f"{data.NEWS_FUNDRAISING:.2f}"]}],
+        ),
+        turn(
+            "The first Friday of July 2024 is the 5th. The mailing goes through the app's window.",
+            done(4, 5),
+            bash("wmctrl -a 'Mailer Settings'"),
+            call(
+                "delegate_gui",
+                subgoal="In the open Mailer Settings window add one record per setting (Setting, Value; Tab moves between "
+                "fields, Return adds): "
+                + "; ".join(" / ".join(x) for x in settings)
+                + ". Confirm all appear in its list.",
+                context="The cursor starts in the Setting field.",
+            ),
+            expect=[{}, {"exit": 0, "contains": "Fundraising so far: EUR 12,840.50"}],
+        ),
+        turn(
+            "Check what the app saved.",
+            done(6),
+            bash(f"cat {NEWS_STORE}"),
+            expect=[{}, {}, {"contains": "DONE"}],
+        ),
+        turn(
+            "",
+            call(
+                "finish",
+                summary=f"Issue {data.NEWS_ISSUE} written, text copy saved, mailing scheduled.",
+                infeasible=False,
+            ),
+            expect=[{}, {"exit": 0, "contains": NEWS_SEND_DATE}],
+        ),
+    ]
+    gui = gui_entries(settings)
+    gui.append(turn("", call("done", summary="All three settings are shown in the Mailer Settings list.")))
+    return TaskSpec(
+        id="newsletter-production",
+        instruction=instruction,
+        config=config,
+        apps=["libreoffice_writer", "libreoffice_calc", "chrome", "mailer_settings"],
+        probes=probes,
+        reference=[script],
+        gui_files={
+            NEWS_STORE: [dict(zip((f.lower() for f in NEWS_FIELDS), x, strict=True)) for x in settings]
+        },
+        solution={
+            "main": main,
+            "web": web,
+            "gui": gui,
+            "gate": gate_turns(
+                f"cat {NEWS_DIR}/issue_{data.NEWS_ISSUE}.txt", ["newsletter", "text copy", "mailing"]
+            ),
+        },
+    )
+
+
+SPECS = (
+    conference_pack,
+    course_term_close,
+    newsletter_production,
+    vendor_rfp_comparison,
+    project_status_pack,
+)
 
 
 def main(argv: list[str]) -> int:
