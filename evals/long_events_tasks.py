@@ -1294,12 +1294,225 @@ print(len(lines), 'lines;', lines[-2])
     )
 
 
+# -- clinic-rota -----------------------------------------------------------------------------------
+ROTA_DIR = f"{HOME}/Documents/rota"
+ROTA_STORE = f"{HOME}/.local/share/on-call/board.json"
+ROTA_FIELDS = ("Day", "Doctor")
+ROTA_SHIFT_HOURS = 4
+ROTA_UNFILLED = "UNFILLED"
+ROTA_WEEKDAYS = {"Monday": "Mon", "Tuesday": "Tue", "Wednesday": "Wed", "Thursday": "Thu", "Friday": "Fri"}
+
+
+def _surname(name: str) -> str:
+    return name.split()[-1]
+
+
+def rota() -> list[tuple[str, str, str, str, str]]:
+    """Day, shift, doctor, nurse 1, nurse 2 for every shift, filled by the policy's rule."""
+    leave: dict[str, set[str]] = {}
+    for line in data.ROTA_LEAVE.splitlines():
+        if line.startswith("Approved: "):
+            name, day = line.removeprefix("Approved: ").split(", ")
+            leave.setdefault(name, set()).add(ROTA_WEEKDAYS[day.split()[0]])
+    shifts: dict[str, int] = {}
+
+    def pick(pool: dict[str, tuple[str, ...]], index: int, half: str, places: int) -> list[str]:
+        day = data.ROTA_DAYS[index]
+        chosen = [
+            name
+            for name in sorted(pool, key=_surname)
+            if pool[name][index] in (half, "Both")
+            and day not in leave.get(name, set())
+            and shifts.get(name, 0) < data.ROTA_MAX_SHIFTS
+        ][:places]
+        for name in chosen:
+            shifts[name] = shifts.get(name, 0) + 1
+        return chosen + [ROTA_UNFILLED] * (places - len(chosen))
+
+    rows = []
+    for index, day in enumerate(data.ROTA_DAYS):
+        for half in ("AM", "PM"):
+            rows.append(
+                (day, half, *pick(data.ROTA_DOCTORS, index, half, 1), *pick(data.ROTA_NURSES, index, half, 2))
+            )
+    return rows
+
+
+def clinic_rota() -> TaskSpec:
+    rows = rota()
+    staff = sorted([*data.ROTA_DOCTORS, *data.ROTA_NURSES], key=_surname)
+    role = {**{n: "Doctor" for n in data.ROTA_DOCTORS}, **{n: "Nurse" for n in data.ROTA_NURSES}}
+    worked = {n: [f"{r[0]} {r[1]}" for r in rows if n in r[2:]] for n in staff}
+    hours = [(n, role[n], len(worked[n]), len(worked[n]) * ROTA_SHIFT_HOURS) for n in staff]
+    unfilled = [
+        f"{r[0]} {r[1]}: {label}"
+        for r in rows
+        for label, who in zip(("Doctor", "Nurse 1", "Nurse 2"), r[2:], strict=True)
+        if who == ROTA_UNFILLED
+    ]
+    on_call = [(r[0], r[2]) for r in rows if r[1] == "PM"]
+    instruction = (
+        "Please draw up next week's clinic rota (week 28). The availability sheets are ~/Documents/rota/doctors.xlsx and "
+        "~/Documents/rota/nurses.xlsx, the leave register is ~/Documents/rota/leave.txt, and the rules for filling the "
+        "shifts are in ~/Documents/rota/rota_policy.docx: follow them exactly.\n"
+        '1. ~/Documents/rota/rota.xlsx with a sheet "Rota": header Day, Shift, Doctor, Nurse 1, Nurse 2 and one row per '
+        "shift in order (Day as Mon..Fri, Shift as AM or PM; Nurse 1 is the first nurse the rule picks); a place nobody "
+        f'can fill holds {ROTA_UNFILLED}. A second sheet "Hours": header Name, Role, Shifts, Hours with every doctor '
+        "and nurse (Role Doctor or Nurse), sorted by surname, Hours being 4 per shift (values saved in the file).\n"
+        '2. ~/Documents/rota/notices.docx: a Heading 1 "Rota notices - week 28"; then for every staff member, sorted by '
+        'surname, a Heading 2 with their name followed by one paragraph "Your shifts: Mon AM, Tue PM" (their shifts in '
+        'rota order, comma-separated) or "No shifts this week."; finally a Heading 2 "Unfilled" followed by one '
+        'paragraph per unfilled place, like "Wed AM: Nurse 2", in rota order.\n'
+        "3. Post the on-call doctor of each day (the doctor of that day's PM shift, or UNFILLED) on the On-Call Board app "
+        "open on the screen: one record per day (fields Day, Doctor; Day as Mon..Fri). It only takes input through its "
+        "window; leave it open."
+    )
+    script = f"""
+import docx, openpyxl
+rows = {[list(r) for r in rows]!r}
+hours = {[list(h) for h in hours]!r}
+worked = {worked!r}
+unfilled = {unfilled!r}
+book = openpyxl.Workbook()
+sheet = book.active
+sheet.title = 'Rota'
+sheet.append(['Day', 'Shift', 'Doctor', 'Nurse 1', 'Nurse 2'])
+for r in rows:
+    sheet.append(r)
+table = book.create_sheet('Hours')
+table.append(['Name', 'Role', 'Shifts', 'Hours'])
+for h in hours:
+    table.append(h)
+book.save('{ROTA_DIR}/rota.xlsx')
+d = docx.Document()
+d.add_heading('Rota notices - week 28', 1)
+for name, _, _, _ in hours:
+    d.add_heading(name, 2)
+    d.add_paragraph('Your shifts: ' + ', '.join(worked[name]) if worked[name] else 'No shifts this week.')
+d.add_heading('Unfilled', 2)
+for place in unfilled:
+    d.add_paragraph(place)
+d.save('{ROTA_DIR}/notices.docx')
+print('unfilled', unfilled)
+"""
+    book = f"import openpyxl\nb = openpyxl.load_workbook('{ROTA_DIR}/rota.xlsx', data_only=True)\ndef rows(ws): return [[N(v) for v in r] for r in b[ws].iter_rows(values_only=True) if any(v is not None for v in r)]\nR, H = rows('Rota'), rows('Hours')\n"
+    doc = (
+        f"import docx\nd = docx.Document('{ROTA_DIR}/notices.docx')\n"
+        "P = [(p.style.name if p.style.name.startswith('Heading') else 'text', p.text.strip()) for p in d.paragraphs if p.text.strip()]\n"
+    )
+    store = f"S = [(r.get('day', '').strip(), r.get('doctor', '').strip()) for r in json.load(open('{ROTA_STORE}'))]\n"
+    probes = [
+        book + "out(R[:1])",
+        book + "out([r[:2] for r in R[1:]])",
+        book + "out([r[2] for r in R[1:]])",
+        book + "out([r[3] for r in R[1:]])",
+        book + "out([r[4] for r in R[1:]])",
+        book + "out(R)",
+        book + "out([r[:2] for r in H])",
+        book + "out([r[2] for r in H[1:]])",
+        book + "out([r[3] for r in H[1:]])",
+        book + "out(H)",
+        doc + "out([p for p in P if p[0] == 'Heading 1'])",
+        doc + "out([p[1] for p in P if p[0] == 'Heading 2'])",
+        doc
+        + "out([t for s, t in P if s == 'text' and (t.startswith('Your shifts') or t.startswith('No shifts'))])",
+        doc + "out([t for s, t in P if s == 'text' and ': ' in t and not t.startswith('Your shifts')])",
+        doc + "out(P)",
+        *(store + f"out([s for s in S if s[0] == {day!r}])" for day, _ in on_call),
+        store + "out(len(S))",
+    ]
+    config = [
+        *desk_steps("On-Call Board", ROTA_FIELDS, ROTA_STORE),
+        download(
+            {
+                "clinic-rota_doctors.xlsx": f"{ROTA_DIR}/doctors.xlsx",
+                "clinic-rota_nurses.xlsx": f"{ROTA_DIR}/nurses.xlsx",
+                "clinic-rota_leave.txt": f"{ROTA_DIR}/leave.txt",
+                "clinic-rota_policy.docx": f"{ROTA_DIR}/rota_policy.docx",
+            }
+        ),
+    ]
+    main = [
+        turn(
+            "Plan.",
+            plan(
+                "Read the policy, leave register and availability",
+                "Fill the rota by the rule",
+                "Write the rota workbook",
+                "Write the notices",
+                "Post the on-call doctors",
+            ),
+        ),
+        turn(
+            "Policy, leave, availability.",
+            bash(
+                f"python3 -c \"import docx; [print(p.text) for p in docx.Document('{ROTA_DIR}/rota_policy.docx').paragraphs]\" && cat {ROTA_DIR}/leave.txt"
+            ),
+            bash(
+                f"python3 -c \"import openpyxl; [print(f, list(openpyxl.load_workbook(f'{ROTA_DIR}/{{f}}.xlsx').active.values)) for f in ('doctors', 'nurses')]\""
+            ),
+            done(1),
+            expect=[{"contains": "Plan (0/5 done"}],
+        ),
+        turn(
+            "Greedy by surname with the 6-shift cap; only approved leave counts. Write the workbook and notices.",
+            bash(python_script(script)),
+            done(2, 3, 4),
+            expect=[
+                {"exit": 0, "contains": ["maximum of 6 shifts", "Requested, not yet approved"]},
+                {"exit": 0, "contains": "Rosa Young"},
+                {},
+            ],
+        ),
+        turn(
+            "The On-Call Board only takes input through its window.",
+            bash("wmctrl -a 'On-Call Board'"),
+            call(
+                "delegate_gui",
+                subgoal="In the open On-Call Board window add one record per day (Day, Doctor; Tab moves between fields, "
+                "Return adds): "
+                + "; ".join(" / ".join(x) for x in on_call)
+                + ". Confirm all appear in its list.",
+                context="The cursor starts in the Day field.",
+            ),
+            expect=[{"exit": 0, "contains": f"unfilled {unfilled!r}"}, {}],
+        ),
+        turn(
+            "Check what the app saved.", done(5), bash(f"cat {ROTA_STORE}"), expect=[{}, {"contains": "DONE"}]
+        ),
+        turn(
+            "",
+            call("finish", summary="Rota, hours, notices and on-call board done.", infeasible=False),
+            expect=[{}, {"exit": 0, "contains": on_call[-1][1]}],
+        ),
+    ]
+    gui = gui_entries(on_call)
+    gui.append(turn("", call("done", summary="All five days are shown on the On-Call Board.")))
+    return TaskSpec(
+        id="clinic-rota",
+        instruction=instruction,
+        config=config,
+        apps=["libreoffice_calc", "libreoffice_writer", "on_call_board"],
+        probes=probes,
+        reference=[script],
+        gui_files={
+            ROTA_STORE: [dict(zip((f.lower() for f in ROTA_FIELDS), x, strict=True)) for x in on_call]
+        },
+        solution={
+            "main": main,
+            "gui": gui,
+            "gate": gate_turns(f"cat {ROTA_STORE}", ["rota", "hours", "notices", "on-call board"]),
+        },
+    )
+
+
 SPECS = (
     conference_pack,
     course_term_close,
     newsletter_production,
     vendor_rfp_comparison,
     project_status_pack,
+    clinic_rota,
 )
 
 
