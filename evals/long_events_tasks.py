@@ -179,7 +179,8 @@ print('costs', total, 'income', earned, 'balance', earned - total)
         f"import csv\nout([[c.strip() for c in r] for r in csv.reader(open('{CONF_DIR}/dietary.csv')) if r][1:])",
         f"import csv\nout(sum(int(r[1]) for r in list(csv.reader(open('{CONF_DIR}/dietary.csv')))[1:] if r))",
         deck + "out(len(S))",
-        deck + "out([sh.text_frame.text.strip() for sh in S[0].shapes if sh.has_text_frame])",
+        deck
+        + "out([t for t in (sh.text_frame.text.strip() for sh in S[0].shapes if sh.has_text_frame) if t])",
         deck + "out([s.shapes.title.text.strip() for s in S[1:]])",
         deck + body + "out([body(s) for s in S[1:]])",
         *(store + f"out([b for b in B if b[1] == {title!r}])" for _, title, _ in bookings),
@@ -942,7 +943,8 @@ print([[c.value for c in row] for row in sheet.iter_rows()])
         styles + "out([b.cell(r, c).number_format for r in range(2, b.max_row + 1) for c in (4, 7)])",
         book + "out(M)",
         deck + "out(len(S))",
-        deck + "out([sh.text_frame.text.strip() for sh in S[0].shapes if sh.has_text_frame])",
+        deck
+        + "out([t for t in (sh.text_frame.text.strip() for sh in S[0].shapes if sh.has_text_frame) if t])",
         deck + "out([s.shapes.title.text.strip() for s in S[1:]])",
         deck + "out([body(s) for s in S[1:]])",
         reg + "out(risk('R-03'))",
