@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any, Union, get_args, get_origin
 
 import pytest
-from stateact.resume import load_run_state
 
+from stateact.app.resume import load_run_state
 from stateact.events import (
     EVENT_TYPES,
     Event,
