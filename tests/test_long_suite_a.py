@@ -20,7 +20,10 @@ import pytest
 
 from evals.cache import FileCache
 from evals.fixtures.build import build_fixtures
+from evals.mutators import EXTRA, ROW, VALUE
+from evals.sensitivity import task_sensitivity
 from evals.suite import SuiteTask, discover
+from evals.task import load_task
 from tests.web_site import serve_site
 
 LONG_SUITE = Path(__file__).resolve().parents[1] / "evals" / "suites" / "long"
@@ -105,3 +108,68 @@ def test_the_filing_server_stores_a_complete_form_and_refuses_an_incomplete_one(
         assert _post(f"{base}/file/", {"period": "2024-11"}) == 404  # no form named
     rows = sqlite3.connect(state).execute("SELECT form, data FROM filings").fetchall()
     assert rows == [("close", json.dumps({"checking": "1.50", "period": "2024-11"}))]
+
+
+# -- checker sensitivity over SQLite deliverables and live checkpoints -------------------------
+BALANCES = "CREATE TABLE balances (account TEXT, month TEXT, closing REAL)"
+ROWS_PROBE = 'python3 -c \'import sqlite3; print(sqlite3.connect("/home/user/book.db").execute("SELECT * FROM balances ORDER BY rowid").fetchall())\''
+DELIVERED = "[('Checking', '2024-10', 100.0), ('Savings', '2024-10', 50.0), ('Checking', '2024-11', 120.5)]"
+
+
+def _book(path: Path, rows: list[tuple]) -> None:
+    db = sqlite3.connect(path)
+    db.execute(BALANCES)
+    db.executemany("INSERT INTO balances VALUES (?, ?, ?)", rows)
+    db.commit()
+    db.close()
+
+
+def _db_task(tmp_path: Path, probes: list[tuple[str, str]]) -> SuiteTask:
+    """A task whose setup downloads book.db (two October rows) and whose deliverable adds a November row."""
+    cache, home = tmp_path / "cache", tmp_path / "home"
+    cache.mkdir()
+    home.mkdir()
+    october = [("Checking", "2024-10", 100.0), ("Savings", "2024-10", 50.0)]
+    _book(cache / "book.db", october)
+    _book(home / "book.db", [*october, ("Checking", "2024-11", 120.5)])
+    task = {
+        "id": "book",
+        "instruction": "Add the November balance.",
+        "config": [
+            {
+                "type": "download",
+                "parameters": {
+                    "files": [{"url": "https://fixtures.example/book.db", "path": "/home/user/book.db"}]
+                },
+            }
+        ],
+        "evaluator": {
+            "func": ["check_include_exclude"] * len(probes),
+            "result": [{"type": "vm_command_line", "command": c, "shell": True} for c, _ in probes],
+            "expected": [{"type": "rule", "rules": {"include": [e], "exclude": []}} for _, e in probes],
+            "conj": "and",
+        },
+    }
+    path = tmp_path / "tasks" / "book.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(task), encoding="utf-8")
+    return SuiteTask(path, load_task(path), "files")
+
+
+def test_database_mutations_are_caught_by_a_checker_that_reads_every_row(tmp_path: Path) -> None:
+    task = _db_task(tmp_path, [(ROWS_PROBE, DELIVERED)])
+    result = task_sensitivity(task, tmp_path / "home", tmp_path / "cache", tmp_path / "work")
+    assert [(o.kind, o.caught) for o in result.outcomes] == [(VALUE, True), (ROW, True), (EXTRA, True)]
+    assert "balances row 3" in result.outcomes[0].note and "untouched balances row" in result.outcomes[2].note
+    rows = sqlite3.connect(tmp_path / "home" / "book.db").execute("SELECT * FROM balances").fetchall()
+    assert str(rows) == DELIVERED  # restored after every mutation
+
+
+def test_a_checkpoint_on_a_program_gone_after_the_replay_does_not_stop_the_measurement(
+    tmp_path: Path,
+) -> None:
+    live = "python3 -c 'import urllib.request; print(urllib.request.urlopen(\"http://127.0.0.1:9/\").read())'"
+    task = _db_task(tmp_path, [(ROWS_PROBE, DELIVERED), (live, "records")])
+    result = task_sensitivity(task, tmp_path / "home", tmp_path / "cache", tmp_path / "work")
+    assert not result.skipped and result.live == 1
+    assert all(o.baseline == 0.5 and o.partial == 0.0 and o.caught for o in result.outcomes)
