@@ -33,6 +33,7 @@ FINANCE_TASKS = (
     "inventory-year-end",
     "payroll-adjustments",
     "grant-report",
+    "sales-territory-review",
 )
 MIN_CHECKPOINTS, MIN_APPS = 20, 2
 SERVER = Path(__file__).resolve().parents[1] / "evals" / "fixtures" / "site" / "long_server.py"
