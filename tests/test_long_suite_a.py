@@ -67,7 +67,7 @@ def test_each_task_is_long_across_apps_with_a_gui_step(task_id: str) -> None:
 @pytest.mark.parametrize("task_id", FINANCE_TASKS)
 def test_the_plan_spans_eight_subgoals(task_id: str) -> None:
     plan = next(c for c in calls(roles(BY_ID[task_id])["main"]) if c["name"] == "plan")
-    assert len(plan["input"]["items"]) >= 7
+    assert len(plan["input"]["items"]) >= 8
 
 
 def test_every_download_resolves_to_a_built_fixture(tmp_path: Path) -> None:
