@@ -557,13 +557,14 @@ def _database(path: Path, original: Path | None) -> list[Mutation]:
 
 
 def _wrong_row(db: sqlite3.Connection, key: tuple[str, int], values: tuple[Any, ...]) -> None:
-    """Change the row's first number (plus one), else its first text (wrong_text)."""
-    columns = [row[1] for row in db.execute(f'PRAGMA table_info("{key[0]}")')]
-    numbers = [i for i, v in enumerate(values) if isinstance(v, int | float) and not isinstance(v, bool)]
-    texts = [i for i, v in enumerate(values) if isinstance(v, str)]
+    """Change the row's first number (plus one), else its first text (wrong_text); never its key."""
+    info = list(db.execute(f'PRAGMA table_info("{key[0]}")'))
+    data = [i for i, column in enumerate(info) if not column[5]]  # column[5]: its place in the primary key
+    numbers = [i for i in data if isinstance(values[i], int | float) and not isinstance(values[i], bool)]
+    texts = [i for i in data if isinstance(values[i], str)]
     i = (numbers or texts)[0]
     value = values[i] + 1 if numbers else wrong_text(values[i])
-    db.execute(f'UPDATE "{key[0]}" SET "{columns[i]}" = ? WHERE rowid = ?', (value, key[1]))
+    db.execute(f'UPDATE "{key[0]}" SET "{info[i][1]}" = ? WHERE rowid = ?', (value, key[1]))
 
 
 def _edit_db(change: Callable[[sqlite3.Connection], Any]) -> Callable[[Path], None]:

@@ -112,15 +112,15 @@ def test_the_filing_server_stores_a_complete_form_and_refuses_an_incomplete_one(
 
 
 # -- checker sensitivity over SQLite deliverables and live checkpoints -------------------------
-BALANCES = "CREATE TABLE balances (account TEXT, month TEXT, closing REAL)"
-ROWS_PROBE = 'python3 -c \'import sqlite3; print(sqlite3.connect("/home/user/book.db").execute("SELECT * FROM balances ORDER BY rowid").fetchall())\''
+BALANCES = "CREATE TABLE balances (id INTEGER PRIMARY KEY, account TEXT, month TEXT, closing REAL)"
+ROWS_PROBE = 'python3 -c \'import sqlite3; print(sqlite3.connect("/home/user/book.db").execute("SELECT account, month, closing FROM balances ORDER BY rowid").fetchall())\''
 DELIVERED = "[('Checking', '2024-10', 100.0), ('Savings', '2024-10', 50.0), ('Checking', '2024-11', 120.5)]"
 
 
 def _book(path: Path, rows: list[tuple]) -> None:
     db = sqlite3.connect(path)
     db.execute(BALANCES)
-    db.executemany("INSERT INTO balances VALUES (?, ?, ?)", rows)
+    db.executemany("INSERT INTO balances (account, month, closing) VALUES (?, ?, ?)", rows)
     db.commit()
     db.close()
 
@@ -158,11 +158,16 @@ def _db_task(tmp_path: Path, probes: list[tuple[str, str]]) -> SuiteTask:
 
 
 def test_database_mutations_are_caught_by_a_checker_that_reads_every_row(tmp_path: Path) -> None:
+    """The checker reads every column but the key: a mutation of the key would go unnoticed, so none is made."""
     task = _db_task(tmp_path, [(ROWS_PROBE, DELIVERED)])
     result = task_sensitivity(task, tmp_path / "home", tmp_path / "cache", tmp_path / "work")
     assert [(o.kind, o.caught) for o in result.outcomes] == [(VALUE, True), (ROW, True), (EXTRA, True)]
     assert "balances row 3" in result.outcomes[0].note and "untouched balances row" in result.outcomes[2].note
-    rows = sqlite3.connect(tmp_path / "home" / "book.db").execute("SELECT * FROM balances").fetchall()
+    rows = (
+        sqlite3.connect(tmp_path / "home" / "book.db")
+        .execute("SELECT account, month, closing FROM balances")
+        .fetchall()
+    )
     assert str(rows) == DELIVERED  # restored after every mutation
 
 
