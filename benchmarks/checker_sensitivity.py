@@ -1,13 +1,15 @@
 """Checker sensitivity of a suite: mutate each task's reference deliverable, check the score drops.
 
-    python benchmarks/checker_sensitivity.py [SUITE] [--task ID ...] [--out DIR] [--validated DIR]
+    python benchmarks/checker_sensitivity.py [SUITE | --suite SUITE] [--task ID ...] [--out DIR] [--validated DIR]
+    python benchmarks/checker_sensitivity.py --suite evals/suites/long
 
 Every task's reference solution is replayed (evals/validate.py, one task at a time) unless
 `--validated` names the output folder of an earlier `stateact eval validate --out DIR`, whose homes
 then hold the deliverables. Each deliverable is mutated once per requirement kind it has (a wrong
 value, a missing row, a wrong format, an extra change: evals/mutators.py) and the task re-scored
 (evals/sensitivity.py). Prints one line per mutation, per task `caught/total`, the mutations that
-were missed, and last `checker_sensitivity=<caught>/<total>` (with the share).
+were missed, and last `checker_sensitivity=<caught>/<total>` (with the share). Checkpoints that read
+a running program (a desktop app's status port) are not re-scored and are counted per task as `live`.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ def print_task(result: TaskSensitivity) -> None:
             f"  {mark:6} {result.task_id} {outcome.file} {outcome.kind}: {outcome.note} (partial {outcome.partial:.2f})"
         )
     extra = f" inconclusive: {', '.join(result.inconclusive)}" if result.inconclusive else ""
+    extra += f" live checkpoints not re-scored: {result.live}" if result.live else ""
     if result.skipped:
         print(f"{result.task_id}: not measured: {result.skipped}")
     else:
@@ -56,7 +59,8 @@ def print_task(result: TaskSensitivity) -> None:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("suite", nargs="?", type=Path, default=OFFICE_SUITE)
+    parser.add_argument("suite", nargs="?", type=Path, help="Suite folder (default: the office suite).")
+    parser.add_argument("--suite", dest="suite_option", type=Path, help="The suite folder, as an option.")
     parser.add_argument("--task", action="append", help="Only this task id (repeatable).")
     parser.add_argument(
         "--out", type=Path, help="Folder for replays and mutated scorings (default: a temporary one)."
@@ -65,7 +69,9 @@ def main(argv: list[str]) -> int:
         "--validated", type=Path, help="Output folder of an earlier `stateact eval validate --out`."
     )
     args = parser.parse_args(argv)
-    tasks = discover(args.suite, only=args.task)
+    if args.suite and args.suite_option and args.suite != args.suite_option:
+        parser.error("name the suite once: as an argument or with --suite")
+    tasks = discover(args.suite or args.suite_option or OFFICE_SUITE, only=args.task)
     with tempfile.TemporaryDirectory(prefix="stateact-sensitivity-") as scratch:
         out = Path(args.out or scratch)
         if args.validated is None:

@@ -8,12 +8,14 @@ Kinds: `value` (one written value is wrong), `row` (one written row, paragraph o
 deliverable has such formatting) and `extra` (content the task did not ask to touch is changed;
 only when the file existed before the task, `original`). "Written" means new or changed against
 `original`. Workbooks are saved by openpyxl and recalculated by headless LibreOffice when they hold
-formulas, so cached values stay consistent.
+formulas, so cached values stay consistent. SQLite databases get `value`, `row` and `extra`
+mutations of their table rows.
 """
 
 from __future__ import annotations
 
 import re
+import sqlite3
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -31,6 +33,7 @@ from evals import settings
 VALUE, ROW, FORMAT, EXTRA = "value", "row", "format", "extra"
 KINDS = (VALUE, ROW, FORMAT, EXTRA)
 TEXT_SUFFIXES = {".csv", ".txt", ".md", ".tsv"}
+DATABASE_SUFFIXES = {".db", ".sqlite", ".sqlite3"}
 _DIGIT = re.compile(r"\d")
 _DECIMAL = re.compile(r"\b\d+\.\d+\b")
 
@@ -44,7 +47,7 @@ class Mutation:
 
 
 def supported(path: Path) -> bool:
-    return path.suffix.lower() in {".xlsx", ".docx", ".pptx"} | TEXT_SUFFIXES
+    return path.suffix.lower() in {".xlsx", ".docx", ".pptx"} | TEXT_SUFFIXES | DATABASE_SUFFIXES
 
 
 def mutations(path: Path, original: Path | None) -> list[Mutation]:
@@ -58,14 +61,16 @@ def mutations(path: Path, original: Path | None) -> list[Mutation]:
         return _pptx(path, original)
     if suffix in TEXT_SUFFIXES:
         return _text(path, original)
+    if suffix in DATABASE_SUFFIXES:
+        return _database(path, original)
     return []
 
 
 def roundtrip(path: Path) -> None:
     """Load and save the file with the saver its mutations use, changing nothing (the control)."""
-    saver = {".xlsx": _edit_book, ".docx": _edit_doc, ".pptx": _edit_deck}.get(
-        path.suffix.lower(), _edit_lines
-    )
+    savers = {".xlsx": _edit_book, ".docx": _edit_doc, ".pptx": _edit_deck}
+    savers.update(dict.fromkeys(DATABASE_SUFFIXES, _edit_db))
+    saver = savers.get(path.suffix.lower(), _edit_lines)
     saver(lambda _: None)(path)
 
 
@@ -498,5 +503,77 @@ def _edit_lines(change: Callable[[list[str]], Any]) -> Callable[[Path], None]:
         lines = data.decode("utf-8", errors="replace").splitlines()
         change(lines)
         path.write_text(newline.join(lines) + (newline if data.endswith(b"\n") else ""), encoding="utf-8")
+
+    return apply
+
+
+# -- SQLite databases ----------------------------------------------------------------------
+def _rows(path: Path | None) -> dict[tuple[str, int], tuple[Any, ...]]:
+    """Every row of every table, by (table, rowid)."""
+    if path is None:
+        return {}
+    db = sqlite3.connect(path)
+    try:
+        tables = [t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {
+            (table, row[0]): tuple(row[1:])
+            for table in tables
+            if not table.startswith("sqlite_")
+            for row in db.execute(f'SELECT rowid, * FROM "{table}"')
+        }
+    finally:
+        db.close()
+
+
+def _database(path: Path, original: Path | None) -> list[Mutation]:
+    now, before = _rows(path), _rows(original)
+    written = sorted(key for key, values in now.items() if before.get(key) != values)
+    kept = sorted(key for key, values in now.items() if before.get(key) == values)
+    found: list[Mutation] = []
+    if written:
+        key = _middle(written)
+        found.append(
+            Mutation(
+                VALUE, f"{key[0]} row {key[1]} changed", _edit_db(lambda db, k=key: _wrong_row(db, k, now[k]))
+            )
+        )
+        found.append(
+            Mutation(
+                ROW,
+                f"{key[0]} row {key[1]} deleted",
+                _edit_db(lambda db, k=key: db.execute(f'DELETE FROM "{k[0]}" WHERE rowid = ?', (k[1],))),
+            )
+        )
+    if kept and original is not None:
+        key = _middle(kept)
+        found.append(
+            Mutation(
+                EXTRA,
+                f"untouched {key[0]} row {key[1]} changed",
+                _edit_db(lambda db, k=key: _wrong_row(db, k, now[k])),
+            )
+        )
+    return found
+
+
+def _wrong_row(db: sqlite3.Connection, key: tuple[str, int], values: tuple[Any, ...]) -> None:
+    """Change the row's first number (plus one), else its first text (wrong_text); never its key."""
+    info = list(db.execute(f'PRAGMA table_info("{key[0]}")'))
+    data = [i for i, column in enumerate(info) if not column[5]]  # column[5]: its place in the primary key
+    numbers = [i for i in data if isinstance(values[i], int | float) and not isinstance(values[i], bool)]
+    texts = [i for i in data if isinstance(values[i], str)]
+    i = (numbers or texts)[0]
+    value = values[i] + 1 if numbers else wrong_text(values[i])
+    db.execute(f'UPDATE "{key[0]}" SET "{info[i][1]}" = ? WHERE rowid = ?', (value, key[1]))
+
+
+def _edit_db(change: Callable[[sqlite3.Connection], Any]) -> Callable[[Path], None]:
+    def apply(path: Path) -> None:
+        db = sqlite3.connect(path)
+        try:
+            change(db)
+            db.commit()
+        finally:
+            db.close()
 
     return apply

@@ -6,7 +6,9 @@
 evals/validate.py). Each deliverable file the evaluator reads (a `vm_file` result getter's path, or
 a home path named in a `vm_command_line` command) is mutated once per requirement kind
 (evals/mutators.py), the task is re-scored on a local sandbox over that home, and the file is
-restored; it keeps its timestamps throughout (checkers may compare them). A mutation is caught when the partial score drops below the unmutated one (1.0).
+restored; it keeps its timestamps throughout (checkers may compare them). A mutation is caught when
+the partial score drops below the unmutated one: 1.0, or less when only checkpoints that read a
+running program's state (settings.LIVE_STATE_URL; the program is gone after the replay) fail.
 A file whose plain load-and-save already drops the score (the saver loses something the checker
 reads) is not mutated and is listed as inconclusive.
 """
@@ -21,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evals import mutators
+from evals import mutators, settings
 from evals.cache import FileCache
 from evals.runner import map_task
 from evals.scoring import ScoreReport, score_task
@@ -36,10 +38,12 @@ class MutationOutcome:
     kind: str
     note: str
     partial: float
+    baseline: float = 1.0
+    """The unmutated deliverable's partial score."""
 
     @property
     def caught(self) -> bool:
-        return self.partial < 1.0
+        return self.partial < self.baseline
 
 
 @dataclass
@@ -47,9 +51,11 @@ class TaskSensitivity:
     task_id: str
     outcomes: list[MutationOutcome] = field(default_factory=list)
     skipped: str = ""
-    """Why the task could not be measured (its unmutated deliverable does not score 1.0)."""
+    """Why the task could not be measured (its unmutated deliverable fails a checkpoint that is not live)."""
     inconclusive: list[str] = field(default_factory=list)
     """Deliverable files not mutated: no mutator for their type, or a plain re-save drops the score."""
+    live: int = 0
+    """Checkpoints not re-scored: they read the state of a program that is gone after the replay."""
 
     @property
     def caught(self) -> int:
@@ -59,6 +65,18 @@ class TaskSensitivity:
 def _result_getters(task: Task) -> list[Getter]:
     result = task.evaluator.result
     return [g for g in (result if isinstance(result, list) else [result]) if g is not None]
+
+
+def live_checkpoints(task: Task) -> set[int]:
+    """Indices of the metrics whose result probe reads a running program (settings.LIVE_STATE_URL)."""
+    getters = [task.evaluator.nth("result", i) for i in range(len(task.evaluator.funcs()))]
+    return {
+        index
+        for index, getter in enumerate(getters)
+        if getter is not None
+        and getter.type == "vm_command_line"
+        and settings.LIVE_STATE_URL in str(getter.params().get("command", ""))
+    }
 
 
 def deliverables(task: Task, home: str) -> list[str]:
@@ -102,13 +120,16 @@ def task_sensitivity(suite_task: SuiteTask, home: Path, cache_dir: Path, work_di
             folder.mkdir(parents=True)
             return score_task(task, sandbox, cache, folder, suite_task.infeasible, suite_task.path.parent)
 
-        baseline = score().partial
-        if baseline != 1.0:
-            report.skipped = f"the unmutated deliverable scores {baseline:.2f}"
+        unmutated = score()
+        failed = {i for i, part in enumerate(unmutated.parts) if part["score"] != 1.0}
+        live = live_checkpoints(task)
+        if failed - live:
+            report.skipped = f"the unmutated deliverable scores {unmutated.partial:.2f}"
             return report
+        report.live = len(failed)
         before = originals(task, cache)
         for name in deliverables(task, sandbox.home):
-            _mutate_file(Path(name), before.get(name), Path(work_dir), score, report)
+            _mutate_file(Path(name), before.get(name), Path(work_dir), score, report, unmutated.partial)
     finally:
         sandbox.close()
     return report
@@ -120,6 +141,7 @@ def _mutate_file(
     work_dir: Path,
     score: Callable[[], ScoreReport],
     report: TaskSensitivity,
+    baseline: float,
 ) -> None:
     shown = path.name
     if not path.is_file() or not mutators.supported(path):
@@ -142,14 +164,16 @@ def _mutate_file(
     try:
         mutators.roundtrip(path)
         keep_times()
-        if score().partial != 1.0:
+        if score().partial != baseline:
             report.inconclusive.append(f"{shown} (a plain re-save drops the score)")
             return
         restore()
         for mutation in mutators.mutations(path, original_copy):
             mutation.apply(path)
             keep_times()
-            report.outcomes.append(MutationOutcome(shown, mutation.kind, mutation.note, score().partial))
+            report.outcomes.append(
+                MutationOutcome(shown, mutation.kind, mutation.note, score().partial, baseline)
+            )
             restore()
     finally:
         restore()

@@ -65,3 +65,6 @@ MUTATION_FONT_STEP_PT = 4
 """Points a `format` mutation adds to a run's font size."""
 MUTATION_FONT_NAME = "Courier New"
 """The font a `format` mutation gives a run that sets no bold or size."""
+LIVE_STATE_URL = "http://127.0.0.1:"
+"""A probe whose command names this reads a running program's state (a desktop app's status port),
+which is gone after a replay: sensitivity does not re-score such checkpoints."""

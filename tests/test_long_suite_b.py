@@ -1,0 +1,112 @@
+"""The long suite's event, course, procurement and project tasks (evals/long_events_tasks.py): structure
+and fixtures. The task files are written by `python -m evals.long_events_tasks`.
+
+Full validation of a long task takes minutes; run it with
+`stateact eval validate evals/suites/long --task conference-pack` (and
+`python benchmarks/checker_sensitivity.py evals/suites/long --task conference-pack` for the checkers).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from evals.cache import FileCache
+from evals.fixtures.build import PROGRAMS, build_fixtures
+from evals.long_events_tasks import LONG_SUITE, SPECS
+from evals.suite import SuiteTask, discover
+from sandbox.local import LocalSandbox
+
+MIN_CHECKPOINTS = 20
+MIN_APPS = 2
+SPEC_BUILDERS = {make.__name__.replace("_", "-"): make for make in SPECS}
+TASKS = discover(LONG_SUITE, only=sorted(SPEC_BUILDERS))
+RECORD_DESK = next(p for p in PROGRAMS if p.name == "record_desk.py")
+DESK_SCREEN = (1280, 800)
+WAIT_S = 60.0
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("fixtures")
+    build_fixtures(folder)
+    return folder
+
+
+def roles(task: SuiteTask) -> dict[str, list[dict]]:
+    return json.loads(task.solution_path.read_text(encoding="utf-8"))["roles"]
+
+
+def calls(turns: list[dict]) -> list[dict]:
+    return [call for turn in turns for call in turn["tool_calls"]]
+
+
+def test_every_builder_has_its_task_file() -> None:
+    assert [t.id for t in TASKS] == sorted(SPEC_BUILDERS)
+    assert len(TASKS) >= 4
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda task: task.id)
+def test_each_task_is_long_and_its_solution_carries_expectations(task: SuiteTask) -> None:
+    assert task.checkpoints >= MIN_CHECKPOINTS
+    assert len(task.task.related_apps) >= MIN_APPS
+    script = roles(task)
+    main = script["main"]
+    assert all("expect" in turn for turn in main[1:]), "every main turn checks the results before it"
+    assert calls(main)[-1]["name"] == "finish"
+    assert calls(script["gate"])[-1]["input"]["verdict"] == "PASS"
+    assert "gui" in script, "each task has a subgoal only the GUI reaches"
+    for role in ("gui", "web"):
+        delegations = [c for c in calls(main) if c["name"] == f"delegate_{role}"]
+        assert bool(delegations) == (role in script)
+
+
+def test_every_download_resolves_to_a_built_fixture(cache: Path) -> None:
+    files = FileCache(cache)
+    for task in TASKS:
+        for step in task.task.config:
+            for item in step.parameters.get("files", []) if step.type == "download" else []:
+                assert files.resolve(item["url"], item["path"]).is_file(), (task.id, item["url"])
+
+
+def wait_for(predicate, what: str):
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"gave up waiting for {what}")
+
+
+def test_record_desk_keeps_the_records_typed_into_its_window(tmp_path: Path) -> None:
+    sandbox = LocalSandbox(tmp_path / "home", display=True, size=DESK_SCREEN)
+    sandbox.start()
+    try:
+        app, store = f"{sandbox.home}/record_desk.py", f"{sandbox.home}/data/records.json"
+        sandbox.write_file(app, RECORD_DESK.read_bytes())
+        sandbox.write_file(store, json.dumps([{"room": "Room C", "session": "Existing"}]).encode())
+        sandbox.launch(f"python3 {app} --title 'Test Desk' --fields Room,Session --store {store}")
+        wait_for(lambda: "Test Desk" in sandbox.run("wmctrl -l").stdout, "the app's window")
+        assert sandbox.run("sleep 0.5; wmctrl -a 'Test Desk'").returncode == 0
+
+        def records() -> list[dict]:
+            return json.loads(sandbox.read_file(store))
+
+        sandbox.run("xdotool type 'Main Hall'; xdotool key Tab; xdotool type Keynote; xdotool key Return")
+        wait_for(lambda: len(records()) == 2, "the first record saved")
+        # a record with an empty field is refused: the form keeps it for completion
+        sandbox.run(
+            "xdotool type 'Room B'; xdotool key Return; xdotool key Tab; xdotool type Panel; xdotool key Return"
+        )
+        wait_for(lambda: len(records()) == 3, "the completed record saved")
+        assert records() == [
+            {"room": "Room C", "session": "Existing"},
+            {"room": "Main Hall", "session": "Keynote"},
+            {"room": "Room B", "session": "Panel"},
+        ]
+    finally:
+        sandbox.close()
