@@ -89,6 +89,8 @@ GATE_READ_PAGE_TIMEOUT_S = 20.0
 GATE_READ_PAGE_MAX_BYTES = 2 * 1024 * 1024
 """Bytes of a response body `read_page` reads; a larger body is cut here, with a note."""
 GATE_READ_PAGE_MAX_REDIRECTS = 5
+GATE_RENDER_TIMEOUT_MS = 20_000
+"""How long `read_page` with `render` waits for the page and its requests to settle."""
 """Redirects `read_page` follows, each to an allowed host only."""
 
 GATE_OPEN_SAVE_GRACE_S = 15.0

@@ -6,8 +6,9 @@
 GET only, `GATE_READ_PAGE_TIMEOUT_S`, at most `GATE_READ_PAGE_MAX_BYTES` read, redirects followed
 only to allowed sites. Allowed sites (host and port) are those of the URLs in the task instruction
 plus those of the pages the web subagent saved; nothing else, so loopback is reachable only when the
-task or the subagent used it. HTML becomes markdown through the web subagent's converter; a static
-fetch runs no JavaScript, which is why `web_pages` also offers what the subagent's browser saw.
+task or the subagent used it. HTML becomes markdown through the web subagent's converter. A static
+fetch runs no JavaScript: `render` shows the page after its scripts ran (gate/page_render.py, where
+only GETs of the allowed sites go out), and `web_pages` offers what the subagent's browser saw.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from bs4 import BeautifulSoup
 from pydantic import BaseModel, Field
 
 from gate import settings
+from gate.page_render import RenderError, rendered_html
 from stateact.runtime import RunContext
 from stateact.tools.base import Tool, ToolResult
 from subagents.dom_markdown import html_to_markdown
@@ -75,20 +77,26 @@ class ReadPage(Tool):
     description = (
         "Read a web page of the task's sites with one HTTP GET (no JavaScript, no cookies, nothing saved): "
         "HTML comes back as markdown, text, CSV and JSON as they are. Only the sites of the URLs in the task "
-        "instruction and the sites the web subagent visited are allowed. A page whose content is rendered by "
-        "JavaScript or needs a login reads empty or different here: read it from `web_pages` instead. Long "
-        "pages come in parts: pass `offset` to read on."
+        "instruction and the sites the web subagent visited are allowed. A page whose content is built by "
+        "JavaScript reads empty here: pass `render: true` to read it as a browser shows it (its scripts run, "
+        "but only GETs of the task's sites go out). A page that needs a login: read it from `web_pages`. "
+        "Long pages come in parts: pass `offset` to read on."
     )
 
     class Input(BaseModel):
         url: str = Field(description="An http(s) URL on one of the task's sites.")
         offset: int = Field(default=0, ge=0, description="Character offset into the page text.")
+        render: bool = Field(
+            default=False, description="Run the page's scripts in a headless browser before reading it."
+        )
 
     def __init__(self, sites: set[str]) -> None:
         self.sites = sites
 
     def run(self, params: Input) -> ToolResult:
         url = params.url.strip()
+        if params.render:
+            return self._rendered(url, params.offset)
         with httpx.Client(timeout=settings.GATE_READ_PAGE_TIMEOUT_S, follow_redirects=False) as client:
             for _ in range(settings.GATE_READ_PAGE_MAX_REDIRECTS + 1):
                 refusal = self._refusal(url)
@@ -105,6 +113,19 @@ class ReadPage(Tool):
         return ToolResult.error(
             f"More than {settings.GATE_READ_PAGE_MAX_REDIRECTS} redirects from {params.url}."
         )
+
+    def _rendered(self, url: str, offset: int) -> ToolResult:
+        refusal = self._refusal(url)
+        if refusal:
+            return ToolResult.error(refusal)
+        try:
+            html, refused = rendered_html(url, allowed=lambda other: site_of(other) in self.sites)
+        except RenderError as exc:
+            return ToolResult.error(f"Rendering {url} failed: {exc}")
+        head = f"{url} rendered by a headless browser"
+        if refused:
+            head += f" ({len(refused)} requests refused: {', '.join(refused[:3])})"
+        return ToolResult(text=f"{head}\n\n{window(page_markdown(html), offset)}")
 
     def _refusal(self, url: str) -> str | None:
         site = site_of(url)

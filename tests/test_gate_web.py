@@ -10,13 +10,14 @@ import time
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
 from evals.fixtures.site import site_zip
 from gate import FinishGate
-from gate.web_read import allowed_sites
+from gate.web_read import ReadPage, allowed_sites, site_of
 from stateact.events import read_events
 from stateact.messages import ToolUseBlock
 from stateact.runtime import RoleModels
@@ -133,3 +134,44 @@ def test_gate_reads_the_task_site_and_the_pages_the_web_subagent_saw(tmp_path, s
 def test_allowed_sites_come_from_the_instruction_and_the_saved_pages_only(tmp_path):
     task = "Compare https://Example.org/prices?x=1, with http://127.0.0.1:18432/reports/ and (see news.example.com)."
     assert allowed_sites(task, tmp_path) == {"example.org:443", "127.0.0.1:18432"}
+
+
+WRITING_PAGE = (
+    b"<html><body><p id='out'>waiting</p><script>"
+    b"fetch('/count', {method: 'POST', body: 'x'}).catch(() => {});"
+    b"fetch('/total').then(r => r.text()).then(t => document.getElementById('out').textContent = 'Total ' + t);"
+    b"</script></body></html>"
+)
+
+
+class WritingPageHandler(SimpleHTTPRequestHandler):
+    """A page whose script reads a total with a GET and tries to write with a POST; POSTs are counted."""
+
+    posts = 0
+
+    def log_message(self, format: str, *args) -> None:
+        return None
+
+    def do_GET(self) -> None:
+        body = WRITING_PAGE if self.path == "/" else b"42"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html" if self.path == "/" else "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self) -> None:
+        type(self).posts += 1
+        self.send_response(204)
+        self.end_headers()
+
+
+def test_read_page_renders_scripts_but_lets_only_reads_of_the_task_sites_out(site):
+    rates = ReadPage({site_of(site)}).run(ReadPage.Input(url=f"{site}/rates/", render=True))
+    assert not rates.is_error and "| USD | 0.9231 |" in rates.text, rates.text
+    with serve_site(WritingPageHandler) as writer:
+        page = ReadPage({site_of(writer)}).run(ReadPage.Input(url=f"{writer}/", render=True))
+    assert "Total 42" in page.text, page.text
+    assert "1 requests refused: POST" in page.text and WritingPageHandler.posts == 0
+    elsewhere = ReadPage({site_of(writer)}).run(ReadPage.Input(url=f"{site}/rates/", render=True))
+    assert elsewhere.is_error and "is not a site of this task" in elsewhere.text

@@ -1,0 +1,60 @@
+"""A page as a browser renders it, for the gate: headless Chromium on the harness's host, with every
+request that is not a GET of one of the task's sites refused, so the page's scripts can read but not
+change anything.
+
+    html, refused = rendered_html("http://127.0.0.1:18431/rates/", allowed=is_task_site)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Route, sync_playwright
+
+from gate import settings
+from subagents import settings as browser_settings
+
+
+class RenderError(Exception):
+    """The page could not be rendered (Chromium did not start, the page did not load)."""
+
+
+def rendered_html(url: str, allowed: Callable[[str], bool]) -> tuple[str, list[str]]:
+    """The page's HTML after its scripts ran, and the requests refused on the way (method and URL):
+    only GETs of URLs that `allowed` accepts go out.
+
+    Playwright's sync API runs in a thread of its own, so a browser the web subagent holds in this
+    thread is not disturbed."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gate-render") as pool:
+        return pool.submit(_render, url, allowed).result()
+
+
+def _render(url: str, allowed: Callable[[str], bool]) -> tuple[str, list[str]]:
+    refused: list[str] = []
+
+    def only_reads(route: Route) -> None:
+        request = route.request
+        if request.method == "GET" and allowed(request.url):
+            route.continue_()
+        else:
+            refused.append(f"{request.method} {request.url}")
+            route.abort()
+
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=browser_settings.WEB_CHROMIUM_PATH,
+                headless=True,
+                args=list(browser_settings.WEB_CHROMIUM_ARGS),
+            )
+            try:
+                page = browser.new_page()
+                page.route("**/*", only_reads)
+                page.goto(url, wait_until="networkidle", timeout=settings.GATE_RENDER_TIMEOUT_MS)
+                return page.content(), refused
+            finally:
+                browser.close()
+    except PlaywrightError as exc:
+        raise RenderError(str(exc).splitlines()[0]) from exc
