@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
+from typing import Any
 
 from evals.fixtures import long_events as data
 from evals.long_tasks import (
@@ -32,6 +33,10 @@ from evals.long_tasks import (
 )
 
 LONG_SUITE = Path(__file__).parent / "suites" / "long"
+SLIDE_BODY = "def body(s): return [p.text.strip() for sh in s.shapes if sh.has_text_frame and sh != s.shapes.title for p in sh.text_frame.paragraphs if p.text.strip()]\n"
+"""Probe helper: `body(slide)` is the non-empty paragraphs of a slide outside its title."""
+TITLE_SLIDE = "out([t for t in (sh.text_frame.text.strip() for sh in S[0].shapes if sh.has_text_frame) if t])"
+"""Probe of the non-empty texts on the first slide of the deck `S`."""
 
 
 def plan(*titles: str) -> dict:
@@ -43,9 +48,20 @@ def done(*ids: int) -> dict:
     return call("plan", action="update", updates=[{"id": i, "status": "done"} for i in ids])
 
 
-def rows_js(selector: str) -> str:
-    """A run_js script returning each table row of `selector` as 'cell | cell | ...'."""
-    return f"() => [...document.querySelectorAll('{selector} tbody tr')].map(tr => [...tr.cells].map(td => td.textContent).join(' | '))"
+def read_rows(selector: str) -> dict:
+    """A web turn running a script that returns each table row of `selector` as 'cell | cell | ...'."""
+    script = f"() => [...document.querySelectorAll('{selector} tbody tr')].map(tr => [...tr.cells].map(td => td.textContent).join(' | '))"
+    return turn("", call("run_js", script=script))
+
+
+def report(summary: str, facts: list[str]) -> dict:
+    """The web sub-agent's closing turn: `summary` and the `facts` it read."""
+    return turn("", call("done", summary=summary, facts=facts))
+
+
+def delegate_web(subgoal: str, context: str) -> dict:
+    """A call handing `subgoal` to the web sub-agent."""
+    return call("delegate_web", subgoal=subgoal, context=context)
 
 
 def finish(summary: str, expect: list[dict]) -> dict:
@@ -83,12 +99,6 @@ def doc_paragraphs(path: str, *styles: str) -> str:
         f"import docx\nd = docx.Document('{path}')\n"
         f"P = [(p.style.name if p.style.name.startswith({kept}) else 'text', p.text.strip()) for p in d.paragraphs if p.text.strip()]\n"
     )
-
-
-SLIDE_BODY = "def body(s): return [p.text.strip() for sh in s.shapes if sh.has_text_frame and sh != s.shapes.title for p in sh.text_frame.paragraphs if p.text.strip()]\n"
-"""Probe helper: `body(slide)` is the non-empty paragraphs of a slide outside its title."""
-TITLE_SLIDE = "out([t for t in (sh.text_frame.text.strip() for sh in S[0].shapes if sh.has_text_frame) if t])"
-"""Probe of the non-empty texts on the first slide of the deck `S`."""
 
 
 @dataclass(frozen=True)
@@ -141,14 +151,25 @@ class Desk:
         """The turn marking plan item `step` done and printing the saved records."""
         return turn(text, done(step), bash(f"cat {self.store}"), expect=expect)
 
-    def gui(self, records: list[tuple[str, ...]], summary: str) -> list[dict]:
-        """The GUI sub-agent's solution: enter `records`, then report `summary`."""
-        return [*gui_entries(records), turn("", call("done", summary=summary))]
-
-    def gui_files(self, records: list[tuple[str, ...]]) -> dict[str, list[dict[str, str]]]:
-        """The store as the GUI steps leave it."""
+    def task(
+        self,
+        records: list[tuple[str, ...]],
+        reported: str,
+        *,
+        main: list[dict],
+        gate: list[dict],
+        web: list[dict] | None = None,
+        **spec: Any,
+    ) -> TaskSpec:
+        """The task whose GUI part enters `records` into this app and reports `reported`; `spec` holds the
+        other TaskSpec fields."""
         keys = [f.lower() for f in self.fields]
-        return {self.store: [dict(zip(keys, r, strict=True)) for r in records]}
+        gui = [*gui_entries(records), turn("", call("done", summary=reported))]
+        return TaskSpec(
+            gui_files={self.store: [dict(zip(keys, r, strict=True)) for r in records]},
+            solution={"main": main, **({"web": web} if web else {}), "gui": gui, "gate": gate},
+            **spec,
+        )
 
 
 # -- conference-pack -------------------------------------------------------------------------------
@@ -304,22 +325,18 @@ print('costs', total, 'income', earned, 'balance', earned - total)
     web = []
     for page in range(1, pages + 1):
         web.append(turn("", call("navigate", url=f"{url}/events/registrations/?page={page}")))
-        web.append(turn("", call("run_js", script=rows_js("#registrations"))))
+        web.append(read_rows("#registrations"))
     facts = [" | ".join(r.values()) for r in regs]
-    web.append(turn("", call("done", summary=f"Read all {len(regs)} registrations.", facts=facts)))
+    web.append(report(f"Read all {len(regs)} registrations.", facts))
     web.append(turn("", call("navigate", url=f"{url}/events/sessions/")))
-    web.append(turn("", call("run_js", script=rows_js("#sessions"))))
+    web.append(read_rows("#sessions"))
     web.append(
-        turn(
-            "",
-            call(
-                "done",
-                summary="Read the programme.",
-                facts=[
-                    f"{s['time']} | {s['title']} | {s['speaker']} | {s['expected']} | {s['state']}"
-                    for s in data.conference_sessions()
-                ],
-            ),
+        report(
+            "Read the programme.",
+            [
+                f"{s['time']} | {s['title']} | {s['speaker']} | {s['expected']} | {s['state']}"
+                for s in data.conference_sessions()
+            ],
         )
     )
     main = [
@@ -342,20 +359,18 @@ print('costs', total, 'income', earned, 'balance', earned - total)
         ),
         turn(
             "Registrations are rendered by JavaScript over several pages.",
-            call(
-                "delegate_web",
-                subgoal=f"Read every registration on {url}/events/registrations/ (all pages).",
-                context="Report each as 'id | name | organisation | ticket | dietary | status'.",
+            delegate_web(
+                f"Read every registration on {url}/events/registrations/ (all pages).",
+                "Report each as 'id | name | organisation | ticket | dietary | status'.",
             ),
             expect=[{"exit": 0, "contains": ["Only Confirmed registrations count", "Total costs"]}, {}],
         ),
         turn(
             "Now the programme.",
             done(2),
-            call(
-                "delegate_web",
-                subgoal=f"Read the programme on {url}/events/sessions/.",
-                context="Report each session as 'time | title | speaker | expected audience | state'.",
+            delegate_web(
+                f"Read the programme on {url}/events/sessions/.",
+                "Report each session as 'time | title | speaker | expected audience | state'.",
             ),
             expect=[{"contains": ["DONE", f"- {facts[-1]}"]}],
         ),
@@ -387,23 +402,18 @@ print('costs', total, 'income', earned, 'balance', earned - total)
             [{}, {"exit": 0, "contains": bookings[-1][1]}],
         ),
     ]
-    gui = CONF_DESK.gui(bookings, f"All {len(bookings)} bookings are shown in the Room Booker list.")
-    return TaskSpec(
+    return CONF_DESK.task(
+        bookings,
+        f"All {len(bookings)} bookings are shown in the Room Booker list.",
         id="conference-pack",
         instruction=instruction,
         config=config,
         apps=["libreoffice_writer", "libreoffice_calc", "libreoffice_impress", "chrome", "room_booker"],
         probes=probes,
         reference=[documents, budget],
-        gui_files=CONF_DESK.gui_files(bookings),
-        solution={
-            "main": main,
-            "web": web,
-            "gui": gui,
-            "gate": gate_turns(
-                f"cat {CONF_DIR}/dietary.csv", ["badges", "dietary", "budget", "deck", "bookings"]
-            ),
-        },
+        main=main,
+        web=web,
+        gate=gate_turns(f"cat {CONF_DIR}/dietary.csv", ["badges", "dietary", "budget", "deck", "bookings"]),
     )
 
 
@@ -603,22 +613,17 @@ print('students', len(rows), 'failing', sorted(os.listdir('{TERM_DIR}/letters'))
             [{}, {"exit": 0, "contains": averages[-1][2]}],
         ),
     ]
-    gui = TERM_DESK.gui(averages, "All three section records are shown in the Registrar list.")
-    return TaskSpec(
+    return TERM_DESK.task(
+        averages,
+        "All three section records are shown in the Registrar list.",
         id="course-term-close",
         instruction=instruction,
         config=config,
         apps=["libreoffice_calc", "libreoffice_writer", "libreoffice_impress", "registrar"],
         probes=probes,
         reference=[script],
-        gui_files=TERM_DESK.gui_files(averages),
-        solution={
-            "main": main,
-            "gui": gui,
-            "gate": gate_turns(
-                f"ls {TERM_DIR}/letters", ["grade book", "summary", "letters", "deck", "registrar"]
-            ),
-        },
+        main=main,
+        gate=gate_turns(f"ls {TERM_DIR}/letters", ["grade book", "summary", "letters", "deck", "registrar"]),
     )
 
 
@@ -766,18 +771,12 @@ print('winner', best[0], f'{{best[7]:.2f}}', f'{{best[1]:.2f}}')
     read_docx = "python3 -c \"import docx, sys; d = docx.Document(sys.argv[1]); [print(p.style.name, '|', p.text) for p in d.paragraphs]; [print([c.text for c in r.cells]) for t in d.tables for r in t.rows]\" "
     web = [
         turn("", call("navigate", url=url)),
-        turn("", call("run_js", script=rows_js("#vendors"))),
-        turn("", call("run_js", script=rows_js("#dunmore"))),
-        turn(
-            "",
-            call(
-                "done",
-                summary="Read the vendor table and Dunmore's quote.",
-                facts=[
-                    f"{v} | {d['days']} days | support {d['support']}" for v, d in data.RFP_VENDORS.items()
-                ]
-                + [f"Dunmore quote: {i} | {q} | {p}" for i, q, p in data.quote_rows("Dunmore")],
-            ),
+        read_rows("#vendors"),
+        read_rows("#dunmore"),
+        report(
+            "Read the vendor table and Dunmore's quote.",
+            [f"{v} | {d['days']} days | support {d['support']}" for v, d in data.RFP_VENDORS.items()]
+            + [f"Dunmore quote: {i} | {q} | {p}" for i, q, p in data.quote_rows("Dunmore")],
         ),
     ]
     main = [
@@ -803,10 +802,9 @@ print('winner', best[0], f'{{best[7]:.2f}}', f'{{best[1]:.2f}}')
         ),
         turn(
             "The vendor table is rendered by JavaScript.",
-            call(
-                "delegate_web",
-                subgoal=f"Read {url}: every vendor's delivery days and support rating, and Dunmore's quote table.",
-                context="Report rows as 'vendor | days | support' and quote lines as 'item | quantity | unit price'.",
+            delegate_web(
+                f"Read {url}: every vendor's delivery days and support rating, and Dunmore's quote table.",
+                "Report rows as 'vendor | days | support' and quote lines as 'item | quantity | unit price'.",
             ),
             expect=[
                 {"exit": 0, "contains": ["Delivery within 30 days", "Docking station: 35"]},
@@ -840,8 +838,9 @@ print('winner', best[0], f'{{best[7]:.2f}}', f'{{best[1]:.2f}}')
             [{}, {"exit": 0, "contains": order[2]}],
         ),
     ]
-    gui = RFP_DESK.gui([order], "The purchase order is shown in the list.")
-    return TaskSpec(
+    return RFP_DESK.task(
+        [order],
+        "The purchase order is shown in the list.",
         id="vendor-rfp-comparison",
         instruction=instruction,
         config=config,
@@ -851,16 +850,12 @@ print('winner', best[0], f'{{best[7]:.2f}}', f'{{best[1]:.2f}}')
             script,
             f"import sqlite3\nc = sqlite3.connect('{RFP_DB}')\nc.execute(\"UPDATE rfps SET status = 'awarded', awarded_vendor = '{best[0]}', amount = {best[1]} WHERE id = '{data.RFP_ID}'\")\nc.commit()",
         ],
-        gui_files=RFP_DESK.gui_files([order]),
-        solution={
-            "main": main,
-            "web": web,
-            "gui": gui,
-            "gate": gate_turns(
-                f"sqlite3 -readonly {RFP_DB} 'SELECT * FROM rfps'",
-                ["matrix", "memo", "award", "purchase order"],
-            ),
-        },
+        main=main,
+        web=web,
+        gate=gate_turns(
+            f"sqlite3 -readonly {RFP_DB} 'SELECT * FROM rfps'",
+            ["matrix", "memo", "award", "purchase order"],
+        ),
     )
 
 
@@ -1070,23 +1065,20 @@ print([[c.value for c in row] for row in sheet.iter_rows()])
             [{}, {"exit": 0, "contains": board[-1][0]}],
         ),
     ]
-    gui = STATUS_DESK.gui(board, "Every project's RAG is shown in the Status Board list.")
-    return TaskSpec(
+    return STATUS_DESK.task(
+        board,
+        "Every project's RAG is shown in the Status Board list.",
         id="project-status-pack",
         instruction=instruction,
         config=config,
         apps=["libreoffice_calc", "libreoffice_impress", "sqlite3", "status_board"],
         probes=probes,
         reference=[script, register],
-        gui_files=STATUS_DESK.gui_files(board),
-        solution={
-            "main": main,
-            "gui": gui,
-            "gate": gate_turns(
-                f"sqlite3 -readonly {STATUS_DB} 'SELECT * FROM projects'",
-                ["status", "deck", "risks", "tracker", "board"],
-            ),
-        },
+        main=main,
+        gate=gate_turns(
+            f"sqlite3 -readonly {STATUS_DB} 'SELECT * FROM projects'",
+            ["status", "deck", "risks", "tracker", "board"],
+        ),
     )
 
 
@@ -1204,15 +1196,11 @@ print(len(lines), 'lines;', lines[-2])
     web = [
         turn("", call("navigate", url=url)),
         turn("", call("run_js", script="() => document.getElementById('raised').textContent")),
-        turn("", call("run_js", script=rows_js("#volunteers"))),
-        turn(
-            "",
-            call(
-                "done",
-                summary="Read the fundraising total and volunteer hours.",
-                facts=[f"Fundraising so far (EUR): {data.NEWS_FUNDRAISING:.2f}"]
-                + [f"{n} | {h} hours" for n, h in data.NEWS_VOLUNTEERS],
-            ),
+        read_rows("#volunteers"),
+        report(
+            "Read the fundraising total and volunteer hours.",
+            [f"Fundraising so far (EUR): {data.NEWS_FUNDRAISING:.2f}"]
+            + [f"{n} | {h} hours" for n, h in data.NEWS_VOLUNTEERS],
         ),
     ]
     main = [
@@ -1234,10 +1222,9 @@ print(len(lines), 'lines;', lines[-2])
         ),
         turn(
             "The highlights page is rendered by JavaScript.",
-            call(
-                "delegate_web",
-                subgoal=f"Read {url}: the fundraising total and every volunteer's hours.",
-                context="Report the total as shown and volunteers as 'name | hours'.",
+            delegate_web(
+                f"Read {url}: the fundraising total and every volunteer's hours.",
+                "Report the total as shown and volunteers as 'name | hours'.",
             ),
             expect=[
                 {"exit": 0, "contains": ["DRAFT - do not publish", "== 03_garden.txt"]},
@@ -1265,23 +1252,20 @@ print(len(lines), 'lines;', lines[-2])
             [{}, {"exit": 0, "contains": NEWS_SEND_DATE}],
         ),
     ]
-    gui = NEWS_DESK.gui(settings, "All three settings are shown in the Mailer Settings list.")
-    return TaskSpec(
+    return NEWS_DESK.task(
+        settings,
+        "All three settings are shown in the Mailer Settings list.",
         id="newsletter-production",
         instruction=instruction,
         config=config,
         apps=["libreoffice_writer", "libreoffice_calc", "chrome", "mailer_settings"],
         probes=probes,
         reference=[script],
-        gui_files=NEWS_DESK.gui_files(settings),
-        solution={
-            "main": main,
-            "web": web,
-            "gui": gui,
-            "gate": gate_turns(
-                f"cat {NEWS_DIR}/issue_{data.NEWS_ISSUE}.txt", ["newsletter", "text copy", "mailing"]
-            ),
-        },
+        main=main,
+        web=web,
+        gate=gate_turns(
+            f"cat {NEWS_DIR}/issue_{data.NEWS_ISSUE}.txt", ["newsletter", "text copy", "mailing"]
+        ),
     )
 
 
@@ -1457,20 +1441,17 @@ print('unfilled', unfilled)
         ROTA_DESK.check_turn(5, [{}, {"contains": "DONE"}]),
         finish("Rota, hours, notices and on-call board done.", [{}, {"exit": 0, "contains": on_call[-1][1]}]),
     ]
-    gui = ROTA_DESK.gui(on_call, "All five days are shown on the On-Call Board.")
-    return TaskSpec(
+    return ROTA_DESK.task(
+        on_call,
+        "All five days are shown on the On-Call Board.",
         id="clinic-rota",
         instruction=instruction,
         config=config,
         apps=["libreoffice_calc", "libreoffice_writer", "on_call_board"],
         probes=probes,
         reference=[script],
-        gui_files=ROTA_DESK.gui_files(on_call),
-        solution={
-            "main": main,
-            "gui": gui,
-            "gate": gate_turns(f"cat {ROTA_DESK.store}", ["rota", "hours", "notices", "on-call board"]),
-        },
+        main=main,
+        gate=gate_turns(f"cat {ROTA_DESK.store}", ["rota", "hours", "notices", "on-call board"]),
     )
 
 
