@@ -86,6 +86,12 @@ def cell_rows(sheet: str) -> str:
     )
 
 
+def columns(prelude: str, rows: str, *picks: int | str) -> list[str]:
+    """Probes, one per pick (a column index or slice text such as '2:4'), of that part of every row of
+    the table `rows` below its header."""
+    return [prelude + f"out([r[{pick}] for r in {rows}[1:]])" for pick in picks]
+
+
 def sheet_rows(path: str, name: str, sheet: str) -> str:
     """Probe prelude: `b` is the workbook at `path` (values), `name` the non-empty rows of its `sheet`."""
     return f"import openpyxl\nb = openpyxl.load_workbook('{path}', data_only=True)\n{name} = {cell_rows(f'b[{sheet!r}]')}\n"
@@ -531,10 +537,7 @@ print('students', len(rows), 'failing', sorted(os.listdir('{TERM_DIR}/letters'))
     store = TERM_DESK.rows("R")
     probes = [
         grades + "out(G[:1])",
-        grades + "out([r[1] for r in G[1:]])",
-        grades + "out([r[5] for r in G[1:]])",
-        grades + "out([r[6] for r in G[1:]])",
-        grades + "out([r[7] for r in G[1:]])",
+        *columns(grades, "G", 1, 5, 6, 7),
         grades + "out(G)",
         summary + "out([[N(S.cell(r, c).value) for c in (1, 2)] for r in range(2, 7)])",
         summary + "out([N(S['A7'].value), N(S['B7'].value)])",
@@ -733,13 +736,7 @@ print('winner', best[0], f'{{best[7]:.2f}}', f'{{best[1]:.2f}}')
     probes = [
         book + "out(M[:1])",
         book + "out(len(M) - 1)",
-        book + "out([r[0] for r in M[1:]])",
-        book + "out([r[1] for r in M[1:]])",
-        book + "out([r[2:4] for r in M[1:]])",
-        book + "out([r[4] for r in M[1:]])",
-        book + "out([r[5] for r in M[1:]])",
-        book + "out([r[6] for r in M[1:]])",
-        book + "out([r[7] for r in M[1:]])",
+        *columns(book, "M", 0, 1, "2:4", 4, 5, 6, 7),
         styles + "out([b['Matrix'].cell(r, 2).number_format for r in range(2, b['Matrix'].max_row + 1)])",
         book + "out(M)",
         book + "out(" + cell_rows("b['Weights']") + ")",
@@ -970,13 +967,7 @@ print([[c.value for c in row] for row in sheet.iter_rows()])
     store = STATUS_DESK.rows("B")
     probes = [
         book + "out(M[:1])",
-        book + "out([r[0] for r in M[1:]])",
-        book + "out([r[1:3] for r in M[1:]])",
-        book + "out([r[3] for r in M[1:]])",
-        book + "out([r[4] for r in M[1:]])",
-        book + "out([r[5] for r in M[1:]])",
-        book + "out([r[6] for r in M[1:]])",
-        book + "out([r[7] for r in M[1:]])",
+        *columns(book, "M", 0, "1:3", 3, 4, 5, 6, 7),
         styles + "out([b.cell(r, c).number_format for r in range(2, b.max_row + 1) for c in (4, 7)])",
         book + "out(M)",
         deck + "out(len(S))",
@@ -1374,14 +1365,10 @@ print('unfilled', unfilled)
     store = ROTA_DESK.rows("S")
     probes = [
         book + "out(R[:1])",
-        book + "out([r[:2] for r in R[1:]])",
-        book + "out([r[2] for r in R[1:]])",
-        book + "out([r[3] for r in R[1:]])",
-        book + "out([r[4] for r in R[1:]])",
+        *columns(book, "R", ":2", 2, 3, 4),
         book + "out(R)",
         book + "out([r[:2] for r in H])",
-        book + "out([r[2] for r in H[1:]])",
-        book + "out([r[3] for r in H[1:]])",
+        *columns(book, "H", 2, 3),
         book + "out(H)",
         doc + "out([p for p in P if p[0] == 'Heading 1'])",
         doc + "out([p[1] for p in P if p[0] == 'Heading 2'])",
