@@ -16,10 +16,9 @@ from evals import settings
 from evals.suite import OFFICE_SUITE, discover
 from evals.task import TaskError
 from evals.validate import ValidationRow, validate_suite
-from judge.options import BestOfOption, JudgeModelOption
 from sandbox.isolation import NO_ISOLATION_WARNING, bwrap_problem, check_isolation
 from sandbox.settings import DEFAULT_ISOLATION
-from stateact.app.role_options import ContextWindowOption, MaxTokensOption, RolesFileOption, TemperatureOption
+from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, with_role_options
 from stateact.app.variants import FULL_HARNESS
 
 eval_app = typer.Typer(
@@ -111,10 +110,9 @@ SUMMARY_MARKDOWN = "summary.md"
 SUMMARY_CSV = "summary.csv"
 TASKS_CSV = "tasks.csv"
 
-RoleOption = Annotated[str | None, typer.Option(help="Model spec for this role (default: the main model).")]
-
 
 @eval_app.command("run")
+@with_role_options
 def run_command(
     suite: Annotated[
         Path,
@@ -134,16 +132,7 @@ def run_command(
             "each task's own reference solution."
         ),
     ] = settings.REFERENCE_MODEL,
-    gui_model: RoleOption = None,
-    web_model: RoleOption = None,
-    gate_model: RoleOption = None,
-    compactor_model: RoleOption = None,
-    judge_model: JudgeModelOption = None,
-    best_of: BestOfOption = 1,
-    roles: RolesFileOption = None,
-    max_tokens: MaxTokensOption = None,
-    temperature: TemperatureOption = None,
-    context_window: ContextWindowOption = None,
+    role_options: RoleOptions = DEFAULT_ROLE_OPTIONS,
     workers: Annotated[int, typer.Option(min=1, help="Tasks run at once, each on its own display.")] = (
         settings.WORKERS
     ),
@@ -191,10 +180,9 @@ def run_command(
     from evals.suite_progress import SuiteProgress
     from evals.suite_runner import SuiteOptions, plan_jobs, run_suite
     from sandbox.pool_file import pool_from_options
-    from stateact.app.role_options import role_settings
 
     try:
-        settings_of_roles = role_settings(roles, max_tokens, temperature, context_window)
+        settings_of_roles = role_options.settings()
         slots = pool_from_options(pool, vm or [], reset_command)
         check_engine(engine, address)
         if check_isolation(isolation) == "bwrap" and not slots and (problem := bwrap_problem()):
@@ -209,13 +197,7 @@ def run_command(
         model=model,
         results=results,
         cache=cache or results / "cache",
-        role_models={
-            "gui": gui_model,
-            "web": web_model,
-            "gate": gate_model,
-            "compactor": compactor_model,
-            "judge": judge_model,
-        },
+        role_models=role_options.models(),
         role_settings=settings_of_roles,
         workers=workers,
         max_seconds=timeout_minutes * 60,
@@ -226,7 +208,7 @@ def run_command(
         engine=engine,
         address=address,
         isolation=isolation,
-        best_of=best_of,
+        best_of=role_options.best_of,
     )
     try:
         jobs = plan_jobs(options)

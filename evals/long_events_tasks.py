@@ -9,9 +9,12 @@ to a dataset is one rebuild away from a consistent task.
 
 from __future__ import annotations
 
+import shlex
 import sys
+from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
+from typing import Any
 
 from evals.fixtures import long_events as data
 from evals.long_tasks import (
@@ -30,26 +33,155 @@ from evals.long_tasks import (
 )
 
 LONG_SUITE = Path(__file__).parent / "suites" / "long"
+SLIDE_BODY = "def body(s): return [p.text.strip() for sh in s.shapes if sh.has_text_frame and sh != s.shapes.title for p in sh.text_frame.paragraphs if p.text.strip()]\n"
+"""Probe helper: `body(slide)` is the non-empty paragraphs of a slide outside its title."""
+TITLE_SLIDE = "out([t for t in (sh.text_frame.text.strip() for sh in S[0].shapes if sh.has_text_frame) if t])"
+"""Probe of the non-empty texts on the first slide of the deck `S`."""
 
 
 def plan(*titles: str) -> dict:
-    return call("plan", action="set", items=[{"title": t} for t in titles])
+    """The opening turn: set the plan to `titles`."""
+    return turn("Plan.", call("plan", action="set", items=[{"title": t} for t in titles]))
 
 
 def done(*ids: int) -> dict:
     return call("plan", action="update", updates=[{"id": i, "status": "done"} for i in ids])
 
 
-def rows_js(selector: str) -> str:
-    """A run_js script returning each table row of `selector` as 'cell | cell | ...'."""
-    return f"() => [...document.querySelectorAll('{selector} tbody tr')].map(tr => [...tr.cells].map(td => td.textContent).join(' | '))"
+def read_rows(selector: str) -> dict:
+    """A web turn running a script that returns each table row of `selector` as 'cell | cell | ...'."""
+    script = f"() => [...document.querySelectorAll('{selector} tbody tr')].map(tr => [...tr.cells].map(td => td.textContent).join(' | '))"
+    return turn("", call("run_js", script=script))
+
+
+def report(summary: str, facts: list[str]) -> dict:
+    """The web sub-agent's closing turn: `summary` and the `facts` it read."""
+    return turn("", call("done", summary=summary, facts=facts))
+
+
+def delegate_web(subgoal: str, context: str) -> dict:
+    """A call handing `subgoal` to the web sub-agent."""
+    return call("delegate_web", subgoal=subgoal, context=context)
+
+
+def finish(summary: str, expect: list[dict]) -> dict:
+    """The closing turn: finish with `summary`."""
+    return turn("", call("finish", summary=summary, infeasible=False), expect=expect)
+
+
+def print_docx(path: str) -> str:
+    """A shell command printing each paragraph of the .docx at `path` as 'style | text'."""
+    return f"python3 -c \"import docx; [print(p.style.name, '|', p.text) for p in docx.Document('{path}').paragraphs]\""
+
+
+def print_xlsx(path: str) -> str:
+    """A shell command printing each sheet of the workbook at `path` with its rows."""
+    return f"python3 -c \"import openpyxl; b = openpyxl.load_workbook('{path}'); [print(ws.title, list(ws.values)) for ws in b]\""
+
+
+def cell_rows(sheet: str) -> str:
+    """Probe expression: the non-empty rows of the openpyxl sheet expression `sheet`, cells normalised."""
+    return (
+        f"[[N(v) for v in r] for r in {sheet}.iter_rows(values_only=True) if any(v is not None for v in r)]"
+    )
+
+
+def columns(prelude: str, rows: str, *picks: int | str) -> list[str]:
+    """Probes, one per pick (a column index or slice text such as '2:4'), of that part of every row of
+    the table `rows` below its header."""
+    return [prelude + f"out([r[{pick}] for r in {rows}[1:]])" for pick in picks]
+
+
+def sheet_rows(path: str, name: str, sheet: str) -> str:
+    """Probe prelude: `b` is the workbook at `path` (values), `name` the non-empty rows of its `sheet`."""
+    return f"import openpyxl\nb = openpyxl.load_workbook('{path}', data_only=True)\n{name} = {cell_rows(f'b[{sheet!r}]')}\n"
+
+
+def doc_paragraphs(path: str, *styles: str) -> str:
+    """Probe prelude: `d` is the .docx at `path`, `P` its non-empty paragraphs as (style, text) pairs; the
+    style is kept for names starting with one of `styles` (default Heading) and is 'text' otherwise."""
+    kept = repr(styles) if len(styles) > 1 else repr(styles[0] if styles else "Heading")
+    return (
+        f"import docx\nd = docx.Document('{path}')\n"
+        f"P = [(p.style.name if p.style.name.startswith({kept}) else 'text', p.text.strip()) for p in d.paragraphs if p.text.strip()]\n"
+    )
+
+
+@dataclass(frozen=True)
+class Desk:
+    """A task's Record Desk app: window title, form fields and the JSON file its records are saved to."""
+
+    title: str
+    fields: tuple[str, ...]
+    store: str
+
+    def steps(self) -> list[dict]:
+        """Setup steps launching the app."""
+        return desk_steps(self.title, self.fields, self.store)
+
+    def rows(self, name: str, source: str = "") -> str:
+        """Probe prelude binding `name` to the saved records (from `source`, default the store) as tuples
+        of stripped field values."""
+        values = ", ".join(f"r.get({f.lower()!r}, '').strip()" for f in self.fields)
+        source = source or f"json.load(open('{self.store}'))"
+        return f"{name} = [({values}) for r in {source}]\n"
+
+    def entry_turn(
+        self,
+        text: str,
+        *before: dict,
+        what: str,
+        records: list[tuple[str, ...]],
+        expect: list[dict],
+        after_return: bool = False,
+    ) -> dict:
+        """The turn raising the app's window and delegating the entry of `records` (`what` names them)."""
+        confirm = "Confirm all appear in its list." if len(records) > 1 else "Confirm it appears in the list."
+        first = self.fields[0]
+        context = f"The cursor starts in the {first} field" + (
+            f"; after Return the form clears and the cursor returns to {first}." if after_return else "."
+        )
+        subgoal = (
+            f"In the open {self.title} window add {what} ({', '.join(self.fields)}; Tab moves between fields, "
+            f"Return adds): {'; '.join(' / '.join(r) for r in records)}. {confirm}"
+        )
+        return turn(
+            text,
+            *before,
+            bash(f"wmctrl -a {shlex.quote(self.title)}"),
+            call("delegate_gui", subgoal=subgoal, context=context),
+            expect=expect,
+        )
+
+    def check_turn(self, step: int, expect: list[dict], text: str = "Check what the app saved.") -> dict:
+        """The turn marking plan item `step` done and printing the saved records."""
+        return turn(text, done(step), bash(f"cat {self.store}"), expect=expect)
+
+    def task(
+        self,
+        records: list[tuple[str, ...]],
+        reported: str,
+        *,
+        main: list[dict],
+        gate: list[dict],
+        web: list[dict] | None = None,
+        **spec: Any,
+    ) -> TaskSpec:
+        """The task whose GUI part enters `records` into this app and reports `reported`; `spec` holds the
+        other TaskSpec fields."""
+        keys = [f.lower() for f in self.fields]
+        gui = [*gui_entries(records), turn("", call("done", summary=reported))]
+        return TaskSpec(
+            gui_files={self.store: [dict(zip(keys, r, strict=True)) for r in records]},
+            solution={"main": main, **({"web": web} if web else {}), "gui": gui, "gate": gate},
+            **spec,
+        )
 
 
 # -- conference-pack -------------------------------------------------------------------------------
 CONF_PORT = 18750
 CONF_DIR = f"{HOME}/Documents/conference"
-CONF_BOOKINGS = f"{HOME}/.local/share/room-booker/bookings.json"
-CONF_FIELDS = ("Room", "Session", "Time")
+CONF_DESK = Desk("Room Booker", ("Room", "Session", "Time"), f"{HOME}/.local/share/room-booker/bookings.json")
 
 
 def _room(expected: int) -> str:
@@ -157,8 +289,7 @@ print('costs', total, 'income', earned, 'balance', earned - total)
     xlsx_styles = f"import openpyxl\nb = openpyxl.load_workbook('{CONF_DIR}/budget.xlsx')\n"
     doc = f"import docx\nd = docx.Document('{CONF_DIR}/badges.docx')\nT = d.tables[0] if d.tables else None\nR = [[c.text.strip() for c in r.cells] for r in T.rows] if T else []\n"
     deck = f"import pptx\nS = list(pptx.Presentation('{CONF_DIR}/schedule.pptx').slides)\n"
-    body = "def body(s): return [p.text.strip() for sh in s.shapes if sh.has_text_frame and sh != s.shapes.title for p in sh.text_frame.paragraphs if p.text.strip()]\n"
-    store = f"S = json.load(open('{CONF_BOOKINGS}'))\nB = [(r.get('room', '').strip(), r.get('session', '').strip(), r.get('time', '').strip()) for r in S]\n"
+    store = f"S = json.load(open('{CONF_DESK.store}'))\n" + CONF_DESK.rows("B", source="S")
     probes = [
         xlsx + "out([N(b['Budget'].cell(r, 3).value) for r in range(2, 7)])",
         xlsx + "out([N(b['Budget'].cell(r, 4).value) for r in range(2, 7)])",
@@ -179,16 +310,15 @@ print('costs', total, 'income', earned, 'balance', earned - total)
         f"import csv\nout([[c.strip() for c in r] for r in csv.reader(open('{CONF_DIR}/dietary.csv')) if r][1:])",
         f"import csv\nout(sum(int(r[1]) for r in list(csv.reader(open('{CONF_DIR}/dietary.csv')))[1:] if r))",
         deck + "out(len(S))",
-        deck
-        + "out([t for t in (sh.text_frame.text.strip() for sh in S[0].shapes if sh.has_text_frame) if t])",
+        deck + TITLE_SLIDE,
         deck + "out([s.shapes.title.text.strip() for s in S[1:]])",
-        deck + body + "out([body(s) for s in S[1:]])",
+        deck + SLIDE_BODY + "out([body(s) for s in S[1:]])",
         *(store + f"out([b for b in B if b[1] == {title!r}])" for _, title, _ in bookings),
         store + "out(sorted(b[1] for b in B))",
     ]
     config = [
         *site_steps(CONF_PORT),
-        *desk_steps("Room Booker", CONF_FIELDS, CONF_BOOKINGS),
+        *CONF_DESK.steps(),
         download(
             {
                 "conference-pack_budget.xlsx": f"{CONF_DIR}/budget.xlsx",
@@ -201,61 +331,52 @@ print('costs', total, 'income', earned, 'balance', earned - total)
     web = []
     for page in range(1, pages + 1):
         web.append(turn("", call("navigate", url=f"{url}/events/registrations/?page={page}")))
-        web.append(turn("", call("run_js", script=rows_js("#registrations"))))
+        web.append(read_rows("#registrations"))
     facts = [" | ".join(r.values()) for r in regs]
-    web.append(turn("", call("done", summary=f"Read all {len(regs)} registrations.", facts=facts)))
+    web.append(report(f"Read all {len(regs)} registrations.", facts))
     web.append(turn("", call("navigate", url=f"{url}/events/sessions/")))
-    web.append(turn("", call("run_js", script=rows_js("#sessions"))))
+    web.append(read_rows("#sessions"))
     web.append(
-        turn(
-            "",
-            call(
-                "done",
-                summary="Read the programme.",
-                facts=[
-                    f"{s['time']} | {s['title']} | {s['speaker']} | {s['expected']} | {s['state']}"
-                    for s in data.conference_sessions()
-                ],
-            ),
+        report(
+            "Read the programme.",
+            [
+                f"{s['time']} | {s['title']} | {s['speaker']} | {s['expected']} | {s['state']}"
+                for s in data.conference_sessions()
+            ],
         )
     )
     main = [
-        turn(
-            "Plan.",
-            plan(
-                "Read the organiser notes and the budget template",
-                "Read every registration page",
-                "Read the programme",
-                "Write the badge list and dietary summary",
-                "Fill the budget",
-                "Build the schedule deck",
-                "Book the rooms in Room Booker",
-            ),
+        plan(
+            "Read the organiser notes and the budget template",
+            "Read every registration page",
+            "Read the programme",
+            "Write the badge list and dietary summary",
+            "Fill the budget",
+            "Build the schedule deck",
+            "Book the rooms in Room Booker",
         ),
         turn(
             "Read the notes and the template.",
             bash(
-                f"ls -la {CONF_DIR} && cat {CONF_DIR}/notes.txt && python3 -c \"import openpyxl; b = openpyxl.load_workbook('{CONF_DIR}/budget.xlsx'); [print(ws.title, list(ws.values)) for ws in b]\""
+                f"ls -la {CONF_DIR} && cat {CONF_DIR}/notes.txt && " + print_xlsx(f"{CONF_DIR}/budget.xlsx")
             ),
             done(1),
             expect=[{"contains": "Plan (0/7 done"}],
         ),
         turn(
             "Registrations are rendered by JavaScript over several pages.",
-            call(
-                "delegate_web",
-                subgoal=f"Read every registration on {url}/events/registrations/ (all pages).",
-                context="Report each as 'id | name | organisation | ticket | dietary | status'.",
+            delegate_web(
+                f"Read every registration on {url}/events/registrations/ (all pages).",
+                "Report each as 'id | name | organisation | ticket | dietary | status'.",
             ),
             expect=[{"exit": 0, "contains": ["Only Confirmed registrations count", "Total costs"]}, {}],
         ),
         turn(
             "Now the programme.",
             done(2),
-            call(
-                "delegate_web",
-                subgoal=f"Read the programme on {url}/events/sessions/.",
-                context="Report each session as 'time | title | speaker | expected audience | state'.",
+            delegate_web(
+                f"Read the programme on {url}/events/sessions/.",
+                "Report each session as 'time | title | speaker | expected audience | state'.",
             ),
             expect=[{"contains": ["DONE", f"- {facts[-1]}"]}],
         ),
@@ -271,65 +392,42 @@ print('costs', total, 'income', earned, 'balance', earned - total)
             bash(python_script(budget)),
             expect=[{}, {"exit": 0, "contains": f"written {len(badges)} badges {len(sessions) + 1} slides"}],
         ),
-        turn(
+        CONF_DESK.entry_turn(
             "Room Booker has no import: its window it is.",
             done(5),
-            bash("wmctrl -a 'Room Booker'"),
-            call(
-                "delegate_gui",
-                subgoal="In the open Room Booker window add these bookings, one per record (Room, Session, Time; "
-                "Tab moves between fields, Return adds): "
-                + "; ".join(" / ".join(b) for b in bookings)
-                + ". Confirm all appear in its list.",
-                context="The cursor starts in the Room field; after Return the form clears and the cursor returns to Room.",
-            ),
+            what="these bookings, one per record",
+            records=bookings,
             expect=[{}, {"exit": 0, "contains": "costs"}],
+            after_return=True,
         ),
-        turn(
-            "Check the bookings file the app saved.",
-            done(7),
-            bash(f"cat {CONF_BOOKINGS}"),
-            expect=[{}, {"exit": 0}, {"contains": "DONE"}],
+        CONF_DESK.check_turn(
+            7, [{}, {"exit": 0}, {"contains": "DONE"}], text="Check the bookings file the app saved."
         ),
-        turn(
-            "",
-            call(
-                "finish",
-                summary="Badges, dietary summary, budget, schedule deck and room bookings done.",
-                infeasible=False,
-            ),
-            expect=[{}, {"exit": 0, "contains": bookings[-1][1]}],
+        finish(
+            "Badges, dietary summary, budget, schedule deck and room bookings done.",
+            [{}, {"exit": 0, "contains": bookings[-1][1]}],
         ),
     ]
-    gui = gui_entries(bookings)
-    gui.append(
-        turn("", call("done", summary=f"All {len(bookings)} bookings are shown in the Room Booker list."))
-    )
-    return TaskSpec(
+    return CONF_DESK.task(
+        bookings,
+        f"All {len(bookings)} bookings are shown in the Room Booker list.",
         id="conference-pack",
         instruction=instruction,
         config=config,
         apps=["libreoffice_writer", "libreoffice_calc", "libreoffice_impress", "chrome", "room_booker"],
         probes=probes,
         reference=[documents, budget],
-        gui_files={
-            CONF_BOOKINGS: [dict(zip((f.lower() for f in CONF_FIELDS), b, strict=True)) for b in bookings]
-        },
-        solution={
-            "main": main,
-            "web": web,
-            "gui": gui,
-            "gate": gate_turns(
-                f"cat {CONF_DIR}/dietary.csv", ["badges", "dietary", "budget", "deck", "bookings"]
-            ),
-        },
+        main=main,
+        web=web,
+        gate=gate_turns(f"cat {CONF_DIR}/dietary.csv", ["badges", "dietary", "budget", "deck", "bookings"]),
     )
 
 
 # -- course-term-close -----------------------------------------------------------------------------
 TERM_DIR = f"{HOME}/Documents/term"
-TERM_STORE = f"{HOME}/.local/share/registrar/submissions.json"
-TERM_FIELDS = ("Section", "Students", "Average")
+TERM_DESK = Desk(
+    "Registrar", ("Section", "Students", "Average"), f"{HOME}/.local/share/registrar/submissions.json"
+)
 TERM_LETTERS = ("A", 90), ("B", 80), ("C", 70), ("D", 60), ("F", 0)
 
 
@@ -432,17 +530,14 @@ table_slide('Section averages', ['Section', 'Students', 'Average'], per)
 deck.save('{TERM_DIR}/term_summary.pptx')
 print('students', len(rows), 'failing', sorted(os.listdir('{TERM_DIR}/letters')), 'per section', per, 'average', average)
 """
-    grades = f"import openpyxl\nb = openpyxl.load_workbook('{TERM_DIR}/gradebook.xlsx', data_only=True)\nG = [[N(v) for v in r] for r in b['Grades'].iter_rows(values_only=True) if any(v is not None for v in r)]\n"
+    grades = sheet_rows(f"{TERM_DIR}/gradebook.xlsx", "G", "Grades")
     summary = f"import openpyxl\nb = openpyxl.load_workbook('{TERM_DIR}/gradebook.xlsx', data_only=True)\nS = b['Summary']\n"
     letter = "import docx\nout([(p.style.name, p.text.strip()) for p in docx.Document('{}').paragraphs if p.text.strip()])"
     deck = f"import pptx\nD = list(pptx.Presentation('{TERM_DIR}/term_summary.pptx').slides)\ndef T(s): return [[c.text.strip() for c in r.cells] for sh in s.shapes if sh.has_table for r in sh.table.rows]\n"
-    store = f"R = [(r.get('section', '').strip(), r.get('students', '').strip(), r.get('average', '').strip()) for r in json.load(open('{TERM_STORE}'))]\n"
+    store = TERM_DESK.rows("R")
     probes = [
         grades + "out(G[:1])",
-        grades + "out([r[1] for r in G[1:]])",
-        grades + "out([r[5] for r in G[1:]])",
-        grades + "out([r[6] for r in G[1:]])",
-        grades + "out([r[7] for r in G[1:]])",
+        *columns(grades, "G", 1, 5, 6, 7),
         grades + "out(G)",
         summary + "out([[N(S.cell(r, c).value) for c in (1, 2)] for r in range(2, 7)])",
         summary + "out([N(S['A7'].value), N(S['B7'].value)])",
@@ -458,7 +553,7 @@ print('students', len(rows), 'failing', sorted(os.listdir('{TERM_DIR}/letters'))
         store + "out(sorted(r[0] for r in R))",
     ]
     config = [
-        *desk_steps("Registrar", TERM_FIELDS, TERM_STORE),
+        *TERM_DESK.steps(),
         download(
             {
                 **{
@@ -472,26 +567,19 @@ print('students', len(rows), 'failing', sorted(os.listdir('{TERM_DIR}/letters'))
         ),
     ]
     main = [
-        turn(
-            "Plan.",
-            plan(
-                "Read the grading policy",
-                "Read the three section exports",
-                "Write the grade book and summary",
-                "Write a letter per failing student",
-                "Build the summary deck",
-                "Submit the section results in the Registrar",
-            ),
+        plan(
+            "Read the grading policy",
+            "Read the three section exports",
+            "Write the grade book and summary",
+            "Write a letter per failing student",
+            "Build the summary deck",
+            "Submit the section results in the Registrar",
         ),
         turn(
             "Policy and exports.",
-            bash(
-                f"ls -la {TERM_DIR} && python3 -c \"import docx; [print(p.style.name, '|', p.text) for p in docx.Document('{TERM_DIR}/grading_policy.docx').paragraphs]\""
-            ),
+            bash(f"ls -la {TERM_DIR} && " + print_docx(f"{TERM_DIR}/grading_policy.docx")),
             bash(f"head -n 20 {TERM_DIR}/section_*.csv"),
-            bash(
-                f"python3 -c \"import docx; [print(p.style.name, '|', p.text) for p in docx.Document('{TERM_DIR}/letter_template.docx').paragraphs]\""
-            ),
+            bash(print_docx(f"{TERM_DIR}/letter_template.docx")),
             done(1, 2),
             expect=[{"contains": "Plan (0/6 done"}],
         ),
@@ -506,17 +594,11 @@ print('students', len(rows), 'failing', sorted(os.listdir('{TERM_DIR}/letters'))
                 {},
             ],
         ),
-        turn(
+        TERM_DESK.entry_turn(
             "The Registrar only takes input through its window.",
-            bash("wmctrl -a Registrar"),
-            call(
-                "delegate_gui",
-                subgoal="In the open Registrar window add one record per section (Section, Students, Average; Tab moves "
-                "between fields, Return adds): "
-                + "; ".join(" / ".join(a) for a in averages)
-                + ". Confirm all appear in its list.",
-                context="The cursor starts in the Section field; after Return the form clears and the cursor returns to Section.",
-            ),
+            what="one record per section",
+            records=averages,
+            after_return=True,
             expect=[
                 {
                     "exit": 0,
@@ -528,38 +610,23 @@ print('students', len(rows), 'failing', sorted(os.listdir('{TERM_DIR}/letters'))
                 {},
             ],
         ),
-        turn(
-            "Check what the app saved.", done(6), bash(f"cat {TERM_STORE}"), expect=[{}, {"contains": "DONE"}]
-        ),
-        turn(
-            "",
-            call(
-                "finish",
-                summary="Grade book, letters, summary deck and Registrar submissions done.",
-                infeasible=False,
-            ),
-            expect=[{}, {"exit": 0, "contains": averages[-1][2]}],
+        TERM_DESK.check_turn(6, [{}, {"contains": "DONE"}]),
+        finish(
+            "Grade book, letters, summary deck and Registrar submissions done.",
+            [{}, {"exit": 0, "contains": averages[-1][2]}],
         ),
     ]
-    gui = gui_entries(averages)
-    gui.append(turn("", call("done", summary="All three section records are shown in the Registrar list.")))
-    return TaskSpec(
+    return TERM_DESK.task(
+        averages,
+        "All three section records are shown in the Registrar list.",
         id="course-term-close",
         instruction=instruction,
         config=config,
         apps=["libreoffice_calc", "libreoffice_writer", "libreoffice_impress", "registrar"],
         probes=probes,
         reference=[script],
-        gui_files={
-            TERM_STORE: [dict(zip((f.lower() for f in TERM_FIELDS), a, strict=True)) for a in averages]
-        },
-        solution={
-            "main": main,
-            "gui": gui,
-            "gate": gate_turns(
-                f"ls {TERM_DIR}/letters", ["grade book", "summary", "letters", "deck", "registrar"]
-            ),
-        },
+        main=main,
+        gate=gate_turns(f"ls {TERM_DIR}/letters", ["grade book", "summary", "letters", "deck", "registrar"]),
     )
 
 
@@ -567,8 +634,9 @@ print('students', len(rows), 'failing', sorted(os.listdir('{TERM_DIR}/letters'))
 RFP_PORT = 18752
 RFP_DIR = f"{HOME}/Documents/rfp"
 RFP_DB = f"{HOME}/.local/share/procure/procure.db"
-RFP_STORE = f"{HOME}/.local/share/purchase-orders/orders.json"
-RFP_FIELDS = ("Vendor", "Reference", "Amount")
+RFP_DESK = Desk(
+    "Purchase Orders", ("Vendor", "Reference", "Amount"), f"{HOME}/.local/share/purchase-orders/orders.json"
+)
 
 
 def rfp_matrix() -> list[tuple[str, float, int, int, float, float, float, float]]:
@@ -660,25 +728,18 @@ print('winner', best[0], f'{{best[7]:.2f}}', f'{{best[1]:.2f}}')
         f"sqlite3 {RFP_DB} \"UPDATE rfps SET status = 'awarded', awarded_vendor = '{best[0]}', amount = {best[1]} "
         f"WHERE id = '{data.RFP_ID}'\" && sqlite3 {RFP_DB} 'SELECT * FROM rfps'"
     )
-    book = f"import openpyxl\nb = openpyxl.load_workbook('{RFP_DIR}/scoring.xlsx', data_only=True)\nM = [[N(v) for v in r] for r in b['Matrix'].iter_rows(values_only=True) if any(v is not None for v in r)]\n"
+    book = sheet_rows(f"{RFP_DIR}/scoring.xlsx", "M", "Matrix")
     styles = f"import openpyxl\nb = openpyxl.load_workbook('{RFP_DIR}/scoring.xlsx')\n"
-    memo = f"import docx\nd = docx.Document('{RFP_DIR}/recommendation.docx')\nP = [(p.style.name if p.style.name.startswith('Heading') else 'text', p.text.strip()) for p in d.paragraphs if p.text.strip()]\n"
+    memo = doc_paragraphs(f"{RFP_DIR}/recommendation.docx")
     db = f"import sqlite3\nc = sqlite3.connect('{RFP_DB}')\n"
-    store = f"R = [(r.get('vendor', '').strip(), r.get('reference', '').strip(), r.get('amount', '').strip()) for r in json.load(open('{RFP_STORE}'))]\n"
+    store = RFP_DESK.rows("R")
     probes = [
         book + "out(M[:1])",
         book + "out(len(M) - 1)",
-        book + "out([r[0] for r in M[1:]])",
-        book + "out([r[1] for r in M[1:]])",
-        book + "out([r[2:4] for r in M[1:]])",
-        book + "out([r[4] for r in M[1:]])",
-        book + "out([r[5] for r in M[1:]])",
-        book + "out([r[6] for r in M[1:]])",
-        book + "out([r[7] for r in M[1:]])",
+        *columns(book, "M", 0, 1, "2:4", 4, 5, 6, 7),
         styles + "out([b['Matrix'].cell(r, 2).number_format for r in range(2, b['Matrix'].max_row + 1)])",
         book + "out(M)",
-        book
-        + "out([[N(v) for v in r] for r in b['Weights'].iter_rows(values_only=True) if any(v is not None for v in r)])",
+        book + "out(" + cell_rows("b['Weights']") + ")",
         memo + "out([p for p in P if p[0].startswith('Heading')])",
         memo + "out([p[1] for p in P if p[1].startswith('We recommend')])",
         memo + "out([[c.text.strip() for c in r.cells] for t in d.tables for r in t.rows])",
@@ -692,7 +753,7 @@ print('winner', best[0], f'{{best[7]:.2f}}', f'{{best[1]:.2f}}')
     ]
     config = [
         *site_steps(RFP_PORT),
-        *desk_steps("Purchase Orders", RFP_FIELDS, RFP_STORE),
+        *RFP_DESK.steps(),
         download(
             {
                 "vendor-rfp-comparison_brief.docx": f"{RFP_DIR}/rfp_brief.docx",
@@ -707,31 +768,22 @@ print('winner', best[0], f'{{best[7]:.2f}}', f'{{best[1]:.2f}}')
     read_docx = "python3 -c \"import docx, sys; d = docx.Document(sys.argv[1]); [print(p.style.name, '|', p.text) for p in d.paragraphs]; [print([c.text for c in r.cells]) for t in d.tables for r in t.rows]\" "
     web = [
         turn("", call("navigate", url=url)),
-        turn("", call("run_js", script=rows_js("#vendors"))),
-        turn("", call("run_js", script=rows_js("#dunmore"))),
-        turn(
-            "",
-            call(
-                "done",
-                summary="Read the vendor table and Dunmore's quote.",
-                facts=[
-                    f"{v} | {d['days']} days | support {d['support']}" for v, d in data.RFP_VENDORS.items()
-                ]
-                + [f"Dunmore quote: {i} | {q} | {p}" for i, q, p in data.quote_rows("Dunmore")],
-            ),
+        read_rows("#vendors"),
+        read_rows("#dunmore"),
+        report(
+            "Read the vendor table and Dunmore's quote.",
+            [f"{v} | {d['days']} days | support {d['support']}" for v, d in data.RFP_VENDORS.items()]
+            + [f"Dunmore quote: {i} | {q} | {p}" for i, q, p in data.quote_rows("Dunmore")],
         ),
     ]
     main = [
-        turn(
-            "Plan.",
-            plan(
-                "Read the brief and the file quotes",
-                "Read vendor data and Dunmore's quote on the intranet",
-                "Write the scoring matrix",
-                "Write the recommendation memo",
-                "Record the award",
-                "Raise the purchase order",
-            ),
+        plan(
+            "Read the brief and the file quotes",
+            "Read vendor data and Dunmore's quote on the intranet",
+            "Write the scoring matrix",
+            "Write the recommendation memo",
+            "Record the award",
+            "Raise the purchase order",
         ),
         turn(
             "Brief and quotes.",
@@ -747,10 +799,9 @@ print('winner', best[0], f'{{best[7]:.2f}}', f'{{best[1]:.2f}}')
         ),
         turn(
             "The vendor table is rendered by JavaScript.",
-            call(
-                "delegate_web",
-                subgoal=f"Read {url}: every vendor's delivery days and support rating, and Dunmore's quote table.",
-                context="Report rows as 'vendor | days | support' and quote lines as 'item | quantity | unit price'.",
+            delegate_web(
+                f"Read {url}: every vendor's delivery days and support rating, and Dunmore's quote table.",
+                "Report rows as 'vendor | days | support' and quote lines as 'item | quantity | unit price'.",
             ),
             expect=[
                 {"exit": 0, "contains": ["Delivery within 30 days", "Docking station: 35"]},
@@ -771,35 +822,22 @@ print('winner', best[0], f'{{best[7]:.2f}}', f'{{best[1]:.2f}}')
             bash(award),
             expect=[{}, {"exit": 0, "contains": f"winner {best[0]} {_two(best[7])} {_two(best[1])}"}],
         ),
-        turn(
+        RFP_DESK.entry_turn(
             "The purchase order goes through the app's window.",
             done(5),
-            bash("wmctrl -a 'Purchase Orders'"),
-            call(
-                "delegate_gui",
-                subgoal="In the open Purchase Orders window add one record (Vendor, Reference, Amount; Tab moves between "
-                "fields, Return adds): " + " / ".join(order) + ". Confirm it appears in the list.",
-                context="The cursor starts in the Vendor field.",
-            ),
+            what="one record",
+            records=[order],
             expect=[{}, {"exit": 0, "contains": f"{data.RFP_ID}|Laptop refresh|awarded|{best[0]}|"}],
         ),
-        turn(
-            "Check what the app saved.",
-            done(6),
-            bash(f"cat {RFP_STORE}"),
-            expect=[{}, {}, {"contains": "DONE"}],
-        ),
-        turn(
-            "",
-            call(
-                "finish", summary=f"{data.RFP_ID} scored, recommended, awarded and ordered.", infeasible=False
-            ),
-            expect=[{}, {"exit": 0, "contains": order[2]}],
+        RFP_DESK.check_turn(6, [{}, {}, {"contains": "DONE"}]),
+        finish(
+            f"{data.RFP_ID} scored, recommended, awarded and ordered.",
+            [{}, {"exit": 0, "contains": order[2]}],
         ),
     ]
-    gui = gui_entries([order])
-    gui.append(turn("", call("done", summary="The purchase order is shown in the list.")))
-    return TaskSpec(
+    return RFP_DESK.task(
+        [order],
+        "The purchase order is shown in the list.",
         id="vendor-rfp-comparison",
         instruction=instruction,
         config=config,
@@ -809,24 +847,19 @@ print('winner', best[0], f'{{best[7]:.2f}}', f'{{best[1]:.2f}}')
             script,
             f"import sqlite3\nc = sqlite3.connect('{RFP_DB}')\nc.execute(\"UPDATE rfps SET status = 'awarded', awarded_vendor = '{best[0]}', amount = {best[1]} WHERE id = '{data.RFP_ID}'\")\nc.commit()",
         ],
-        gui_files={RFP_STORE: [dict(zip((f.lower() for f in RFP_FIELDS), order, strict=True))]},
-        solution={
-            "main": main,
-            "web": web,
-            "gui": gui,
-            "gate": gate_turns(
-                f"sqlite3 -readonly {RFP_DB} 'SELECT * FROM rfps'",
-                ["matrix", "memo", "award", "purchase order"],
-            ),
-        },
+        main=main,
+        web=web,
+        gate=gate_turns(
+            f"sqlite3 -readonly {RFP_DB} 'SELECT * FROM rfps'",
+            ["matrix", "memo", "award", "purchase order"],
+        ),
     )
 
 
 # -- project-status-pack ---------------------------------------------------------------------------
 STATUS_DIR = f"{HOME}/Documents/status"
 STATUS_DB = f"{HOME}/.local/share/taskboard/taskboard.db"
-STATUS_STORE = f"{HOME}/.local/share/status-board/board.json"
-STATUS_FIELDS = ("Project", "RAG")
+STATUS_DESK = Desk("Status Board", ("Project", "RAG"), f"{HOME}/.local/share/status-board/board.json")
 STATUS_RED, STATUS_AMBER = 15, 5
 
 
@@ -925,26 +958,20 @@ for r in range(2, sheet.max_row + 1):
 book.save(path)
 print([[c.value for c in row] for row in sheet.iter_rows()])
 """
-    book = f"import openpyxl\nb = openpyxl.load_workbook('{STATUS_DIR}/status.xlsx', data_only=True)\nM = [[N(v) for v in r] for r in b['Status'].iter_rows(values_only=True) if any(v is not None for v in r)]\n"
+    book = sheet_rows(f"{STATUS_DIR}/status.xlsx", "M", "Status")
     styles = f"import openpyxl\nb = openpyxl.load_workbook('{STATUS_DIR}/status.xlsx')['Status']\n"
-    deck = f"import pptx\nS = list(pptx.Presentation('{STATUS_DIR}/status_deck.pptx').slides)\ndef body(s): return [p.text.strip() for sh in s.shapes if sh.has_text_frame and sh != s.shapes.title for p in sh.text_frame.paragraphs if p.text.strip()]\n"
-    reg = f"import openpyxl\nR = [[N(v) for v in r] for r in openpyxl.load_workbook('{STATUS_DIR}/risks.xlsx', data_only=True)['Risks'].iter_rows(values_only=True) if any(v is not None for v in r)]\ndef risk(i): return [r for r in R if r[0] == i]\n"
+    deck = f"import pptx\nS = list(pptx.Presentation('{STATUS_DIR}/status_deck.pptx').slides)\n" + SLIDE_BODY
+    risks = cell_rows(f"openpyxl.load_workbook('{STATUS_DIR}/risks.xlsx', data_only=True)['Risks']")
+    reg = f"import openpyxl\nR = {risks}\ndef risk(i): return [r for r in R if r[0] == i]\n"
     db = f"import sqlite3\nc = sqlite3.connect('{STATUS_DB}')\n"
-    store = f"B = [(r.get('project', '').strip(), r.get('rag', '').strip()) for r in json.load(open('{STATUS_STORE}'))]\n"
+    store = STATUS_DESK.rows("B")
     probes = [
         book + "out(M[:1])",
-        book + "out([r[0] for r in M[1:]])",
-        book + "out([r[1:3] for r in M[1:]])",
-        book + "out([r[3] for r in M[1:]])",
-        book + "out([r[4] for r in M[1:]])",
-        book + "out([r[5] for r in M[1:]])",
-        book + "out([r[6] for r in M[1:]])",
-        book + "out([r[7] for r in M[1:]])",
+        *columns(book, "M", 0, "1:3", 3, 4, 5, 6, 7),
         styles + "out([b.cell(r, c).number_format for r in range(2, b.max_row + 1) for c in (4, 7)])",
         book + "out(M)",
         deck + "out(len(S))",
-        deck
-        + "out([t for t in (sh.text_frame.text.strip() for sh in S[0].shapes if sh.has_text_frame) if t])",
+        deck + TITLE_SLIDE,
         deck + "out([s.shapes.title.text.strip() for s in S[1:]])",
         deck + "out([body(s) for s in S[1:]])",
         reg + "out(risk('R-03'))",
@@ -961,7 +988,7 @@ print([[c.value for c in row] for row in sheet.iter_rows()])
     ]
     weeks = (22, *data.STATUS_WEEKS)
     config = [
-        *desk_steps("Status Board", STATUS_FIELDS, STATUS_STORE),
+        *STATUS_DESK.steps(),
         download(
             {
                 "project-status-pack_taskboard.db": STATUS_DB,
@@ -977,16 +1004,13 @@ print([[c.value for c in row] for row in sheet.iter_rows()])
     ]
     board = [(r[0], r[7]) for r in rows]
     main = [
-        turn(
-            "Plan.",
-            plan(
-                "Read the rules, the tracker and the timesheets",
-                "Write the status workbook",
-                "Build the RAG deck",
-                "Store the RAG in the tracker",
-                "Update the risk register",
-                "Put the RAG on the Status Board",
-            ),
+        plan(
+            "Read the rules, the tracker and the timesheets",
+            "Write the status workbook",
+            "Build the RAG deck",
+            "Store the RAG in the tracker",
+            "Update the risk register",
+            "Put the RAG on the Status Board",
         ),
         turn(
             "Rules, tracker, timesheets.",
@@ -1019,64 +1043,40 @@ print([[c.value for c in row] for row in sheet.iter_rows()])
             bash(python_script(register)),
             expect=[{"exit": 0, "contains": "Vendor API deprecation"}],
         ),
-        turn(
+        STATUS_DESK.entry_turn(
             "The Status Board only takes input through its window.",
             done(5),
-            bash("wmctrl -a 'Status Board'"),
-            call(
-                "delegate_gui",
-                subgoal="In the open Status Board window add one record per project (Project, RAG; Tab moves between "
-                "fields, Return adds): "
-                + "; ".join(" / ".join(b) for b in board)
-                + ". Confirm all appear in its list.",
-                context="The cursor starts in the Project field.",
-            ),
+            what="one record per project",
+            records=board,
             expect=[{"exit": 0, "contains": "'R-07', 'Apollo', 'Vendor API deprecation', 3, 4, 12, 'Open'"}],
         ),
-        turn(
-            "Check what the app saved.",
-            done(6),
-            bash(f"cat {STATUS_STORE}"),
-            expect=[{}, {}, {"contains": "DONE"}],
-        ),
-        turn(
-            "",
-            call(
-                "finish",
-                summary="Status workbook, RAG deck, tracker, risk register and Status Board updated.",
-                infeasible=False,
-            ),
-            expect=[{}, {"exit": 0, "contains": board[-1][0]}],
+        STATUS_DESK.check_turn(6, [{}, {}, {"contains": "DONE"}]),
+        finish(
+            "Status workbook, RAG deck, tracker, risk register and Status Board updated.",
+            [{}, {"exit": 0, "contains": board[-1][0]}],
         ),
     ]
-    gui = gui_entries(board)
-    gui.append(turn("", call("done", summary="Every project's RAG is shown in the Status Board list.")))
-    return TaskSpec(
+    return STATUS_DESK.task(
+        board,
+        "Every project's RAG is shown in the Status Board list.",
         id="project-status-pack",
         instruction=instruction,
         config=config,
         apps=["libreoffice_calc", "libreoffice_impress", "sqlite3", "status_board"],
         probes=probes,
         reference=[script, register],
-        gui_files={
-            STATUS_STORE: [dict(zip((f.lower() for f in STATUS_FIELDS), b, strict=True)) for b in board]
-        },
-        solution={
-            "main": main,
-            "gui": gui,
-            "gate": gate_turns(
-                f"sqlite3 -readonly {STATUS_DB} 'SELECT * FROM projects'",
-                ["status", "deck", "risks", "tracker", "board"],
-            ),
-        },
+        main=main,
+        gate=gate_turns(
+            f"sqlite3 -readonly {STATUS_DB} 'SELECT * FROM projects'",
+            ["status", "deck", "risks", "tracker", "board"],
+        ),
     )
 
 
 # -- newsletter-production -------------------------------------------------------------------------
 NEWS_PORT = 18754
 NEWS_DIR = f"{HOME}/Documents/newsletter"
-NEWS_STORE = f"{HOME}/.local/share/mailer/settings.json"
-NEWS_FIELDS = ("Setting", "Value")
+NEWS_DESK = Desk("Mailer Settings", ("Setting", "Value"), f"{HOME}/.local/share/mailer/settings.json")
 NEWS_SEND_DATE = "2024-07-05"
 """The first Friday of July 2024, when the issue is sent."""
 
@@ -1144,9 +1144,8 @@ open('{NEWS_DIR}/issue_{data.NEWS_ISSUE}.txt', 'w').write('\\n'.join(lines) + '\
 print(len(lines), 'lines;', lines[-2])
 """
     doc = (
-        f"import docx\nd = docx.Document('{NEWS_DIR}/issue_{data.NEWS_ISSUE}.docx')\n"
-        "P = [(p.style.name if p.style.name.startswith(('Heading', 'Title')) else 'text', p.text.strip()) for p in d.paragraphs if p.text.strip()]\n"
-        "T = [[[c.text.strip() for c in r.cells] for r in t.rows] for t in d.tables]\n"
+        doc_paragraphs(f"{NEWS_DIR}/issue_{data.NEWS_ISSUE}.docx", "Heading", "Title")
+        + "T = [[[c.text.strip() for c in r.cells] for r in t.rows] for t in d.tables]\n"
         "def sec(title):\n"
         "    i = P.index(('Heading 1', title)) if ('Heading 1', title) in P else len(P)\n"
         "    rest = P[i + 1:]\n"
@@ -1154,7 +1153,7 @@ print(len(lines), 'lines;', lines[-2])
         "    return [t for _, t in rest[:end]]\n"
     )
     text = f"L = open('{NEWS_DIR}/issue_{data.NEWS_ISSUE}.txt').read().splitlines()\n"
-    store = f"S = [(r.get('setting', '').strip(), r.get('value', '').strip()) for r in json.load(open('{NEWS_STORE}'))]\n"
+    store = NEWS_DESK.rows("S")
     probes = [
         doc + "out(P[:1])",
         doc + "out([p for p in P if p[0] != 'text'])",
@@ -1175,7 +1174,7 @@ print(len(lines), 'lines;', lines[-2])
     ]
     config = [
         *site_steps(NEWS_PORT),
-        *desk_steps("Mailer Settings", NEWS_FIELDS, NEWS_STORE),
+        *NEWS_DESK.steps(),
         download(
             {
                 **{
@@ -1188,47 +1187,35 @@ print(len(lines), 'lines;', lines[-2])
     web = [
         turn("", call("navigate", url=url)),
         turn("", call("run_js", script="() => document.getElementById('raised').textContent")),
-        turn("", call("run_js", script=rows_js("#volunteers"))),
-        turn(
-            "",
-            call(
-                "done",
-                summary="Read the fundraising total and volunteer hours.",
-                facts=[f"Fundraising so far (EUR): {data.NEWS_FUNDRAISING:.2f}"]
-                + [f"{n} | {h} hours" for n, h in data.NEWS_VOLUNTEERS],
-            ),
+        read_rows("#volunteers"),
+        report(
+            "Read the fundraising total and volunteer hours.",
+            [f"Fundraising so far (EUR): {data.NEWS_FUNDRAISING:.2f}"]
+            + [f"{n} | {h} hours" for n, h in data.NEWS_VOLUNTEERS],
         ),
     ]
     main = [
-        turn(
-            "Plan.",
-            plan(
-                "Read the articles",
-                "Read the figures workbook",
-                "Read the intranet highlights",
-                "Write the newsletter",
-                "Write the plain-text copy",
-                "Schedule the mailing in Mailer Settings",
-            ),
+        plan(
+            "Read the articles",
+            "Read the figures workbook",
+            "Read the intranet highlights",
+            "Write the newsletter",
+            "Write the plain-text copy",
+            "Schedule the mailing in Mailer Settings",
         ),
         turn(
             "Articles and figures.",
             bash(f'cd {NEWS_DIR}/articles && ls && for f in *.txt; do echo "== $f"; cat "$f"; done'),
-            bash(
-                f"python3 -c \"import docx; [print(p.style.name, '|', p.text) for p in docx.Document('{NEWS_DIR}/articles/02_volunteers.docx').paragraphs]\""
-            ),
-            bash(
-                f"python3 -c \"import openpyxl; b = openpyxl.load_workbook('{NEWS_DIR}/figures.xlsx'); [print(ws.title, list(ws.values)) for ws in b]\""
-            ),
+            bash(print_docx(f"{NEWS_DIR}/articles/02_volunteers.docx")),
+            bash(print_xlsx(f"{NEWS_DIR}/figures.xlsx")),
             done(1, 2),
             expect=[{"contains": "Plan (0/6 done"}],
         ),
         turn(
             "The highlights page is rendered by JavaScript.",
-            call(
-                "delegate_web",
-                subgoal=f"Read {url}: the fundraising total and every volunteer's hours.",
-                context="Report the total as shown and volunteers as 'name | hours'.",
+            delegate_web(
+                f"Read {url}: the fundraising total and every volunteer's hours.",
+                "Report the total as shown and volunteers as 'name | hours'.",
             ),
             expect=[
                 {"exit": 0, "contains": ["DRAFT - do not publish", "== 03_garden.txt"]},
@@ -1243,63 +1230,39 @@ print(len(lines), 'lines;', lines[-2])
             bash(python_script(script)),
             expect=[{"contains": ["DONE", f"{data.NEWS_FUNDRAISING:.2f}"]}],
         ),
-        turn(
+        NEWS_DESK.entry_turn(
             "The first Friday of July 2024 is the 5th. The mailing goes through the app's window.",
             done(4, 5),
-            bash("wmctrl -a 'Mailer Settings'"),
-            call(
-                "delegate_gui",
-                subgoal="In the open Mailer Settings window add one record per setting (Setting, Value; Tab moves between "
-                "fields, Return adds): "
-                + "; ".join(" / ".join(x) for x in settings)
-                + ". Confirm all appear in its list.",
-                context="The cursor starts in the Setting field.",
-            ),
+            what="one record per setting",
+            records=settings,
             expect=[{}, {"exit": 0, "contains": "Fundraising so far: EUR 12,840.50"}],
         ),
-        turn(
-            "Check what the app saved.",
-            done(6),
-            bash(f"cat {NEWS_STORE}"),
-            expect=[{}, {}, {"contains": "DONE"}],
-        ),
-        turn(
-            "",
-            call(
-                "finish",
-                summary=f"Issue {data.NEWS_ISSUE} written, text copy saved, mailing scheduled.",
-                infeasible=False,
-            ),
-            expect=[{}, {"exit": 0, "contains": NEWS_SEND_DATE}],
+        NEWS_DESK.check_turn(6, [{}, {}, {"contains": "DONE"}]),
+        finish(
+            f"Issue {data.NEWS_ISSUE} written, text copy saved, mailing scheduled.",
+            [{}, {"exit": 0, "contains": NEWS_SEND_DATE}],
         ),
     ]
-    gui = gui_entries(settings)
-    gui.append(turn("", call("done", summary="All three settings are shown in the Mailer Settings list.")))
-    return TaskSpec(
+    return NEWS_DESK.task(
+        settings,
+        "All three settings are shown in the Mailer Settings list.",
         id="newsletter-production",
         instruction=instruction,
         config=config,
         apps=["libreoffice_writer", "libreoffice_calc", "chrome", "mailer_settings"],
         probes=probes,
         reference=[script],
-        gui_files={
-            NEWS_STORE: [dict(zip((f.lower() for f in NEWS_FIELDS), x, strict=True)) for x in settings]
-        },
-        solution={
-            "main": main,
-            "web": web,
-            "gui": gui,
-            "gate": gate_turns(
-                f"cat {NEWS_DIR}/issue_{data.NEWS_ISSUE}.txt", ["newsletter", "text copy", "mailing"]
-            ),
-        },
+        main=main,
+        web=web,
+        gate=gate_turns(
+            f"cat {NEWS_DIR}/issue_{data.NEWS_ISSUE}.txt", ["newsletter", "text copy", "mailing"]
+        ),
     )
 
 
 # -- clinic-rota -----------------------------------------------------------------------------------
 ROTA_DIR = f"{HOME}/Documents/rota"
-ROTA_STORE = f"{HOME}/.local/share/on-call/board.json"
-ROTA_FIELDS = ("Day", "Doctor")
+ROTA_DESK = Desk("On-Call Board", ("Day", "Doctor"), f"{HOME}/.local/share/on-call/board.json")
 ROTA_SHIFT_HOURS = 4
 ROTA_UNFILLED = "UNFILLED"
 ROTA_WEEKDAYS = {"Monday": "Mon", "Tuesday": "Tue", "Wednesday": "Wed", "Thursday": "Thu", "Friday": "Fri"}
@@ -1397,22 +1360,15 @@ for place in unfilled:
 d.save('{ROTA_DIR}/notices.docx')
 print('unfilled', unfilled)
 """
-    book = f"import openpyxl\nb = openpyxl.load_workbook('{ROTA_DIR}/rota.xlsx', data_only=True)\ndef rows(ws): return [[N(v) for v in r] for r in b[ws].iter_rows(values_only=True) if any(v is not None for v in r)]\nR, H = rows('Rota'), rows('Hours')\n"
-    doc = (
-        f"import docx\nd = docx.Document('{ROTA_DIR}/notices.docx')\n"
-        "P = [(p.style.name if p.style.name.startswith('Heading') else 'text', p.text.strip()) for p in d.paragraphs if p.text.strip()]\n"
-    )
-    store = f"S = [(r.get('day', '').strip(), r.get('doctor', '').strip()) for r in json.load(open('{ROTA_STORE}'))]\n"
+    book = f"import openpyxl\nb = openpyxl.load_workbook('{ROTA_DIR}/rota.xlsx', data_only=True)\ndef rows(ws): return {cell_rows('b[ws]')}\nR, H = rows('Rota'), rows('Hours')\n"
+    doc = doc_paragraphs(f"{ROTA_DIR}/notices.docx")
+    store = ROTA_DESK.rows("S")
     probes = [
         book + "out(R[:1])",
-        book + "out([r[:2] for r in R[1:]])",
-        book + "out([r[2] for r in R[1:]])",
-        book + "out([r[3] for r in R[1:]])",
-        book + "out([r[4] for r in R[1:]])",
+        *columns(book, "R", ":2", 2, 3, 4),
         book + "out(R)",
         book + "out([r[:2] for r in H])",
-        book + "out([r[2] for r in H[1:]])",
-        book + "out([r[3] for r in H[1:]])",
+        *columns(book, "H", 2, 3),
         book + "out(H)",
         doc + "out([p for p in P if p[0] == 'Heading 1'])",
         doc + "out([p[1] for p in P if p[0] == 'Heading 2'])",
@@ -1424,7 +1380,7 @@ print('unfilled', unfilled)
         store + "out(len(S))",
     ]
     config = [
-        *desk_steps("On-Call Board", ROTA_FIELDS, ROTA_STORE),
+        *ROTA_DESK.steps(),
         download(
             {
                 "clinic-rota_doctors.xlsx": f"{ROTA_DIR}/doctors.xlsx",
@@ -1435,15 +1391,12 @@ print('unfilled', unfilled)
         ),
     ]
     main = [
-        turn(
-            "Plan.",
-            plan(
-                "Read the policy, leave register and availability",
-                "Fill the rota by the rule",
-                "Write the rota workbook",
-                "Write the notices",
-                "Post the on-call doctors",
-            ),
+        plan(
+            "Read the policy, leave register and availability",
+            "Fill the rota by the rule",
+            "Write the rota workbook",
+            "Write the notices",
+            "Post the on-call doctors",
         ),
         turn(
             "Policy, leave, availability.",
@@ -1466,45 +1419,26 @@ print('unfilled', unfilled)
                 {},
             ],
         ),
-        turn(
+        ROTA_DESK.entry_turn(
             "The On-Call Board only takes input through its window.",
-            bash("wmctrl -a 'On-Call Board'"),
-            call(
-                "delegate_gui",
-                subgoal="In the open On-Call Board window add one record per day (Day, Doctor; Tab moves between fields, "
-                "Return adds): "
-                + "; ".join(" / ".join(x) for x in on_call)
-                + ". Confirm all appear in its list.",
-                context="The cursor starts in the Day field.",
-            ),
+            what="one record per day",
+            records=on_call,
             expect=[{"exit": 0, "contains": f"unfilled {unfilled!r}"}, {}],
         ),
-        turn(
-            "Check what the app saved.", done(5), bash(f"cat {ROTA_STORE}"), expect=[{}, {"contains": "DONE"}]
-        ),
-        turn(
-            "",
-            call("finish", summary="Rota, hours, notices and on-call board done.", infeasible=False),
-            expect=[{}, {"exit": 0, "contains": on_call[-1][1]}],
-        ),
+        ROTA_DESK.check_turn(5, [{}, {"contains": "DONE"}]),
+        finish("Rota, hours, notices and on-call board done.", [{}, {"exit": 0, "contains": on_call[-1][1]}]),
     ]
-    gui = gui_entries(on_call)
-    gui.append(turn("", call("done", summary="All five days are shown on the On-Call Board.")))
-    return TaskSpec(
+    return ROTA_DESK.task(
+        on_call,
+        "All five days are shown on the On-Call Board.",
         id="clinic-rota",
         instruction=instruction,
         config=config,
         apps=["libreoffice_calc", "libreoffice_writer", "on_call_board"],
         probes=probes,
         reference=[script],
-        gui_files={
-            ROTA_STORE: [dict(zip((f.lower() for f in ROTA_FIELDS), x, strict=True)) for x in on_call]
-        },
-        solution={
-            "main": main,
-            "gui": gui,
-            "gate": gate_turns(f"cat {ROTA_STORE}", ["rota", "hours", "notices", "on-call board"]),
-        },
+        main=main,
+        gate=gate_turns(f"cat {ROTA_DESK.store}", ["rota", "hours", "notices", "on-call board"]),
     )
 
 

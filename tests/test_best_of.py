@@ -20,6 +20,20 @@ SUITE = Path(__file__).parent / "fixtures" / "bestofn"
 """Two short calc tasks (office-style workbooks made by their setup)."""
 
 
+def best_of_3(main, judge) -> list[str]:
+    """Options of three rollouts on the no-verify harness, the models being the wire servers `main` and `judge`."""
+    return [
+        "--best-of",
+        "3",
+        "--harness",
+        "no-verify",
+        "--model",
+        f"anthropic:{MODEL}@{main.base_url}",
+        "--judge-model",
+        f"anthropic:{MODEL}@{judge.base_url}",
+    ]
+
+
 def run_cli(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(eval_app, list(args), catch_exceptions=False)
     return result.exit_code, " ".join(result.output.split())
@@ -48,16 +62,9 @@ def suite_run(tmp_path_factory):
         code, output = run_cli(
             "run",
             str(SUITE),
-            "--harness",
-            "no-verify",
-            "--best-of",
-            "3",
+            *best_of_3(main, judge),
             "--workers",
             "3",
-            "--model",
-            f"anthropic:{MODEL}@{main.base_url}",
-            "--judge-model",
-            f"anthropic:{MODEL}@{judge.base_url}",
             "--no-display",
             "--no-html",
             "--results",
@@ -160,14 +167,7 @@ def test_stateact_run_best_of_copies_the_picked_home_into_the_work_folder(
             instruction,
             "--workdir",
             str(work),
-            "--best-of",
-            "3",
-            "--harness",
-            "no-verify",
-            "--model",
-            f"anthropic:{MODEL}@{main.base_url}",
-            "--judge-model",
-            f"anthropic:{MODEL}@{judge.base_url}",
+            *best_of_3(main, judge),
             "--no-display",
             "--runs-root",
             str(tmp_path / "runs"),
@@ -260,14 +260,7 @@ def test_stateact_run_task_best_of_scores_the_pick(anthropic_server, tmp_path, m
             "run",
             "--task",
             str(SUITE / "calc" / "calc-rate-convert.json"),
-            "--best-of",
-            "3",
-            "--harness",
-            "no-verify",
-            "--model",
-            f"anthropic:{MODEL}@{main.base_url}",
-            "--judge-model",
-            f"anthropic:{MODEL}@{judge.base_url}",
+            *best_of_3(main, judge),
             "--no-display",
             "--results",
             str(tmp_path / "results"),

@@ -12,21 +12,13 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from judge.options import BestOfOption, JudgeModelOption
 from sandbox.base import SandboxError
 from sandbox.isolation import NO_ISOLATION_WARNING
 from sandbox.settings import DEFAULT_ISOLATION
 from stateact import settings
 from stateact.app.config import RunConfig, absolute_path
 from stateact.app.exit_codes import ExitCode, exit_code_for
-from stateact.app.role_options import (
-    ContextWindowOption,
-    MaxTokensOption,
-    RolesFileOption,
-    TemperatureOption,
-    settings_warnings,
-)
-from stateact.app.role_options import role_settings as role_settings_of
+from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, settings_warnings, with_role_options
 from stateact.app.signals import Terminated, stop_signals_as_interrupt
 from stateact.app.variants import FULL_HARNESS, default_turns_text
 from stateact.runtime import RoleModels
@@ -39,10 +31,9 @@ app = typer.Typer(
 )
 console = Console()
 
-ModelOption = Annotated[str | None, typer.Option(help="Model spec for this role (default: the main model).")]
-
 
 @app.command()
+@with_role_options
 def run(
     instruction: Annotated[str | None, typer.Argument(help="The task, in words (or give --task).")] = None,
     task: Annotated[
@@ -61,16 +52,7 @@ def run(
         str,
         typer.Option(help="Main model: anthropic:MODEL, openai:MODEL@BASE_URL, scripted:PATH or relay:DIR."),
     ] = os.environ.get("STATEACT_MODEL", settings.DEFAULT_MODEL),
-    gui_model: ModelOption = None,
-    web_model: ModelOption = None,
-    gate_model: ModelOption = None,
-    compactor_model: ModelOption = None,
-    judge_model: JudgeModelOption = None,
-    best_of: BestOfOption = 1,
-    roles: RolesFileOption = None,
-    max_tokens: MaxTokensOption = None,
-    temperature: TemperatureOption = None,
-    context_window: ContextWindowOption = None,
+    role_options: RoleOptions = DEFAULT_ROLE_OPTIONS,
     harness: Annotated[str, typer.Option(help="Harness variant (see `stateact variants`).")] = FULL_HARNESS,
     sandbox: Annotated[str, typer.Option(help="`local` or osworld://HOST:PORT.")] = "local",
     workdir: Annotated[Path | None, typer.Option(help="Home folder of a local sandbox.")] = None,
@@ -102,15 +84,8 @@ def run(
         console.print("[red]error:[/red] give an instruction or --task FILE (one of the two)")
         raise typer.Exit(2)
     try:
-        specs = {
-            "main": model,
-            "gui": gui_model,
-            "web": web_model,
-            "gate": gate_model,
-            "compactor": compactor_model,
-            "judge": judge_model,
-        }
-        role_settings = role_settings_of(roles, max_tokens, temperature, context_window)
+        specs = {"main": model, **role_options.models()}
+        role_settings = role_options.settings()
         config = RunConfig(
             instruction=instruction or f"(from {task})",
             models=RoleModels(**specs, settings=role_settings),
@@ -132,10 +107,12 @@ def run(
             console.print(f"[yellow]warning:[/yellow] {NO_ISOLATION_WARNING}")
         with stop_signals_as_interrupt():
             if task is not None:
-                _run_task_file(task, config, absolute_path(cache), absolute_path(results), best_of)
+                _run_task_file(
+                    task, config, absolute_path(cache), absolute_path(results), role_options.best_of
+                )
                 return
-            if best_of > 1:
-                result = _run_best_of(config, best_of)
+            if role_options.best_of > 1:
+                result = _run_best_of(config, role_options.best_of)
             else:
                 result = execute(config, ProgressPrinter(console))
     except ValidationError as exc:

@@ -1,5 +1,7 @@
-"""Command-line options of per-role model settings, shared by `stateact run` and `stateact eval run`.
+"""Command-line options of the roles' models and settings, shared by `stateact run` and `stateact eval run`.
 
+    --gui-model SPEC ...         a role's model (gui, web, gate, compactor; default: the main model)
+    --judge-model SPEC           the best-of-N judge's model, with --best-of N
     --roles FILE                 a TOML file with one table per role (`stateact.models.role_settings`)
     --max-tokens ROLE=N          output tokens of a role's replies
     --temperature ROLE=X
@@ -10,13 +12,22 @@ Flags win over the file.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from judge.options import BestOfOption, JudgeModelOption
 from stateact.models import ROLES, parse_spec
 from stateact.models.role_settings import RoleSettings, apply_flags, load_roles_file, unknown_model_warning
+
+RoleModelOption = Annotated[
+    str | None, typer.Option(help="Model spec for this role (default: the main model).")
+]
 
 RolesFileOption = Annotated[
     Path | None,
@@ -48,6 +59,81 @@ def role_settings(
     ):
         settings = apply_flags(settings, key, values or [])
     return settings
+
+
+@dataclasses.dataclass(frozen=True)
+class RoleOptions:
+    """What a command line's role options state (see `with_role_options`)."""
+
+    gui_model: str | None = None
+    web_model: str | None = None
+    gate_model: str | None = None
+    compactor_model: str | None = None
+    judge_model: str | None = None
+    best_of: int = 1
+    roles: Path | None = None
+    max_tokens: list[str] | None = None
+    temperature: list[str] | None = None
+    context_window: list[str] | None = None
+
+    def models(self) -> dict[str, str | None]:
+        """The model spec of each role besides main (None: the main model)."""
+        return {
+            "gui": self.gui_model,
+            "web": self.web_model,
+            "gate": self.gate_model,
+            "compactor": self.compactor_model,
+            "judge": self.judge_model,
+        }
+
+    def settings(self) -> dict[str, RoleSettings]:
+        """The per-role settings; ValueError on a bad file or flag."""
+        return role_settings(self.roles, self.max_tokens, self.temperature, self.context_window)
+
+
+DEFAULT_ROLE_OPTIONS = RoleOptions()
+"""The placeholder default of a command's `role_options` parameter (see `with_role_options`)."""
+
+_OPTION_TYPES = {
+    "gui_model": RoleModelOption,
+    "web_model": RoleModelOption,
+    "gate_model": RoleModelOption,
+    "compactor_model": RoleModelOption,
+    "judge_model": JudgeModelOption,
+    "best_of": BestOfOption,
+    "roles": RolesFileOption,
+    "max_tokens": MaxTokensOption,
+    "temperature": TemperatureOption,
+    "context_window": ContextWindowOption,
+}
+"""The typer option of each RoleOptions field."""
+
+
+def with_role_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """A typer command taking the role options where `command` has its `role_options` parameter; the
+    options reach `command` as one RoleOptions there."""
+    signature = inspect.signature(command, eval_str=True)
+    shared = [
+        inspect.Parameter(
+            field.name,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=field.default,
+            annotation=_OPTION_TYPES[field.name],
+        )
+        for field in dataclasses.fields(RoleOptions)
+    ]
+    parameters = []
+    for parameter in signature.parameters.values():
+        parameters.extend(shared if parameter.name == "role_options" else [parameter])
+
+    @functools.wraps(command)
+    def wrapper(**values: Any) -> Any:
+        options = RoleOptions(**{name: values.pop(name) for name in _OPTION_TYPES})
+        return command(**values, role_options=options)
+
+    wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+    return wrapper
 
 
 def settings_warnings(specs: dict[str, str | None], settings: dict[str, RoleSettings]) -> list[str]:
