@@ -278,7 +278,7 @@ def paste(text):
         time.sleep(0.05)
     pyautogui.hotkey("ctrl", "v")
 """
-"""Non-ASCII text goes through the clipboard: pyautogui cannot type it."""
+"""Non-ASCII text (and `<`) goes through the clipboard: pyautogui cannot type it."""
 
 
 def _held(modifiers: list[str], body: list[str]) -> list[str]:
@@ -291,10 +291,11 @@ def _held(modifiers: list[str], body: list[str]) -> list[str]:
 
 
 def _type_lines(text: str) -> list[str]:
-    """ASCII runs typed key by key; other runs pasted from the clipboard."""
+    """ASCII runs typed key by key; other runs, and `<`, pasted from the clipboard (pyautogui types `<`
+    with Shift held, and X's usual keymap puts `>` on that key's shifted level)."""
     lines = []
-    for run in re.findall(r"[\x00-\x7f]+|[^\x00-\x7f]+", text):
-        if run.isascii():
+    for run in re.findall(r"[\x00-\x3b\x3d-\x7f]+|[^\x00-\x3b\x3d-\x7f]+", text):
+        if run.isascii() and "<" not in run:
             lines.append(f"pyautogui.write({run!r}, interval={settings.GUI_TYPE_INTERVAL_S})")
         else:
             lines.append(f"paste({run!r})")

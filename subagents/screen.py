@@ -118,6 +118,9 @@ class Scaler:
                 f"zoom region must be at least {settings.ZOOM_MIN_REGION} pixels wide and high, "
                 "given as [x0, y0, x1, y1] with x0 < x1 and y0 < y1"
             )
+        width, height = self.coordinate_space
+        if x1 <= width and y1 <= height:  # an end at the screenshot's edge ([0, 0, width, height]) is inside
+            x1, y1 = min(x1, width - 1), min(y1, height - 1)
         left, top = self.to_screen(x0, y0)
         right, bottom = self.to_screen(x1, y1)
         crop = Image.open(io.BytesIO(png)).convert("RGB").crop((left, top, right + 1, bottom + 1))

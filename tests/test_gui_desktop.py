@@ -150,7 +150,7 @@ def tool_results(context: RunContext, scope: str) -> list[dict]:
 
 def test_main_agent_delegates_clicks_typing_drag_and_modal(tk_app, tmp_path):
     app = tk_app
-    text = "Hello, Grüße 東京!"
+    text = "Hello, Grüße 東京! if a<b and c>d: {x|y}"
     gui_turns = [
         act({"action": "left_click", "coordinate": app.at("dialog_ok")}),
         act({"action": "left_click", "coordinate": app.at("entry")}, {"action": "type", "text": text}),

@@ -206,3 +206,13 @@ def test_report_texts_are_concise_and_truthful():
     assert "Remaining: turn budget spent" in partial.text()
     assert brief_text(" Press OK ", "") == "Your subgoal: Press OK"
     assert "Context from the agent that delegated it:\nCalc is open" in brief_text("x", "Calc is open")
+
+
+def test_zoom_takes_a_region_that_ends_at_the_screenshot_edge():
+    from tests.test_context import png
+
+    scaler = Scaler(screen=(1280, 800), model=(1280, 800))
+    _, size = scaler.zoom_png(png(1280, 800), [630, 540, 1280, 800])
+    assert size[0] >= 640
+    with pytest.raises(CoordinateError):
+        scaler.zoom_png(png(1280, 800), [630, 540, 1281, 800])
