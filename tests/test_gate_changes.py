@@ -305,7 +305,9 @@ def test_a_resumed_run_compares_with_the_baseline_of_its_first_start(tmp_path):
     check = {"requirement": "out.txt says yes", "result": "pass", "evidence": "cat printed yes"}
     bash = [
         "echo no > ~/out.txt",
-        "sleep 60; echo yes > ~/out.txt",  # the kill comes during the sleep, with room on a busy machine
+        # the kill comes during the sleep (room on a busy machine); the hang-up that follows it ends the
+        # sleep, and `&&` keeps the shell from going on to the write before it exits too
+        "sleep 60 && echo yes > ~/out.txt",
         "echo yes > ~/out.txt",
     ]
     main = [{"tool_calls": [{"name": "bash", "input": {"command": c}}]} for c in bash]
