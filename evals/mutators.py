@@ -306,10 +306,16 @@ def _drop(element: Any) -> None:
 
 
 def _edit_doc(change: Callable[[Any], Any]) -> Callable[[Path], None]:
+    return _edit_saved(docx.Document, change)
+
+
+def _edit_saved(load: Callable[[str], Any], change: Callable[[Any], Any]) -> Callable[[Path], None]:
+    """Open the file with `load` (python-docx or python-pptx), `change` it and save it in place."""
+
     def apply(path: Path) -> None:
-        document = docx.Document(str(path))
-        change(document)
-        document.save(str(path))
+        opened = load(str(path))
+        change(opened)
+        opened.save(str(path))
 
     return apply
 
@@ -443,12 +449,7 @@ def _refont(font: Any) -> None:
 
 
 def _edit_deck(change: Callable[[Any], Any]) -> Callable[[Path], None]:
-    def apply(path: Path) -> None:
-        deck = pptx.Presentation(str(path))
-        change(deck)
-        deck.save(str(path))
-
-    return apply
+    return _edit_saved(pptx.Presentation, change)
 
 
 # -- text and CSV --------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from stateact.events import GuiReportEvent, WebReportEvent
+from stateact.events import GuiReportEvent, SubagentReportEvent, WebReportEvent
 from stateact.loop import AgentLoop, Budget, LoopOutcome
 from stateact.runtime import RunContext
 from stateact.tools.base import ToolResult
@@ -41,6 +41,8 @@ class ReportForm:
     """Per status, what precedes the detail line."""
     steps_line: bool
     """Whether a closing `Steps used: N of M` line is printed (when the header does not say it)."""
+    event: type[SubagentReportEvent]
+    """The run-log event a report of this role is written as."""
 
 
 GUI_FORM = ReportForm(
@@ -48,12 +50,14 @@ GUI_FORM = ReportForm(
     "GUI subagent {scope}: {status}",
     {DONE: "Achieved (seen on screen): ", FAIL: "Why: ", ERROR: "Why: ", INCOMPLETE: "Verified on screen: "},
     steps_line=True,
+    event=GuiReportEvent,
 )
 WEB_FORM = ReportForm(
     "Web",
     "Web subagent ({scope}): {status} after {steps} of {budget} steps.",
     {DONE: "", FAIL: "", ERROR: "", INCOMPLETE: "Verified: "},
     steps_line=False,
+    event=WebReportEvent,
 )
 
 
@@ -177,8 +181,7 @@ def run_delegation(
     )
     fields = report.data()
     del fields["scope"]
-    event = GuiReportEvent if loop.role == "gui" else WebReportEvent
-    loop.log.emit(event(scope=loop.scope, **fields))
+    loop.log.emit(form.event(scope=loop.scope, **fields))
     return report
 
 
