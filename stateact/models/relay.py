@@ -167,12 +167,12 @@ class RelayProvider(ModelProvider):
             return None  # still being written: look again
         stem = path.name.removesuffix(f".reply.{kind}")
         aside = path.with_name(f"{stem}.reply-rejected-{rejected_count(self.directory, stem) + 1}.{kind}")
-        os.replace(path, aside)
-        write_atomic(
+        write_atomic(  # before the reply moves aside: a watcher sees the rejection with its reason
             error_path(self.directory, stem),
             f"{path.name} was not accepted (kept as {aside.name}):\n  {problem}\n"
             f"Write a corrected {stem}.reply.txt or {stem}.reply.json.\n",
         )
+        os.replace(path, aside)
         return None
 
 
