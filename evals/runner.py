@@ -42,6 +42,7 @@ from evals.rollouts import run_rollout
 from evals.scoring import ScoreReport, check_evaluator_known, score_task
 from evals.setup import SetupContext, run_steps
 from evals.task import Task, load_task, task_domain
+from evals.task_ports import check_ports_free
 from sandbox.base import Sandbox, SandboxError
 from sandbox.osworld import sandbox_from_spec
 from stateact.app.config import RunConfig
@@ -87,9 +88,13 @@ def map_task(task: Task, sandbox: Sandbox) -> Task:
 
 
 def prepare_task(task_path: Path, sandbox: Sandbox, cache_dir: Path) -> PreparedTask:
-    """Load the task file, map its paths for `sandbox`, and run its setup steps there."""
+    """Load the task file, map its paths for `sandbox`, and run its setup steps there; raises PortTaken
+    (evals/task_ports.py) first when the sandbox shares this machine's network and a port of the task is
+    served already."""
     raw = load_task(task_path)
     check_evaluator_known(raw)
+    if sandbox.shares_host_network:
+        check_ports_free(raw)
     task = map_task(raw, sandbox)
     cache = FileCache(cache_dir)
     context = SetupContext(cache=cache, task_dir=Path(task_path).resolve().parent)

@@ -19,6 +19,7 @@ from evals.metrics import INFEASIBLE
 from evals.osworld_layout import is_osworld_layout, meta_task_files
 from evals.paths import HomeMap
 from evals.task import Task, TaskError, load_task, task_domain
+from evals.task_ports import task_ports
 
 SOLUTION_SUFFIX = ".solution.json"
 OFFICE_SUITE = Path(__file__).parent / "suites" / "office"
@@ -47,6 +48,11 @@ class SuiteTask:
     @property
     def infeasible(self) -> bool:
         return INFEASIBLE in self.task.evaluator.funcs()
+
+    @property
+    def ports(self) -> frozenset[int]:
+        """The loopback ports the task serves on or talks to (evals/task_ports.py)."""
+        return task_ports(self.task)
 
 
 def task_files(suite: Path) -> list[Path]:

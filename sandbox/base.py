@@ -73,6 +73,8 @@ class Sandbox(ABC):
     shells have it first on PATH."""
     shares_host_files: bool = False
     """Whether the sandbox sees the host's files at their host paths (then nothing needs uploading)."""
+    shares_host_network: bool = False
+    """Whether the sandbox's loopback network is the host's (then two sandboxes cannot serve one port)."""
 
     @abstractmethod
     def start(self) -> None: ...

@@ -35,6 +35,7 @@ class LocalSandbox(Sandbox):
     """A work folder (the task's home), an optional private Xvfb display, and the processes started in it."""
 
     shares_host_files = True
+    shares_host_network = True
 
     def __init__(
         self,

@@ -34,6 +34,8 @@ from sandbox.base import Sandbox, SandboxError
 from sandbox.local import LocalSandbox
 from sandbox.osworld import OSWorldSandbox
 
+THIS_MACHINE = "this machine"
+"""The network of local sandboxes: this machine's loopback."""
 RESET_OUTPUT_CHARS = 500
 """How much of a failed reset command's output a retirement reason quotes."""
 
@@ -57,6 +59,12 @@ class Slot(ABC):
         """A sandbox in its fresh state (started, or started by the caller); `workdir` is the job's scratch
         folder on this machine. Raises SlotRetired when the slot cannot give one."""
 
+    @property
+    def network(self) -> str | None:
+        """The network its sandboxes share with other slots' sandboxes (jobs that serve on one port cannot
+        run at once on it), or None when each sandbox has a network of its own (a VM)."""
+        return None
+
     def give_back(self, sandbox: Sandbox) -> None:
         sandbox.close()
 
@@ -78,6 +86,10 @@ class LocalSlot(Slot):
     display: bool = True
     isolation: str = settings.DEFAULT_ISOLATION
     hidden: tuple[Path, ...] = ()
+
+    @property
+    def network(self) -> str | None:
+        return THIS_MACHINE
 
     def lease(self, workdir: Path) -> Sandbox:
         return LocalSandbox(

@@ -1,4 +1,5 @@
-"""The local engine: one thread per pool slot, each taking the next job from a shared queue.
+"""The local engine: one thread per pool slot, each taking the next job it may run from a shared queue
+(a job waits while a running one on the same network names one of its task's ports).
 
 A slot that is retired (SlotRetired from its lease or health check) puts its job
 back at the head of the queue for another slot and leaves; jobs still queued when
@@ -11,6 +12,7 @@ import threading
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
+from evals.engines.port_claims import PortClaims, QueuedJob
 from evals.suite_runner import (
     JobListener,
     JobOutcome,
@@ -32,47 +34,53 @@ def run_on_threads(
     notify: JobListener,
     on_retired: RetiredListener,
 ) -> list[JobOutcome]:
-    """Every job on the first free slot; outcomes in job order."""
-    queue: deque[tuple[int, SuiteJob]] = deque(enumerate(jobs))
+    """Every job on the first free slot that may run it (evals/engines/port_claims.py); outcomes in job
+    order."""
+    queue: deque[QueuedJob] = deque(enumerate(jobs))
     outcomes: list[JobOutcome | None] = [None] * len(jobs)
     changed = threading.Condition()
+    claims = PortClaims()
     running = 0
-    """Jobs on a slot now: one of them may come back to the queue when its slot is retired."""
+    """Jobs on a slot now: one of them may come back to the queue when its slot is retired, and each holds
+    its task's ports."""
     stop = threading.Event()
 
-    def take() -> tuple[int, SuiteJob] | None:
+    def take(slot: Slot) -> QueuedJob | None:
         nonlocal running
         with changed:
-            while not queue and running and not stop.is_set():
+            while not stop.is_set():
+                if (taken := claims.take(queue, slot)) is not None:
+                    running += 1
+                    return taken
+                if not running:
+                    return None
                 changed.wait()
-            if not queue or stop.is_set():
-                return None
-            running += 1
-            return queue.popleft()
+            return None
 
-    def done(requeue: tuple[int, SuiteJob] | None = None) -> None:
+    def done(slot: Slot, taken: QueuedJob, requeue: bool = False) -> None:
         nonlocal running
         with changed:
-            if requeue is not None:
-                queue.appendleft(requeue)
+            claims.release(taken[1], slot)
+            if requeue:
+                queue.appendleft(taken)
             running -= 1
             changed.notify_all()
 
     def serve(slot: Slot) -> None:
-        while (taken := take()) is not None:
+        while (taken := take(slot)) is not None:
             index, job = taken
             notify("start", job, None)
             try:
                 outcome = run_job(options, job, slot)
             except SlotRetired as exc:
-                done(requeue=taken)
+                done(slot, taken, requeue=True)
                 on_retired(exc)
                 return
             except BaseException:
-                done()
+                done(slot, taken)
                 raise
             outcomes[index] = outcome
-            done()
+            done(slot, taken)
             notify("end", job, outcome)
 
     try:

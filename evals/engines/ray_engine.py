@@ -1,4 +1,5 @@
-"""The Ray engine: one Ray actor per pool slot, each job a Ray task on a free slot.
+"""The Ray engine: one Ray actor per pool slot, each job a Ray task on a free slot that may run it
+(evals/engines/port_claims.py: local slots count as one machine's network).
 
 Workers share no disk with the driver. The driver sends each actor the suite's
 files once; an actor runs a job into a scratch results folder of its own, and
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from evals import settings
+from evals.engines.port_claims import PortClaims
 from evals.osworld_layout import suite_root
 from evals.suite import SuiteTask
 from evals.suite_runner import (
@@ -182,20 +184,25 @@ class _Driver:
             )
             for slot in self.slots
         }
-        free = [slot.name for slot in self.slots]
+        slots = {slot.name: slot for slot in self.slots}
+        free = list(slots)
+        claims = PortClaims()
         running: dict = {}
         """Ray reference -> (slot name, (index, job)), or (slot name, None) for a revived actor's ping."""
         try:
             while queue or running:
-                while queue and free:
-                    name = free.pop(0)
-                    index, job = queue.popleft()
-                    self.notify("start", job, None)
-                    running[actors[name].run.remote(job, self._task_file(job))] = (name, (index, job))
+                for name in list(free):
+                    if (taken := claims.take(queue, slots[name])) is None:
+                        continue
+                    free.remove(name)
+                    self.notify("start", taken[1], None)
+                    running[actors[name].run.remote(taken[1], self._task_file(taken[1]))] = (name, taken)
                 if not running:
                     return
                 [ready], _ = ray.wait(list(running), num_returns=1)
                 name, entry = running.pop(ready)
+                if entry is not None:
+                    claims.release(entry[1], slots[name])
                 try:
                     answer = ray.get(ready)
                 except ray.exceptions.RayActorError as exc:

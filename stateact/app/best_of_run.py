@@ -1,5 +1,6 @@
-"""`stateact run --best-of N`: N rollouts of one task in parallel, each in its own local sandbox from the
-same start, and the judge's pick as the result.
+"""`stateact run --best-of N`: N rollouts of one task in parallel (one after another for a task that
+serves on fixed ports), each in its own local sandbox from the same start, and the judge's pick as the
+result.
 
     result, pick = run_best_of(config, 3)                     # an instruction
     outcome = run_task_best_of(task, config, cache, results, 3)  # an OSWorld task file (--task)
@@ -33,7 +34,7 @@ from evals.task import load_task, task_domain
 from judge import Evidence, Pick, judge_rollouts, load_evidence
 from sandbox.base import Sandbox, SandboxError
 from sandbox.osworld import sandbox_from_spec
-from sandbox.pool import Slot
+from sandbox.pool import THIS_MACHINE, Slot
 from stateact.app.config import RunConfig
 from stateact.app.run import RunResult, execute
 from stateact.app.signals import shielded
@@ -136,6 +137,10 @@ class _RunSlot(Slot):
     def __init__(self, name: str, config: RunConfig) -> None:
         self.name = name
         self.config = config
+
+    @property
+    def network(self) -> str | None:
+        return THIS_MACHINE
 
     def lease(self, workdir: Path) -> Sandbox:
         home = Path(workdir) / HOME_FOLDER

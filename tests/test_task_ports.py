@@ -1,0 +1,118 @@
+"""Tasks that serve on one loopback port never run side by side on one machine, and a taken port is a
+setup error: the README's `eval run --harness A,B --workers 2` ran one web task under both harnesses
+at once, and the second run's reference solution talked to the first run's site and scored 0.0."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections import deque
+from pathlib import Path
+
+import pytest
+
+from evals.engines.port_claims import PortClaims
+from evals.fixtures.build import build_fixtures
+from evals.runner import run_task_file
+from evals.suite import OFFICE_SUITE, SuiteTask, discover
+from evals.suite_runner import SuiteJob
+from evals.task import Task
+from evals.task_ports import task_ports
+from sandbox.local import LocalSandbox
+from sandbox.pool import LocalSlot, VMSlot
+from tests.test_eval_runner import run_cli
+
+WEB_TASK = "web-catalog-prices"
+WEB_PORT = 18431
+
+
+def office_task(task_id: str) -> SuiteTask:
+    return next(task for task in discover(OFFICE_SUITE, only=[task_id]))
+
+
+def test_the_ports_of_a_task_come_from_its_setup_evaluator_and_instruction():
+    assert office_task(WEB_TASK).ports == {WEB_PORT}
+    assert office_task("desktop-stock-keeper").ports == {18611}
+    assert office_task("calc-budget-variance").ports == frozenset()
+    chrome_style = Task.model_validate(
+        {
+            "id": "tabs",
+            "instruction": "Open the report 2024 page at http://localhost:8080/q3 in the browser.",
+            "config": [
+                {
+                    "type": "launch",
+                    "parameters": {"command": ["google-chrome", "--remote-debugging-port=1337"]},
+                },
+                {
+                    "type": "launch",
+                    "parameters": {"command": "socat tcp-listen:9222,fork tcp:localhost:1337"},
+                },
+                {"type": "execute", "parameters": {"command": "python3 -c 'c((\"127.0.0.1\", 5432))'"}},
+            ],
+            "evaluator": {"func": "exact_match", "result": {"type": "rule", "rules": {"port": 99999}}},
+        }
+    )
+    assert task_ports(chrome_style) == {1337, 8080, 9222, 5432}
+
+
+def test_a_queued_job_waits_while_a_running_one_on_its_network_names_its_port():
+    web, stock = office_task(WEB_TASK), office_task("desktop-stock-keeper")
+    jobs = [SuiteJob(web, "stateact"), SuiteJob(web, "bash-only"), SuiteJob(stock, "stateact")]
+    queue = deque(enumerate(jobs))
+    claims = PortClaims()
+    local1, local2 = LocalSlot("local1"), LocalSlot("local2")
+    vm = VMSlot("vm1", "http://127.0.0.1:9", reset="true")
+    assert claims.take(queue, local1) == (0, jobs[0])
+    assert claims.take(queue, local2) == (2, jobs[2])  # the second web job waits: its port is in use
+    assert claims.take(deque([(1, jobs[1])]), vm) == (1, jobs[1])  # a VM has a network of its own
+    assert claims.take(queue, local2) is None
+    claims.release(jobs[0], local1)
+    assert claims.take(queue, local2) == (1, jobs[1]) and not queue
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("fixtures")
+    build_fixtures(folder)
+    return folder
+
+
+def _run_span(result_dir: Path) -> tuple[float, float]:
+    times = [json.loads(line)["t"] for line in (result_dir / "run" / "events.jsonl").read_text().splitlines()]
+    return min(times), max(times)
+
+
+def test_one_task_under_two_harnesses_on_two_workers_runs_one_after_the_other(cache, tmp_path):
+    results = tmp_path / "results"
+    harnesses = ("stateact", "no-verify")
+    code, output = run_cli(
+        "eval", "run", str(OFFICE_SUITE), "--harness", ",".join(harnesses), "--model", "reference",
+        "--workers", "2", "--task", WEB_TASK, "--results", str(results), "--cache", str(cache), "--no-html",
+    )  # fmt: skip
+    assert code == 0, output
+    folders = [results / harness / "reference" / "web" / WEB_TASK for harness in harnesses]
+    assert [(folder / "result.txt").read_text().strip() for folder in folders] == ["1.0", "1.0"], output
+    (first_start, first_end), (second_start, second_end) = sorted(_run_span(folder) for folder in folders)
+    assert first_end <= second_start
+
+
+def test_a_task_whose_port_is_served_already_fails_its_setup_with_an_error(cache, tmp_path):
+    listener = socket.create_server(("127.0.0.1", WEB_PORT))
+    sandbox = LocalSandbox(tmp_path / "home", display=False, isolation="bwrap")
+    try:
+        sandbox.start()
+        outcome = run_task_file(
+            office_task(WEB_TASK).path,
+            sandbox,
+            lambda *_: pytest.fail("the agent ran"),
+            cache,
+            tmp_path / "r",
+        )
+    finally:
+        sandbox.close()
+        listener.close()
+    assert outcome.score is None and outcome.failure is not None
+    assert outcome.failure.stage == "setup"
+    assert f"port {WEB_PORT} of this task is in use on this machine already" in outcome.failure.summary
+    assert not (outcome.result_dir / "result.txt").exists()
+    assert not (sandbox.resolve("~/.site")).exists()  # the setup did not start
