@@ -376,3 +376,35 @@ def test_text_replies_become_tool_calls(reply, calls):
 def test_unusable_replies_say_what_to_fix(reply, kind, problem):
     with pytest.raises(ReplyError, match=re.escape(problem)):
         parse_reply(reply, kind, [BASH, SCREENSHOT, EDIT], "toolu_t")
+
+
+_ONE_PATH = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+COMPUTER = ToolSpec(
+    name="computer",
+    description="Act on the screen.",
+    input_schema={
+        "type": "object",
+        "properties": {"action": {"enum": ["click", "screenshot"]}, "coordinate": {"type": "array"}},
+        "required": ["action"],
+    },
+)
+
+
+@pytest.mark.parametrize(
+    ("tools", "example"),
+    [
+        ([BASH, EDIT], "e.g. `bash: ls ~`"),
+        ([COMPUTER], 'e.g. `computer: {"action": "…"}`'),
+        ([EDIT], 'e.g. `edit: {"command": "…", "path": "…"}`'),
+        ([SCREENSHOT], "e.g. `screenshot: {}`"),
+        ([ToolSpec(name="open", description="Open.", input_schema=_ONE_PATH)], "e.g. `open: PATH`"),
+        ([], "(the reply's text: this request offers no tools)"),
+    ],
+)
+def test_the_reply_hint_shows_a_call_of_the_requests_own_tools(tmp_path, tools, example):
+    provider = RelayProvider(tmp_path, timeout_s=0.2)
+    with pytest.raises(ProviderError):
+        provider.complete(ModelRequest(system="s", messages=[Message.user_text("Go.")], tools=tools))
+    hint = (tmp_path / "0001-main.request.txt").read_text().splitlines()[-1]
+    assert hint.startswith("Reply: write 0001-main.reply.txt ") and example in hint
+    assert ("bash: ls ~" in hint) == (BASH in tools)

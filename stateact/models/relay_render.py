@@ -80,13 +80,31 @@ def render_request(request: ModelRequest, stem: str, scope: str, previous: Scope
         out.section("Live notes (refreshed on every request, not kept in the history)")
         for block in injected:
             out.block(block)
-    out.line(
-        f"\n---\nReply: write {stem}.reply.txt (a line `TOOL: VALUE` per call, e.g. `bash: ls ~`; "
+    out.line(f"\n---\n{reply_hint(stem, request.tools)}")
+    view = ScopeView(stem, request.system, system_shown_in, list(request.tools), tools_shown_in, history)
+    return Rendering("\n".join(out.lines) + "\n", view, out.images)
+
+
+def reply_hint(stem: str, tools: list[ToolSpec]) -> str:
+    """How to answer: the reply files, and the text form of a call to one of the request's own tools."""
+    if not tools:
+        return f"Reply: write {stem}.reply.txt (the reply's text: this request offers no tools) or {stem}.reply.json."
+    return (
+        f"Reply: write {stem}.reply.txt (a line `TOOL: VALUE` per call, e.g. `{_example_call(tools)}`; "
         f"`TOOL:` then lines up to `{BLOCK_END}` for several lines; other lines are text) "
         f"or {stem}.reply.json."
     )
-    view = ScopeView(stem, request.system, system_shown_in, list(request.tools), tools_shown_in, history)
-    return Rendering("\n".join(out.lines) + "\n", view, out.images)
+
+
+def _example_call(tools: list[ToolSpec]) -> str:
+    tool = next((tool for tool in tools if tool.name == "bash"), tools[0])
+    if tool.name == "bash":
+        return "bash: ls ~"
+    if parameter := main_parameter(tool):
+        return f"{tool.name}: {parameter.upper()}"
+    schema = tool.input_schema
+    keys = schema.get("required") or list(schema.get("properties", {}))[:1]
+    return f"{tool.name}: {json.dumps(dict.fromkeys(keys, '…'), ensure_ascii=False)}"
 
 
 def call_text(call: ToolUseBlock, tool: ToolSpec | None) -> str:
