@@ -170,6 +170,8 @@ def run_delegation(
     if outcome.status == "budget" and wrap_up is not None:
         outcome = wrap_up(loop, outcome)
     facts = outcome_facts(outcome, form.name)
+    if outcome.status == "finished" and not facts.get("detail"):  # an ending that carries no text of its own
+        facts["detail"] = _last_note(loop)
     report = SubagentReport(
         form,
         loop.scope,

@@ -137,11 +137,11 @@ def qwen(arguments: dict, pointer: list[float] | None = None) -> ComputerAction 
         ({"action": "wait", "time": 2}, ComputerAction(action="wait", duration=2)),
         (
             {"action": "terminate", "status": "success"},
-            Ending("DONE", "the model ended the task with status success"),
+            Ending("DONE", ""),
         ),
         (
             {"action": "terminate", "status": "failure"},
-            Ending("FAIL", "the model ended the task with status failure"),
+            Ending("FAIL", ""),
         ),
     ],
 )

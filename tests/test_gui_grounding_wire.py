@@ -104,7 +104,10 @@ def done_reply(case: Case) -> dict:
     if case.action_format == "uitars":
         return openai_reply("Thought: The dialog is gone.\nAction: finished(content='The dialog is closed')")
     if case.action_format == "qwen_computer_use":
-        return openai_reply(tool_calls=[("computer_use", {"action": "terminate", "status": "success"})])
+        return openai_reply(
+            "The dialog is closed.",
+            tool_calls=[("computer_use", {"action": "terminate", "status": "success"})],
+        )
     return openai_reply(tool_calls=[("done", {"summary": "The dialog is closed"})])
 
 
@@ -137,7 +140,7 @@ def test_each_convention_and_format_clicks_the_same_button(case, tk_app, openai_
         context.log.close()
 
     assert app.wait("layout") and app.state()["dialog_open"] is False, report.text()
-    assert report.status == "DONE", report.text()
+    assert report.status == "DONE" and "The dialog is closed" in report.detail, report.text()
     expected_size = smart_resize(1366, 768) if case.native_size else (1366, 768)
     assert sent == [expected_size]
     tools = [t["function"]["name"] for t in server.requests[0].get("tools", [])]

@@ -21,10 +21,16 @@ class FormatError(ValueError):
 
 @dataclass(frozen=True)
 class Ending:
-    """A native action that ends the loop: DONE with a summary, or FAIL with a reason."""
+    """A native action that ends the loop: DONE with a summary, or FAIL with a reason. Without a text of
+    its own (Qwen's `terminate` has only a status) the report takes the model's text of that turn."""
 
     status: Literal["DONE", "FAIL"]
     text: str
+
+    @property
+    def shown(self) -> str:
+        """The tool result's text."""
+        return self.text or f"Ended with status {self.status}."
 
 
 NativeAction = ComputerAction | Ending
@@ -59,7 +65,7 @@ class NativeActionTool(Tool):
             if isinstance(action, Ending):
                 field = "summary" if action.status == "DONE" else "reason"
                 return ToolResult(
-                    text=action.text, terminal=True, data={"status": action.status, field: action.text}
+                    text=action.shown, terminal=True, data={"status": action.status, field: action.text}
                 )
             result = self.computer.run(action)
             reports.append(result.text.removesuffix(SCREEN_NOW).rstrip())

@@ -83,9 +83,7 @@ def qwen_action(call: QwenComputerUse, pointer: list[float] | None) -> NativeAct
         return computer_action(action="wait", duration=call.time)
     if call.status is None:
         raise FormatError("terminate needs `status`: success or failure")
-    if call.status == "success":
-        return Ending("DONE", "the model ended the task with status success")
-    return Ending("FAIL", "the model ended the task with status failure")
+    return Ending("DONE" if call.status == "success" else "FAIL", "")  # the report takes the turn's text
 
 
 class QwenComputerUseTool(NativeActionTool):
