@@ -236,6 +236,9 @@ class AgentLoop:
                     self.log.emit(ToolCutOff(scope=self.scope, id=call.id, name=call.name, input=call.input))
                     results.append(ToolResult.error(CUT_OFF_CALL))
                     continue
+                if (unread := _unsettled(calls, results)) and self._reports_success(call):
+                    results.append(ToolResult.error(f"`{call.name}` was not run: {unread}"))
+                    continue
                 results.append(self._run_one(call))
                 if results[-1].terminal:
                     terminal = results[-1]
@@ -247,6 +250,10 @@ class AgentLoop:
             ]
             self.append(Message(role="user", content=blocks))
         return terminal
+
+    def _reports_success(self, call: ToolUseBlock) -> bool:
+        tool = self.tools.get(call.name)
+        return tool is not None and tool.reports_success
 
     def _run_one(self, call: ToolUseBlock) -> ToolResult:
         self.log.emit(
@@ -305,3 +312,12 @@ class AgentLoop:
     def close_tools(self) -> None:
         for tool in self.tools.values():
             tool.close()
+
+
+def _unsettled(calls: list[ToolUseBlock], results: list[ToolResult]) -> str:
+    """Why the turn's earlier results must be read before a call that reports success; '' if none failed."""
+    for number, (call, result) in enumerate(zip(calls[: len(results)], results, strict=True), 1):
+        if result.is_error or result.setback:
+            what = "failed" if result.is_error else "found work unfinished"
+            return f"call {number} of this turn (`{call.name}`) {what}. Read its result, then call again."
+    return ""

@@ -101,6 +101,7 @@ class DoneInput(BaseModel):
 
 class DoneTool(EndTool):
     name = "done"
+    reports_success = True
     description = "The goal is achieved and you have seen the result on the screen. Ends your work."
     Input = DoneInput
     status = "DONE"

@@ -476,6 +476,7 @@ class _ReportInput(BaseModel):
 
 class Done(Tool):
     name = "done"
+    reports_success = True
     description = "Finish: the subgoal is achieved. Report the facts the main agent asked for."
 
     class Input(_ReportInput):

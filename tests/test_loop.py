@@ -95,7 +95,7 @@ def make_loop(run_log: RunLog, turns: list[dict], *, name: str = "scripted", **o
     return AgentLoop(
         scope="main",
         model=ScriptedProvider(turns, name=name),
-        tools=[Add(), Divide(), Wait(), Interrupt(), Finish()],
+        tools=options.pop("tools", [Add(), Divide(), Wait(), Interrupt(), Finish()]),
         system_prompt="Test agent.",
         log=run_log,
         meter=options.pop("meter", Meter()),
@@ -395,3 +395,50 @@ def test_context_overflow_without_recovery_ends_with_an_error(run_log):
 
     assert outcome.status == "error" and "prompt is too long" in outcome.text
     assert [e.error for e in events(run_log, "error")] == ["ContextLengthError"]
+
+
+class Submit(Finish):
+    name = "submit"
+    description = "End the task: the work is done."
+    reports_success = True
+
+
+class Claim(Tool):
+    name = "claim"
+    description = "Claim a step done; its check may refute it."
+
+    class Input(BaseModel):
+        holds: bool
+
+    def run(self, params: Input) -> ToolResult:
+        return ToolResult(text="verified" if params.holds else "NOT verified", setback=not params.holds)
+
+
+@pytest.mark.parametrize(
+    ("first", "why"),
+    [
+        (call("divide", a=1, b=0), "call 1 of this turn (`divide`) failed"),
+        (call("claim", holds=False), "call 1 of this turn (`claim`) found work unfinished"),
+    ],
+)
+def test_a_call_that_reports_success_waits_for_a_failed_call_of_its_turn_to_be_read(run_log, first, why):
+    script = [
+        turn(first, call("submit", answer="done")),
+        turn(call("claim", holds=True), call("submit", answer="done"), expect=[{"is_error": None}, ERROR]),
+    ]
+    loop = make_loop(run_log, script, tools=[Divide(), Claim(), Submit()])
+
+    outcome = loop.run("Work, then submit.")
+
+    assert outcome.status == "finished" and loop.turns == 2
+    refused = sent_results(loop, 1)[1]
+    assert refused.text() == f"`submit` was not run: {why}. Read its result, then call again."
+    assert [e.name for e in events(run_log, "tool_call")] == [first["name"], "claim", "submit"]
+
+
+def test_a_call_that_ends_without_reporting_success_runs_after_a_failed_one(run_log):
+    loop = make_loop(run_log, [turn(call("divide", a=1, b=0), call("finish", answer="gave up"))])
+
+    outcome = loop.run("Divide.")
+
+    assert outcome.status == "finished" and outcome.data == {"answer": "gave up"}

@@ -39,7 +39,7 @@ def test_a_claim_without_evidence_stays_unverified(ctx):
     result = call(tool, action="claim", claims=[{"id": 3}])
     assert "claimed without evidence" in result.text
     assert tool.plan.get(3).status == "done" and tool.plan.get(3).claimed
-    assert "[x] 3. email (claimed, unverified)" in result.text
+    assert "[x] 3. email (claimed, unverified)" in result.text and not result.setback
 
 
 def test_probe_confirms_a_claim_and_a_later_check_reverts_it(ctx):
@@ -94,6 +94,7 @@ def test_failing_evidence_leaves_the_item_in_progress(ctx):
     )
     assert "NOT verified" in result.text and "does not exist" in result.text
     assert tool.plan.get(1).status == "in_progress"
+    assert result.setback  # a `finish` later in the same turn waits until the agent has read this
 
 
 def test_command_evidence_needs_a_read_only_guard(ctx):

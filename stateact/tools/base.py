@@ -13,13 +13,16 @@ from stateact.messages import ImageBlock, TextBlock, ToolSpec, ToolUseBlock
 
 @dataclass(frozen=True)
 class ToolResult:
-    """What a tool returns. `terminal` asks the loop to stop after this result."""
+    """What a tool returns. `terminal` asks the loop to stop after this result; `setback` says the call
+    found the work unfinished (a claim its check refuted), so a call later in the same turn that reports
+    success is not run before the model has read this."""
 
     text: str = ""
     images: tuple[bytes, ...] = ()
     is_error: bool = False
     terminal: bool = False
     data: dict = field(default_factory=dict)
+    setback: bool = False
 
     @classmethod
     def error(cls, text: str) -> ToolResult:
@@ -40,6 +43,9 @@ class Tool(ABC, Generic[InputT]):
     name: ClassVar[str]
     description: ClassVar[str]
     Input: ClassVar[type[BaseModel]]
+    reports_success: ClassVar[bool] = False
+    """Whether the tool ends the loop saying the work is done (`finish`, a subagent's `done`): the loop
+    does not run it after a call of the same turn that failed or met a setback."""
 
     def spec(self) -> ToolSpec:
         schema = self.Input.model_json_schema()

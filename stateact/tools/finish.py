@@ -47,9 +47,11 @@ class FinishTool(Tool[FinishInput]):
     description = (
         "Call when the task is complete, or with infeasible=true when it cannot be done. "
         "An independent gate then re-reads the saved deliverable against the task text (or checks an "
-        "infeasibility claim on the machine); if it finds problems you get its findings back and continue working."
+        "infeasibility claim on the machine); if it finds problems you get its findings back and continue working. "
+        "It is not run after a call of the same turn that failed or a claim its check refuted: read those first."
     )
     Input = FinishInput
+    reports_success = True
 
     def __init__(
         self, context: RunContext, gate: Gate | None = None, on_verdict: Callable[[bool], None] | None = None

@@ -324,7 +324,10 @@ class PlanTool(Tool[PlanInput]):
         except PlanError as exc:
             return ToolResult.error(str(exc))
         self._log(params.action)
-        return ToolResult(text="\n".join([*lines, *self._confirmation(params, before)]))
+        refuted = params.action == "claim" and any(
+            self.plan.get(claim.id).status == "in_progress" for claim in params.claims or []
+        )
+        return ToolResult(text="\n".join([*lines, *self._confirmation(params, before)]), setback=refuted)
 
     def _confirmation(self, params: PlanInput, before: dict[int, str]) -> list[str]:
         """The progress count and the changed items (after `set`: the item in progress)."""
