@@ -10,7 +10,8 @@ names are its candidates: a name in quotes or one word after "sheet"/"tab"/"work
 (the probe then shows the cell on every sheet). Only the instruction text is read.
 
 Labels that look like cells are left out: a token in quotes ("the 'A1' column"), one after "column",
-"header", "heading" or "label" ("assessment columns A1 to A4"), and Q1 to Q4 followed by a year ("Q4
+"header", "heading", "label", "line", "item", "id" or "code" ("assessment columns A1 to A4", "budget
+lines L1 to L6"), an example ("Line (e.g. L1)", "such as L1"), and Q1 to Q4 followed by a year ("Q4
 2024") or in an instruction that speaks of quarters, unless written as a range or with a sheet.
 """
 
@@ -23,7 +24,7 @@ _CELL_REF = re.compile(
     r"(?<![\w!$])(?:(?P<sheet>'[^'\n]{1,60}'|[A-Za-z_][\w.]{0,40})!)?"
     r"(?P<cells>[A-Z]{1,3}[1-9]\d{0,6}(?::[A-Z]{1,3}[1-9]\d{0,6})?)(?![\w(])"
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+_SENTENCE_END = re.compile(r"(?<!e\.g\.)(?<!i\.e\.)(?<=[.!?;])\s+|\n+")
 _SHEET_WORD = r"(?:work)?sheet|tab"
 _QUOTED = r"\"(?P<{0}>[^\"\n]{{1,60}})\"|'(?P<{0}_s>[^'\n]{{1,60}})'|“(?P<{0}_c>[^”\n]{{1,60}})”"
 _WORD = r"(?P<{0}>[A-Za-z0-9][\w\-]{{0,40}})"
@@ -48,12 +49,13 @@ _NOT_NAMES = {
 """Words around "sheet" that are not sheet names ("a new sheet", "the sheet with ...", "Add sheet X")."""
 _FOLLOWING_SHEET = re.compile(rf"^\s*(?:of|on|in)\s+(?:the\s+)?(?:{_SHEET_WORD})?\s*")
 _LABEL_BEFORE = re.compile(
-    r"(?:\b(?:columns?|headers?|headings?|labell?ed|labels?)\s+(?:[A-Z]{1,3}\d{1,7}\s*(?:,|and|to|-|–)\s*)*"
+    r"(?:\b(?:columns?|headers?|headings?|labell?ed|labels?|lines?|items?|ids?|codes?|e\.g\.|i\.e\.|such as)"
+    r"\s+(?:[A-Z]{1,3}\d{1,7}\s*(?:,|and|or|to|-|–)\s*)*"
     r"|[\"'“‘])$",
     re.IGNORECASE,
 )
-"""What comes right before a cell-like token that is a label: a column or header word (and the labels
-listed after it so far), or an opening quote."""
+"""What comes right before a cell-like token that is a label: a column, header, line, item, id or code
+word or an example's "e.g." (and the labels listed after it so far), or an opening quote."""
 _QUARTER = re.compile(r"Q[1-4]")
 _SPEAKS_OF_QUARTERS = re.compile(r"\bquarter", re.IGNORECASE)
 _YEAR_AFTER = re.compile(r"\s*(?:FY)?['’]?(?:\d{4}|\d{2})\b")
