@@ -135,3 +135,34 @@ def test_ray_runs_a_suite_across_a_pool_of_vms(cluster, vms, tmp_path):  # noqa:
     assert "retired" not in output
     left = sorted(p.name for vm in vms for p in Path(vm.local.home).glob("left-by-*"))
     assert len(left) == 2  # both VMs ran tasks, and each kept only its last task's marker
+
+
+def test_best_of_3_on_ray_judges_on_the_driver_from_the_evidence_the_workers_send(
+    cluster, anthropic_server, tmp_path
+):
+    import json
+
+    from tests.best_of_scripts import MARKER, MODEL, RolloutRouter, judge_turn, rollout
+    from tests.test_best_of import SUITE as BEST_OF_SUITE
+
+    router = RolloutRouter(
+        {
+            "budget.xlsx": [
+                rollout("Costs", {"A5": "Total", "B5": 1404}),
+                rollout("Costs", {"A5": "Total", "B5": 1440}),
+            ]
+        }
+    )
+    main, judge = anthropic_server(*[router] * 10), anthropic_server(judge_turn)
+    options = SuiteOptions(
+        BEST_OF_SUITE, ("no-verify",), f"anthropic:{MODEL}@{main.base_url}", tmp_path / "results",
+        tmp_path / "cache", role_models={"judge": f"anthropic:{MODEL}@{judge.base_url}"},
+        only=("calc-budget-total",), best_of=3, workers=2, display=False, engine="ray",
+    )  # fmt: skip
+    [outcome] = run_suite(options)
+    assert (outcome.score, outcome.error) == (1.0, "")
+    record = json.loads((outcome.result_dir / "best_of.json").read_text())
+    assert record["by"] == "model" and record["pick_correct"] is True
+    for k in (1, 2, 3):  # written by a Ray worker, read by the judge on the driver
+        assert (outcome.result_dir / "rollouts" / str(k) / "evidence.json").is_file()
+    assert len(judge.requests) == 1 and MARKER not in json.dumps(judge.requests[0])
