@@ -51,7 +51,7 @@ class SuiteTask:
 
     @property
     def ports(self) -> frozenset[int]:
-        """The loopback ports the task serves on or talks to (evals/task_ports.py)."""
+        """The loopback ports the task's setup serves on (evals/task_ports.py)."""
         return task_ports(self.task)
 
 

@@ -1,4 +1,4 @@
-"""The loopback ports a task serves on or talks to, and a check that they are free before its setup.
+"""The loopback ports a task's setup serves on, and a check that they are free before its setup.
 
 Sandboxes on one machine share its loopback network (sandbox.base.Sandbox.shares_host_network): two
 runs of a task whose setup starts a server on a fixed port cannot run side by side there. The second
@@ -7,8 +7,10 @@ server instead. The suite engines therefore never run two jobs that name one por
 machine (evals/engines/port_claims.py), and a task whose port is taken before its setup fails its
 setup with an error that says so (never a score).
 
-The ports are read from the task's text (setup steps, evaluator, instruction): `localhost:N`,
-`127.0.0.1:N`, `("127.0.0.1", N)`, `--port N`, `--some-port=N` and `tcp-listen:N`.
+The ports are read from the task's `launch` steps, the processes its setup starts and leaves running:
+`localhost:N`, `127.0.0.1:N`, `--port N`, `--some-port=N` and `tcp-listen:N`. Ports named elsewhere
+(a download's or an expected file's URL on a local mirror, the instruction) are servers outside the
+task, which any number of runs may share.
 """
 
 from __future__ import annotations
@@ -30,11 +32,17 @@ PROBE_TIMEOUT_S = 0.5
 """How long a connection to a port may take to tell that something serves on it."""
 
 
+LAUNCH = "launch"
+"""The setup step that starts a process and leaves it running."""
+
+
 def task_ports(task: Task) -> frozenset[int]:
-    """Every loopback port the task's text names."""
+    """Every loopback port the task's `launch` steps name."""
     return frozenset(
         port
-        for text in _strings(task.model_dump(mode="json"))
+        for step in task.config
+        if step.type == LAUNCH
+        for text in _strings(step.parameters)
         for match in PORT_PATTERN.finditer(text)
         if 0 < (port := int(next(group for group in match.groups() if group))) < 65536
     )
@@ -65,7 +73,7 @@ def _answers(port: int) -> bool:
 
 
 def check_ports_free(task: Task) -> None:
-    """Raise PortTaken when a port the task names is served already on this machine's loopback."""
+    """Raise PortTaken when a port the task's setup serves on is served already on this machine's loopback."""
     taken = taken_ports(task_ports(task))
     if taken:
         raise PortTaken(

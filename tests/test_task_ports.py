@@ -30,7 +30,7 @@ def office_task(task_id: str) -> SuiteTask:
     return next(task for task in discover(OFFICE_SUITE, only=[task_id]))
 
 
-def test_the_ports_of_a_task_come_from_its_setup_evaluator_and_instruction():
+def test_the_ports_of_a_task_are_those_its_launch_steps_serve_on():
     assert office_task(WEB_TASK).ports == {WEB_PORT}
     assert office_task("desktop-stock-keeper").ports == {18611}
     assert office_task("calc-budget-variance").ports == frozenset()
@@ -47,12 +47,16 @@ def test_the_ports_of_a_task_come_from_its_setup_evaluator_and_instruction():
                     "type": "launch",
                     "parameters": {"command": "socat tcp-listen:9222,fork tcp:localhost:1337"},
                 },
-                {"type": "execute", "parameters": {"command": "python3 -c 'c((\"127.0.0.1\", 5432))'"}},
+                {"type": "download", "parameters": {"files": [{"url": "http://127.0.0.1:8000/a.csv"}]}},
+                {"type": "execute", "parameters": {"command": "curl -s localhost:8001/warm --port 8002"}},
             ],
-            "evaluator": {"func": "exact_match", "result": {"type": "rule", "rules": {"port": 99999}}},
+            "evaluator": {
+                "func": "compare_csv",
+                "expected": {"type": "cloud_file", "path": "http://localhost:8003/b"},
+            },
         }
     )
-    assert task_ports(chrome_style) == {1337, 8080, 9222, 5432}
+    assert task_ports(chrome_style) == {1337, 9222}  # a local mirror's port is shared, not served
 
 
 def test_a_queued_job_waits_while_a_running_one_on_its_network_names_its_port():
