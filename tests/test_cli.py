@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -49,6 +50,8 @@ def test_scripted_multi_step_file_task(tmp_path):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "finished after 9 turns" in done.stdout
+    assert re.search(r"^main step 1 · run so far: [\d,]+ tokens, \$0\.0000$", done.stdout, re.MULTILINE)
+    assert "gate#1 step 1 · run so far:" in done.stdout  # one running total across roles
     assert (WORKDIR / "notes" / "todo.md").read_text() == "# Todo\n\n- [ ] buy milk\n- [x] call Bob\n"
 
     run_dir = only_run_dir(runs)

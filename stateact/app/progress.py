@@ -33,7 +33,8 @@ def preview(value: object, limit: int = PREVIEW_CHARS) -> str:
 
 
 class ProgressPrinter:
-    """Prints one line per model turn and per tool call, with running tokens and dollars."""
+    """Prints one line per model turn (the role's step, and the whole run's tokens and dollars so far) and
+    per tool call."""
 
     def __init__(self, console: Console) -> None:
         self.console = console
@@ -45,7 +46,7 @@ class ProgressPrinter:
             self.usd += event.usd
             self.tokens += sum(event.usage.model_dump().values())
             self.console.print(
-                f"[dim]{event.scope}[/dim] step {event.turn} · {self.tokens:,} tokens · ${self.usd:.4f}"
+                f"[dim]{event.scope}[/dim] step {event.turn} · run so far: {self.tokens:,} tokens, ${self.usd:.4f}"
             )
         elif isinstance(event, ToolCall):
             self.console.print(f"  [cyan]{escape(event.name)}[/cyan] {escape(preview(event.input))}")
