@@ -80,6 +80,13 @@ class RolloutRouter:
             return turn
 
 
+def budget_totals(*totals: int) -> RolloutRouter:
+    """Rollouts of the budget task, one per total it writes into Costs!B5 (1440 is right)."""
+    return RolloutRouter(
+        {"budget.xlsx": [rollout("Costs", {"A5": "Total", "B5": total}) for total in totals]}
+    )
+
+
 def read_request(body: dict) -> tuple[dict[int, str], str, str]:
     """A judge request's candidate sections by number, and the cell and value its task needs."""
     message = body["messages"][0]["content"]

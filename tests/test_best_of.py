@@ -14,7 +14,16 @@ import pytest
 from typer.testing import CliRunner
 
 from evals.cli import eval_app
-from tests.best_of_scripts import MARKER, MODEL, RolloutRouter, judge_turn, read_request, rollout, shows
+from tests.best_of_scripts import (
+    MARKER,
+    MODEL,
+    RolloutRouter,
+    budget_totals,
+    judge_turn,
+    read_request,
+    rollout,
+    shows,
+)
 
 SUITE = Path(__file__).parent / "fixtures" / "bestofn"
 """Two short calc tasks (office-style workbooks made by their setup)."""
@@ -146,14 +155,7 @@ def test_stateact_run_best_of_copies_the_picked_home_into_the_work_folder(
         book.active.append(row)
     book.save(work / "Documents" / "budget.xlsx")
     (work / "notes.txt").write_text("kept\n")
-    router = RolloutRouter(
-        {
-            "budget.xlsx": [
-                rollout("Costs", {"A5": "Total", "B5": 1404}),
-                rollout("Costs", {"A5": "Total", "B5": 1440}),
-            ]
-        }
-    )
+    router = budget_totals(1404, 1440)
     main, judge = anthropic_server(*[router] * 10), anthropic_server(judge_turn)
     monkeypatch.chdir(tmp_path)
     instruction = (
@@ -203,14 +205,7 @@ def test_best_of_3_on_a_pool_of_three_vm_doubles(anthropic_server, tmp_path):
             snapshot = tmp_path / name / "snapshot"
             shutil.copytree(local.home, snapshot, symlinks=True)
             vms.append(VMDouble(local, VMServer(local).start(), snapshot))
-        router = RolloutRouter(
-            {
-                "budget.xlsx": [
-                    rollout("Costs", {"A5": "Total", "B5": 1440}),
-                    rollout("Costs", {"A5": "Total", "B5": 1404}),
-                ]
-            }
-        )
+        router = budget_totals(1440, 1404)
         main, judge = anthropic_server(*[router] * 10), anthropic_server(judge_turn)
         options = SuiteOptions(
             SUITE,

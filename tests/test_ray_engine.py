@@ -142,17 +142,10 @@ def test_best_of_3_on_ray_judges_on_the_driver_from_the_evidence_the_workers_sen
 ):
     import json
 
-    from tests.best_of_scripts import MARKER, MODEL, RolloutRouter, judge_turn, rollout
+    from tests.best_of_scripts import MARKER, MODEL, budget_totals, judge_turn
     from tests.test_best_of import SUITE as BEST_OF_SUITE
 
-    router = RolloutRouter(
-        {
-            "budget.xlsx": [
-                rollout("Costs", {"A5": "Total", "B5": 1404}),
-                rollout("Costs", {"A5": "Total", "B5": 1440}),
-            ]
-        }
-    )
+    router = budget_totals(1404, 1440)
     main, judge = anthropic_server(*[router] * 10), anthropic_server(judge_turn)
     options = SuiteOptions(
         BEST_OF_SUITE, ("no-verify",), f"anthropic:{MODEL}@{main.base_url}", tmp_path / "results",
