@@ -78,11 +78,12 @@ def site_steps(port: int) -> list[dict]:
 
 
 def desk_steps(title: str, fields: tuple[str, ...], store: str) -> list[dict]:
-    """Start a Record Desk app (evals/fixtures/apps/record_desk.py) and wait for its window."""
+    """Start a Desk app that keeps its records in `store` (evals/fixtures/apps/desk.py) and wait for its
+    window."""
     return [
-        download({"record_desk.py": f"{HOME}/.apps/record_desk.py"}),
+        download({"desk.py": f"{HOME}/.apps/desk.py"}),
         launch(
-            f"python3 {HOME}/.apps/record_desk.py --title {shlex.quote(title)} "
+            f"python3 {HOME}/.apps/desk.py --title {shlex.quote(title)} "
             f"--fields {shlex.quote(','.join(fields))} --store {store}"
         ),
         shell(

@@ -12,6 +12,7 @@ import json
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from evals.cache import FileCache
@@ -19,12 +20,14 @@ from evals.fixtures.build import PROGRAMS, build_fixtures
 from evals.long_events_tasks import LONG_SUITE, SPECS
 from evals.suite import SuiteTask, discover
 from sandbox.local import LocalSandbox
+from tests.docker_stand_in import free_port
 
 MIN_CHECKPOINTS = 20
 MIN_APPS = 2
 SPEC_BUILDERS = {make.__name__.replace("_", "-"): make for make in SPECS}
 TASKS = discover(LONG_SUITE, only=sorted(SPEC_BUILDERS))
-RECORD_DESK = next(p for p in PROGRAMS if p.name == "record_desk.py")
+DESK = next(p for p in PROGRAMS if p.name == "desk.py")
+STATE_PORT = next(p for p in PROGRAMS if p.name == "state_port.py")
 DESK_SCREEN = (1280, 800)
 WAIT_S = 60.0
 
@@ -82,14 +85,20 @@ def wait_for(predicate, what: str):
     raise AssertionError(f"gave up waiting for {what}")
 
 
-def test_record_desk_keeps_the_records_typed_into_its_window(tmp_path: Path) -> None:
+def test_the_desk_keeps_the_records_typed_into_its_window_in_its_store_and_on_its_port(
+    tmp_path: Path,
+) -> None:
     sandbox = LocalSandbox(tmp_path / "home", display=True, size=DESK_SCREEN)
     sandbox.start()
+    port = free_port()
     try:
-        app, store = f"{sandbox.home}/record_desk.py", f"{sandbox.home}/data/records.json"
-        sandbox.write_file(app, RECORD_DESK.read_bytes())
+        app, store = f"{sandbox.home}/desk.py", f"{sandbox.home}/data/records.json"
+        sandbox.write_file(app, DESK.read_bytes())
+        sandbox.write_file(f"{sandbox.home}/state_port.py", STATE_PORT.read_bytes())
         sandbox.write_file(store, json.dumps([{"room": "Room C", "session": "Existing"}]).encode())
-        sandbox.launch(f"python3 {app} --title 'Test Desk' --fields Room,Session --store {store}")
+        sandbox.launch(
+            f"python3 {app} --title 'Test Desk' --fields Room,Session --store {store} --port {port}"
+        )
         wait_for(lambda: "Test Desk" in sandbox.run("wmctrl -l").stdout, "the app's window")
         assert sandbox.run("sleep 0.5; wmctrl -a 'Test Desk'").returncode == 0
 
@@ -108,5 +117,10 @@ def test_record_desk_keeps_the_records_typed_into_its_window(tmp_path: Path) -> 
             {"room": "Main Hall", "session": "Keynote"},
             {"room": "Room B", "session": "Panel"},
         ]
+        served = httpx.get(f"http://127.0.0.1:{port}/").json()  # field names as the window shows them
+        assert served == {
+            "title": "Test Desk",
+            "records": [{"Room": r["room"], "Session": r["session"]} for r in records()],
+        }
     finally:
         sandbox.close()
