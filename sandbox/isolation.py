@@ -1,9 +1,11 @@
 """The isolation boundary of a local sandbox: one set of Linux namespaces made by bubblewrap.
 
-A holder process (`bwrap ... sleep infinity`) owns a user, mount, PID, IPC and UTS namespace:
-the system read-only, the work folder at /home/user, a private /tmp (a host folder, so files there
-survive between commands), /home and the harness (checkout, venv, run folders) hidden under empty
-tmpfs, the toolkit's bin folder (read-only, at its own path inside the hidden checkout), the X display's socket, and the host network. Every process
+A holder process (`bwrap ... sleep infinity`) owns a user, mount, PID, IPC and UTS namespace whose
+file system holds only the installed system read-only (`SYSTEM_FOLDERS`; the harness's own folders
+that lie there hidden under empty tmpfs), the work folder at /home/user, a private /tmp (a host
+folder, so files there survive between commands), empty /run and /var/tmp, the toolkit's bin folder
+and the sandbox Python (read-only, at their host paths), the X display's socket, and the host
+network. Other host folders (other homes, /root, /mnt, checkouts, data) are not there at all. Every process
 of the sandbox enters those namespaces with `nsenter` (`command`), so they all share one PID
 namespace: `ps -e` shows the sandbox's processes only, and none can signal the harness. Closing
 ends the holder, and the kernel ends every process of the namespace with it.
@@ -34,9 +36,12 @@ from sandbox.settings import (
     LIMIT_ADDRESS_SPACE_BYTES,
     LIMIT_CPU_SECONDS,
     LIMIT_PROCESSES,
+    RUNTIME_DIR,
     SANDBOX_HOME,
     SANDBOX_HOSTNAME,
     SANDBOX_UID,
+    SYSTEM_FOLDERS,
+    SYSTEM_LINKS,
 )
 from sandbox.toolkit import TOOLKIT_BIN
 
@@ -75,6 +80,33 @@ def bwrap_problem() -> str:
 def default_hidden() -> list[Path]:
     """Host folders every isolated sandbox hides: the checkout and the harness's Python environment."""
     return [CHECKOUT, Path(sys.prefix).resolve()]
+
+
+def visible_inside(path: Path, hidden: Sequence[Path]) -> bool:
+    """Whether `path` (not under the home or /tmp) is inside an isolated sandbox as on the host: in a
+    system folder, the toolkit or the sandbox Python, and in no hidden folder."""
+    if any(path == folder or folder in path.parents for folder in hidden):
+        return False
+    shown = [Path(p) for p in (*SYSTEM_FOLDERS, *SYSTEM_LINKS)] + [TOOLKIT_BIN, RUNTIME_DIR]
+    return any(path == folder or folder in path.parents for folder in shown)
+
+
+def _system_layout(hidden: Sequence[Path]) -> list[str]:
+    """bwrap options for the installed system: its folders read-only, its /usr links as links, and the
+    hidden folders that lie inside them covered."""
+    args: list[str] = []
+    for folder in SYSTEM_FOLDERS:
+        if os.path.isdir(folder):
+            args += ["--ro-bind", folder, folder]
+    for link in SYSTEM_LINKS:
+        if os.path.islink(link):
+            args += ["--symlink", os.readlink(link), link]
+        elif os.path.isdir(link):
+            args += ["--ro-bind", link, link]
+    for path in hidden:
+        if any(path.is_relative_to(folder) for folder in SYSTEM_FOLDERS):
+            args += ["--perms", "0755", "--tmpfs", str(path)]
+    return args
 
 
 def _user_namespace() -> list[str]:
@@ -153,12 +185,12 @@ class BwrapNamespace:
             "--hostname",
             SANDBOX_HOSTNAME,
         ]
-        args += ["--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        for path in self.hidden:
-            args += ["--perms", "0755", "--tmpfs", str(path)]
-        args += ["--tmpfs", "/home", "--bind", str(self.host_home), SANDBOX_HOME]
-        args += ["--bind", str(self.host_tmp), "/tmp", *_visible_folders(self.hidden, TOOLKIT_BIN)]
-        args += ["--ro-bind", str(TOOLKIT_BIN), str(TOOLKIT_BIN)]
+        args += ["--die-with-parent", *_system_layout(self.hidden)]
+        args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/run", "--tmpfs", "/var/tmp"]
+        args += [*_traversable(SANDBOX_HOME, self.hidden), "--bind", str(self.host_home), SANDBOX_HOME]
+        args += ["--bind", str(self.host_tmp), "/tmp"]
+        for shared in (TOOLKIT_BIN, RUNTIME_DIR):
+            args += [*_traversable(shared, self.hidden), "--ro-bind", str(shared), str(shared)]
         if self.x_socket:
             args += ["--ro-bind", self.x_socket, self.x_socket]
         return [*args, "--chdir", SANDBOX_HOME]
@@ -197,12 +229,13 @@ class BwrapNamespace:
         self._pid = 0
 
 
-def _visible_folders(hidden: list[Path], target: Path) -> list[str]:
-    """bwrap options that make the folders between a hidden folder and `target` traversable by anyone."""
+def _traversable(target: str | Path, hidden: Sequence[Path]) -> list[str]:
+    """bwrap options that make the folders above `target` exist and open to anyone where they are not
+    the host system's own: in the namespace's empty root, or under a hidden folder's tmpfs."""
     args: list[str] = []
-    for root in hidden:
-        if target.is_relative_to(root):
-            for depth in range(1, len(target.relative_to(root).parts)):
-                folder = root.joinpath(*target.relative_to(root).parts[:depth])
-                args += ["--perms", "0755", "--dir", str(folder)]
+    for folder in reversed(Path(target).parents[:-1]):  # from the top, "/" left out
+        system = any(folder == Path(s) or Path(s) in folder.parents for s in SYSTEM_FOLDERS)
+        if system and not any(h in folder.parents for h in hidden):
+            continue  # the host's own folder, or a hidden one's tmpfs (made 0755)
+        args += ["--perms", "0755", "--dir", str(folder)]
     return args

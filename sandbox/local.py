@@ -22,7 +22,14 @@ from sandbox import settings
 from sandbox.base import CommandResult, Sandbox, SandboxError, Shell
 from sandbox.bash_session import BashSession
 from sandbox.display import XDisplay
-from sandbox.isolation import BwrapNamespace, check_isolation, default_hidden, give_to_sandbox_user, limits
+from sandbox.isolation import (
+    BwrapNamespace,
+    check_isolation,
+    default_hidden,
+    give_to_sandbox_user,
+    limits,
+    visible_inside,
+)
 from sandbox.marker_shell import NONINTERACTIVE_ENV
 from sandbox.office_profile import install_office_profile
 from sandbox.processes import TAG_VARIABLE, kill_tagged
@@ -149,15 +156,15 @@ class LocalSandbox(Sandbox):
 
     def resolve(self, path: str) -> Path:
         """The host path of a sandbox path (see `expand`): the home and /tmp map to the host folders behind
-        them; a hidden harness folder raises PermissionError, as it would inside."""
+        them, the system's folders are the host's; anything else raises PermissionError, as it is not
+        there inside (sandbox/isolation.py)."""
         inside = os.path.normpath(self.expand(path))
         if self.isolation != "bwrap":
             return Path(inside)
         for root, host in ((self.home, self.host_home), ("/tmp", self._host_tmp)):
             if host is not None and (inside == root or inside.startswith(root + "/")):
                 return Path(str(host) + inside[len(root) :])
-        hidden = [*default_hidden(), *self._hidden, Path("/home")]
-        if any(Path(inside) == h or h in Path(inside).parents for h in hidden):
+        if not visible_inside(Path(inside), [*default_hidden(), *self._hidden]):
             raise PermissionError(f"{inside} is not visible inside the sandbox")
         return Path(inside)
 

@@ -20,6 +20,11 @@ RUNTIME_DIR = (
 )
 """The sandbox's own Python venv on the host (readable by `SANDBOX_UID`), built by scripts/setup.sh or
 `stateact doctor --fix`."""
+SYSTEM_FOLDERS = ("/usr", "/etc", "/opt", "/var/lib", "/var/cache", "/sys")
+"""Host folders an isolated sandbox sees, read-only: the installed system, as a VM's disk holds it.
+Nothing else of the host is there (other users' homes, /root, /mnt, /srv, checkouts, data folders)."""
+SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+"""Top-level folders that merged-/usr systems keep as links into /usr: links inside too, else folders."""
 RUNTIME_PACKAGES = (
     "openpyxl>=3.1",
     "python-docx>=1.1",

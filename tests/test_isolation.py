@@ -12,6 +12,7 @@ from sandbox import settings as sandbox_settings
 from sandbox.isolation import CHECKOUT, bwrap_problem
 from sandbox.local import LocalSandbox
 from sandbox.runtime import runtime_ready
+from sandbox.toolkit import TOOLKIT_BIN
 
 pytestmark = pytest.mark.skipif(
     bool(bwrap_problem()) or not runtime_ready(), reason="bubblewrap or the sandbox Python is not available"
@@ -49,6 +50,19 @@ def test_harness_files_are_hidden(box, shell):
         with pytest.raises((PermissionError, FileNotFoundError)):
             box.read_file(str(path))
     assert shell.run("echo $HOME; pwd", timeout=10).output.split() == ["/home/user", "/home/user"]
+
+
+def test_only_the_installed_system_of_the_host_is_there(box, shell):
+    top = set(shell.run("ls -A /", timeout=10).output.split())
+    harness_paths = {Path(p).parts[1] for p in (sandbox_settings.RUNTIME_DIR, TOOLKIT_BIN)}
+    system = {"bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "opt", "var", "sys"}
+    assert top <= system | {"dev", "proc", "run", "tmp", "home"} | harness_paths, top
+    assert {"usr", "etc", "home", "tmp"} <= top
+    beside = shell.run(f"ls -A {CHECKOUT.parent}", timeout=10).output.split()
+    assert beside == [CHECKOUT.name]  # other checkouts and folders beside this one are not there
+    assert shell.run("ls /root /mnt /srv 2>&1 | grep -c 'No such file'", timeout=10).output.split()[0] == "3"
+    with pytest.raises(PermissionError):
+        box.resolve(str(CHECKOUT.parent / "elsewhere.txt"))
 
 
 def test_writes_land_in_home_and_tmp_only(box, shell):
