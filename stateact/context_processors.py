@@ -150,7 +150,8 @@ class StripImages:
 
 class CollapseObservations:
     """Older page observations (texts of user messages holding `mark`) keep their text before the
-    mark and the mark's header line; the newest `keep` stay whole, and they collapse `chunk` at a time."""
+    mark and the mark's header line; the newest `keep` stay whole, and they collapse `chunk` at a time.
+    The observations of the newest message always stay (a batch of actions shows every page it saw)."""
 
     def __init__(self, mark: str, keep: int, chunk: int) -> None:
         self.mark = mark
@@ -162,7 +163,8 @@ class CollapseObservations:
 
     def __call__(self, messages: list[Message]) -> list[Message]:
         total = sum(self._is_observation(b) for b in _walk(messages, "user"))
-        budget = chunked_excess(total, self.keep, self.chunk)
+        newest = sum(self._is_observation(b) for b in _walk(messages[-1:], "user"))
+        budget = chunked_excess(total, max(self.keep, newest), self.chunk)
         if not budget:
             return messages
 

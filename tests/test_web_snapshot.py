@@ -269,3 +269,9 @@ def test_older_observations_shrink_to_their_header_a_chunk_at_a_time():
     assert shown(5) == ["Subgoal\n\n" + trimmed(0), trimmed(1), trimmed(2), observation(3), observation(4)]
     assert shown(6)[:3] == shown(5)[:3] and shown(6)[3:] == [observation(3), observation(4), observation(5)]
     assert messages[0].content[0].text.endswith("body 0")  # the history itself is untouched
+
+    batch = [
+        ToolResultBlock(tool_use_id=f"b{n}", content=[TextBlock(text=observation(n))]) for n in (6, 7, 8)
+    ]
+    view = run_processors(web_processors(keep=2, chunk=3), [*messages, Message(role="user", content=batch)])
+    assert [block.text() for block in view[-1].content] == [observation(n) for n in (6, 7, 8)]

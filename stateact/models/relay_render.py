@@ -70,7 +70,8 @@ def render_request(request: ModelRequest, stem: str, scope: str, previous: Scope
     start = _continues(previous.history, history) if previous else 0
     if previous is not None and start == 0:
         out.line(
-            f"\nThe history changed since {previous.stem} (compaction or a new conversation): all of it follows."
+            f"\nEarlier messages changed since {previous.stem} (older page views or screenshots shortened, the "
+            "history compacted, or a new conversation): all of it follows."
         )
     out.section(f"New messages (since {previous.stem})" if previous and start else "Messages")
     for number, message in enumerate(history[start:], start=start + 1):
