@@ -384,7 +384,7 @@ COMPUTER = ToolSpec(
     description="Act on the screen.",
     input_schema={
         "type": "object",
-        "properties": {"action": {"enum": ["click", "screenshot"]}, "coordinate": {"type": "array"}},
+        "properties": {"action": {"type": "string"}, "coordinate": {"type": "array"}},
         "required": ["action"],
     },
 )

@@ -101,9 +101,9 @@ def _example_call(tools: list[ToolSpec]) -> str:
     tool = next((tool for tool in tools if tool.name == "bash"), tools[0])
     if tool.name == "bash":
         return "bash: ls ~"
-    if parameter := main_parameter(tool):
-        return f"{tool.name}: {parameter.upper()}"
     schema = tool.input_schema
+    if (parameter := main_parameter(tool)) and len(schema.get("properties", {})) == 1:
+        return f"{tool.name}: {parameter.upper()}"
     keys = schema.get("required") or list(schema.get("properties", {}))[:1]
     return f"{tool.name}: {json.dumps(dict.fromkeys(keys, '…'), ensure_ascii=False)}"
 
