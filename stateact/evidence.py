@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import io
 import math
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
@@ -28,6 +30,15 @@ COMMAND_REFUSAL_ADVICE = (
 
 NUMBER_TOLERANCE = 1e-9
 CHECK_TIMEOUT_S = 60.0
+DOCUMENT_READERS = {
+    ".docx": "docx-dump",
+    ".odt": "docx-dump",
+    ".pptx": "pptx-dump",
+    ".odp": "pptx-dump",
+    ".xlsx": "xlsx-dump",
+    ".ods": "xlsx-dump",
+}
+"""The office toolkit's reader (in the sandbox) whose output `file_contains` searches in an office file."""
 
 
 class FileExists(BaseModel):
@@ -38,7 +49,10 @@ class FileExists(BaseModel):
 class FileContains(BaseModel):
     kind: Literal["file_contains"] = "file_contains"
     path: str
-    text: str = Field(description="Text the file must contain (the file is read as UTF-8).")
+    text: str = Field(
+        description="Text the file must contain: a text file is read as UTF-8; in .docx/.odt, .pptx/.odp and "
+        ".xlsx/.ods files the text of their paragraphs, shapes, tables and cells is searched."
+    )
 
 
 class CellEquals(BaseModel):
@@ -89,7 +103,20 @@ class EvidenceChecker:
         return CheckResult(ok, f"{evidence.path} {'exists' if ok else 'does not exist'}")
 
     def _file_contains(self, evidence: FileContains) -> CheckResult:
-        text = self.sandbox.read_file(evidence.path).decode("utf-8", errors="replace")
+        reader = DOCUMENT_READERS.get(PurePosixPath(evidence.path).suffix.lower())
+        if reader is None:
+            text = self.sandbox.read_file(evidence.path).decode("utf-8", errors="replace")
+        elif not self.sandbox.exists(evidence.path):
+            raise FileNotFoundError(evidence.path)
+        else:
+            shown = self.sandbox.run(
+                f"{reader} {shlex.quote(self.sandbox.expand(evidence.path))}", CHECK_TIMEOUT_S
+            )
+            if not shown.ok:
+                return CheckResult(
+                    False, f"{reader} could not read {evidence.path}: {shown.output.strip()[-200:]}"
+                )
+            text = shown.stdout
         ok = evidence.text in text
         return CheckResult(
             ok, f"{evidence.path} {'contains' if ok else 'does not contain'} {evidence.text!r}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import openpyxl
 import pytest
 
-from stateact.evidence import EvidenceChecker
+from stateact.evidence import EvidenceChecker, FileContains
 from stateact.messages import ToolUseBlock
 from stateact.tools.plan import Plan, PlanTool
 from tests.tool_context import run_context
@@ -159,3 +159,25 @@ def _events(ctx):
     from stateact.events import read_events
 
     return list(read_events(ctx.log.events_path))
+
+
+def test_file_contains_reads_the_text_of_office_documents(ctx):
+    import docx
+    import pptx
+
+    report = docx.Document()
+    report.add_paragraph("Total spent: 80,014.00 EUR")
+    report.save(f"{ctx.sandbox.home}/report.docx")
+    deck = pptx.Presentation()
+    deck.slides.add_slide(deck.slide_layouts[0]).shapes.title.text = "Budget vs actual"
+    deck.save(f"{ctx.sandbox.home}/deck.pptx")
+    checker = EvidenceChecker(ctx.sandbox)
+
+    def contains(path: str, text: str):
+        return checker.check(FileContains(path=path, text=text))
+
+    assert contains("~/report.docx", "80,014.00").ok
+    assert contains("~/deck.pptx", "Budget vs actual").ok
+    missing = contains("~/report.docx", "82,000.00")
+    assert not missing.ok and "does not contain '82,000.00'" in missing.detail
+    assert contains("~/nowhere.docx", "x").detail == "~/nowhere.docx does not exist"
