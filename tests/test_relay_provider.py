@@ -328,15 +328,15 @@ def test_relay_command_watch_answers_in_turn_and_shows_rejections(tmp_path):
 SCREENSHOT = ToolSpec(
     name="screenshot", description="Look.", input_schema={"type": "object", "properties": {}}
 )
-EDIT = ToolSpec(
-    name="edit",
-    description="Edit a file.",
-    input_schema={
-        "type": "object",
-        "properties": {"command": {"type": "string"}, "path": {"type": "string"}},
-        "required": ["command", "path"],
-    },
-)
+
+
+def object_tool(name: str, properties: dict, required: list[str]) -> ToolSpec:
+    """A tool whose input is an object of `properties`."""
+    schema = {"type": "object", "properties": properties, "required": required}
+    return ToolSpec(name=name, description=f"The {name} tool.", input_schema=schema)
+
+
+EDIT = object_tool("edit", {"command": {"type": "string"}, "path": {"type": "string"}}, ["command", "path"])
 
 
 @pytest.mark.parametrize(
@@ -378,15 +378,8 @@ def test_unusable_replies_say_what_to_fix(reply, kind, problem):
         parse_reply(reply, kind, [BASH, SCREENSHOT, EDIT], "toolu_t")
 
 
-_ONE_PATH = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
-COMPUTER = ToolSpec(
-    name="computer",
-    description="Act on the screen.",
-    input_schema={
-        "type": "object",
-        "properties": {"action": {"type": "string"}, "coordinate": {"type": "array"}},
-        "required": ["action"],
-    },
+COMPUTER = object_tool(
+    "computer", {"action": {"type": "string"}, "coordinate": {"type": "array"}}, ["action"]
 )
 
 
@@ -397,7 +390,7 @@ COMPUTER = ToolSpec(
         ([COMPUTER], 'e.g. `computer: {"action": "…"}`'),
         ([EDIT], 'e.g. `edit: {"command": "…", "path": "…"}`'),
         ([SCREENSHOT], "e.g. `screenshot: {}`"),
-        ([ToolSpec(name="open", description="Open.", input_schema=_ONE_PATH)], "e.g. `open: PATH`"),
+        ([object_tool("open", {"path": {"type": "string"}}, ["path"])], "e.g. `open: PATH`"),
         ([], "(the reply's text: this request offers no tools)"),
     ],
 )
