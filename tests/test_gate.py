@@ -313,14 +313,16 @@ def test_gate_requests_hold_none_of_the_main_agents_history(tmp_path, sandbox):
 
 
 def open_in_libreoffice(sandbox: LocalSandbox, path: Path) -> Path:
-    """Open a document in a real headless LibreOffice and wait for its lock file."""
+    """Open a document in a real headless LibreOffice and wait until its lock file is written whole (an
+    owner line ending in ';') while soffice.bin runs: a slow machine may create the file before writing it."""
     sandbox.launch(f"soffice --headless --norestore {path}")
     lock = path.parent / f".~lock.{path.name}#"
     deadline = time.monotonic() + 60
-    while not lock.exists() and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
+        if lock.exists() and b";" in lock.read_bytes() and sandbox.run("pgrep -x soffice.bin").ok:
+            return lock
         time.sleep(0.3)
-    assert lock.exists(), "LibreOffice did not open the document"
-    return lock
+    raise AssertionError("LibreOffice did not open the document")
 
 
 def test_open_document_showing_the_saved_file_is_left_to_the_model_gate(tmp_path, sandbox):
