@@ -76,8 +76,8 @@ def run_probe(sandbox: Sandbox, probe: str, timeout: float = settings.GATE_PROBE
 
 
 def _probe_path(sandbox: Sandbox) -> str:
-    """Where the sandbox finds the probe code: ours in place, or its copy in the toolkit folder."""
-    return str(PROBE_FILE) if sandbox.shares_host_files else f"{sandbox.toolkit_dir}/{PROBE_FILE.name}"
+    """Where the sandbox finds the probe code: in its toolkit folder (ours, or a copy uploaded there)."""
+    return f"{sandbox.toolkit_dir}/{PROBE_FILE.name}"
 
 
 def _loader(sandbox: Sandbox, request: str) -> str:
@@ -96,7 +96,7 @@ def _missing(stdout: str) -> str:
 def _place(sandbox: Sandbox, missing: str) -> None:
     """Upload the missing part into the sandbox: the probe code, or the toolkit it reads .odt files with."""
     if sandbox.shares_host_files:
-        where = PROBE_FILE if missing == MISSING_PROBE else sandbox.toolkit_dir
+        where = _probe_path(sandbox) if missing == MISSING_PROBE else sandbox.toolkit_dir
         raise ProbeError(f"the sandbox cannot read the {missing} code at {where}")
     if missing == MISSING_TOOLKIT:
         install_toolkit(sandbox, install_missing_modules=False)

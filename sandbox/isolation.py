@@ -4,7 +4,8 @@ A holder process (`bwrap ... sleep infinity`) owns a user, mount, PID, IPC and U
 file system holds only the installed system read-only (`SYSTEM_FOLDERS`; the harness's own folders
 that lie there hidden under empty tmpfs), the work folder at /home/user, a private /tmp (a host
 folder, so files there survive between commands), empty /run and /var/tmp, the toolkit's bin folder
-and the sandbox Python (read-only, at their host paths), the X display's socket, and the host
+(read-only, at `SANDBOX_TOOLKIT`) and the sandbox Python (read-only, at its host path), the X
+display's socket, and the host
 network. Other host folders (other homes, /root, /mnt, checkouts, data) are not there at all. Every process
 of the sandbox enters those namespaces with `nsenter` (`command`), so they all share one PID
 namespace: `ps -e` shows the sandbox's processes only, and none can signal the harness. Closing
@@ -39,6 +40,7 @@ from sandbox.settings import (
     RUNTIME_DIR,
     SANDBOX_HOME,
     SANDBOX_HOSTNAME,
+    SANDBOX_TOOLKIT,
     SANDBOX_UID,
     SYSTEM_FOLDERS,
     SYSTEM_LINKS,
@@ -83,11 +85,11 @@ def default_hidden() -> list[Path]:
 
 
 def visible_inside(path: Path, hidden: Sequence[Path]) -> bool:
-    """Whether `path` (not under the home or /tmp) is inside an isolated sandbox as on the host: in a
-    system folder, the toolkit or the sandbox Python, and in no hidden folder."""
+    """Whether `path` (not under the home, /tmp or the toolkit's folder) is inside an isolated sandbox as
+    on the host: in a system folder or the sandbox Python, and in no hidden folder."""
     if any(path == folder or folder in path.parents for folder in hidden):
         return False
-    shown = [Path(p) for p in (*SYSTEM_FOLDERS, *SYSTEM_LINKS)] + [TOOLKIT_BIN, RUNTIME_DIR]
+    shown = [Path(p) for p in (*SYSTEM_FOLDERS, *SYSTEM_LINKS)] + [RUNTIME_DIR]
     return any(path == folder or folder in path.parents for folder in shown)
 
 
@@ -189,8 +191,8 @@ class BwrapNamespace:
         args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/run", "--tmpfs", "/var/tmp"]
         args += [*_traversable(SANDBOX_HOME, self.hidden), "--bind", str(self.host_home), SANDBOX_HOME]
         args += ["--bind", str(self.host_tmp), "/tmp"]
-        for shared in (TOOLKIT_BIN, RUNTIME_DIR):
-            args += [*_traversable(shared, self.hidden), "--ro-bind", str(shared), str(shared)]
+        for host, inside in ((TOOLKIT_BIN, SANDBOX_TOOLKIT), (RUNTIME_DIR, RUNTIME_DIR)):
+            args += [*_traversable(inside, self.hidden), "--ro-bind", str(host), str(inside)]
         if self.x_socket:
             args += ["--ro-bind", self.x_socket, self.x_socket]
         return [*args, "--chdir", SANDBOX_HOME]

@@ -34,7 +34,7 @@ from sandbox.marker_shell import NONINTERACTIVE_ENV
 from sandbox.office_profile import install_office_profile
 from sandbox.processes import TAG_VARIABLE, kill_tagged
 from sandbox.runtime import require_runtime
-from sandbox.settings import SANDBOX_HOME
+from sandbox.settings import SANDBOX_HOME, SANDBOX_TOOLKIT
 from sandbox.toolkit import TOOLKIT_BIN
 
 
@@ -63,7 +63,7 @@ class LocalSandbox(Sandbox):
         self._hidden = [Path(p).resolve() for p in hidden]
         self._namespace: BwrapNamespace | None = None
         self._host_tmp: Path | None = None
-        self.toolkit_dir = str(TOOLKIT_BIN)
+        self.toolkit_dir = SANDBOX_TOOLKIT if isolation == "bwrap" else str(TOOLKIT_BIN)
         self.tag = secrets.token_hex(8)
         self._display = XDisplay(size, window_manager) if display else None
         self._shells: list[BashSession] = []
@@ -161,7 +161,11 @@ class LocalSandbox(Sandbox):
         inside = os.path.normpath(self.expand(path))
         if self.isolation != "bwrap":
             return Path(inside)
-        for root, host in ((self.home, self.host_home), ("/tmp", self._host_tmp)):
+        for root, host in (
+            (self.home, self.host_home),
+            ("/tmp", self._host_tmp),
+            (SANDBOX_TOOLKIT, TOOLKIT_BIN),
+        ):
             if host is not None and (inside == root or inside.startswith(root + "/")):
                 return Path(str(host) + inside[len(root) :])
         if not visible_inside(Path(inside), [*default_hidden(), *self._hidden]):

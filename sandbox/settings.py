@@ -12,6 +12,9 @@ SANDBOX_HOME = "/home/user"
 SANDBOX_UID = 1000
 """The host user id sandbox processes run as when the harness runs as root (root ignores RLIMIT_NPROC)."""
 SANDBOX_HOSTNAME = "sandbox"
+SANDBOX_TOOLKIT = "/run/stateact/toolkit"
+"""Where an isolated sandbox sees the office toolkit's bin folder (in its own /run, so the path tells
+nothing of the harness's checkout)."""
 
 RUNTIME_DIR = (
     Path("/opt/stateact/sandbox-python")

@@ -76,5 +76,5 @@ def test_local_sandbox_uses_the_probe_code_in_place(sandbox):
 def test_local_sandbox_without_the_toolkit_says_so(sandbox, tmp_path):
     sandbox.toolkit_dir = str(tmp_path / "no-toolkit")
 
-    with pytest.raises(ProbeError, match="cannot read the toolkit code"):
+    with pytest.raises(ProbeError, match="cannot read the probe code at .*/no-toolkit/_gate_probes.py"):
         run_probe(sandbox, "home_state")
