@@ -15,6 +15,7 @@ import pytest
 from docx import Document
 from docx.shared import Pt
 from openpyxl.chart import BarChart, Reference
+from PIL import Image
 from pptx import Presentation
 from pptx.util import Inches
 from toolkit_helpers import run_tool
@@ -366,3 +367,13 @@ def test_install_toolkit_in_a_virtual_environment_installs_to_a_folder_and_warns
     first, failed = installed.warnings  # the venv has no pip here: the install fails, and says so
     assert "virtual environment" in first and installed.python_path in first
     assert "--target" in failed and "failed" in failed
+
+
+def test_docx_dump_marks_the_drawings_a_paragraph_holds(sandbox, home):
+    Image.new("RGB", (40, 20), "navy").save(home / "bar.png")
+    document = Document()
+    document.add_paragraph("Spending by category")
+    document.add_paragraph().add_run().add_picture(str(home / "bar.png"), width=Pt(72))
+    document.save(home / "figure.docx")
+    dump = run_tool(sandbox, "docx-dump figure.docx").stdout
+    assert "[0] Normal: 'Spending by category'\n[1] Normal: '' [picture]" in dump

@@ -2,7 +2,7 @@
 
 gate/probes.py places this file in the sandbox once (beside the office toolkit, whose folder
 is on sys.path here) and then calls `main` with a request; it prints one JSON object. It
-depends only on the standard library and the toolkit's `_odt`; openpyxl, python-docx and
+depends only on the standard library and the toolkit's `_odt` and `_officekit`; openpyxl, python-docx and
 python-pptx are imported when present. Every file is opened for reading only; SQLite
 databases through a read-only URI.
 
@@ -33,6 +33,7 @@ import xml.etree.ElementTree as ET
 import zipfile
 
 import _odt  # the office toolkit's .odt reader; the toolkit's folder is on sys.path (see gate/probes.py)
+from _officekit import drawing_kinds
 
 OOXML_MAIN = {
     "xlsx": "xl/workbook.xml",
@@ -702,6 +703,7 @@ def docx_document(path, start, limit, fonts):
         "tables": tables,
         "sections": sections,
         "inline_images": len(doc.inline_shapes),
+        "drawings": drawing_kinds(doc.element.body),
     }
 
 

@@ -401,3 +401,15 @@ def window_command(prog: str, description: str, action):
         return 0
 
     return main
+
+
+GRAPHIC_DATA = "{http://schemas.openxmlformats.org/drawingml/2006/main}graphicData"
+
+
+def drawing_kinds(element) -> list[str]:
+    """The kind of each drawing under an OOXML element ("chart", "picture", "diagram", ...), from the URI
+    of its graphic data."""
+    return [
+        (data.get("uri") or "").rstrip("/").rsplit("/", 1)[-1] or "drawing"
+        for data in element.iter(GRAPHIC_DATA)
+    ]
