@@ -5,11 +5,11 @@ file system holds only the installed system read-only (`SYSTEM_FOLDERS`; the har
 that lie there hidden under empty tmpfs), the work folder at /home/user, a private /tmp (a host
 folder, so files there survive between commands), empty /run and /var/tmp, the toolkit's bin folder
 (read-only, at `SANDBOX_TOOLKIT`) and the sandbox Python (read-only, at its host path), the X
-display's socket, and the host
-network. Other host folders (other homes, /root, /mnt, checkouts, data) are not there at all. Every process
-of the sandbox enters those namespaces with `nsenter` (`command`), so they all share one PID
-namespace: `ps -e` shows the sandbox's processes only, and none can signal the harness. Closing
-ends the holder, and the kernel ends every process of the namespace with it.
+display's socket, and the host network. Other host folders (other homes, /root, /mnt, checkouts,
+data) are not there at all. Every process of the sandbox enters those namespaces with `nsenter`
+(`command`), so they all share one PID namespace: `ps -e` shows the sandbox's processes only, and
+none can signal the harness. Closing ends the holder, and the kernel ends every process of the
+namespace with it.
 
 When the harness runs as root, the holder makes its namespaces as root and every process enters them
 as `SANDBOX_UID` (root ignores RLIMIT_NPROC, and a root process could read everything); the work
@@ -99,7 +99,7 @@ def _system_layout(hidden: Sequence[Path]) -> list[str]:
     args: list[str] = []
     for folder in SYSTEM_FOLDERS:
         if os.path.isdir(folder):
-            args += ["--ro-bind", folder, folder]
+            args += [*_traversable(folder, hidden), "--ro-bind", folder, folder]
     for link in SYSTEM_LINKS:
         if os.path.islink(link):
             args += ["--symlink", os.readlink(link), link]
@@ -188,7 +188,18 @@ class BwrapNamespace:
             SANDBOX_HOSTNAME,
         ]
         args += ["--die-with-parent", *_system_layout(self.hidden)]
-        args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/run", "--tmpfs", "/var/tmp"]
+        args += [
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--tmpfs",
+            "/run",
+            "--perms",
+            "1777",
+            "--tmpfs",
+            "/var/tmp",
+        ]
         args += [*_traversable(SANDBOX_HOME, self.hidden), "--bind", str(self.host_home), SANDBOX_HOME]
         args += ["--bind", str(self.host_tmp), "/tmp"]
         for host, inside in ((TOOLKIT_BIN, SANDBOX_TOOLKIT), (RUNTIME_DIR, RUNTIME_DIR)):

@@ -58,6 +58,8 @@ def test_only_the_installed_system_of_the_host_is_there(box, shell):
     system = {"bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "opt", "var", "sys"}
     assert top <= system | {"dev", "proc", "run", "tmp", "home"} | runtime, top
     assert {"usr", "etc", "home", "tmp"} <= top
+    usable = "ls /var/lib /var/cache /opt >/dev/null && touch /var/tmp/t /tmp/t && echo usable"
+    assert shell.run(usable, timeout=10).output.split() == ["usable"]  # as the sandbox's user
     for folder in (CHECKOUT, CHECKOUT.parent):  # the checkout, and other checkouts beside it
         assert shell.run(f"ls -A {folder} 2>/dev/null | wc -l", timeout=10).output.split()[0] == "0"
     toolkit = shell.run("command -v docx-dump", timeout=10).output.split()[0]
