@@ -132,20 +132,13 @@ class StripImages:
         self.chunk = chunk
 
     def __call__(self, messages: list[Message]) -> list[Message]:
-        total = sum(isinstance(b, ImageBlock) for b in _walk(messages))
-        newest = sum(isinstance(b, ImageBlock) for b in _walk(messages[-1:]))
-        budget = chunked_excess(total, max(self.keep, newest), self.chunk)
-        if not budget:
-            return messages
-
-        def strip(block: ContentBlock) -> ContentBlock | None:
-            nonlocal budget
-            if isinstance(block, ImageBlock) and budget > 0:
-                budget -= 1
-                return TextBlock(text=PLACEHOLDER)
-            return None
-
-        return _rewrite(messages, strip)
+        return _replace_oldest(
+            messages,
+            lambda b: isinstance(b, ImageBlock),
+            lambda _: TextBlock(text=PLACEHOLDER),
+            self.keep,
+            self.chunk,
+        )
 
 
 class CollapseObservations:
@@ -161,23 +154,41 @@ class CollapseObservations:
     def _is_observation(self, block: ContentBlock) -> bool:
         return isinstance(block, TextBlock) and self.mark in block.text
 
+    def _collapsed(self, block: TextBlock) -> TextBlock:
+        before, _, after = block.text.partition(self.mark)
+        header = after.split("\n", 1)[0]
+        return TextBlock(text=f"{before}{self.mark}{header}\n{OBSERVATION_OMITTED}")
+
     def __call__(self, messages: list[Message]) -> list[Message]:
-        total = sum(self._is_observation(b) for b in _walk(messages, "user"))
-        newest = sum(self._is_observation(b) for b in _walk(messages[-1:], "user"))
-        budget = chunked_excess(total, max(self.keep, newest), self.chunk)
-        if not budget:
-            return messages
+        return _replace_oldest(
+            messages, self._is_observation, self._collapsed, self.keep, self.chunk, role="user"
+        )
 
-        def collapse(block: ContentBlock) -> ContentBlock | None:
-            nonlocal budget
-            if budget <= 0 or not isinstance(block, TextBlock) or self.mark not in block.text:
-                return None
-            budget -= 1
-            before, _, after = block.text.partition(self.mark)
-            header = after.split("\n", 1)[0]
-            return TextBlock(text=f"{before}{self.mark}{header}\n{OBSERVATION_OMITTED}")
 
-        return _rewrite(messages, collapse, role="user")
+def _replace_oldest(
+    messages: list[Message],
+    matches: Callable[[ContentBlock], bool],
+    replace: Callable[[ContentBlock], ContentBlock],
+    keep: int,
+    chunk: int,
+    role: str | None = None,
+) -> list[Message]:
+    """`messages` with their oldest matching blocks (of `role`'s messages, if given) replaced `chunk` at a
+    time, so that at least `keep` of them stay whole, and every one of the newest message."""
+    total = sum(matches(b) for b in _walk(messages, role))
+    newest = sum(matches(b) for b in _walk(messages[-1:], role))
+    budget = chunked_excess(total, max(keep, newest), chunk)
+    if not budget:
+        return messages
+
+    def change(block: ContentBlock) -> ContentBlock | None:
+        nonlocal budget
+        if budget <= 0 or not matches(block):
+            return None
+        budget -= 1
+        return replace(block)
+
+    return _rewrite(messages, change, role=role)
 
 
 __all__ = [
