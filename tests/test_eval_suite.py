@@ -71,12 +71,17 @@ def test_fixture_generation_is_deterministic(tmp_path: Path, cache: Path) -> Non
     assert all((tmp_path / "again" / name).read_bytes() == data for name, data in first.items())
 
 
-def test_every_download_resolves_to_a_built_fixture(cache: Path) -> None:
+def assert_downloads_resolve(tasks: list[SuiteTask], cache: Path) -> None:
+    """Every file the tasks' setups download is a fixture built into `cache`."""
     files = FileCache(cache)
-    for task in SUITE:
+    for task in tasks:
         for step in task.task.config:
             for item in step.parameters.get("files", []) if step.type == "download" else []:
                 assert files.resolve(item["url"], item["path"]).is_file(), (task.id, item["url"])
+
+
+def test_every_download_resolves_to_a_built_fixture(cache: Path) -> None:
+    assert_downloads_resolve(SUITE, cache)
 
 
 # -- end to end: reference solutions through the full harness --------------------------

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from evals.cache import FileCache
 from evals.fixtures.build import build_fixtures
 from evals.mutators import EXTRA, ROW, VALUE
 from evals.sensitivity import task_sensitivity
 from evals.suite import SuiteTask, discover
 from evals.task import load_task
+from tests.test_eval_suite import assert_downloads_resolve
 from tests.web_site import serve_site
 
 LONG_SUITE = Path(__file__).resolve().parents[1] / "evals" / "suites" / "long"
@@ -72,11 +72,7 @@ def test_the_plan_spans_eight_subgoals(task_id: str) -> None:
 
 def test_every_download_resolves_to_a_built_fixture(tmp_path: Path) -> None:
     build_fixtures(tmp_path)
-    files = FileCache(tmp_path)
-    for task_id in FINANCE_TASKS:
-        for step in BY_ID[task_id].task.config:
-            for item in step.parameters.get("files", []) if step.type == "download" else []:
-                assert files.resolve(item["url"], item["path"]).is_file(), (task_id, item["url"])
+    assert_downloads_resolve([BY_ID[task_id] for task_id in FINANCE_TASKS], tmp_path)
 
 
 def _filing_server(tmp_path: Path):

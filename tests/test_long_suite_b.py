@@ -9,18 +9,18 @@ Full validation of a long task takes minutes; run it with
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
-from evals.cache import FileCache
 from evals.fixtures.build import PROGRAMS, build_fixtures
 from evals.long_events_tasks import LONG_SUITE, SPECS
 from evals.suite import SuiteTask, discover
 from sandbox.local import LocalSandbox
 from tests.docker_stand_in import free_port
+from tests.test_eval_suite import assert_downloads_resolve
+from tests.test_gui_desktop import wait_for
 
 MIN_CHECKPOINTS = 20
 MIN_APPS = 2
@@ -29,7 +29,6 @@ TASKS = discover(LONG_SUITE, only=sorted(SPEC_BUILDERS))
 DESK = next(p for p in PROGRAMS if p.name == "desk.py")
 STATE_PORT = next(p for p in PROGRAMS if p.name == "state_port.py")
 DESK_SCREEN = (1280, 800)
-WAIT_S = 60.0
 
 
 @pytest.fixture(scope="module")
@@ -68,21 +67,7 @@ def test_each_task_is_long_and_its_solution_carries_expectations(task: SuiteTask
 
 
 def test_every_download_resolves_to_a_built_fixture(cache: Path) -> None:
-    files = FileCache(cache)
-    for task in TASKS:
-        for step in task.task.config:
-            for item in step.parameters.get("files", []) if step.type == "download" else []:
-                assert files.resolve(item["url"], item["path"]).is_file(), (task.id, item["url"])
-
-
-def wait_for(predicate, what: str):
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"gave up waiting for {what}")
+    assert_downloads_resolve(TASKS, cache)
 
 
 def test_the_desk_keeps_the_records_typed_into_its_window_in_its_store_and_on_its_port(
