@@ -34,7 +34,7 @@ from evals.task import load_task, task_domain
 from judge import Evidence, Pick, judge_rollouts, load_evidence
 from sandbox.base import Sandbox, SandboxError
 from sandbox.osworld import sandbox_from_spec
-from sandbox.pool import THIS_MACHINE, Slot
+from sandbox.pool import LocalSlot
 from stateact.app.config import RunConfig
 from stateact.app.run import RunResult, execute
 from stateact.app.signals import shielded
@@ -131,24 +131,6 @@ def _is_folder(path: Path) -> bool:
     return path.is_dir() and not path.is_symlink()
 
 
-class _RunSlot(Slot):
-    """A fresh local sandbox per rollout, isolated as the run asks."""
-
-    def __init__(self, name: str, config: RunConfig) -> None:
-        self.name = name
-        self.config = config
-
-    @property
-    def network(self) -> str | None:
-        return THIS_MACHINE
-
-    def lease(self, workdir: Path) -> Sandbox:
-        home = Path(workdir) / HOME_FOLDER
-        return sandbox_from_spec(
-            "local", home, self.config.display, self.config.isolation, [self.config.runs_root]
-        )
-
-
 def run_task_best_of(
     task_path: Path, config: RunConfig, cache_dir: Path, results_dir: Path, best_of: int
 ) -> TaskOutcome:
@@ -175,7 +157,10 @@ def run_task_best_of(
     )
     suite_task = SuiteTask(Path(task_path), task, task_domain(task_path, task))
     jobs = [SuiteJob(suite_task, config.harness, k) for k in range(1, best_of + 1)]
-    slots = [_RunSlot(f"rollout{k}", config) for k in range(1, best_of + 1)]
+    hidden = (Path(config.runs_root),)
+    slots = [
+        LocalSlot(f"rollout{k}", config.display, config.isolation, hidden) for k in range(1, best_of + 1)
+    ]
     outcomes = run_on_threads(options, jobs, slots, lambda *_: None, lambda _: None)
     outcome = finish_task(options, SuiteJob(suite_task, config.harness), outcomes)
     failure = None
