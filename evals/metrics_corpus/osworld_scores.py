@@ -2,7 +2,9 @@
 
 Run in a throwaway environment that holds `desktop-env` (see README.md), never ours:
 
-    /tmp/oswenv/bin/python evals/metrics_corpus/osworld_scores.py evals/metrics_corpus/osworld_scores.json
+    /tmp/oswenv/bin/python evals/metrics_corpus/osworld_scores.py cases evals/metrics_corpus/osworld_scores.json
+
+The first argument names the corpus module (`cases`, or a family's `cases_<family>`).
 
 Heavy imports the metric modules do not use for these functions (easyocr, scikit-image,
 pdfplumber) are replaced by empty modules, and the package's `__init__` (which imports every
@@ -34,37 +36,33 @@ def _stub_heavy_imports() -> None:
     sys.modules["desktop_env.evaluators.metrics"] = package
 
 
-def _osworld_metrics() -> dict:
-    _stub_heavy_imports()
-    table = importlib.import_module("desktop_env.evaluators.metrics.table")
-    docs = importlib.import_module("desktop_env.evaluators.metrics.docs")
-    slides = importlib.import_module("desktop_env.evaluators.metrics.slides")
-    general = importlib.import_module("desktop_env.evaluators.metrics.general")
-    return {
-        "compare_table": table.compare_table,
-        "compare_csv": table.compare_csv,
-        "compare_docx_files": docs.compare_docx_files,
-        "compare_pptx_files": slides.compare_pptx_files,
-        "exact_match": general.exact_match,
-        "diff_text_file": general.diff_text_file,
-        "check_include_exclude": general.check_include_exclude,
-    }
+class _OSWorldMetrics(dict):
+    """OSWorld's metric functions by name, looked up in every module of its metrics package."""
+
+    def __missing__(self, name: str):
+        folder = Path(sys.modules["desktop_env.evaluators.metrics"].__path__[0])
+        for source in sorted(folder.glob("*.py")):
+            if f"def {name}(" in source.read_text(encoding="utf-8"):
+                module = importlib.import_module(f"desktop_env.evaluators.metrics.{source.stem}")
+                self[name] = getattr(module, name)
+                return self[name]
+        raise KeyError(name)
 
 
-def main(out: str) -> None:
+def main(cases_module: str, out: str) -> None:
     sys.path.insert(0, str(Path(__file__).parent))
-    from cases import build, call  # the corpus module, imported without our package
-
-    metrics = _osworld_metrics()
+    cases = importlib.import_module(cases_module)  # a corpus module, imported without our package
+    _stub_heavy_imports()
+    metrics = _OSWorldMetrics()
     table = {}
     with tempfile.TemporaryDirectory() as folder:
-        for case_id, case in build(Path(folder)).items():
+        for case_id, case in cases.build(Path(folder)).items():
             try:
-                table[case_id] = {"score": float(call(metrics, case))}
+                table[case_id] = {"score": float(cases.call(metrics, case))}
             except Exception as exc:  # the table records OSWorld's exception, as its runner would see it
                 table[case_id] = {"raises": type(exc).__name__}
     Path(out).write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2])
