@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from evals import osworld_bridge as bridge
 from evals import settings
 from evals.suite import OFFICE_SUITE, discover
 from evals.task import TaskError
@@ -174,6 +175,7 @@ def run_command(
         str,
         typer.Option(help="Local sandbox isolation: `bwrap` (bubblewrap) or `none` (host processes)."),
     ] = DEFAULT_ISOLATION,
+    osworld_python: Annotated[str | None, typer.Option(help=bridge.OPTION_HELP)] = None,
 ) -> None:
     """Run every task of SUITE under each harness, then print and save the comparison table."""
     from evals.fixtures.build import build_fixtures
@@ -182,12 +184,13 @@ def run_command(
     from sandbox.pool_file import pool_from_options
 
     try:
+        bridge.use_python(osworld_python)
         settings_of_roles = role_options.settings()
         slots = pool_from_options(pool, vm or [], reset_command)
         check_engine(engine, address)
         if check_isolation(isolation) == "bwrap" and not slots and (problem := bwrap_problem()):
             raise ValueError(problem)
-    except ValueError as exc:
+    except (ValueError, bridge.BridgeError) as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
     options = SuiteOptions(

@@ -29,7 +29,15 @@ from typing import Any
 
 from evals.cache import FileCache
 from evals.getters import GETTERS, GetterContext, fetch
-from evals.metrics import INFEASIBLE, METRICS, MetricUnsupported, check_metric_options
+from evals.metrics import (
+    INFEASIBLE,
+    METRICS,
+    BridgeError,
+    MetricUnsupported,
+    check_metric_options,
+    find_metric,
+)
+from evals.osworld_bridge import configured_python
 from evals.setup import SetupContext, SetupError, run_steps
 from evals.task import Task, TaskError
 from sandbox.base import Sandbox
@@ -83,11 +91,15 @@ class ScoreReport:
 def check_evaluator_known(task: Task) -> None:
     """Raise TaskError before any work when the task names a metric, a metric rule or option, or a
     getter we do not have."""
-    unknown = [f for f in task.evaluator.funcs() if f != INFEASIBLE and f not in METRICS]
+    try:
+        unknown = [f for f in task.evaluator.funcs() if f != INFEASIBLE and find_metric(f) is None]
+    except BridgeError as exc:
+        raise TaskError(f"task {task.id} cannot be scored here: {exc}") from exc
     if unknown:
         raise TaskError(
             f"task {task.id} uses unsupported metric(s) {', '.join(unknown)}; "
             f"supported: {', '.join(sorted([*METRICS, INFEASIBLE]))}"
+            + ("" if configured_python() else " (others with OSWorld's own evaluator: --osworld-python)")
         )
     for index, name in enumerate(task.evaluator.funcs()):
         try:
@@ -161,10 +173,10 @@ def _score_one(name: str, index: int, evaluator: Any, context: GetterContext) ->
     has_expected = evaluator.nth("expected", index) is not None
     expected = _input("expected", name, index, evaluator, context)
     part["inputs"] = [_preview(result), _preview(expected)]
-    metric = METRICS[name]
+    metric = find_metric(name)
     try:
         value = metric(result, expected, **options) if has_expected else metric(result, **options)
-    except MetricUnsupported as exc:
+    except (MetricUnsupported, BridgeError) as exc:
         raise ScoringError(f"metric {index + 1} ({name})", f"{type(exc).__name__}: {exc}") from exc
     except Exception as exc:  # recorded, scored 0 (OSWorld would abort the evaluation)
         part["error"] = f"{type(exc).__name__}: {exc}"

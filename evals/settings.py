@@ -15,6 +15,8 @@ SHEET_PRECISION = 4
 """Default rounding of `compare_table`/`sheet_data` (OSWorld's `precision`)."""
 FUZZY_THRESHOLD = 85.0
 """Default `threshold` (0-100) of a `compare_table`/`sheet_fuzzy` `fuzzy_match` sub-rule."""
+OSWORLD_BRIDGE_TIMEOUT_S = 600.0
+"""Timeout of one metric call run in the user's OSWorld environment (evals/metrics/bridge.py)."""
 DEFAULT_ZOOM = 100.0
 """The zoom scale `compare_table`/`zoom` reads when a sheet sets none."""
 

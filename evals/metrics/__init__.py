@@ -10,6 +10,7 @@ from evals.metrics.rules import MetricError, MetricUnsupported
 from evals.metrics.slides import check_pptx_options, compare_pptx_files
 from evals.metrics.table import check_table_options, compare_table
 from evals.metrics.text import check_include_exclude, compare_csv, diff_text_file, exact_match
+from evals.osworld_bridge import BridgeError, bridged_metric, bridged_names, configured_python
 
 INFEASIBLE = "infeasible"
 """Not a function: the task scores 1 only when the agent declared it infeasible (see evals/scoring.py)."""
@@ -31,6 +32,17 @@ OPTION_CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
 """Per metric, a check that raises MetricUnsupported when its options name what is not implemented."""
 
 
+def find_metric(name: str) -> Callable[..., float] | None:
+    """Our implementation of metric `name`; else OSWorld's own, run in the user's OSWorld environment
+    when one is named (evals/metrics/bridge.py); else None."""
+    if name in METRICS:
+        return METRICS[name]
+    python = configured_python()
+    if python and name in bridged_names(python):
+        return bridged_metric(python, name)
+    return None
+
+
 def check_metric_options(name: str, options: dict[str, Any] | None) -> None:
     """Raise MetricUnsupported when metric `name`'s options use a rule or option not implemented here."""
     check = OPTION_CHECKS.get(name)
@@ -38,4 +50,12 @@ def check_metric_options(name: str, options: dict[str, Any] | None) -> None:
         check(options or {})
 
 
-__all__ = ["INFEASIBLE", "METRICS", "MetricError", "MetricUnsupported", "check_metric_options"]
+__all__ = [
+    "INFEASIBLE",
+    "METRICS",
+    "BridgeError",
+    "MetricError",
+    "MetricUnsupported",
+    "check_metric_options",
+    "find_metric",
+]

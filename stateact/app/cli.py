@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
+from evals import osworld_bridge as bridge
 from sandbox.base import SandboxError
 from sandbox.isolation import NO_ISOLATION_WARNING
 from sandbox.settings import DEFAULT_ISOLATION
@@ -67,6 +68,7 @@ def run(
     ] = None,
     max_usd: Annotated[float, typer.Option(help="Dollar budget for the whole run.")] = settings.MAIN_MAX_USD,
     max_minutes: Annotated[float, typer.Option(help="Wall-time budget.")] = settings.MAIN_MAX_SECONDS / 60,
+    osworld_python: Annotated[str | None, typer.Option(help=f"With --task: {bridge.OPTION_HELP}")] = None,
 ) -> None:
     """Run one task and save its trajectory, cost and verdict in a run folder.
 
@@ -84,6 +86,7 @@ def run(
         console.print("[red]error:[/red] give an instruction or --task FILE (one of the two)")
         raise typer.Exit(2)
     try:
+        bridge.use_python(osworld_python)
         specs = {"main": model, **role_options.models()}
         role_settings = role_options.settings()
         config = RunConfig(
@@ -119,7 +122,7 @@ def run(
         for problem in exc.errors():
             console.print(f"[red]error:[/red] {escape(problem['msg'].removeprefix('Value error, '))}")
         raise typer.Exit(2) from None
-    except (ValueError, FileNotFoundError, SandboxError) as exc:
+    except (ValueError, FileNotFoundError, SandboxError, bridge.BridgeError) as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
     except KeyboardInterrupt as exc:
