@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals import settings
+from evals import chrome, settings
 from evals.cache import FileCache
 from evals.setup import command_text
 from evals.task import Getter, TaskError
@@ -90,4 +90,5 @@ GETTERS: dict[str, Callable[[dict, GetterContext], Any]] = {
     "cloud_file": _cloud_file,
     "rule": _rule,
     "vm_command_line": _vm_command_line,
+    **chrome.GETTERS,
 }

@@ -9,16 +9,23 @@ never opens, an unknown step type) raises SetupError naming the step.
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from shlex import quote
 from typing import Any
 
+from playwright.sync_api import Browser
+from playwright.sync_api import Error as PlaywrightError
+
 from evals import settings
 from evals.cache import FileCache
+from evals.chrome.devtools import CONNECT_ATTEMPTS, PAGE_TIMEOUT_MS, ChromeUnreachable, attached
+from evals.chrome.history import EMPTY_HISTORY_URL, HISTORY_PATH, with_visits
+from evals.metrics.chrome import same_url
 from evals.task import Step
 from sandbox.base import Sandbox
 
@@ -169,12 +176,52 @@ def _wmctrl(action: str) -> StepHandler:
 
 
 def _chrome_open_tabs(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
+    """Each URL in a new tab of the running Chrome (over DevTools); the tab it had is closed after the
+    first opens. A page that does not load in time stays open as it is."""
     urls = [str(url) for url in params.get("urls_to_open", [])]
-    browser = "$(command -v google-chrome || command -v chromium || command -v chromium-browser)"
-    flags = "--no-first-run --no-default-browser-check --remote-debugging-port=1337"
-    flags += ' $([ "$(id -u)" -eq 0 ] && echo --no-sandbox)'  # Chrome refuses to run as root without it
-    sandbox.launch(f"{browser} {flags} {' '.join(quote(url) for url in urls)}")
+    with _chrome(sandbox) as browser:
+        tabs = browser.contexts[0]
+        for index, url in enumerate(urls):
+            page = tabs.new_page()
+            with contextlib.suppress(PlaywrightError):
+                page.goto(url, timeout=PAGE_TIMEOUT_MS)
+            if index == 0:
+                tabs.pages[0].close()
     return {"urls": urls}
+
+
+def _chrome_close_tabs(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
+    """For each URL, the first open tab at the same page (OSWorld's URL equality) is closed."""
+    urls = [str(url) for url in params.get("urls_to_close", [])]
+    closed = []
+    with _chrome(sandbox) as browser:
+        for url in urls:
+            page = next((page for page in browser.contexts[0].pages if same_url(page.url, url)), None)
+            if page is not None:
+                closed.append(page.url)
+                page.close()
+    return {"urls": urls, "closed": closed}
+
+
+@contextlib.contextmanager
+def _chrome(sandbox: Sandbox) -> Iterator[Browser]:
+    """The task's Chrome over DevTools, waited for as OSWorld waits (it may still be starting)."""
+    try:
+        with attached(sandbox, attempts=CONNECT_ATTEMPTS) as browser:
+            yield browser
+    except ChromeUnreachable as exc:
+        raise SetupError(str(exc)) from exc
+
+
+def _update_browse_history(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
+    """Chrome's History replaced by OSWorld's empty one (from the cache) holding the given visits."""
+    try:
+        empty = context.cache.read(EMPTY_HISTORY_URL, "history_empty.sqlite")
+    except FileNotFoundError as exc:
+        raise SetupError(f"update_browse_history: {exc}") from exc
+    visits = params.get("history", [])
+    sandbox.write_file(HISTORY_PATH, with_visits(empty, visits))
+    return {"visits": len(visits)}
 
 
 STEP_HANDLERS: dict[str, StepHandler] = {
@@ -188,4 +235,6 @@ STEP_HANDLERS: dict[str, StepHandler] = {
     "activate_window": _wmctrl("a"),
     "close_window": _wmctrl("c"),
     "chrome_open_tabs": _chrome_open_tabs,
+    "chrome_close_tabs": _chrome_close_tabs,
+    "update_browse_history": _update_browse_history,
 }

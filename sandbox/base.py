@@ -75,6 +75,8 @@ class Sandbox(ABC):
     """Whether the sandbox sees the host's files at their host paths (then nothing needs uploading)."""
     shares_host_network: bool = False
     """Whether the sandbox's loopback network is the host's (then two sandboxes cannot serve one port)."""
+    cdp_port: int = 9222
+    """The sandbox's port where the Chrome a task starts serves DevTools (OSWorld's tasks forward 9222 to it)."""
 
     @abstractmethod
     def start(self) -> None: ...
@@ -115,6 +117,10 @@ class Sandbox(ABC):
     @abstractmethod
     def launch(self, command: str) -> None:
         """Start a long-lived process without waiting for it."""
+
+    def cdp_url(self) -> str:
+        """The DevTools address of the sandbox's Chrome (`cdp_port`) as this machine reaches it."""
+        raise SandboxError(f"{type(self).__name__} cannot reach a browser inside it")
 
     def path_variables(self) -> Mapping[str, str]:
         """The environment that `$NAME` in a path expands from (the sandbox's own)."""

@@ -150,6 +150,9 @@ class LocalSandbox(Sandbox):
     def display(self) -> str | None:
         return self.env.get("DISPLAY")
 
+    def cdp_url(self) -> str:
+        return f"http://127.0.0.1:{self.cdp_port}"  # the sandbox's loopback is this machine's
+
     # -- paths -------------------------------------------------------------------
     def path_variables(self) -> Mapping[str, str]:
         return self.env

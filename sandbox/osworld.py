@@ -279,6 +279,9 @@ class OSWorldSandbox(Sandbox):
         body = _json(self._request("POST", "/screen_size"))
         return int(body["width"]), int(body["height"])
 
+    def cdp_url(self) -> str:
+        return f"http://{httpx.URL(self.base_url).host}:{self.cdp_port}"
+
     def accessibility_tree(self) -> str:
         """The AT-SPI tree of the desktop as XML text; a server that cannot walk it (no pyatspi) raises."""
         response = self._request("GET", "/accessibility")

@@ -7,7 +7,7 @@ APT_PACKAGES=(
   python3 python3-venv python3-pip python3-tk
   xvfb xdotool x11-utils xclip wmctrl openbox scrot tmux
   libreoffice-calc libreoffice-writer libreoffice-impress
-  chromium fonts-dejavu-core fonts-liberation sqlite3 bubblewrap
+  chromium fonts-dejavu-core fonts-liberation sqlite3 bubblewrap socat
 )
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }

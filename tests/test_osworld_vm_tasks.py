@@ -12,6 +12,7 @@ from evals.runner import run_task_file
 from evals.setup import SetupContext, SetupError, run_steps, wait_for_window
 from evals.task import Step
 from sandbox.local import LocalSandbox
+from tests.docker_stand_in import free_port
 from tests.osworld_agent import scripted_agent
 from tests.osworld_vm_server import served_vm
 from tests.test_osworld_tasks import FIXTURES, cache  # noqa: F401  (the cache fixture)
@@ -75,10 +76,21 @@ def test_file_tasks_through_the_vm_server(vm, tmp_path, cache):  # noqa: F811
 
 
 def test_chrome_open_tabs_shows_the_pages(tmp_path):
+    """A chrome task's start: Chrome with a DevTools port, socat forwarding the sandbox's CDP port to
+    it, then the step opens its tab over DevTools."""
     tab = "data:text/html,<title>probe-tab</title>"
+    chrome_port = free_port()
     with LocalSandbox(tmp_path / "home", display=True) as sandbox:
+        sandbox.cdp_port = free_port()
         context = SetupContext(cache=FileCache(tmp_path))
-        run_steps([Step(type="chrome_open_tabs", parameters={"urls_to_open": [tab]})], sandbox, context)
+        launches = [
+            f"google-chrome --remote-debugging-port={chrome_port}",
+            f"socat tcp-listen:{sandbox.cdp_port},fork tcp:localhost:{chrome_port}",
+        ]
+        steps = [Step(type="launch", parameters={"command": command}) for command in launches]
+        run_steps(
+            [*steps, Step(type="chrome_open_tabs", parameters={"urls_to_open": [tab]})], sandbox, context
+        )
         assert wait_for_window(sandbox, "probe-tab", timeout=60).startswith("probe-tab")
         with pytest.raises(SetupError, match="no window titled with 'other-tab'"):
             wait_for_window(sandbox, "other-tab", timeout=1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from evals.metrics import chrome
 from evals.metrics.docs import compare_docx_files
 from evals.metrics.rules import MetricError, MetricUnsupported
 from evals.metrics.slides import check_pptx_options, compare_pptx_files
@@ -23,6 +24,7 @@ METRICS: dict[str, Callable[..., float]] = {
     "exact_match": exact_match,
     "diff_text_file": diff_text_file,
     "check_include_exclude": check_include_exclude,
+    **chrome.METRICS,
 }
 
 OPTION_CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {

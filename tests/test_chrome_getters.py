@@ -1,0 +1,293 @@
+"""Chrome's getters, metrics and setup steps on a real Chromium started by the sandbox's `google-chrome`.
+
+The browser runs headless in a local sandbox (its profile in the sandbox's ~/.config/google-chrome),
+serving DevTools on a free loopback port that the sandbox names as its `cdp_port`; pages come from a
+local HTTP server. Profile getters read the files that Chromium itself wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from contextlib import closing
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import sync_playwright
+
+from evals.cache import FileCache
+from evals.chrome.history import EMPTY_HISTORY_URL
+from evals.getters import GetterContext, fetch
+from evals.metrics import METRICS
+from evals.setup import SetupContext, run_steps
+from evals.task import Getter, Step
+from sandbox.local import LocalSandbox
+from tests.docker_stand_in import free_port
+from tests.file_server import served_files
+
+PAGE_A = b"""<html><head><title>Page A</title></head><body>
+<div class="price">10</div><div class="price">20</div><p class="city">Oslo</p>
+<main><section><h1>Fjords</h1></section></main>
+<label>Name</label><input id="name" value="  Ada  "></body></html>"""
+PAGE_B = b"<html><head><title>Page B</title></head><body>b</body></html>"
+
+
+@pytest.fixture(scope="module")
+def site():
+    with served_files({"/a.html": PAGE_A, "/b.html": PAGE_B}) as server:
+        yield server
+
+
+def wait_for_devtools(sandbox: LocalSandbox, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            httpx.get(sandbox.cdp_url() + "/json/version", timeout=2).raise_for_status()
+            return
+        except httpx.HTTPError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def start_chrome(sandbox: LocalSandbox) -> None:
+    sandbox.launch(f"google-chrome --remote-debugging-port={sandbox.cdp_port} about:blank")
+    wait_for_devtools(sandbox)
+
+
+def quit_chrome(sandbox: LocalSandbox) -> None:
+    """Chrome shut down as a user quits it, so it writes its profile's files."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.connect_over_cdp(sandbox.cdp_url())
+        browser.new_browser_cdp_session().send("Browser.close")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(sandbox.cdp_url() + "/json/version", timeout=1)
+        except httpx.HTTPError:
+            time.sleep(1)  # the last files are written as the process ends
+            return
+        time.sleep(0.2)
+    raise AssertionError("Chrome did not quit")
+
+
+@pytest.fixture
+def sandbox(tmp_path):
+    box = LocalSandbox(tmp_path / "home")
+    box.cdp_port = free_port()
+    box.start()
+    start_chrome(box)
+    yield box
+    box.close()
+
+
+def context_of(sandbox: LocalSandbox, tmp_path: Path) -> GetterContext:
+    return GetterContext(sandbox=sandbox, cache=FileCache(tmp_path / "cache"), work_dir=tmp_path / "scoring")
+
+
+def get(kind: str, sandbox: LocalSandbox, tmp_path: Path, **params):
+    return fetch(Getter(type=kind, **params), context_of(sandbox, tmp_path))
+
+
+def steps(sandbox: LocalSandbox, tmp_path: Path, *items: tuple[str, dict]) -> list[dict]:
+    context = SetupContext(cache=FileCache(tmp_path / "cache"))
+    return run_steps([Step(type=kind, parameters=params) for kind, params in items], sandbox, context)
+
+
+def test_google_chrome_is_chromium_with_chrome_s_profile(sandbox):
+    usage = sandbox.run("google-chrome --help")
+    assert usage.ok and usage.stdout.startswith("usage: google-chrome")
+    assert (Path(sandbox.host_home) / ".config/google-chrome/Default").is_dir()
+
+
+def test_open_and_close_tabs_then_the_tab_getters(sandbox, site, tmp_path):
+    a, b = site.url("/a.html"), site.url("/b.html")
+    steps(sandbox, tmp_path, ("chrome_open_tabs", {"urls_to_open": [a, b]}))
+    tabs = get("open_tabs_info", sandbox, tmp_path)
+    assert sorted(tabs, key=lambda tab: tab["url"]) == [
+        {"title": "Page A", "url": a},
+        {"title": "Page B", "url": b},
+    ]
+    assert METRICS["is_expected_tabs"](tabs, {"type": "url", "urls": [b, a]}) == 1.0
+    record = steps(sandbox, tmp_path, ("chrome_close_tabs", {"urls_to_close": [b, "http://nowhere.test/"]}))
+    assert record[0]["closed"] == [b]
+    assert [tab["url"] for tab in get("open_tabs_info", sandbox, tmp_path)] == [a]
+    assert (
+        METRICS["is_expected_tabs"](get("open_tabs_info", sandbox, tmp_path), {"type": "url", "urls": [a, b]})
+        == 0
+    )
+
+
+def test_active_tab_getters_follow_the_tab_in_front(sandbox, site, tmp_path):
+    a, b = site.url("/a.html"), site.url("/b.html")
+    steps(sandbox, tmp_path, ("chrome_open_tabs", {"urls_to_open": [b, a]}))
+    address = a.removeprefix("http://")
+    assert get("active_url_from_accessTree", sandbox, tmp_path) == "https://" + address
+    assert get("active_url_from_accessTree", sandbox, tmp_path, goto_prefix="http://") == a
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.connect_over_cdp(sandbox.cdp_url())
+        next(page for page in browser.contexts[0].pages if page.url == b).bring_to_front()
+        browser.close()
+    info = get("active_tab_info", sandbox, tmp_path, goto_prefix="http://")
+    assert info["title"] == "Page B" and info["url"] == b and "<body>b</body>" in info["content"]
+    assert METRICS["is_expected_active_tab"](info, {"type": "url", "url": b}) == 1.0
+    assert METRICS["is_expected_url_pattern_match"](info, {"expected": [r"/b\.html$"]}) == 1.0
+
+
+def test_url_parts_and_page_elements(sandbox, site, tmp_path):
+    site.files["/a.html?from=OSL&to=BGN&when=today"] = PAGE_A
+    query = site.url("/a.html?from=OSL&to=BGN&when=today")
+    steps(sandbox, tmp_path, ("chrome_open_tabs", {"urls_to_open": [query]}))
+    parsed = get(
+        "active_tab_url_parse",
+        sandbox,
+        tmp_path,
+        goto_prefix="http://",
+        parse_keys=["from", "to", "when", "x"],
+        replace={"when": "time"},
+    )
+    assert parsed == {"from": "OSL", "to": "BGN", "x": "", "time": "today"}
+    dash = get(
+        "url_dashPart",
+        sandbox,
+        tmp_path,
+        goto_prefix="http://",
+        partIndex=-1,
+        needDeleteId=True,
+        returnType="json",
+        key="page",
+    )
+    assert dash == {"page": "a.html"}
+    found = get(
+        "active_tab_html_parse",
+        sandbox,
+        tmp_path,
+        goto_prefix="http://",
+        category="class",
+        class_multiObject={"price": {"1": "second", "5": "sixth"}},
+        class_singleObject={"city": "city"},
+    )
+    assert found == {"second": "20", "sixth": "", "city": "Oslo"}
+    xpath = get(
+        "active_tab_html_parse",
+        sandbox,
+        tmp_path,
+        goto_prefix="http://",
+        category="xpath",
+        xpathObject={"/html/body/main/section/h1": "title", "/html/body/nav": "none"},
+    )
+    assert xpath == {"title": "Fjords", "none": ""}
+    typed = get(
+        "active_tab_html_parse",
+        sandbox,
+        tmp_path,
+        goto_prefix="http://",
+        category="input",
+        inputObject={'//*[@id="name"]': "name"},
+    )
+    assert typed == {"name": "Ada"}
+    with pytest.raises(Exception, match="class_multiObject_li"):
+        get(
+            "active_tab_html_parse",
+            sandbox,
+            tmp_path,
+            goto_prefix="http://",
+            category="class",
+            class_multiObject_li={},
+        )
+
+
+def test_page_info_and_pdf(sandbox, site, tmp_path):
+    page = get("page_info", sandbox, tmp_path, url=site.url("/a.html"))
+    assert page["title"] == "Page A" and "Fjords" in page["content"]
+    assert METRICS["is_added_to_steam_cart"](page, {"items": ["Oslo", "Fjords"]}) == 1.0
+    pdf = get("pdf_from_url", sandbox, tmp_path, path=site.url("/a.html"), dest="a.pdf")
+    assert Path(pdf).read_bytes().startswith(b"%PDF")
+
+
+def test_profile_getters_read_what_chrome_wrote(sandbox, site, tmp_path):
+    a = site.url("/a.html")
+    steps(sandbox, tmp_path, ("chrome_open_tabs", {"urls_to_open": [a]}))
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.connect_over_cdp(sandbox.cdp_url())
+        browser.contexts[0].pages[0].evaluate("document.cookie = 'seen=1; max-age=86400'")
+        browser.close()
+    quit_chrome(sandbox)
+    history = get("history", sandbox, tmp_path, dest="history.sqlite")
+    assert a in [row[0] for row in history]
+    assert METRICS["check_history_deleted"](history, {"type": "keywords", "keywords": ["a.html"]}) == 0.0
+    cookies = get("cookie_data", sandbox, tmp_path, dest="Cookies")
+    assert [row[1] for row in cookies] == ["127.0.0.1"]
+    assert METRICS["is_cookie_deleted"](cookies, {"type": "domains", "domains": ["127.0.0.1"]}) == 0.0
+    # settings a user changes in chrome://settings, written into the files as Chrome keeps them
+    profile = Path(sandbox.host_home) / ".config/google-chrome"
+    preferences = json.loads((profile / "Default/Preferences").read_text())
+    assert get("profile_name", sandbox, tmp_path) == preferences["profile"]["name"]
+    assert get("chrome_font_size", sandbox, tmp_path)["default_font_size"] == 16
+    preferences.update(enable_do_not_track=True, session={"restore_on_startup": 5})
+    preferences.setdefault("webkit", {})["webprefs"] = {"default_font_size": 20}
+    preferences["profile"]["default_content_setting_values"] = {"cookies": 4}
+    (profile / "Default/Preferences").write_text(json.dumps(preferences))
+    assert get("enable_do_not_track", sandbox, tmp_path) == "true"
+    assert get("new_startup_page", sandbox, tmp_path) == "true"
+    assert get("data_delete_automacally", sandbox, tmp_path) == "true"
+    assert get("enable_enhanced_safety_browsing", sandbox, tmp_path) == "false"
+    assert get("default_search_engine", sandbox, tmp_path) == "Google"
+    assert (
+        METRICS["check_font_size"](get("chrome_font_size", sandbox, tmp_path), {"type": "value", "value": 20})
+        == 1
+    )
+    local_state = json.loads((profile / "Local State").read_text())
+    local_state.setdefault("browser", {})["enabled_labs_experiments"] = ["tab-groups@1"]
+    (profile / "Local State").write_text(json.dumps(local_state))
+    flags = get("enabled_experiments", sandbox, tmp_path)
+    assert METRICS["check_enabled_experiments"](flags, {"type": "names", "names": ["tab-groups"]}) == 1.0
+    assert get("bookmarks", sandbox, tmp_path) == []
+    (profile / "Default/Bookmarks").write_text(
+        json.dumps(
+            {
+                "roots": {
+                    "bookmark_bar": {"children": [{"name": "A", "type": "url", "url": a}], "type": "folder"}
+                },
+                "version": 1,
+            }
+        )
+    )
+    marks = get("bookmarks", sandbox, tmp_path)
+    assert METRICS["is_expected_bookmarks"](marks, {"type": "bookmark_bar_websites_urls", "urls": [a]}) == 1.0
+
+
+def test_update_browse_history_adds_visits_to_an_empty_history(sandbox, site, tmp_path):
+    steps(sandbox, tmp_path, ("chrome_open_tabs", {"urls_to_open": [site.url("/b.html")]}))
+    quit_chrome(sandbox)
+    history = Path(sandbox.host_home) / ".config/google-chrome/Default/History"
+    empty = tmp_path / "cache/history_empty.sqlite"
+    empty.parent.mkdir(parents=True)
+    empty.write_bytes(history.read_bytes())
+    with closing(sqlite3.connect(empty)) as connection:
+        connection.execute("DELETE FROM visits")
+        connection.execute("DELETE FROM urls")
+        connection.commit()
+    assert FileCache(tmp_path / "cache").resolve(EMPTY_HISTORY_URL) == empty
+    visits = [
+        {"url": "https://www.youtube.com/watch?v=1", "title": "Video", "visit_time_from_now_in_seconds": 60},
+        {"url": "https://www.bbc.co.uk/", "title": "BBC", "visit_time_from_now_in_seconds": 600},
+    ]
+    steps(sandbox, tmp_path, ("update_browse_history", {"history": visits}))
+    rows = get("history", sandbox, tmp_path, dest="history.sqlite")
+    assert [row[:2] for row in rows] == [(v["url"], v["title"]) for v in visits]
+    assert rows[0][2] > rows[1][2]
+    assert METRICS["check_history_deleted"](rows, {"type": "keywords", "keywords": ["youtube"]}) == 0.0
+    assert METRICS["check_history_deleted"](rows, {"type": "keywords", "keywords": ["cnn"]}) == 1.0
+
+
+def test_no_browser_gives_osworld_s_empty_values(tmp_path):
+    with LocalSandbox(tmp_path / "home") as box:
+        box.cdp_port = free_port()
+        assert get("active_url_from_accessTree", box, tmp_path) is None
+        assert get("active_tab_info", box, tmp_path) is None
+        assert get("history", box, tmp_path, dest="h.sqlite") is None
+        assert get("enabled_experiments", box, tmp_path) == []
+        assert get("enable_enhanced_safety_browsing", box, tmp_path) == "Google"
