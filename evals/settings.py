@@ -17,6 +17,8 @@ FUZZY_THRESHOLD = 85.0
 """Default `threshold` (0-100) of a `compare_table`/`sheet_fuzzy` `fuzzy_match` sub-rule."""
 DEFAULT_ZOOM = 100.0
 """The zoom scale `compare_table`/`zoom` reads when a sheet sets none."""
+TEST_SUITE_TIMEOUT_S = 300.0
+"""Wall time a task's own Python test function (`check_python_file_by_test_suite`) may run."""
 
 # Suite validation (replaying reference solutions)
 VALIDATE_MAX_TURNS = 80

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from evals.metrics import contents, file_equality, python_tests, records
 from evals.metrics.docs import compare_docx_files
 from evals.metrics.rules import MetricError, MetricUnsupported
 from evals.metrics.slides import check_pptx_options, compare_pptx_files
@@ -22,11 +23,17 @@ METRICS: dict[str, Callable[..., float]] = {
     "exact_match": exact_match,
     "diff_text_file": diff_text_file,
     "check_include_exclude": check_include_exclude,
+    **records.METRICS,
+    **contents.METRICS,
+    **file_equality.METRICS,
+    **python_tests.METRICS,
 }
 
 OPTION_CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
     "compare_table": check_table_options,
     "compare_pptx_files": check_pptx_options,
+    **records.OPTION_CHECKS,
+    **contents.OPTION_CHECKS,
 }
 """Per metric, a check that raises MetricUnsupported when its options name what is not implemented."""
 
