@@ -17,7 +17,7 @@ from typing import Any
 
 from evals import settings
 
-_CHILD = Path(__file__).with_name("test_function_child.py")
+_CHILD = Path(__file__).with_name("python_tests_child.py")
 
 
 def check_python_file_by_test_suite(result: Any, expected: str | None, **options: Any) -> float:

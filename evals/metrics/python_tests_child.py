@@ -1,7 +1,7 @@
 """Run as a script by evals/metrics/python_tests.py: import a test file from the current folder,
 call one of its functions, and write the score as JSON to a file.
 
-    python -I test_function_child.py TEST_FILE FUNCTION_NAME SCORE_FILE
+    python -I python_tests_child.py TEST_FILE FUNCTION_NAME SCORE_FILE
 
 A bool scores 1 or 0, a number is clamped to [0, 1], any other value scores as its truth. When
 the module cannot be loaded, the function is missing or raises, nothing is written (score 0).
