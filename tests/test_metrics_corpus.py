@@ -1,7 +1,9 @@
-"""Every case of the differential corpus scores as OSWorld's own metric code scored it."""
+"""Every case of each differential corpus scores as OSWorld's own metric code scored it."""
 
 from __future__ import annotations
 
+import functools
+import importlib
 import json
 import math
 from pathlib import Path
@@ -9,27 +11,49 @@ from pathlib import Path
 import pytest
 
 from evals.metrics import METRICS
-from evals.metrics_corpus.cases import CASES, build, call
 
-TABLE = json.loads((Path(__file__).parents[1] / "evals/metrics_corpus/osworld_scores.json").read_text())
+CORPUS = Path(__file__).parents[1] / "evals/metrics_corpus"
+FAMILIES = [
+    ("cases", "osworld_scores.json", 150),
+    ("cases_general", "osworld_scores_general.json", 150),
+    ("cases_chrome", "osworld_scores_chrome.json", 60),
+]
+"""Per metric family: its corpus module, OSWorld's table of it, and the least number of cases."""
 TOLERANCE = 1e-9
 """Scores are ratios computed the same way; only float rounding may differ."""
 
 
+@functools.cache
+def _module(name: str):
+    return importlib.import_module(f"evals.metrics_corpus.{name}")
+
+
+@functools.cache
+def _table(name: str) -> dict:
+    return json.loads((CORPUS / name).read_text())
+
+
 @pytest.fixture(scope="module")
-def cases(tmp_path_factory):
-    return build(tmp_path_factory.mktemp("corpus"))
+def built(tmp_path_factory):
+    """Each family's cases, built once, by module name."""
+    return {name: _module(name).build(tmp_path_factory.mktemp(name)) for name, _, _ in FAMILIES}
 
 
-def test_the_table_covers_every_case():
-    assert set(TABLE) == set(CASES) and len(CASES) >= 150
+@pytest.mark.parametrize(("module", "table", "least"), FAMILIES)
+def test_the_table_covers_every_case(module, table, least):
+    cases = _module(module).CASES
+    assert set(_table(table)) == set(cases) and len(cases) >= least
 
 
-@pytest.mark.parametrize("case_id", sorted(CASES))
-def test_case_agrees_with_osworld(case_id, cases):
-    theirs = TABLE[case_id]
+@pytest.mark.parametrize(
+    ("module", "table", "case_id"),
+    [(module, table, case_id) for module, table, _ in FAMILIES for case_id in sorted(_module(module).CASES)],
+)
+def test_case_agrees_with_osworld(module, table, case_id, built):
+    theirs = _table(table)[case_id]
+    call = _module(module).call
     if "raises" in theirs:
         with pytest.raises(Exception):  # noqa: B017 - OSWorld raised; its runner records no score
-            call(METRICS, cases[case_id])
+            call(METRICS, built[module][case_id])
     else:
-        assert math.isclose(call(METRICS, cases[case_id]), theirs["score"], abs_tol=TOLERANCE)
+        assert math.isclose(call(METRICS, built[module][case_id]), theirs["score"], abs_tol=TOLERANCE)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from evals.metrics import chrome
+from evals.metrics import chrome, contents, file_equality, python_tests, records
 from evals.metrics.docs import compare_docx_files
 from evals.metrics.rules import MetricError, MetricUnsupported
 from evals.metrics.slides import check_pptx_options, compare_pptx_files
@@ -25,18 +25,25 @@ METRICS: dict[str, Callable[..., float]] = {
     "diff_text_file": diff_text_file,
     "check_include_exclude": check_include_exclude,
     **chrome.METRICS,
+
+    **records.METRICS,
+    **contents.METRICS,
+    **file_equality.METRICS,
+    **python_tests.METRICS,
 }
 
 OPTION_CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
     "compare_table": check_table_options,
     "compare_pptx_files": check_pptx_options,
+    **records.OPTION_CHECKS,
+    **contents.OPTION_CHECKS,
 }
 """Per metric, a check that raises MetricUnsupported when its options name what is not implemented."""
 
 
 def find_metric(name: str) -> Callable[..., float] | None:
     """Our implementation of metric `name`; else OSWorld's own, run in the user's OSWorld environment
-    when one is named (evals/metrics/bridge.py); else None."""
+    when one is named (evals/osworld_bridge.py); else None."""
     if name in METRICS:
         return METRICS[name]
     python = configured_python()

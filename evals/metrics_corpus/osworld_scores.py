@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import os
 import sys
 import tempfile
 import types
@@ -56,6 +57,7 @@ def main(cases_module: str, out: str) -> None:
     metrics = _OSWorldMetrics()
     table = {}
     with tempfile.TemporaryDirectory() as folder:
+        os.chdir(folder)  # some functions write scratch files (temp.pdf) to the working folder
         for case_id, case in cases.build(Path(folder)).items():
             try:
                 table[case_id] = {"score": float(cases.call(metrics, case))}
