@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from evals.metrics import docs_format, pdf
 from evals.metrics.docs import compare_docx_files
 from evals.metrics.rules import MetricError, MetricUnsupported
 from evals.metrics.slides import check_pptx_options, compare_pptx_files
@@ -22,6 +23,8 @@ METRICS: dict[str, Callable[..., float]] = {
     "exact_match": exact_match,
     "diff_text_file": diff_text_file,
     "check_include_exclude": check_include_exclude,
+    **docs_format.METRICS,
+    **pdf.METRICS,
 }
 
 OPTION_CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
