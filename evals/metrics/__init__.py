@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from evals.metrics import chrome, contents, file_equality, python_tests, records
+from evals.metrics import chrome, contents, docs_format, file_equality, pdf, python_tests, records
 from evals.metrics.docs import compare_docx_files
 from evals.metrics.rules import MetricError, MetricUnsupported
 from evals.metrics.slides import check_pptx_options, compare_pptx_files
@@ -25,11 +25,12 @@ METRICS: dict[str, Callable[..., float]] = {
     "diff_text_file": diff_text_file,
     "check_include_exclude": check_include_exclude,
     **chrome.METRICS,
-
     **records.METRICS,
     **contents.METRICS,
     **file_equality.METRICS,
     **python_tests.METRICS,
+    **docs_format.METRICS,
+    **pdf.METRICS,
 }
 
 OPTION_CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {

@@ -6,8 +6,8 @@ Run in a throwaway environment that holds `desktop-env` (see README.md), never o
 
 The first argument names the corpus module (`cases`, or a family's `cases_<family>`).
 
-Heavy imports the metric modules do not use for these functions (easyocr, scikit-image,
-pdfplumber) are replaced by empty modules, and the package's `__init__` (which imports every
+Heavy imports the metric modules do not use for these functions (easyocr, pdfplumber,
+borb) are replaced by empty modules, and the package's `__init__` (which imports every
 domain's metrics) is bypassed.
 """
 
@@ -22,7 +22,7 @@ import tempfile
 import types
 from pathlib import Path
 
-_STUBS = {"easyocr": [], "skimage": [], "skimage.color": ["deltaE_ciede2000", "rgb2lab"], "pdfplumber": []}
+_STUBS = {"easyocr": [], "pdfplumber": [], "borb": [], "borb.pdf": ["Document", "PDF"]}
 
 
 def _stub_heavy_imports() -> None:
