@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from evals.metrics import archives, desktop, html_files, mp3_tags, slides_checks, thunderbird
 from evals.metrics.docs import compare_docx_files
 from evals.metrics.rules import MetricError, MetricUnsupported
 from evals.metrics.slides import check_pptx_options, compare_pptx_files
@@ -22,11 +23,18 @@ METRICS: dict[str, Callable[..., float]] = {
     "exact_match": exact_match,
     "diff_text_file": diff_text_file,
     "check_include_exclude": check_include_exclude,
+    **slides_checks.METRICS,
+    **desktop.METRICS,
+    **thunderbird.METRICS,
+    **archives.METRICS,
+    **html_files.METRICS,
+    **mp3_tags.METRICS,
 }
 
 OPTION_CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
     "compare_table": check_table_options,
     "compare_pptx_files": check_pptx_options,
+    **archives.OPTION_CHECKS,
 }
 """Per metric, a check that raises MetricUnsupported when its options name what is not implemented."""
 
