@@ -5,7 +5,7 @@ from __future__ import annotations
 import openpyxl
 import pytest
 
-from evals.metrics import METRICS
+from evals.metrics import METRICS, MetricUnsupported, check_metric_options
 from evals.metrics.rules import MetricError, match_value_to_rule
 from evals.metrics.table import read_cell_value
 from tests.osworld_artifacts import docx_file, move_first_textbox, pptx_file, sales_book
@@ -186,3 +186,16 @@ def test_text_metrics(tmp_path):
     assert METRICS["check_include_exclude"]("saved: ok", rules) == 1.0
     assert METRICS["check_include_exclude"]("saved: ok, error", rules) == 0.0
     assert METRICS["check_include_exclude"](None, rules) == 0.0
+
+
+def test_archive_file_types_are_checked_before_scoring():
+    check_metric_options("compare_archive", {"file_type": "csv", "file_path": "data"})
+    with pytest.raises(MetricUnsupported, match="rar"):
+        check_metric_options("compare_archive", {"file_type": "rar"})
+    with pytest.raises(MetricUnsupported, match="examine_image_size"):
+        check_metric_options("compare_archive", {"file_type": "ppt", "examine_image_size": True})
+
+
+def test_shortcut_rule_types_osworld_lacks_are_unsupported():
+    with pytest.raises(MetricUnsupported, match="url"):
+        METRICS["is_shortcut_on_desktop"]({}, {"type": "url", "url": "https://play2048.co/"})

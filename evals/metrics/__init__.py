@@ -5,7 +5,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from evals.metrics import chrome, contents, docs_format, file_equality, pdf, python_tests, records
+from evals.metrics import (
+    archives,
+    chrome,
+    contents,
+    desktop,
+    docs_format,
+    file_equality,
+    html_files,
+    mp3_tags,
+    pdf,
+    python_tests,
+    records,
+    slides_checks,
+    thunderbird,
+)
 from evals.metrics.docs import compare_docx_files
 from evals.metrics.rules import MetricError, MetricUnsupported
 from evals.metrics.slides import check_pptx_options, compare_pptx_files
@@ -31,6 +45,12 @@ METRICS: dict[str, Callable[..., float]] = {
     **python_tests.METRICS,
     **docs_format.METRICS,
     **pdf.METRICS,
+    **slides_checks.METRICS,
+    **desktop.METRICS,
+    **thunderbird.METRICS,
+    **archives.METRICS,
+    **html_files.METRICS,
+    **mp3_tags.METRICS,
 }
 
 OPTION_CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
@@ -38,6 +58,7 @@ OPTION_CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
     "compare_pptx_files": check_pptx_options,
     **records.OPTION_CHECKS,
     **contents.OPTION_CHECKS,
+    **archives.OPTION_CHECKS,
 }
 """Per metric, a check that raises MetricUnsupported when its options name what is not implemented."""
 

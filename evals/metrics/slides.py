@@ -170,14 +170,18 @@ def _table_text(shape: Any) -> list[list[str]]:
     return [[cell.text.strip() for cell in row.cells] for row in shape.table.rows]
 
 
-def _background(slide: Any) -> Any:
+def solid_background(slide: Any) -> Any:
+    """The solid fill that colours the slide, as OSWorld finds it: the slide's own, or the master's
+    when the slide has none (the layout is skipped); None for any other fill."""
     fill = slide.background.fill
-    if fill.type == MSO_FILL_TYPE.SOLID:
-        return fill.fore_color.rgb
     if fill.type == MSO_FILL_TYPE.BACKGROUND:
-        master = slide.slide_layout.slide_master.background.fill
-        return master.fore_color.rgb if master.type == MSO_FILL_TYPE.SOLID else None
-    return None
+        fill = slide.slide_layout.slide_master.background.fill
+    return fill if fill.type == MSO_FILL_TYPE.SOLID else None
+
+
+def _background(slide: Any) -> Any:
+    fill = solid_background(slide)
+    return fill.fore_color.rgb if fill is not None else None
 
 
 def _notes(slide: Any) -> str:
