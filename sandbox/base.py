@@ -123,7 +123,9 @@ class Sandbox(ABC):
     # -- desktop state (what OSWorld's evaluators read); backends override what they can give ----------
     def accessibility_tree(self) -> str:
         """The AT-SPI tree of the desktop as XML text."""
-        raise SandboxUnsupported(f"needs a VM: accessibility tree (AT-SPI), which {type(self).__name__} lacks")
+        raise SandboxUnsupported(
+            f"needs a VM: accessibility tree (AT-SPI), which {type(self).__name__} lacks"
+        )
 
     def terminal_output(self) -> str | None:
         """The text of the active terminal window, as its accessibility node holds it; None when no

@@ -1,7 +1,9 @@
-"""Every case of the differential corpus scores as OSWorld's own metric code scored it."""
+"""Every case of the differential corpora scores as OSWorld's own metric code scored it: the office
+metrics (cases.py) and the image and VLC metrics (cases_media.py)."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 from pathlib import Path
@@ -9,27 +11,35 @@ from pathlib import Path
 import pytest
 
 from evals.metrics import METRICS
-from evals.metrics_corpus.cases import CASES, build, call
 
-TABLE = json.loads((Path(__file__).parents[1] / "evals/metrics_corpus/osworld_scores.json").read_text())
+CORPUS = Path(__file__).parents[1] / "evals/metrics_corpus"
+CORPORA = {"cases": ("osworld_scores.json", 150), "cases_media": ("osworld_scores_media.json", 100)}
+"""Corpus module -> (its table of OSWorld's scores, the fewest cases it must have)."""
+MODULES = {name: importlib.import_module(f"evals.metrics_corpus.{name}") for name in CORPORA}
+TABLES = {name: json.loads((CORPUS / table).read_text()) for name, (table, _) in CORPORA.items()}
 TOLERANCE = 1e-9
-"""Scores are ratios computed the same way; only float rounding may differ."""
+"""Scores are computed the same way (SSIM in float64, as scikit-image); only float rounding may differ."""
 
 
 @pytest.fixture(scope="module")
-def cases(tmp_path_factory):
-    return build(tmp_path_factory.mktemp("corpus"))
+def built(tmp_path_factory):
+    return {name: module.build(tmp_path_factory.mktemp(name)) for name, module in MODULES.items()}
 
 
-def test_the_table_covers_every_case():
-    assert set(TABLE) == set(CASES) and len(CASES) >= 150
+@pytest.mark.parametrize("corpus", sorted(CORPORA))
+def test_the_table_covers_every_case(corpus):
+    assert set(TABLES[corpus]) == set(MODULES[corpus].CASES)
+    assert len(MODULES[corpus].CASES) >= CORPORA[corpus][1]
 
 
-@pytest.mark.parametrize("case_id", sorted(CASES))
-def test_case_agrees_with_osworld(case_id, cases):
-    theirs = TABLE[case_id]
+@pytest.mark.parametrize(
+    ("corpus", "case_id"),
+    [(corpus, case_id) for corpus in sorted(CORPORA) for case_id in sorted(TABLES[corpus])],
+)
+def test_case_agrees_with_osworld(corpus, case_id, built):
+    theirs, case, call = TABLES[corpus][case_id], built[corpus][case_id], MODULES[corpus].call
     if "raises" in theirs:
         with pytest.raises(Exception):  # noqa: B017 - OSWorld raised; its runner records no score
-            call(METRICS, cases[case_id])
+            call(METRICS, case)
     else:
-        assert math.isclose(call(METRICS, cases[case_id]), theirs["score"], abs_tol=TOLERANCE)
+        assert math.isclose(call(METRICS, case), theirs["score"], abs_tol=TOLERANCE)

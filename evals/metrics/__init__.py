@@ -1,10 +1,12 @@
-"""The metrics task files name in `evaluator.func`, written on openpyxl, pandas, python-docx and python-pptx."""
+"""The metrics task files name in `evaluator.func`, written on openpyxl, pandas, python-docx, python-pptx,
+Pillow and numpy."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from evals.metrics import images, vlc
 from evals.metrics.docs import compare_docx_files
 from evals.metrics.rules import MetricError, MetricUnsupported
 from evals.metrics.slides import check_pptx_options, compare_pptx_files
@@ -22,6 +24,8 @@ METRICS: dict[str, Callable[..., float]] = {
     "exact_match": exact_match,
     "diff_text_file": diff_text_file,
     "check_include_exclude": check_include_exclude,
+    **images.METRICS,
+    **vlc.METRICS,
 }
 
 OPTION_CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {

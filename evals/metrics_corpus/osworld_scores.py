@@ -7,8 +7,9 @@ Run in a throwaway environment that holds `desktop-env` (see README.md), never o
 The first argument names the corpus module (`cases`, or a family's `cases_<family>`).
 
 Heavy imports the metric modules do not use for these functions (easyocr, scikit-image,
-pdfplumber) are replaced by empty modules, and the package's `__init__` (which imports every
-domain's metrics) is bypassed.
+pdfplumber, and the audio libraries of metrics/vlc.py) are replaced by empty modules when they are not
+installed (the image metrics need the real scikit-image), and the package's `__init__` (which imports
+every domain's metrics) is bypassed.
 """
 
 from __future__ import annotations
@@ -16,16 +17,26 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import re
 import sys
 import tempfile
 import types
 from pathlib import Path
 
-_STUBS = {"easyocr": [], "skimage": [], "skimage.color": ["deltaE_ciede2000", "rgb2lab"], "pdfplumber": []}
+_STUBS = {
+    "easyocr": [],
+    "skimage": [],
+    "skimage.color": ["deltaE_ciede2000", "rgb2lab"],
+    "pdfplumber": [],
+    "acoustid": [],
+    "fastdtw": ["fastdtw"],
+}
 
 
 def _stub_heavy_imports() -> None:
     for name, attributes in _STUBS.items():
+        if importlib.util.find_spec(name.partition(".")[0]) is not None:
+            continue
         module = types.ModuleType(name)
         for attribute in attributes:
             setattr(module, attribute, None)
@@ -37,12 +48,13 @@ def _stub_heavy_imports() -> None:
 
 
 class _OSWorldMetrics(dict):
-    """OSWorld's metric functions by name, looked up in every module of its metrics package."""
+    """OSWorld's metric functions by name, looked up in every module of its metrics package (a module's
+    own functions: slides.py also has a nested `compare_images`)."""
 
     def __missing__(self, name: str):
         folder = Path(sys.modules["desktop_env.evaluators.metrics"].__path__[0])
         for source in sorted(folder.glob("*.py")):
-            if f"def {name}(" in source.read_text(encoding="utf-8"):
+            if re.search(rf"^def {name}\(", source.read_text(encoding="utf-8"), re.MULTILINE):
                 module = importlib.import_module(f"desktop_env.evaluators.metrics.{source.stem}")
                 self[name] = getattr(module, name)
                 return self[name]
