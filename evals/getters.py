@@ -8,6 +8,8 @@
   a miss (evals/cache.py); one that cannot be had raises CacheMiss.
 - `rule`: the `rules` object itself.
 - `vm_command_line` (`command`, `shell`): the command's standard output.
+
+The desktop and application getters are in evals/getters_vm.py, the date rules in evals/getters_time.py.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from typing import Any
 
 from evals import chrome, settings
 from evals.cache import FileCache
+from evals.getters_time import TIME_GETTERS
+from evals.getters_vm import VM_GETTERS, fetch_vm_file
 from evals.setup import command_text
 from evals.task import Getter, TaskError
 from sandbox.base import Sandbox
@@ -53,17 +57,7 @@ def _files(params: dict, fetch_one: Callable[[str, Path], str | None]) -> Any:
 
 
 def _vm_file(params: dict, context: GetterContext) -> Any:
-    def fetch_one(path: str, dest: Path) -> str | None:
-        try:
-            data = context.sandbox.read_file(path)
-        except FileNotFoundError:
-            return None
-        target = context.work_dir / dest
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-        return str(target)
-
-    return _files(params, fetch_one)
+    return _files(params, lambda path, dest: fetch_vm_file(context, path, dest))
 
 
 def _cloud_file(params: dict, context: GetterContext) -> Any:
@@ -91,4 +85,6 @@ GETTERS: dict[str, Callable[[dict, GetterContext], Any]] = {
     "rule": _rule,
     "vm_command_line": _vm_command_line,
     **chrome.GETTERS,
+    **VM_GETTERS,
+    **TIME_GETTERS,
 }

@@ -8,6 +8,8 @@ WINDOW_POLL_S = 0.5
 SETUP_COMMAND_TIMEOUT_S = 120.0
 """Timeout of one `execute`/`command` setup step (the VM server's own limit)."""
 GETTER_COMMAND_TIMEOUT_S = 120.0
+VLC_HTTP_PORT = 8080
+"""Where VLC's HTTP interface listens inside the sandbox (OSWorld's VMs: 8080, password `password`)."""
 """Timeout of a `vm_command_line` getter."""
 DOWNLOAD_TIMEOUT_S = 60.0
 """Timeout (to connect, and between two reads) of downloading a file the cache does not hold."""

@@ -45,6 +45,8 @@ class SetupContext:
     task_dir: Path = Path(".")
     records: list[dict[str, Any]] = field(default_factory=list)
     """One entry per step run: type, and what happened (return codes, outputs)."""
+    output_dir: Path | None = None
+    """Where an `execute` step's `stdout`/`stderr` files go (the scoring folder, for `cache_file`)."""
 
 
 StepHandler = Callable[[Sandbox, dict[str, Any], SetupContext], dict[str, Any]]
@@ -124,6 +126,11 @@ def _launch(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
 def _execute(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
     command = command_text(params.get("command", ""), sandbox)
     result = sandbox.run(command, timeout=settings.SETUP_COMMAND_TIMEOUT_S)
+    for stream, text in (("stdout", result.stdout), ("stderr", result.stderr)):
+        if params.get(stream):
+            if context.output_dir is None:
+                raise SetupError(f"execute: `{stream}` names a file, but this step has no output folder")
+            (context.output_dir / params[stream]).write_text(text)
     return {"command": command, "returncode": result.returncode, "output": result.output[-2000:]}
 
 

@@ -63,6 +63,10 @@ class SandboxError(RuntimeError):
     """A sandbox could not do what was asked (unreachable VM, no display, ...)."""
 
 
+class SandboxUnsupported(SandboxError):
+    """The sandbox cannot give what was asked at all (not a passing failure): the caller may need a VM."""
+
+
 class Sandbox(ABC):
     """A machine the agent acts on. Backends: local host processes, an OSWorld VM."""
 
@@ -121,6 +125,34 @@ class Sandbox(ABC):
     def cdp_url(self) -> str:
         """The DevTools address of the sandbox's Chrome (`cdp_port`) as this machine reaches it."""
         raise SandboxError(f"{type(self).__name__} cannot reach a browser inside it")
+
+    # -- desktop state (what OSWorld's evaluators read); backends override what they can give ----------
+    def accessibility_tree(self) -> str:
+        """The AT-SPI tree of the desktop as XML text."""
+        raise SandboxUnsupported(
+            f"needs a VM: accessibility tree (AT-SPI), which {type(self).__name__} lacks"
+        )
+
+    def terminal_output(self) -> str | None:
+        """The text of the active terminal window, as its accessibility node holds it; None when no
+        terminal is active."""
+        raise SandboxUnsupported(
+            f"needs a VM: terminal output (read from the AT-SPI tree), which {type(self).__name__} lacks"
+        )
+
+    def window_size(self, app_class: str) -> tuple[int, int] | None:
+        """(width, height) of the first window whose WM_CLASS instance or class is `app_class` (any case);
+        None when there is none."""
+        raise SandboxUnsupported(f"{type(self).__name__} cannot measure windows")
+
+    def wallpaper(self) -> bytes | None:
+        """The desktop's wallpaper file (XFCE's, else GNOME's picture-uri); None when none is set."""
+        raise SandboxUnsupported(f"{type(self).__name__} cannot read the wallpaper")
+
+    def directory_tree(self, path: str) -> dict | None:
+        """`{type: "directory", name, children: [...]}` of the folder `path` names (see `expand`),
+        recursively, files as `{type: "file", name}`; None when it is not a folder."""
+        raise SandboxUnsupported(f"{type(self).__name__} cannot list folders")
 
     def path_variables(self) -> Mapping[str, str]:
         """The environment that `$NAME` in a path expands from (the sandbox's own)."""

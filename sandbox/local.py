@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
-from sandbox import settings
+from sandbox import desktop_state, settings
 from sandbox.base import CommandResult, Sandbox, SandboxError, Shell
 from sandbox.bash_session import BashSession
 from sandbox.display import XDisplay
@@ -292,6 +292,17 @@ class LocalSandbox(Sandbox):
     def screen_size(self) -> tuple[int, int]:
         self._require_display()
         return self._display.size
+
+    def window_size(self, app_class: str) -> tuple[int, int] | None:
+        self._require_display()
+        return desktop_state.window_size(self, app_class)
+
+    def wallpaper(self) -> bytes | None:
+        path = desktop_state.wallpaper_path(self)
+        return self.read_file(path) if path else None
+
+    def directory_tree(self, path: str) -> dict | None:
+        return desktop_state.directory_tree(self, path)
 
     def _require_display(self) -> str:
         if not self.display:

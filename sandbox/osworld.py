@@ -139,7 +139,7 @@ class OSWorldSandbox(Sandbox):
         server's own answer (its handler raised, e.g. reading a folder) and goes back to the caller."""
         if self._client is None:
             raise SandboxError("the OSWorld sandbox is not started")
-        idempotent = method == "GET" or path in ("/file", "/screen_size", "/list_directory")
+        idempotent = method == "GET" or path in _READ_ROUTES
         timeout = timeout or self.request_timeout_s
         delay = self.backoff_s
         last_error = ""
@@ -291,7 +291,34 @@ class OSWorldSandbox(Sandbox):
             raise SandboxError(f"no accessibility tree (HTTP {response.status_code}): {detail}")
         return body["AT"]
 
+    def terminal_output(self) -> str | None:
+        response = self._request("GET", "/terminal")
+        body = _json(response)
+        if response.status_code != 200 or "output" not in body:
+            detail = body.get("message") or response.text[:300]
+            raise SandboxError(f"no terminal output (HTTP {response.status_code}): {detail}")
+        return body["output"]
 
+    def window_size(self, app_class: str) -> tuple[int, int] | None:
+        """The server answers an error when no window matches (its route returns nothing): None, as
+        OSWorld's client gives."""
+        body = _json(self._request("POST", "/window_size", data={"app_class_name": app_class}))
+        if "width" not in body:
+            return None
+        return int(body["width"]), int(body["height"])
+
+    def wallpaper(self) -> bytes | None:
+        response = self._request("POST", "/wallpaper")
+        return response.content if response.status_code == 200 else None
+
+    def directory_tree(self, path: str) -> dict | None:
+        """The server answers 400 for a path that is not a folder: None."""
+        response = self._request("POST", "/list_directory", json={"path": self.expand(path)})
+        return _json(response).get("directory_tree") if response.status_code == 200 else None
+
+
+_READ_ROUTES = frozenset({"/file", "/screen_size", "/list_directory", "/window_size", "/wallpaper"})
+"""POST routes that only read, so safe to repeat."""
 _OUTAGE_STATUSES = frozenset({502, 503, 504})
 """HTTP statuses of a VM server that is not there (a proxy or gateway answering), retried for reads."""
 

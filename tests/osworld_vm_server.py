@@ -294,12 +294,23 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, {"width": width, "height": height})
         elif route == "/list_directory":
             root = Path(self._json().get("path", ""))
-            children = [
-                {"type": "directory" if p.is_dir() else "file", "name": p.name} for p in root.iterdir()
-            ]
-            self._send(
-                200, {"directory_tree": {"type": "directory", "name": root.name, "children": children}}
-            )
+            if root.is_dir():
+                self._send(200, {"directory_tree": _tree(root)})
+            else:
+                self._send(400, {"error": "The provided path is not a directory"})
+        elif route == "/window_size":
+            app_class = str(self._form().get("app_class_name", ""))
+            size = self.vm.sandbox.window_size(app_class)
+            if size is None:  # the real route returns nothing, which its framework answers with 500
+                self._send(500, "<p>The view function did not return a valid response.</p>", "text/html")
+            else:
+                self._send(200, {"width": size[0], "height": size[1]})
+        elif route == "/wallpaper":
+            picture = self.vm.sandbox.wallpaper()
+            if picture is None:
+                self._send(404, "<p>Wallpaper file not found</p>", "text/html")
+            else:
+                self._send(200, picture, "image/png")
         elif route == "/setup/launch":
             self.vm.launch(self._json())
             self._send(200, "launched")
@@ -313,6 +324,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, "ok")
         else:
             self._send(404, {"error": "not found"})
+
+
+def _tree(folder: Path) -> dict:
+    """The real route's walk: folders recursively, files by name."""
+    children = [_tree(p) if p.is_dir() else {"type": "file", "name": p.name} for p in folder.iterdir()]
+    return {"type": "directory", "name": folder.name, "children": children}
 
 
 def png_size(data: bytes) -> tuple[int, int]:

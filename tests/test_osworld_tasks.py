@@ -217,7 +217,7 @@ def test_bad_task_files_are_rejected_clearly(tmp_path, local, cache):
     with pytest.raises(TaskError, match="not valid JSON"):
         load_task(broken)
     unknown = tmp_path / "unknown.json"
-    unknown.write_text(json.dumps({"id": "u", "instruction": "x", "evaluator": {"func": "compare_images"}}))
+    unknown.write_text(json.dumps({"id": "u", "instruction": "x", "evaluator": {"func": "compare_videos"}}))
     with pytest.raises(TaskError, match="unsupported metric"):
         prepare_task(unknown, local, cache)
     getter = {

@@ -34,6 +34,7 @@ from evals.chrome.devtools import (
     pages,
 )
 from evals.task import TaskError
+from sandbox.base import SandboxUnsupported
 
 ADDRESS_BAR = "//application[@name='Google Chrome']//entry[@name='Address and search bar']"
 """Chrome's address bar in an AT-SPI tree."""
@@ -41,11 +42,12 @@ ADDRESS_BAR = "//application[@name='Google Chrome']//entry[@name='Address and se
 
 def _address_bar(context: Any) -> str | None:
     """The active tab's address-bar text, from the accessibility tree when the sandbox has one."""
-    tree_of = getattr(context.sandbox, "accessibility_tree", None)
-    if tree_of is None:
+    try:
+        tree = context.sandbox.accessibility_tree()
+    except SandboxUnsupported:
         url = active_tab_url(context.sandbox)
         return address_bar_text(url) if url else None
-    entries = etree.fromstring(tree_of().encode()).xpath(ADDRESS_BAR)
+    entries = etree.fromstring(tree.encode()).xpath(ADDRESS_BAR)
     return entries[0].text if entries and entries[-1].text else None
 
 

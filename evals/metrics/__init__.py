@@ -1,4 +1,5 @@
-"""The metrics task files name in `evaluator.func`, written on openpyxl, pandas, python-docx and python-pptx."""
+"""The metrics task files name in `evaluator.func`, written on openpyxl, pandas, python-docx, python-pptx,
+Pillow and numpy."""
 
 from __future__ import annotations
 
@@ -13,12 +14,14 @@ from evals.metrics import (
     docs_format,
     file_equality,
     html_files,
+    images,
     mp3_tags,
     pdf,
     python_tests,
     records,
     slides_checks,
     thunderbird,
+    vlc,
 )
 from evals.metrics.docs import compare_docx_files
 from evals.metrics.rules import MetricError, MetricUnsupported
@@ -51,6 +54,8 @@ METRICS: dict[str, Callable[..., float]] = {
     **archives.METRICS,
     **html_files.METRICS,
     **mp3_tags.METRICS,
+    **images.METRICS,
+    **vlc.METRICS,
 }
 
 OPTION_CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {

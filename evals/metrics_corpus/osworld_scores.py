@@ -6,9 +6,10 @@ Run in a throwaway environment that holds `desktop-env` (see README.md), never o
 
 The first argument names the corpus module (`cases`, or a family's `cases_<family>`).
 
-Heavy imports the metric modules do not use for these functions (easyocr, pdfplumber,
-borb) are replaced by empty modules, and the package's `__init__` (which imports every
-domain's metrics) is bypassed.
+Heavy imports the metric modules do not use for these functions (easyocr, borb, pdfplumber, and
+the audio libraries of metrics/vlc.py) are replaced by empty modules when they are not installed (the
+image and colour metrics need the real scikit-image), and the package's `__init__` (which imports
+every domain's metrics) is bypassed.
 """
 
 from __future__ import annotations
@@ -17,16 +18,28 @@ import importlib
 import importlib.util
 import json
 import os
+import re
 import sys
 import tempfile
 import types
 from pathlib import Path
 
-_STUBS = {"easyocr": [], "pdfplumber": [], "borb": [], "borb.pdf": ["Document", "PDF"]}
+_STUBS = {
+    "easyocr": [],
+    "borb": [],
+    "borb.pdf": ["Document", "PDF"],
+    "skimage": [],
+    "skimage.color": ["deltaE_ciede2000", "rgb2lab"],
+    "pdfplumber": [],
+    "acoustid": [],
+    "fastdtw": ["fastdtw"],
+}
 
 
 def _stub_heavy_imports() -> None:
     for name, attributes in _STUBS.items():
+        if importlib.util.find_spec(name.partition(".")[0]) is not None:
+            continue
         module = types.ModuleType(name)
         for attribute in attributes:
             setattr(module, attribute, None)
@@ -38,12 +51,13 @@ def _stub_heavy_imports() -> None:
 
 
 class _OSWorldMetrics(dict):
-    """OSWorld's metric functions by name, looked up in every module of its metrics package."""
+    """OSWorld's metric functions by name, looked up in every module of its metrics package (a module's
+    own functions: slides.py also has a nested `compare_images`)."""
 
     def __missing__(self, name: str):
         folder = Path(sys.modules["desktop_env.evaluators.metrics"].__path__[0])
         for source in sorted(folder.glob("*.py")):
-            if f"def {name}(" in source.read_text(encoding="utf-8"):
+            if re.search(rf"^def {name}\(", source.read_text(encoding="utf-8"), re.MULTILINE):
                 module = importlib.import_module(f"desktop_env.evaluators.metrics.{source.stem}")
                 self[name] = getattr(module, name)
                 return self[name]
