@@ -66,11 +66,15 @@ class FileCache:
                 found.append(self.root / name)
         return found
 
+    def cached(self, url: str, dest_name: str = "") -> Path | None:
+        """The cached file for `url`, or None (nothing is downloaded)."""
+        return next((path for path in self.candidates(url, dest_name) if path.is_file()), None)
+
     def resolve(self, url: str, dest_name: str = "") -> Path:
+        found = self.cached(url, dest_name)
+        if found is not None:
+            return found
         tried = self.candidates(url, dest_name)
-        for path in tried:
-            if path.is_file():
-                return path
         listing = "\n  ".join(str(p) for p in tried)
         if urlparse(url).scheme not in DOWNLOAD_SCHEMES:
             raise CacheMiss(

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import time
 from datetime import datetime
 from pathlib import Path
@@ -104,6 +107,48 @@ def validation_table(rows: list[ValidationRow]) -> Table:
             row.error[:160],
         )
     return table
+
+
+@eval_app.command("check")
+def check_command(
+    suite: Annotated[
+        Path,
+        typer.Argument(
+            help="A folder of task files, or OSWorld's evaluation_examples folder or a meta file."
+        ),
+    ],
+    task: Annotated[list[str] | None, typer.Option(help="Check only this task id (repeatable).")] = None,
+    cache: Annotated[
+        Path, typer.Option(help="Download cache the files are looked up in (as `eval run --cache`).")
+    ] = Path("results") / "cache",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON lines.")] = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print the rows as CSV.")] = False,
+    osworld_python: Annotated[str | None, typer.Option(help=bridge.OPTION_HELP)] = None,
+) -> None:
+    """Read every task without running an agent: one row per task (loads; unsupported steps, getters and
+    metrics; unreachable files; what it needs of the machine), then `scorable=N/M local=K/M`."""
+    from evals.check import check_suite, summary_line
+
+    try:
+        bridge.use_python(osworld_python)
+        checks = check_suite(suite, cache, only=task or None)
+    except (TaskError, bridge.BridgeError) as exc:
+        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+    rows = [check.row() for check in checks]
+    if as_json:
+        for row in rows:
+            print(json.dumps(row))
+    elif as_csv:
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else [], lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({k: "; ".join(v) if isinstance(v, list) else v for k, v in r.items()} for r in rows)
+        print(out.getvalue(), end="")
+    else:
+        for check in checks:
+            print(check.line())
+    print(summary_line(checks))
 
 
 # -- running suites under several harnesses, and their reports ----------------------------

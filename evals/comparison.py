@@ -44,6 +44,8 @@ class GroupRow:
     gate_rounds: float
     gate_passes: int
     gate_fails: int
+    gate_undecided: int
+    """Gate rounds that could not decide (neither passes nor fails)."""
     input_tokens: int
     output_tokens: int
     cached_tokens: int
@@ -87,6 +89,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("delegations", "delegations", lambda r: f"{r.delegations:.1f}"),
     Column("gate_rounds", "gate rounds", lambda r: f"{r.gate_rounds:.1f}"),
     Column("gate_passes", "gate pass/fail", lambda r: f"{r.gate_passes}/{r.gate_fails}"),
+    Column("gate_undecided", "gate undecided", lambda r: str(r.gate_undecided)),
     Column("input_tokens", "input tok", lambda r: f"{r.input_tokens:,}"),
     Column("output_tokens", "output tok", lambda r: f"{r.output_tokens:,}"),
     Column("cached_tokens", "cached tok", lambda r: f"{r.cached_tokens:,}"),
@@ -125,6 +128,7 @@ def summarize(harness: str, model: str, domain: str, runs: list[TaskMetrics]) ->
         gate_rounds=mean("gate_rounds"),
         gate_passes=sum(t.gate_passes for t in tasks),
         gate_fails=sum(t.gate_fails for t in tasks),
+        gate_undecided=sum(t.gate_undecided for t in tasks),
         input_tokens=sum(t.input_tokens for t in tasks),
         output_tokens=sum(t.output_tokens for t in tasks),
         cached_tokens=sum(t.cached_tokens for t in tasks),

@@ -222,7 +222,7 @@ def _artifacts_html(result_dir: Path, page_dir: Path) -> str:
 
 
 def _task_meta(m: TaskMetrics) -> str:
-    gate = f"gate rounds {m.gate_rounds} ({m.gate_passes} pass, {m.gate_fails} fail)"
+    gate = f"gate rounds {m.gate_rounds} ({m.gate_passes} pass, {m.gate_fails} fail, {m.gate_undecided} undecided)"
     scored = (
         f"error in {m.error_stage or '?'} (no score)"
         if m.failed

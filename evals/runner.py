@@ -3,6 +3,10 @@
     outcome = run_task(task_path, config, cache_dir, results_dir)     # the harness, as `config` says
     outcome = run_task_file(task_path, sandbox, run_agent, cache_dir, results_dir, model="anthropic:...")
 
+Before any sandbox starts or model is called, the pre-flight check (evals/check.py) fails a task
+that cannot be scored here (an unsupported step, getter, metric or option; a file to download or an
+expected file that is neither cached nor downloadable) with error.json.
+
 `run_task` is the one way the harness runs a task file: `stateact run --task`, every suite job
 (evals/suite_runner.py) and every validation (evals/validate.py) go through it. `run_task_file` takes
 any agent: `run_agent(instruction, sandbox) -> run_dir` runs it on the (path-mapped) instruction in
@@ -26,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evals.cache import FileCache
+from evals.check import preflight
 from evals.failures import AGENT, SCORING, SETUP, TaskFailure
 from evals.paths import HomeMap
 from evals.results import (
@@ -150,10 +155,12 @@ def run_task_file(
     model: str = "unknown",
     harness: str = FULL_HARNESS,
     result_dir: Path | None = None,
+    start: Callable[[], None] | None = None,
 ) -> TaskOutcome:
-    """Setup, agent, scoring and results for one task file; a task with result.txt is skipped.
-    `result_dir`: where its results go (default: its folder of the OSWorld layout; a best-of-N rollout's
-    own folder otherwise).
+    """Pre-flight check (evals/check.py), setup, agent, scoring and results for one task file; a task
+    with result.txt is skipped. `result_dir`: where its results go (default: its folder of the OSWorld
+    layout; a best-of-N rollout's own folder otherwise). `start`: starts `sandbox`, called once the
+    pre-flight check passed (None: it is started already).
 
     Raises TaskError only when the task file cannot be read (there is no task id to file an error
     under); any later failure that is not the agent's is written to error.json and returned."""
@@ -171,6 +178,11 @@ def run_task_file(
         write_error(result_dir, failure, {"task_id": raw.id, "run_dir": str(run_dir) if run_dir else None})
         return TaskOutcome(None, result_dir, run_dir=run_dir, failure=failure)
 
+    checked = preflight(raw, FileCache(cache_dir))
+    if checked is not None:  # before any sandbox or model work
+        return failed(checked)
+    if start is not None:
+        start()
     try:
         prepared = prepare_task(task_path, sandbox, cache_dir)
     except Exception as exc:  # the task could not be set up: not the agent's failure
@@ -221,7 +233,7 @@ def run_task(
             )
         return Path(execute(run, listener, sandbox=sandbox).run_dir)
 
-    def run_in(sandbox: Sandbox) -> TaskOutcome:
+    def run_in(sandbox: Sandbox, start: Callable[[], None] | None = None) -> TaskOutcome:
         key = model or model_key(config.models.main, config.models)
         return run_task_file(
             task_path,
@@ -232,6 +244,7 @@ def run_task(
             model=key,
             harness=config.harness,
             result_dir=result_dir,
+            start=start,
         )
 
     if sandbox is not None:
@@ -239,8 +252,7 @@ def run_task(
     home = config.workdir or Path(config.runs_root) / config.run_id / "home"
     own = sandbox_from_spec(config.sandbox, home, config.display, config.isolation, [config.runs_root])
     try:
-        own.start()
-        return run_in(own)
+        return run_in(own, start=own.start)
     finally:
         with shielded():
             own.close()

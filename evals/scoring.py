@@ -28,16 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from evals.cache import FileCache
-from evals.getters import GETTERS, GetterContext, fetch
-from evals.metrics import (
-    INFEASIBLE,
-    METRICS,
-    BridgeError,
-    MetricUnsupported,
-    check_metric_options,
-    find_metric,
-)
-from evals.osworld_bridge import configured_python
+from evals.check import unsupported_message, unsupported_parts
+from evals.getters import GetterContext, fetch
+from evals.metrics import INFEASIBLE, BridgeError, MetricUnsupported, find_metric
 from evals.setup import SetupContext, SetupError, run_steps
 from evals.task import Task, TaskError
 from sandbox.base import Sandbox
@@ -89,28 +82,11 @@ class ScoreReport:
 
 
 def check_evaluator_known(task: Task) -> None:
-    """Raise TaskError before any work when the task names a metric, a metric rule or option, or a
-    getter we do not have."""
-    try:
-        unknown = [f for f in task.evaluator.funcs() if f != INFEASIBLE and find_metric(f) is None]
-    except BridgeError as exc:
-        raise TaskError(f"task {task.id} cannot be scored here: {exc}") from exc
-    if unknown:
-        raise TaskError(
-            f"task {task.id} uses unsupported metric(s) {', '.join(unknown)}; "
-            f"supported: {', '.join(sorted([*METRICS, INFEASIBLE]))}"
-            + ("" if configured_python() else " (others with OSWorld's own evaluator: --osworld-python)")
-        )
-    for index, name in enumerate(task.evaluator.funcs()):
-        try:
-            check_metric_options(name, task.evaluator.nth("options", index))
-        except MetricUnsupported as exc:
-            raise TaskError(f"task {task.id} cannot be scored here: {name}: {exc}") from exc
-    getters = sorted({g.type for g in task.evaluator.getters() if g.type not in GETTERS})
-    if getters:
-        raise TaskError(
-            f"task {task.id} uses unsupported getter(s) {', '.join(getters)}; supported: {', '.join(sorted(GETTERS))}"
-        )
+    """Raise TaskError before any work when the task names a setup step, a metric, a metric rule or
+    option, or a getter we do not have (evals/check.py)."""
+    unsupported = unsupported_parts(task)
+    if unsupported:
+        raise TaskError(unsupported_message(task, unsupported))
 
 
 def score_task(

@@ -13,6 +13,12 @@ VLC_HTTP_PORT = 8080
 """Timeout of a `vm_command_line` getter."""
 DOWNLOAD_TIMEOUT_S = 60.0
 """Timeout (to connect, and between two reads) of downloading a file the cache does not hold."""
+URL_PROBE_TIMEOUT_S = 5.0
+"""Timeout of asking whether a URL answers (`stateact eval check`); without internet it fails at once."""
+URL_PROBE_WORKERS = 16
+"""URLs `stateact eval check` asks at once."""
+PACKAGE_INDEX_URL = "https://pypi.org/simple/"
+"""The URL `stateact eval check` asks for a task that installs packages (pip, apt) while it runs."""
 SHEET_PRECISION = 4
 """Default rounding of `compare_table`/`sheet_data` (OSWorld's `precision`)."""
 FUZZY_THRESHOLD = 85.0

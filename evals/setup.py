@@ -10,7 +10,6 @@ never opens, an unknown step type) raises SetupError naming the step.
 from __future__ import annotations
 
 import contextlib
-import shlex
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -69,8 +68,14 @@ def run_steps(steps: list[Step], sandbox: Sandbox, context: SetupContext) -> lis
 
 
 def command_text(command: str | list[str], sandbox: Sandbox | None = None) -> str:
-    """A step's command as one shell string, with OSWorld's placeholders filled in."""
-    text = command if isinstance(command, str) else shlex.join(str(part) for part in command)
+    """A step's command as one shell string, with OSWorld's placeholders filled in. A list's arguments
+    are quoted, except that a leading `~/` stays bare so the shell expands it to the home folder, as the
+    VM server expands it."""
+    if isinstance(command, str):
+        text = command
+    else:
+        parts = [str(part) for part in command]
+        text = " ".join("~/" + quote(p[2:]) if p.startswith("~/") else quote(p) for p in parts)
     if "{SCREEN_" in text and sandbox is not None:
         width, height = sandbox.screen_size()
         for name, value in (

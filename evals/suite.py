@@ -12,6 +12,7 @@ rewrites them for a sandbox's home.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,13 +29,18 @@ OFFICE_SUITE = Path(__file__).parent / "suites" / "office"
 
 @dataclass(frozen=True)
 class SuiteTask:
+    """A task file of a suite: its task, or (`task` None) why the file cannot be read."""
+
     path: Path
-    task: Task
+    task: Task | None
     domain: str
+    problem: str = ""
+    """Why the task file cannot be read (one line); empty when `task` is set."""
 
     @property
     def id(self) -> str:
-        return self.task.id
+        """The task's id; an unreadable file's name without `.json`."""
+        return self.task.id if self.task is not None else self.path.name.removesuffix(".json")
 
     @property
     def solution_path(self) -> Path:
@@ -43,16 +49,16 @@ class SuiteTask:
     @property
     def checkpoints(self) -> int:
         """How many checkpoints partial credit counts (each metric of the evaluator is one)."""
-        return len(self.task.evaluator.funcs())
+        return len(self.task.evaluator.funcs()) if self.task is not None else 0
 
     @property
     def infeasible(self) -> bool:
-        return INFEASIBLE in self.task.evaluator.funcs()
+        return self.task is not None and INFEASIBLE in self.task.evaluator.funcs()
 
     @property
     def ports(self) -> frozenset[int]:
         """The loopback ports the task's setup serves on (evals/task_ports.py)."""
-        return task_ports(self.task)
+        return task_ports(self.task) if self.task is not None else frozenset()
 
 
 def task_files(suite: Path) -> list[Path]:
@@ -66,22 +72,30 @@ def task_files(suite: Path) -> list[Path]:
     return sorted(p for p in suite.rglob("*.json") if not p.name.endswith(SOLUTION_SUFFIX))
 
 
-def discover(suite: Path, only: list[str] | None = None) -> list[SuiteTask]:
-    """Load every task of a suite, or the ones whose id is in `only` (unknown ids are an error)."""
-    tasks = []
-    for path in task_files(suite):
+def read_suite_task(path: Path) -> SuiteTask:
+    """A suite's task file; one that cannot be read is kept with its one-line problem, so the suite's
+    other tasks still run and this one becomes an error row."""
+    try:
         task = load_task(path)
-        tasks.append(SuiteTask(path, task, task_domain(path, task)))
+    except TaskError as exc:
+        return SuiteTask(path, None, Path(path).resolve().parent.name, problem=str(exc))
+    return SuiteTask(path, task, task_domain(path, task))
+
+
+def discover(suite: Path, only: list[str] | None = None) -> list[SuiteTask]:
+    """Every task of a suite, or the ones whose id is in `only` (unknown ids are an error); a file that
+    cannot be read is a SuiteTask with its `problem` (named by its file name)."""
+    tasks = [read_suite_task(path) for path in task_files(suite)]
     if only:
         known = {t.id for t in tasks}
         missing = [i for i in only if i not in known]
         if missing:
             raise TaskError(f"no task {', '.join(missing)} in {suite}")
         tasks = [t for t in tasks if t.id in only]
-    ids = [t.id for t in tasks]
-    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    keys = Counter(f"{t.domain}/{t.id}" for t in tasks)  # OSWorld lists some ids under two domains
+    duplicates = sorted(key for key, count in keys.items() if count > 1)
     if duplicates:
-        raise TaskError(f"task ids used twice in {suite}: {', '.join(duplicates)}")
+        raise TaskError(f"task ids used twice in one domain of {suite}: {', '.join(duplicates)}")
     return tasks
 
 

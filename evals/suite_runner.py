@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evals import settings
+from evals.cache import FileCache
+from evals.check import preflight
 from evals.failures import SETUP, TaskFailure
 from evals.results import (
     ERROR_FILE,
@@ -240,8 +242,11 @@ def run_job(options: SuiteOptions, job: SuiteJob, slot: Slot | None = None) -> J
     result_dir = job_result_dir(options, job)
     if (done := done_outcome(options, job)) is not None:
         return done
-    slot = slot or local_slot(options, "local")
     clear_attempt(result_dir)
+    if (failure := job_preflight(options, job)) is not None:  # before any slot, sandbox or model work
+        write_error(result_dir, failure, {"task_id": job.task.id, "harness": job.harness})
+        return JobOutcome(job, result_dir, error=failure.summary)
+    slot = slot or local_slot(options, "local")
     started = time.monotonic()
     sandboxes = Path(options.results) / SANDBOXES_FOLDER
     sandboxes.mkdir(parents=True, exist_ok=True)
@@ -274,6 +279,13 @@ def run_job(options: SuiteOptions, job: SuiteJob, slot: Slot | None = None) -> J
             return JobOutcome(job, result_dir, error=failure.summary, seconds=time.monotonic() - started)
         finally:
             slot.give_back(sandbox)
+
+
+def job_preflight(options: SuiteOptions, job: SuiteJob) -> TaskFailure | None:
+    """Why the job's task cannot run: its file cannot be read, or the pre-flight check fails."""
+    if job.task.task is None:
+        return TaskFailure(SETUP, "task file", job.task.problem)
+    return preflight(job.task.task, FileCache(options.cache))
 
 
 def job_config(options: SuiteOptions, job: SuiteJob, models: RoleModels, result_dir: Path) -> RunConfig:

@@ -2,7 +2,11 @@
 
 A task file is JSON with `id`, `instruction`, `config` (setup steps),
 `evaluator` and bookkeeping fields. Unknown fields are kept, so a task file
-round-trips unchanged.
+round-trips unchanged. Read as OSWorld reads it: the bookkeeping fields
+(`source`, `snapshot`, `proxy`, ...) may have any shape, a missing or null
+`config` is no steps, and an empty `result` or `expected` (`{}`) is no getter.
+A task whose `func` is empty loads, but cannot be scored (OSWorld's DesktopEnv
+fails to set it up: it has no metric function of that name).
 """
 
 from __future__ import annotations
@@ -50,6 +54,14 @@ class Evaluator(BaseModel):
     conj: str = "and"
     postconfig: list[Step] = Field(default_factory=list)
 
+    @field_validator("result", "expected", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: Any) -> Any:
+        """`{}` (a whole value or a list entry) is no getter, as OSWorld skips an empty one."""
+        if isinstance(value, list):
+            return [entry or None for entry in value]
+        return value or None
+
     @field_validator("conj")
     @classmethod
     def _known_conj(cls, value: str) -> str:
@@ -87,10 +99,15 @@ class Task(BaseModel):
     config: list[Step] = Field(default_factory=list)
     evaluator: Evaluator
     related_apps: list[str] = Field(default_factory=list)
-    snapshot: str | None = None
-    source: str | None = None
-    proxy: bool = False
-    possibility_of_env_change: str | None = None
+    snapshot: Any = None
+    source: Any = None
+    proxy: Any = None
+    possibility_of_env_change: Any = None
+
+    @field_validator("config", mode="before")
+    @classmethod
+    def _no_config_is_no_steps(cls, value: Any) -> Any:
+        return [] if value is None else value
 
     @property
     def infeasible(self) -> bool:
@@ -109,7 +126,17 @@ def load_task(path: Path) -> Task:
     try:
         return Task.model_validate(raw)
     except ValidationError as exc:
-        raise TaskError(f"{path} is not an OSWorld task: {exc}") from exc
+        raise TaskError(f"{path} is not an OSWorld task: {validation_summary(exc)}") from None
+
+
+def validation_summary(exc: ValidationError, limit: int = 3) -> str:
+    """A validation error on one line: each failing field and why (`evaluator: Input should be ...`)."""
+    problems = [
+        f"{'.'.join(str(part) for part in error['loc']) or 'the file'}: {error['msg']}"
+        for error in exc.errors()[:limit]
+    ]
+    more = exc.error_count() - limit
+    return "; ".join(problems) + (f"; and {more} more" if more > 0 else "")
 
 
 def task_domain(path: Path, task: Task) -> str:

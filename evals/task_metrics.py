@@ -59,6 +59,8 @@ class TaskMetrics:
     gate_rounds: int = 0
     gate_passes: int = 0
     gate_fails: int = 0
+    gate_undecided: int = 0
+    """Gate rounds that could not decide (`passed` None): neither a pass nor a fail."""
     gate_passed: bool | None = None
     compactions: int = 0
     stalls: int = 0
@@ -214,7 +216,9 @@ def _count_events(metrics: TaskMetrics, events: Path) -> None:
             delegations[event.name] += 1
         elif isinstance(event, GateVerdict):
             metrics.gate_rounds += 1
-            if event.passed:
+            if event.passed is None:
+                metrics.gate_undecided += 1
+            elif event.passed:
                 metrics.gate_passes += 1
             else:
                 metrics.gate_fails += 1

@@ -76,6 +76,9 @@ def validate_task(
     `harness` is the variant it runs under (an ablation lacking a tool the solution uses scores lower).
     Never raises: a task that cannot be set up or run is a row with its error."""
     row = ValidationRow(task.id, task.domain, checkpoints=task.checkpoints)
+    if task.problem:
+        row.status, row.error = "setup-error", task.problem[:500]
+        return row
     started = time.monotonic()
     solution = solution or task.solution_path
     home, run_dir, results = (

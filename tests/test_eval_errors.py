@@ -157,15 +157,16 @@ def test_a_failed_download_names_the_status_and_the_url(tmp_path, server):
 
 
 # -- errors that are not the agent's --------------------------------------------------------
-def test_an_expected_url_that_404s_is_an_error_and_runs_again(tmp_path, server, local):
+def test_an_expected_url_that_404s_is_an_error_before_the_agent_and_runs_again(tmp_path, server, local):
     missing = "/gold/late.xlsx"
     task = book_task(tmp_path, server.url(missing))
     sales_book(tmp_path / "right.xlsx")
     work = [f"cp {tmp_path}/right.xlsx ~/Sales.xlsx"]
     failed = run(task, local, tmp_path, work, tmp_path / "cache")
     record = assert_error(failed, "scoring")
-    assert record["what"] == "expected input (cloud_file) of metric 1 (compare_table)"
+    assert record["what"] == "pre-flight check: expected file gold.xlsx"
     assert "HTTP 404" in record["error"] and server.url(missing) in record["error"]
+    assert not (tmp_path / "runs").exists()  # found before the agent ran
 
     server.files[missing] = server.files[GOLD_BOOK]  # the file appears: the re-run scores it
     again = run(task, local, tmp_path, work, tmp_path / "cache")
@@ -233,7 +234,7 @@ def test_a_provider_that_fails_before_the_first_turn_is_an_agent_error(tmp_path,
     task = book_task(tmp_path, server.url(GOLD_BOOK))
     record = assert_error(run(task, local, tmp_path, [], tmp_path / "cache", agent=run_agent), "agent")
     assert "script" in record["error"] and record["run_dir"]
-    assert not server.requests  # nothing was scored
+    assert server.requests == {GOLD_BOOK: 1}  # the pre-flight check's fetch; nothing was scored
 
 
 def test_run_task_exits_3_on_an_error_and_prints_it(tmp_path, server):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 from collections.abc import Iterator
@@ -349,3 +350,28 @@ def test_osworld_results_without_a_run_log_show_traj_steps(tmp_path, page):
     assert tool_steps.first.locator("img").evaluate("img => img.complete && img.naturalWidth") > 0
     assert page.locator("#steps li.kind-text").first.inner_text().endswith("Step 1")
     assert problems == []
+
+
+def test_undecided_gate_rounds_are_neither_passes_nor_fails(tmp_path):
+    """A gate that could not decide (`passed: null`) is counted apart in tasks.csv and summary.md."""
+    task_dir = task_result_dir(tmp_path, "stateact", "scripted", "os", "undecided")
+    run_dir = task_dir / RUN_FOLDER
+    run_dir.mkdir(parents=True)
+    (task_dir / "result.txt").write_text("1.0\n")
+    verdicts = [
+        {"kind": "gate_verdict", "scope": f"gate#{n}", "round": n, "passed": passed, "source": source}
+        for n, (passed, source) in enumerate([(None, "undecided")] * 3 + [(True, "model")], start=1)
+    ]
+    (run_dir / "events.jsonl").write_text("\n".join(json.dumps(v) for v in verdicts))
+    [metrics] = collect_metrics(tmp_path)
+    counts = (metrics.gate_rounds, metrics.gate_passes, metrics.gate_fails, metrics.gate_undecided)
+    assert counts == (4, 1, 0, 3)
+    code, output = run_cli("report", str(tmp_path))
+    assert code == 0, output
+    summary = (tmp_path / "summary.md").read_text().splitlines()
+    headers = [cell.strip() for cell in summary[0].strip("|").split("|")]
+    cells = [cell.strip() for cell in summary[2].strip("|").split("|")]
+    assert cells[headers.index("gate pass/fail")] == "1/0"
+    assert cells[headers.index("gate undecided")] == "3"
+    [task] = list(csv.DictReader(io.StringIO((tmp_path / "tasks.csv").read_text())))
+    assert (task["gate_passes"], task["gate_fails"], task["gate_undecided"]) == ("1", "0", "3")

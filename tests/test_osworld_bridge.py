@@ -129,12 +129,12 @@ def test_a_metric_that_raises_in_osworld_is_recorded_and_scores_zero(
 def test_without_the_environment_a_task_is_refused_before_it_runs(tmp_path, osworld_python, monkeypatch):
     task = Task.model_validate(json.loads(_task(tmp_path, "check_greeting").read_text()))
     monkeypatch.delenv(osworld_bridge.PYTHON_ENV, raising=False)
-    with pytest.raises(TaskError, match="unsupported metric.*check_greeting.*--osworld-python"):
+    with pytest.raises(TaskError, match="unsupported: metric check_greeting.*--osworld-python"):
         check_evaluator_known(task)
     monkeypatch.setenv(osworld_bridge.PYTHON_ENV, osworld_python)
     check_evaluator_known(task)
     unknown = task.model_copy(update={"evaluator": task.evaluator.model_copy(update={"func": "read_text"})})
-    with pytest.raises(TaskError, match="unsupported metric.*read_text"):
+    with pytest.raises(TaskError, match="unsupported: metric read_text"):
         check_evaluator_known(unknown)
 
 

@@ -210,6 +210,22 @@ def test_setup_errors_are_clear(tmp_path, local):
     assert failing[0]["returncode"] == 3  # recorded, not fatal, as in OSWorld
 
 
+def test_list_commands_expand_a_leading_tilde_as_the_vm_server_does(tmp_path, local):
+    """The VM server expands a list argument that starts with `~/` (only that form); the rest is literal."""
+    local.write_file(f"{local.home}/notes dir/a.txt", b"from home")
+    context = SetupContext(cache=FileCache(tmp_path), task_dir=tmp_path)
+    [read] = run_steps(
+        [Step(type="execute", parameters={"command": ["cat", "~/notes dir/a.txt"]})], local, context
+    )
+    assert (read["returncode"], read["output"]) == (0, "from home")
+    [echo] = run_steps(
+        [Step(type="execute", parameters={"command": ["echo", "x~/y", "~root/z", "~", "$HOME"]})],
+        local,
+        context,
+    )
+    assert echo["output"].strip() == "x~/y ~root/z ~ $HOME"
+
+
 def test_bad_task_files_are_rejected_clearly(tmp_path, local, cache):
     home_before = sorted(Path(local.home).iterdir())  # a new home holds only the LibreOffice profile
     broken = tmp_path / "broken.json"
@@ -217,8 +233,10 @@ def test_bad_task_files_are_rejected_clearly(tmp_path, local, cache):
     with pytest.raises(TaskError, match="not valid JSON"):
         load_task(broken)
     unknown = tmp_path / "unknown.json"
-    unknown.write_text(json.dumps({"id": "u", "instruction": "x", "evaluator": {"func": "compare_videos"}}))
-    with pytest.raises(TaskError, match="unsupported metric"):
+    unknown.write_text(
+        json.dumps({"id": "u", "instruction": "x", "evaluator": {"func": "compare_holograms"}})
+    )
+    with pytest.raises(TaskError, match="unsupported: metric compare_holograms"):
         prepare_task(unknown, local, cache)
     getter = {
         "func": "exact_match",
@@ -226,7 +244,7 @@ def test_bad_task_files_are_rejected_clearly(tmp_path, local, cache):
         "expected": {"type": "rule", "rules": {}},
     }
     unknown.write_text(json.dumps({"id": "g", "instruction": "x", "evaluator": getter}))
-    with pytest.raises(TaskError, match="unsupported getter.*vm_screen"):
+    with pytest.raises(TaskError, match="unsupported: getter vm_screen"):
         prepare_task(unknown, local, cache)
     assert sorted(Path(local.home).iterdir()) == home_before  # nothing was set up
 

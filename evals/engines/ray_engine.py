@@ -27,7 +27,6 @@ from pathlib import Path
 from evals import settings
 from evals.engines.port_claims import PortClaims
 from evals.osworld_layout import suite_root
-from evals.suite import SuiteTask
 from evals.suite_runner import (
     JobListener,
     JobOutcome,
@@ -102,7 +101,7 @@ class SlotWorker:
 
     def run(self, job: SuiteJob, task_file: str) -> JobAnswer:
         """Run `job` (its task file at `task_file` in the suite) and send back its results."""
-        task = SuiteTask(suite_root(self.options.suite) / task_file, job.task.task, job.task.domain)
+        task = replace(job.task, path=suite_root(self.options.suite) / task_file)
         results = self.scratch / f"results-{uuid.uuid4().hex}"
         options = replace(self.options, results=results)
         try:

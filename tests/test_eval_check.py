@@ -1,0 +1,170 @@
+"""`stateact eval check` and the pre-flight check of a run, on an OSWorld-layout suite of our own tasks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evals.local_machine import SUDO
+from evals.results import ERROR_FILE, RESULT_FILE
+from evals.suite_runner import SuiteOptions, run_suite
+from stateact.app.exit_codes import ExitCode
+from tests.file_server import served_files
+from tests.test_eval_runner import run_cli
+
+REPO = Path(__file__).resolve().parent.parent
+GONE = "/gold/gone.csv"
+RULES = {
+    "func": "exact_match",
+    "result": {"type": "rule", "rules": "a"},
+    "expected": {"type": "rule", "rules": {"expected": "a"}},
+}
+
+
+def tasks(gone_url: str) -> dict[str, dict]:
+    """Task files by id (each in the `os` domain): every corner case the check must take."""
+    csv_gold = {
+        "func": "compare_csv",
+        "result": {"type": "vm_file", "path": "/home/user/out.csv", "dest": "out.csv"},
+        "expected": {"type": "cloud_file", "path": gone_url, "dest": "gold.csv"},
+    }
+    sudo = [{"type": "execute", "parameters": {"command": "echo password | sudo -S true", "shell": True}}]
+    return {
+        "listed-source": {
+            "source": ["https://example.org/a", "https://example.org/b"],
+            "snapshot": {"name": "base"},
+            "proxy": "yes",
+            "possibility_of_env_change": 3,
+            "evaluator": RULES,
+        },
+        "empty-func": {"evaluator": {"func": "", "result": {}, "expected": {}}},
+        "malformed": {"evaluator": "evaluation_dir"},
+        "made-up-metric": {
+            "evaluator": {
+                "func": ["compare_holograms", "exact_match"],
+                "result": [{"type": "hologram_state", "dest": "state"}, {"type": "rule", "rules": 1}],
+                "expected": [None, {}],
+            }
+        },
+        "gold-gone": {"evaluator": csv_gold},
+        "needs-sudo": {"config": sudo, "related_apps": ["os"], "evaluator": csv_gold},
+    }
+
+
+@pytest.fixture
+def server():
+    with served_files({}) as running:
+        yield running
+
+
+@pytest.fixture
+def suite(tmp_path, server) -> Path:
+    root = tmp_path / "evaluation_examples"
+    folder = root / "examples" / "os"
+    folder.mkdir(parents=True)
+    files = tasks(server.url(GONE))
+    for task_id, fields in files.items():
+        task = {"id": task_id, "instruction": "Do the task.", "config": [], **fields}
+        (folder / f"{task_id}.json").write_text(json.dumps(task))
+    (root / "test_all.json").write_text(json.dumps({"os": list(files)}))
+    return root
+
+
+def test_check_prints_a_row_per_task_and_the_counts(suite, server, tmp_path):
+    code, output = run_cli("eval", "check", str(suite), "--cache", str(tmp_path / "cache"), "--json")
+    assert code == 0, output
+    body = output.rsplit(" scorable=", 1)[0].replace("} {", "}\n{")  # run_cli joins the lines
+    rows = {row["task_id"]: row for row in map(json.loads, body.splitlines())}
+    assert output.endswith("scorable=3/6 local=1/6")
+    assert {task: row["status"] for task, row in rows.items()} == {
+        "listed-source": "local",
+        "empty-func": "unscorable",
+        "malformed": "unreadable",
+        "made-up-metric": "unscorable",
+        "gold-gone": "scorable",
+        "needs-sudo": "scorable",
+    }
+    assert rows["malformed"]["problem"].endswith(
+        "is not an OSWorld task: evaluator: Input should be a valid dictionary or instance of Evaluator"
+    )
+    assert rows["empty-func"]["unsupported"] == [
+        "no metric (`func` is empty; OSWorld cannot set such a task up either)"
+    ]
+    assert rows["made-up-metric"]["unsupported"] == ["metric compare_holograms", "getter hologram_state"]
+    [unreachable] = rows["gold-gone"]["unreachable"]
+    assert unreachable == f"expected {server.url(GONE)}: HTTP 404"
+    assert rows["needs-sudo"]["unreachable"] == [unreachable]
+    assert server.requests[GONE] == 1  # one probe for the two tasks
+    assert rows["needs-sudo"]["needs"] == ["sudo"]
+    assert rows["needs-sudo"]["lacks"] == ([] if SUDO else ["sudo: the local sandbox's user cannot run sudo"])
+
+
+def test_check_text_rows_end_with_the_counts(suite, tmp_path):
+    code, output = run_cli("eval", "check", str(suite), "--task", "made-up-metric", "--cache", str(tmp_path))
+    assert code == 0, output
+    assert (
+        output
+        == "unscorable os/made-up-metric unsupported: metric compare_holograms, getter hologram_state scorable=0/1 local=0/1"
+    )
+
+
+def test_a_suite_runs_past_an_unreadable_task_and_fails_unscorable_ones_before_the_agent(suite, tmp_path):
+    script = tmp_path / "finish.json"
+    script.write_text(json.dumps([{"tool_calls": [{"name": "finish", "input": {"summary": "done"}}]}]))
+    results = tmp_path / "results"
+    options = SuiteOptions(
+        suite, ("bash-only",), f"scripted:{script}", results, tmp_path / "cache", display=False
+    )
+    outcomes = {o.job.task.id: o for o in run_suite(options)}
+    assert outcomes["listed-source"].score == 1.0 and not outcomes["listed-source"].error
+    for task_id in ("malformed", "empty-func", "made-up-metric", "gold-gone", "needs-sudo"):
+        folder = outcomes[task_id].result_dir
+        record = json.loads((folder / ERROR_FILE).read_text())
+        assert not (folder / RESULT_FILE).exists() and not (folder / "run").exists(), task_id  # no agent ran
+        assert "\n" not in record["error"] or task_id.startswith(("gold", "needs")), record["error"]
+    malformed = json.loads((outcomes["malformed"].result_dir / ERROR_FILE).read_text())
+    assert (malformed["stage"], malformed["what"]) == ("setup", "task file")
+    gone = json.loads((outcomes["gold-gone"].result_dir / ERROR_FILE).read_text())
+    assert (gone["stage"], gone["what"]) == ("scoring", "pre-flight check: expected file gold.csv")
+    only = run_suite(
+        SuiteOptions(
+            suite,
+            ("bash-only",),
+            f"scripted:{script}",
+            tmp_path / "only",
+            tmp_path / "cache",
+            display=False,
+            only=("made-up-metric",),
+        )
+    )
+    assert [o.job.task.id for o in only] == ["made-up-metric"] and "compare_holograms" in only[0].error
+
+
+def test_run_task_fails_an_unscorable_task_with_exit_3_before_the_model(suite, tmp_path):
+    task = suite / "examples" / "os" / "made-up-metric.json"
+    args = [
+        "--task",
+        str(task),
+        "--model",
+        f"scripted:{tmp_path / 'never-read.json'}",
+        "--harness",
+        "bash-only",
+    ]
+    paths = ["--no-display", "--cache", str(tmp_path / "cache"), "--results", str(tmp_path / "results")]
+    paths += ["--runs-root", str(tmp_path / "runs"), "--workdir", str(tmp_path / "home")]
+    done = subprocess.run(
+        [sys.executable, "-m", "stateact", "run", *args, *paths],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "300"},
+    )
+    assert done.returncode == ExitCode.ERROR == 3, done.stdout + done.stderr
+    assert "pre-flight check" in done.stdout and "metric compare_holograms" in done.stdout
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "home").exists()  # no sandbox, no model
