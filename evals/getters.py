@@ -19,7 +19,7 @@ from typing import Any
 
 from evals import settings
 from evals.cache import FileCache
-from evals.setup import command_text
+from evals.setup import step_command
 from evals.task import Getter, TaskError
 from sandbox.base import Sandbox
 
@@ -81,7 +81,7 @@ def _rule(params: dict, context: GetterContext) -> Any:
 
 
 def _vm_command_line(params: dict, context: GetterContext) -> str:
-    command = command_text(params.get("command", ""), context.sandbox)
+    command = step_command(params, context.sandbox)
     return context.sandbox.run(command, timeout=settings.GETTER_COMMAND_TIMEOUT_S).stdout
 
 

@@ -75,6 +75,9 @@ class Sandbox(ABC):
     """Whether the sandbox sees the host's files at their host paths (then nothing needs uploading)."""
     shares_host_network: bool = False
     """Whether the sandbox's loopback network is the host's (then two sandboxes cannot serve one port)."""
+    full_system: bool = False
+    """Whether the sandbox is a whole machine of its own (an OSWorld VM): its system can be changed
+    (packages, users, services), and a task's setup step that fails is recorded as OSWorld does."""
 
     @abstractmethod
     def start(self) -> None: ...
