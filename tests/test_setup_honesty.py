@@ -28,6 +28,23 @@ def finish_only(task: Path, sandbox, root: Path):
     )
 
 
+def command_task(path: Path, setup: list[str], check: str, expected: str) -> Path:
+    """Write a task whose setup runs `setup` (shell steps) and whose checker wants `check` to print
+    `expected`; returns its path."""
+    task = {
+        "id": path.stem,
+        "instruction": "Nothing to do.",
+        "config": [{"type": "execute", "parameters": {"command": c, "shell": True}} for c in setup],
+        "evaluator": {
+            "func": "exact_match",
+            "result": {"type": "vm_command_line", "command": check, "shell": True},
+            "expected": {"type": "rule", "rules": {"expected": expected}},
+        },
+    }
+    path.write_text(json.dumps(task))
+    return path
+
+
 def test_shell_steps_run_under_bin_sh(local, tmp_path):
     context = SetupContext(cache=FileCache(tmp_path))
     step = Step(type="execute", parameters={"command": "echo -e 'a\\tb'", "shell": True})
@@ -59,23 +76,7 @@ def vm(tmp_path_factory):
 
 def test_on_a_vm_a_failed_step_is_recorded_and_the_result_marked_degraded(vm, tmp_path):
     sandbox, _, _ = vm
-    task = tmp_path / "degraded.json"
-    task.write_text(
-        json.dumps(
-            {
-                "id": "degraded",
-                "instruction": "Nothing to do.",
-                "config": [
-                    {"type": "execute", "parameters": {"command": "no-such-tool --go", "shell": True}}
-                ],
-                "evaluator": {
-                    "func": "exact_match",
-                    "result": {"type": "vm_command_line", "command": "echo ok", "shell": True},
-                    "expected": {"type": "rule", "rules": {"expected": "ok\n"}},
-                },
-            }
-        )
-    )
+    task = command_task(tmp_path / "degraded.json", ["no-such-tool --go"], "echo ok", "ok\n")
     outcome = finish_only(task, sandbox, tmp_path)
     assert outcome.score == 1.0  # scored, as OSWorld scores it
     details = json.loads((outcome.result_dir / "score.json").read_text())
@@ -87,20 +88,7 @@ def test_on_a_vm_a_failed_step_is_recorded_and_the_result_marked_degraded(vm, tm
 
 
 def test_on_a_local_sandbox_a_failed_step_is_an_error_naming_it(local, tmp_path):
-    task = tmp_path / "failing.json"
-    task.write_text(
-        json.dumps(
-            {
-                "id": "failing",
-                "instruction": "Nothing to do.",
-                "config": [
-                    {"type": "execute", "parameters": {"command": "true", "shell": True}},
-                    {"type": "execute", "parameters": {"command": "no-such-tool --go", "shell": True}},
-                ],
-                "evaluator": {"func": "infeasible"},
-            }
-        )
-    )
+    task = command_task(tmp_path / "failing.json", ["true", "no-such-tool --go"], "echo ok", "ok\n")
     outcome = finish_only(task, local, tmp_path)
     assert outcome.score is None and outcome.failure.stage == "setup"
     assert "setup step 2 failed: `no-such-tool --go` exited 127" in outcome.failure.error
