@@ -35,8 +35,9 @@ from evals import settings
 from evals.cache import DOWNLOAD_SCHEMES, FileCache
 from evals.failures import SCORING, SETUP, TaskFailure
 from evals.getters import GETTERS
-from evals.local_machine import APP_PREFIX, APP_PROGRAMS, NEED_GNOME, NEED_SUDO, local_gap
+from evals.local_machine import APP_PREFIX, APP_PROGRAMS, NEED_GNOME, NEED_SUDO, NEED_VM, local_gap
 from evals.metrics import INFEASIBLE, BridgeError, MetricUnsupported, check_metric_options, find_metric
+from evals.needs import vm_need
 from evals.osworld_bridge import configured_python
 from evals.setup import STEP_HANDLERS, command_text
 from evals.suite import SuiteTask, discover
@@ -300,6 +301,9 @@ def check_task(entry: SuiteTask, probe: UrlProbe) -> TaskCheck:
         gap = _network_gap(task, probe) if need == NEED_NETWORK else local_gap(need)
         if gap:
             check.lacks.append(gap)
+    if vm := vm_need(task):
+        check.needs.append(NEED_VM)
+        check.lacks.append(vm)
     return check
 
 

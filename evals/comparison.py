@@ -57,6 +57,8 @@ class GroupRow:
     """Mean agent wall time per task."""
     errors: int
     """Tasks that failed outside the agent (no score)."""
+    degraded: int = 0
+    """Scored tasks whose setup degraded on a VM (a step failed and the task was scored anyway)."""
     best_of: int = 1
     """Rollouts per task (best-of-N; 1 for plain runs)."""
     pass_at_n: float | None = None
@@ -97,6 +99,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("usd_total", "$ total", lambda r: f"{r.usd_total:.4f}"),
     Column("seconds", "s/task", lambda r: f"{r.seconds:.1f}"),
     Column("errors", "errors", lambda r: str(r.errors)),
+    Column("degraded", "setup degraded", lambda r: str(r.degraded)),
     Column("best_of", "best of", lambda r: str(r.best_of)),
     Column("pass_at_n", "pass@N", lambda r: _pct(r.pass_at_n)),
     Column("pick_accuracy", "pick acc", lambda r: _pct(r.pick_accuracy)),
@@ -136,6 +139,7 @@ def summarize(harness: str, model: str, domain: str, runs: list[TaskMetrics]) ->
         usd_total=round(sum(t.usd for t in runs), 6),
         seconds=mean("seconds"),
         errors=len(runs) - len(tasks),
+        degraded=sum(bool(t.setup_degraded) for t in tasks),
         **_best_of(tasks),
     )
 
@@ -208,6 +212,7 @@ TERMINAL_VIEW = (
     ("usd", "$/task"),
     ("seconds", "s/task"),
     ("errors", "errors"),
+    ("degraded", "degraded"),
     ("pass_at_n", "pass@N"),
     ("pick_accuracy", "pick acc"),
 )

@@ -23,7 +23,7 @@ from evals import chrome, settings
 from evals.cache import FileCache
 from evals.getters_time import TIME_GETTERS
 from evals.getters_vm import VM_GETTERS, fetch_vm_file
-from evals.setup import command_text
+from evals.setup import step_command
 from evals.task import Getter, TaskError
 from sandbox.base import Sandbox
 
@@ -75,7 +75,7 @@ def _rule(params: dict, context: GetterContext) -> Any:
 
 
 def _vm_command_line(params: dict, context: GetterContext) -> str:
-    command = command_text(params.get("command", ""), context.sandbox)
+    command = step_command(params, context.sandbox)
     return context.sandbox.run(command, timeout=settings.GETTER_COMMAND_TIMEOUT_S).stdout
 
 

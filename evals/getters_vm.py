@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
 from evals import settings
-from evals.setup import command_text
+from evals.setup import step_command
 from evals.task import TaskError
 
 if TYPE_CHECKING:
@@ -146,8 +146,9 @@ def _list_directory(params: dict, context: GetterContext) -> dict | None:
 
 
 def _command_error(params: dict, context: GetterContext) -> str:
-    command = command_text(params.get("command", ""), context.sandbox)
-    return context.sandbox.run(command, timeout=settings.GETTER_COMMAND_TIMEOUT_S).stderr
+    return context.sandbox.run(
+        step_command(params, context.sandbox), timeout=settings.GETTER_COMMAND_TIMEOUT_S
+    ).stderr
 
 
 def _cache_file(params: dict, context: GetterContext) -> str:

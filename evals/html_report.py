@@ -123,6 +123,7 @@ def _tasks_html(metrics: list[TaskMetrics]) -> str:
         "partial",
         "checkpoints",
         "status",
+        "setup",
         "turns",
         "$",
     )
@@ -142,6 +143,9 @@ def _tasks_html(metrics: list[TaskMetrics]) -> str:
             "-" if m.partial is None else f"{100 * m.partial:.0f}%",
             f"{m.checkpoints_met}/{m.checkpoints}",
             escape(m.status + (f": {m.error}" if m.error else "")),
+            f'<span class="bad">degraded: {escape("; ".join(m.setup_degraded))}</span>'
+            if m.setup_degraded
+            else "ok",
             f"{m.main_turns} + {m.sub_turns}",
             f"{m.usd:.4f}",
         ]
@@ -229,8 +233,9 @@ def _task_meta(m: TaskMetrics) -> str:
         else f"score {m.score:.2f}, partial {100 * (m.partial or 0.0):.0f}% "
         f"({m.checkpoints_met}/{m.checkpoints} checkpoints)"
     )
+    degraded = f" (setup degraded: {'; '.join(m.setup_degraded)})" if m.setup_degraded else ""
     return escape(
-        f"{scored}, status {m.status}; main turns {m.main_turns}, subagent turns {m.sub_turns}, "
+        f"{scored}{degraded}, status {m.status}; main turns {m.main_turns}, subagent turns {m.sub_turns}, "
         f"delegations {m.delegations}, {gate}, compactions {m.compactions}; "
         f"tokens in {m.input_tokens:,} / out {m.output_tokens:,} / cached {m.cached_tokens:,}; "
         f"${m.usd:.4f}{_by_role(m.usd_by_role)}, {m.seconds:.1f}s{_best_of_text(m)}"

@@ -2,18 +2,20 @@
 
 `local_gap(need)` says why a local sandbox cannot provide one need of a task
 (`sudo`, `gnome`, `app:<name>`; evals/check.py derives a task's needs), or ''
-when it can. Network needs are judged by evals/check.py, which probes the URLs.
+when it can; what only a whole machine can do (installing packages) is judged by
+evals/needs.py. Network needs are judged by evals/check.py, which probes the URLs.
 """
 
 from __future__ import annotations
 
 import shutil
 
-SUDO = False
-"""Whether the local sandbox's user may run `sudo` (the VM image's user may, with the password `password`)."""
-GNOME = False
-"""Whether the local sandbox runs a GNOME session (dconf settings, GNOME services); it runs Xvfb and a
-plain window manager."""
+SUDO = True
+"""Whether the local sandbox's user may run `sudo` with the VM image's password (`password`): it may, as
+root of the sandbox's user namespace; what would change the installed system needs a VM (evals/needs.py)."""
+GNOME = True
+"""Whether GNOME's settings work in the local sandbox: `gsettings`/`dconf` persist through its session
+D-Bus (it runs Xvfb and openbox, not GNOME Shell)."""
 
 APP_PROGRAMS: dict[str, tuple[str, ...]] = {
     "chrome": ("google-chrome", "chromium", "chromium-browser"),
@@ -31,6 +33,7 @@ APP_PROGRAMS: dict[str, tuple[str, ...]] = {
 
 NEED_SUDO = "sudo"
 NEED_GNOME = "gnome"
+NEED_VM = "vm"
 APP_PREFIX = "app:"
 
 

@@ -15,7 +15,9 @@ declared the task infeasible. The three stages are also callable one by one:
 `prepare_task` (load, map paths, run `config`), `score_prepared` (postconfig,
 metrics; the files it scored are kept in the task's `artifacts/`), `write_results` (evals/results.py).
 
-A stage that fails for a reason that is not the agent's (evals/failures.py) ends
+On a VM, a setup or postconfig step that failed is only recorded, as OSWorld does: `score.json`'s
+`setup_degraded` lists them, and the reports mark the task (on a local sandbox such a step fails the
+setup, evals/setup.py). A stage that fails for a reason that is not the agent's (evals/failures.py) ends
 the task with `error.json` and no `result.txt`: the setup raised, the harness
 raised or its run ended with an error before the first turn (`result.json`
 status `error`, `turns` 0), or scoring raised (ScoringError). The outcome then
@@ -32,6 +34,7 @@ from pathlib import Path
 from evals.cache import FileCache
 from evals.check import preflight
 from evals.failures import AGENT, SCORING, SETUP, TaskFailure
+from evals.needs import missing_needs
 from evals.paths import HomeMap
 from evals.results import (
     fresh_artifacts_dir,
@@ -45,7 +48,7 @@ from evals.results import (
 )
 from evals.rollouts import run_rollout
 from evals.scoring import ScoreReport, check_evaluator_known, score_task
-from evals.setup import SetupContext, run_steps
+from evals.setup import SetupContext, SetupError, degraded_steps, run_steps
 from evals.task import Task, load_task, task_domain
 from evals.task_ports import check_ports_free
 from sandbox.base import Sandbox, SandboxError
@@ -95,11 +98,14 @@ def map_task(task: Task, sandbox: Sandbox) -> Task:
 def prepare_task(task_path: Path, sandbox: Sandbox, cache_dir: Path) -> PreparedTask:
     """Load the task file, map its paths for `sandbox`, and run its setup steps there; raises PortTaken
     (evals/task_ports.py) first when the sandbox shares this machine's network and a port of the task is
-    served already."""
+    served already, and SetupError when the task needs a VM the sandbox is not (evals/needs.py)."""
     raw = load_task(task_path)
     check_evaluator_known(raw)
     if sandbox.shares_host_network:
         check_ports_free(raw)
+    needs = missing_needs(raw, sandbox)
+    if needs:
+        raise SetupError(needs)
     task = map_task(raw, sandbox)
     cache = FileCache(cache_dir)
     context = SetupContext(cache=cache, task_dir=Path(task_path).resolve().parent)
@@ -200,6 +206,7 @@ def run_task_file(
     except Exception as exc:  # ScoringError, or a fault of the scorer itself
         return failed(TaskFailure.from_exception(SCORING, exc))
     details = {"task_id": raw.id, "setup": prepared.setup_records, **report.as_dict()}
+    details["setup_degraded"] = degraded_steps(prepared.setup_records + report.postconfig)
     write_results(result_dir, run_dir, report.score, details, screenshot)
     return TaskOutcome(report.score, result_dir, report=report, run_dir=run_dir)
 

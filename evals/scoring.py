@@ -100,7 +100,7 @@ def score_task(
     """Run the postconfig steps, then score. `task` must already be path-mapped for `sandbox`."""
     check_evaluator_known(task)
     evaluator = task.evaluator
-    post = SetupContext(cache=cache, task_dir=task_dir, output_dir=Path(work_dir))
+    post = SetupContext(cache=cache, task_dir=task_dir, output_dir=Path(work_dir), stage="postconfig")
     try:
         run_steps(evaluator.postconfig, sandbox, post)
     except SetupError as exc:

@@ -2,9 +2,12 @@
 
 Each step works through the Sandbox contract only (commands, files, launch),
 so the same task runs on a LocalSandbox (its Xvfb display) and on an OSWorld
-VM. Like OSWorld, a setup command that exits non-zero is recorded, not fatal;
-a step that cannot be done at all (a file neither cached nor downloadable, a window that
-never opens, an unknown step type) raises SetupError naming the step.
+VM. A `shell: true` command runs under `/bin/sh`, as OSWorld's VM server runs it. A step that fails
+(a command exiting non-zero, timed out or not found; a window to activate or close that is not there)
+is recorded with `failed`: on a VM (`Sandbox.full_system`) the task goes on as on OSWorld and its
+result is marked setup-degraded; on a local sandbox it raises SetupError, as the task would be scored
+on a start state it never had. A step that cannot be done at all (a file neither cached nor
+downloadable, a window that never opens, an unknown step type) raises SetupError naming the step.
 """
 
 from __future__ import annotations
@@ -33,7 +36,9 @@ CLIENT_PASSWORD = "password"
 
 
 class SetupError(RuntimeError):
-    """A setup step could not be done."""
+    """A setup step could not be done (its message names the step), or the task needs a VM."""
+
+    what = "task setup"
 
 
 @dataclass
@@ -43,9 +48,11 @@ class SetupContext:
     cache: FileCache
     task_dir: Path = Path(".")
     records: list[dict[str, Any]] = field(default_factory=list)
-    """One entry per step run: type, and what happened (return codes, outputs)."""
+    """One entry per step run: type, and what happened (return codes, outputs, `failed`)."""
     output_dir: Path | None = None
     """Where an `execute` step's `stdout`/`stderr` files go (the scoring folder, for `cache_file`)."""
+    stage: str = "setup"
+    """What the steps are (`setup`, `postconfig`): errors name it."""
 
 
 StepHandler = Callable[[Sandbox, dict[str, Any], SetupContext], dict[str, Any]]
@@ -64,7 +71,21 @@ def run_steps(steps: list[Step], sandbox: Sandbox, context: SetupContext) -> lis
         record = {"type": step.type, **handler(sandbox, step.parameters, context)}
         context.records.append(record)
         done.append(record)
+        if record.get("failed") and not sandbox.full_system:
+            raise SetupError(f"{context.stage} step {index + 1} failed: {record['failed']}")
     return done
+
+
+def degraded_steps(records: list[dict[str, Any]]) -> list[str]:
+    """What failed among the recorded steps (empty when the start state is the task's)."""
+    return [f"{record['type']}: {record['failed']}" for record in records if record.get("failed")]
+
+
+def step_command(params: dict[str, Any], sandbox: Sandbox) -> str:
+    """The command of an `execute` step or `vm_command_line` getter as `Sandbox.run` takes it: under
+    `/bin/sh` when `shell` is true (OSWorld's VM server runs those with `shell=True`)."""
+    text = command_text(params.get("command", ""), sandbox)
+    return f"/bin/sh -c {quote(text)}" if params.get("shell") else text
 
 
 def command_text(command: str | list[str], sandbox: Sandbox | None = None) -> str:
@@ -130,13 +151,17 @@ def _launch(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
 
 def _execute(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
     command = command_text(params.get("command", ""), sandbox)
-    result = sandbox.run(command, timeout=settings.SETUP_COMMAND_TIMEOUT_S)
+    result = sandbox.run(step_command(params, sandbox), timeout=settings.SETUP_COMMAND_TIMEOUT_S)
     for stream, text in (("stdout", result.stdout), ("stderr", result.stderr)):
         if params.get(stream):
             if context.output_dir is None:
                 raise SetupError(f"execute: `{stream}` names a file, but this step has no output folder")
             (context.output_dir / params[stream]).write_text(text)
-    return {"command": command, "returncode": result.returncode, "output": result.output[-2000:]}
+    record = {"command": command, "returncode": result.returncode, "output": result.output[-2000:]}
+    if not result.ok:
+        tail = result.output.strip()[-300:] or "no output"
+        record["failed"] = f"`{command}` exited {result.returncode}: {tail}"
+    return record
 
 
 def _sleep(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
@@ -182,7 +207,11 @@ def _wmctrl(action: str) -> StepHandler:
         name = params.get("window_name", "")
         flags = ("x" if params.get("by_class") else "") + ("F" if params.get("strict") else "")
         result = sandbox.run(f"wmctrl -{flags}{action} {quote(name)}", timeout=15)
-        return {"window_name": name, "matched": result.ok}
+        record = {"window_name": name, "matched": result.ok}
+        if not result.ok:
+            shown = "; ".join(window_titles(sandbox)) or "none"
+            record["failed"] = f"no window {name!r} (windows: {shown})"
+        return record
 
     return handler
 

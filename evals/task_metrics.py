@@ -51,6 +51,9 @@ class TaskMetrics:
     error_stage: str = ""
     """setup, agent or scoring (evals/failures.py) when `failed`."""
     error: str = ""
+    setup_degraded: list[str] = field(default_factory=list)
+    """The setup or postconfig steps that failed on a VM (the task was scored on them anyway, as on
+    OSWorld): `score.json`'s `setup_degraded`."""
     main_turns: int = 0
     sub_turns: int = 0
     sub_turns_by_kind: dict[str, int] = field(default_factory=dict)
@@ -169,6 +172,7 @@ def _read_score(metrics: TaskMetrics, folder: Path) -> None:
         metrics.partial = sum(scores) / len(scores) if scores and and_conj else metrics.score
     binary = details.get("binary")
     metrics.binary = binary if isinstance(binary, bool) else metrics.score == 1.0
+    metrics.setup_degraded = [str(step) for step in details.get("setup_degraded") or []]
 
 
 def role_models_text(models: dict) -> str:

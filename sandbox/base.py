@@ -82,6 +82,10 @@ class Sandbox(ABC):
     cdp_port: int = 9222
     """The sandbox's port where the Chrome a task starts serves DevTools (OSWorld's tasks forward 9222 to it)."""
 
+    full_system: bool = False
+    """Whether the sandbox is a whole machine of its own (an OSWorld VM): its system can be changed
+    (packages, users, services), and a task's setup step that fails is recorded as OSWorld does."""
+
     @abstractmethod
     def start(self) -> None: ...
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from sandbox.base import SandboxError
 from sandbox.settings import (
     HOLDER_START_TIMEOUT_S,
+    IMAGE_BIN_MOUNT,
     ISOLATION_MODES,
     LIMIT_ADDRESS_SPACE_BYTES,
     LIMIT_CPU_SECONDS,
@@ -46,6 +47,7 @@ from sandbox.settings import (
     SYSTEM_LINKS,
 )
 from sandbox.toolkit import TOOLKIT_BIN
+from sandbox.vm_image import IMAGE_BIN, ImageFiles
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 NO_USER_NAMESPACES = (
@@ -129,6 +131,16 @@ def limits(one_shot: bool) -> Callable[[], None]:
     return apply
 
 
+def inside_ids() -> tuple[int, int]:
+    """The user and group id the sandbox's processes run as."""
+    return (SANDBOX_UID, SANDBOX_UID) if os.geteuid() == 0 else (os.getuid(), os.getgid())
+
+
+def runtime_folder() -> str:
+    """XDG_RUNTIME_DIR inside a sandbox (its session bus's socket is there)."""
+    return f"/run/user/{inside_ids()[0]}"
+
+
 def give_to_sandbox_user(path: Path) -> None:
     """Make `path` (and what is under it) the sandbox user's when the harness is root."""
     if os.geteuid() != 0:
@@ -143,9 +155,19 @@ def give_to_sandbox_user(path: Path) -> None:
 class BwrapNamespace:
     """The namespaces of one sandbox: start them, wrap commands into them, end them."""
 
-    def __init__(self, host_home: Path, host_tmp: Path, hidden: Sequence[Path], x_socket: str | None) -> None:
+    def __init__(
+        self,
+        host_home: Path,
+        host_tmp: Path,
+        hidden: Sequence[Path],
+        x_socket: str | None,
+        image: ImageFiles | None = None,
+        host_runtime: Path | None = None,
+    ) -> None:
         self.host_home = host_home
         self.host_tmp = host_tmp
+        self.image = image
+        self.host_runtime = host_runtime
         self.hidden = [p for p in hidden if p.exists()]
         self.x_socket = x_socket
         self._holder: subprocess.Popen | None = None
@@ -155,8 +177,9 @@ class BwrapNamespace:
         problem = bwrap_problem()
         if problem:
             raise SandboxError(problem)
-        for folder in (self.host_home, self.host_tmp):
-            give_to_sandbox_user(folder)
+        for folder in (self.host_home, self.host_tmp, self.host_runtime):
+            if folder is not None:
+                give_to_sandbox_user(folder)
         info_read, info_write = os.pipe()
         try:
             self._holder = subprocess.Popen(
@@ -202,8 +225,24 @@ class BwrapNamespace:
         ]
         args += [*_traversable(SANDBOX_HOME, self.hidden), "--bind", str(self.host_home), SANDBOX_HOME]
         args += ["--bind", str(self.host_tmp), "/tmp"]
-        for host, inside in ((TOOLKIT_BIN, SANDBOX_TOOLKIT), (RUNTIME_DIR, RUNTIME_DIR)):
+        for host, inside in (
+            (TOOLKIT_BIN, SANDBOX_TOOLKIT),
+            (IMAGE_BIN, IMAGE_BIN_MOUNT),
+            (RUNTIME_DIR, RUNTIME_DIR),
+        ):
             args += [*_traversable(inside, self.hidden), "--ro-bind", str(host), str(inside)]
+        for host, inside in self.image.binds if self.image else ():
+            args += ["--ro-bind", str(host), inside]
+        if self.host_runtime is not None:
+            args += [
+                "--perms",
+                "0755",
+                "--dir",
+                "/run/user",
+                "--bind",
+                str(self.host_runtime),
+                runtime_folder(),
+            ]
         if self.x_socket:
             args += ["--ro-bind", self.x_socket, self.x_socket]
         return [*args, "--chdir", SANDBOX_HOME]

@@ -14,8 +14,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from shlex import quote
 from typing import IO
 
 from sandbox import desktop_state, settings
@@ -27,15 +29,18 @@ from sandbox.isolation import (
     check_isolation,
     default_hidden,
     give_to_sandbox_user,
+    inside_ids,
     limits,
+    runtime_folder,
     visible_inside,
 )
 from sandbox.marker_shell import NONINTERACTIVE_ENV
 from sandbox.office_profile import install_office_profile
 from sandbox.processes import TAG_VARIABLE, kill_tagged
 from sandbox.runtime import require_runtime
-from sandbox.settings import SANDBOX_HOME, SANDBOX_TOOLKIT
+from sandbox.settings import IMAGE_BIN_MOUNT, SANDBOX_HOME, SANDBOX_TOOLKIT, SANDBOX_USER
 from sandbox.toolkit import TOOLKIT_BIN
+from sandbox.vm_image import bind_terminal_key, make_home_folders, write_image_files
 
 
 class LocalSandbox(Sandbox):
@@ -63,6 +68,8 @@ class LocalSandbox(Sandbox):
         self._hidden = [Path(p).resolve() for p in hidden]
         self._namespace: BwrapNamespace | None = None
         self._host_tmp: Path | None = None
+        self._host_state: Path | None = None
+        """Generated files of the VM image (passwd, group, hostname) and the session bus's folder."""
         self.toolkit_dir = SANDBOX_TOOLKIT if isolation == "bwrap" else str(TOOLKIT_BIN)
         self.tag = secrets.token_hex(8)
         self._display = XDisplay(size, window_manager) if display else None
@@ -99,8 +106,19 @@ class LocalSandbox(Sandbox):
         if self.isolation == "bwrap":
             runtime = require_runtime()
             base = {key: os.environ[key] for key in ("LANG", "LC_ALL", "TZ") if key in os.environ}
-            path = [self.toolkit_dir, str(runtime / "bin"), "/usr/local/bin", "/usr/bin", "/bin"]
-            base.update(USER="user", LOGNAME="user", SHELL="/bin/bash", TMPDIR="/tmp")
+            path = [
+                self.toolkit_dir,
+                IMAGE_BIN_MOUNT,
+                str(runtime / "bin"),
+                "/usr/local/bin",
+                "/usr/bin",
+                "/bin",
+            ]
+            base.update(USER=SANDBOX_USER, LOGNAME=SANDBOX_USER, SHELL="/bin/bash", TMPDIR="/tmp")
+            base.update(
+                XDG_RUNTIME_DIR=runtime_folder(),
+                DBUS_SESSION_BUS_ADDRESS=f"unix:path={runtime_folder()}/bus",
+            )
         else:
             base = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "XDG_CONFIG_HOME")}
             path = [self.toolkit_dir, str(Path(sys.executable).parent), os.environ.get("PATH", "")]
@@ -115,11 +133,40 @@ class LocalSandbox(Sandbox):
 
     def _start_namespace(self) -> None:
         self._host_tmp = Path(tempfile.mkdtemp(prefix="stateact-sandbox-tmp-"))
+        self._host_state = Path(tempfile.mkdtemp(prefix="stateact-sandbox-image-"))
+        host_runtime = self._host_state / "runtime"
+        host_runtime.mkdir(mode=0o700)
+        make_home_folders(Path(self.host_home))
+        bind_terminal_key(Path(self.host_home))
         x_socket = f"/tmp/.X11-unix/X{self.display.lstrip(':')}" if self.display else None
         self._namespace = BwrapNamespace(
-            Path(self.host_home), self._host_tmp, [*default_hidden(), *self._hidden], x_socket
+            Path(self.host_home),
+            self._host_tmp,
+            [*default_hidden(), *self._hidden],
+            x_socket,
+            write_image_files(self._host_state / "etc", *inside_ids()),
+            host_runtime,
         )
         self._namespace.start()
+        self._start_session_bus(host_runtime / "bus")
+
+    def _start_session_bus(self, host_socket: Path) -> None:
+        """A session D-Bus inside (dconf-service starts on it when a setting is written); the image's
+        settings go into a home that has none yet."""
+        fresh = not Path(self.host_home, ".config", "dconf", "user").exists()
+        address = self.env["DBUS_SESSION_BUS_ADDRESS"]
+        argv = ["dbus-daemon", "--session", "--nofork", "--nopidfile", f"--address={address}"]
+        self._launched.append(self.spawn(argv))
+        deadline = time.monotonic() + settings.SESSION_BUS_TIMEOUT_S
+        while not host_socket.exists():
+            if self._launched[-1].poll() is not None or time.monotonic() > deadline:
+                raise SandboxError("the sandbox's session D-Bus did not start (is dbus-daemon installed?)")
+            time.sleep(0.02)
+        if fresh:
+            for schema, key, value in settings.IMAGE_SETTINGS:
+                done = self.run(f"gsettings set {schema} {key} {quote(value)}", timeout=15)
+                if not done.ok:
+                    raise SandboxError(f"could not set {schema} {key} in the sandbox: {done.output.strip()}")
 
     def close(self) -> None:
         for shell in self._shells:
@@ -136,9 +183,10 @@ class LocalSandbox(Sandbox):
         if self._display is not None:
             self._display.stop()
         kill_tagged(self.tag)
-        if self._host_tmp is not None:
-            shutil.rmtree(self._host_tmp, ignore_errors=True)
-            self._host_tmp = None
+        for folder in (self._host_tmp, self._host_state):
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+        self._host_tmp = self._host_state = None
         self._started = False
 
     @property

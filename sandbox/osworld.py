@@ -40,7 +40,11 @@ def parse_osworld_spec(spec: str) -> str:
 
 
 def sandbox_from_spec(
-    spec: str, workdir: Path, display: bool = False, isolation: str = "none", hidden: Sequence[Path] = ()
+    spec: str,
+    workdir: Path,
+    display: bool = False,
+    isolation: str | None = "none",
+    hidden: Sequence[Path] = (),
 ) -> Sandbox:
     """`local` -> LocalSandbox(workdir, display, isolation, hidden); `osworld://HOST:PORT` -> OSWorldSandbox."""
     if spec == "local":
@@ -58,6 +62,8 @@ class VMTimeout(SandboxError):
 
 class OSWorldSandbox(Sandbox):
     """An OSWorld VM reached through its HTTP server at `base_url` (e.g. http://127.0.0.1:5000)."""
+
+    full_system = True
 
     def __init__(
         self,
@@ -110,8 +116,8 @@ class OSWorldSandbox(Sandbox):
         return {str(name): str(value) for name, value in variables.items()}
 
     def _install_toolkit(self) -> None:
-        """Upload the office toolkit and put it first on the PATH (its modules on the PYTHONPATH) of the
-        sandbox's shells."""
+        """Upload the office toolkit and put it first on the PATH (its modules on the PYTHONPATH) of every
+        command of the sandbox: its shells, `run` and `run_python`."""
         from sandbox.toolkit import install_toolkit
 
         installed = install_toolkit(self)
@@ -200,7 +206,8 @@ class OSWorldSandbox(Sandbox):
         limit = _limit(timeout)
         files = f"/tmp/stateact_run_{secrets.token_hex(6)}"
         wrapped = (
-            f"cd && timeout -k 2 {limit} bash -c {quote(command)} >{files}.o 2>{files}.e </dev/null; "
+            f"cd && {' '.join(map(quote, self._environment()))} timeout -k 2 {limit} bash -c {quote(command)} "
+            f">{files}.o 2>{files}.e </dev/null; "
             f"echo $?; base64 -w0 {files}.o; echo; base64 -w0 {files}.e; rm -f {files}.o {files}.e"
         )
         envelope = self._execute(wrapped, shell=True, timeout=timeout)
@@ -214,8 +221,17 @@ class OSWorldSandbox(Sandbox):
     def run_python(self, code: str, timeout: float = 60.0) -> CommandResult:
         """`python3 -c code` on the VM's display, as OSWorld sends GUI actions (pyautogui code)."""
         return self._execute(
-            ["timeout", "-k", "2", str(_limit(timeout)), "python3", "-c", code], False, timeout
+            [*self._environment(), "timeout", "-k", "2", str(_limit(timeout)), "python3", "-c", code],
+            False,
+            timeout,
         )
+
+    def _environment(self) -> list[str]:
+        """`env NAME=VALUE...` giving a one-shot command the shells' environment (the toolkit first on
+        PATH, its modules on PYTHONPATH); empty before the toolkit is installed."""
+        if not self._shell_env:
+            return []
+        return ["env", *(f"{name}={value}" for name, value in self._shell_env.items())]
 
     def launch(self, command: str) -> None:
         response = self._request("POST", "/setup/launch", json={"command": command, "shell": True})

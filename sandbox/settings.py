@@ -12,6 +12,16 @@ SANDBOX_HOME = "/home/user"
 SANDBOX_UID = 1000
 """The host user id sandbox processes run as when the harness runs as root (root ignores RLIMIT_NPROC)."""
 SANDBOX_HOSTNAME = "sandbox"
+SANDBOX_USER = "user"
+"""The user name inside an isolated sandbox, as on OSWorld's VM image (password: `password`)."""
+IMAGE_FOLDERS = ("Desktop", "Documents", "Downloads", "Music", "Pictures", "Public", "Templates", "Videos")
+"""The folders of the VM image's home (with `~/.config/user-dirs.dirs` naming them)."""
+IMAGE_SETTINGS = (("org.gnome.desktop.screensaver", "lock-enabled", "false"),)
+"""GSettings keys whose value on the VM image differs from GNOME's default, set in a fresh home."""
+IMAGE_BIN_MOUNT = "/run/stateact/bin"
+"""Where an isolated sandbox sees sandbox/image_bin (sudo), on PATH after the toolkit."""
+SESSION_BUS_TIMEOUT_S = 10.0
+"""How long the sandbox's session D-Bus may take to come up."""
 SANDBOX_TOOLKIT = "/run/stateact/toolkit"
 """Where an isolated sandbox sees the office toolkit's bin folder (in its own /run, so the path tells
 nothing of the harness's checkout)."""

@@ -8,6 +8,7 @@ APT_PACKAGES=(
   xvfb xdotool x11-utils xclip wmctrl openbox scrot tmux
   libreoffice-calc libreoffice-writer libreoffice-impress
   chromium fonts-dejavu-core fonts-liberation sqlite3 bubblewrap socat
+  dbus-daemon dconf-service dconf-gsettings-backend gsettings-desktop-schemas xdg-user-dirs xterm
 )
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }

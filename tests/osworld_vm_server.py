@@ -339,13 +339,19 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 
 @contextlib.contextmanager
-def served_vm(workdir: Path, display: bool = True) -> Iterator[tuple[OSWorldSandbox, VMServer, LocalSandbox]]:
-    """A LocalSandbox (with a display), the VM server over it, and an OSWorldSandbox talking to the server."""
+def served_vm(
+    workdir: Path, display: bool = True, python_venv: Path | None = None
+) -> Iterator[tuple[OSWorldSandbox, VMServer, LocalSandbox]]:
+    """A LocalSandbox (with a display), the VM server over it, and an OSWorldSandbox talking to the server.
+    `python_venv`: the VM's python3 is that virtual environment's, and its PATH holds only it and the
+    system's folders (neither the harness's Python nor its toolkit)."""
     local = LocalSandbox(workdir, display=display)
     server: VMServer | None = None
     sandbox: OSWorldSandbox | None = None
     try:
         local.start()
+        if python_venv is not None:
+            local.env["PATH"] = f"{python_venv}/bin:/usr/local/bin:/usr/bin:/bin"
         server = VMServer(local).start()
         sandbox = OSWorldSandbox(server.url)
         sandbox.start()

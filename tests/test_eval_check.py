@@ -34,6 +34,12 @@ def tasks(gone_url: str) -> dict[str, dict]:
         "expected": {"type": "cloud_file", "path": gone_url, "dest": "gold.csv"},
     }
     sudo = [{"type": "execute", "parameters": {"command": "echo password | sudo -S true", "shell": True}}]
+    install = [
+        {
+            "type": "execute",
+            "parameters": {"command": "echo password | sudo -S apt-get install -y zsh", "shell": True},
+        }
+    ]
     return {
         "listed-source": {
             "source": ["https://example.org/a", "https://example.org/b"],
@@ -53,6 +59,7 @@ def tasks(gone_url: str) -> dict[str, dict]:
         },
         "gold-gone": {"evaluator": csv_gold},
         "needs-sudo": {"config": sudo, "related_apps": ["os"], "evaluator": csv_gold},
+        "needs-vm": {"config": install, "evaluator": RULES},
     }
 
 
@@ -80,7 +87,7 @@ def test_check_prints_a_row_per_task_and_the_counts(suite, server, tmp_path):
     assert code == 0, output
     body = output.rsplit(" scorable=", 1)[0].replace("} {", "}\n{")  # run_cli joins the lines
     rows = {row["task_id"]: row for row in map(json.loads, body.splitlines())}
-    assert output.endswith("scorable=3/6 local=1/6")
+    assert output.endswith("scorable=4/7 local=1/7")
     assert {task: row["status"] for task, row in rows.items()} == {
         "listed-source": "local",
         "empty-func": "unscorable",
@@ -88,6 +95,7 @@ def test_check_prints_a_row_per_task_and_the_counts(suite, server, tmp_path):
         "made-up-metric": "unscorable",
         "gold-gone": "scorable",
         "needs-sudo": "scorable",
+        "needs-vm": "scorable",
     }
     assert rows["malformed"]["problem"].endswith(
         "is not an OSWorld task: evaluator: Input should be a valid dictionary or instance of Evaluator"
@@ -102,6 +110,8 @@ def test_check_prints_a_row_per_task_and_the_counts(suite, server, tmp_path):
     assert server.requests[GONE] == 1  # one probe for the two tasks
     assert rows["needs-sudo"]["needs"] == ["sudo"]
     assert rows["needs-sudo"]["lacks"] == ([] if SUDO else ["sudo: the local sandbox's user cannot run sudo"])
+    assert rows["needs-vm"]["needs"] == ["sudo", "network", "vm"]
+    assert rows["needs-vm"]["lacks"][-1].startswith("needs a VM: the setup runs `sudo apt-get`")
 
 
 def test_check_text_rows_end_with_the_counts(suite, tmp_path):

@@ -204,10 +204,13 @@ def test_setup_errors_are_clear(tmp_path, local):
             local,
             context,
         )
-    failing = run_steps(
-        [Step(type="execute", parameters={"command": "exit 3", "shell": True})], local, context
-    )
-    assert failing[0]["returncode"] == 3  # recorded, not fatal, as in OSWorld
+    steps = [
+        Step(type="execute", parameters={"command": "true", "shell": True}),
+        Step(type="execute", parameters={"command": "exit 3", "shell": True}),
+    ]
+    with pytest.raises(SetupError, match=r"setup step 2 failed: `exit 3` exited 3"):
+        run_steps(steps, local, context)  # a local start state the task never had is not scored
+    assert context.records[-1]["returncode"] == 3
 
 
 def test_list_commands_expand_a_leading_tilde_as_the_vm_server_does(tmp_path, local):

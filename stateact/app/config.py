@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from sandbox.settings import DEFAULT_ISOLATION, SANDBOX_HOME
 from stateact import settings
@@ -29,8 +29,9 @@ class RunConfig(BaseModel):
     """The local sandbox's home folder; a fresh folder in the run folder when empty."""
     display: bool = True
     """Start a private X display for a local sandbox."""
-    isolation: Literal["bwrap", "none"] = DEFAULT_ISOLATION
-    """How a local sandbox is isolated: `bwrap` (bubblewrap namespaces, home at /home/user) or `none`."""
+    isolation: Literal["bwrap", "none"] | None = DEFAULT_ISOLATION
+    """How a local sandbox is isolated: `bwrap` (bubblewrap namespaces, home at /home/user) or `none`;
+    None for a VM, which is a machine of its own."""
     cdp_url: str | None = None
     """A running Chrome's DevTools endpoint for the web subagent (an OSWorld VM's, e.g. http://HOST:9222);
     without it the web subagent launches its own headless Chromium."""
@@ -66,6 +67,12 @@ class RunConfig(BaseModel):
             except SandboxError as exc:
                 raise ValueError(str(exc)) from None
         return spec
+
+    @model_validator(mode="after")
+    def _isolation_of_local_sandboxes_only(self) -> RunConfig:
+        if self.sandbox != "local":
+            self.isolation = None
+        return self
 
     def sandbox_home(self, host_home: Path) -> str:
         """The home folder of a local sandbox made at `host_home`, as the sandbox's processes see it."""

@@ -78,9 +78,10 @@ def need_module(name: str, pip_name: str):
     try:
         return importlib.import_module(name)
     except ImportError:
+        scope = "" if sys.prefix != sys.base_prefix else "--user "  # a virtual environment refuses --user
         raise ToolkitError(
             f"python module '{name}' is missing for {sys.executable}; install it with: "
-            f"{Path(sys.executable).name} -m pip install --user {pip_name}"
+            f"{Path(sys.executable).name} -m pip install {scope}{pip_name}"
         ) from None
 
 
