@@ -43,13 +43,15 @@ def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run(cli(*args), cwd=REPO, env=ENV, capture_output=True, text=True, timeout=timeout)
 
 
-def start_run(tmp_path: Path, name: str, display: bool = False) -> tuple[subprocess.Popen, Path, Path]:
-    """The scripted task in a child process; its output is piped (read it with communicate)."""
+def start_run(
+    tmp_path: Path, name: str, display: bool = False, turns: list[dict] = SCRIPT, *extra: str
+) -> tuple[subprocess.Popen, Path, Path]:
+    """The scripted task (`turns`) in a child process; its output is piped (read it with communicate)."""
     script = tmp_path / "script.json"
-    script.write_text(json.dumps(SCRIPT))
+    script.write_text(json.dumps(turns))
     runs, home = tmp_path / f"runs-{name}", tmp_path / f"home-{name}"
     options = ["--harness", "no-verify", "--workdir", str(home), "--runs-root", str(runs)]
-    options.append("--display" if display else "--no-display")
+    options += ["--display" if display else "--no-display", *extra]
     proc = subprocess.Popen(
         cli("run", TASK, "--model", f"scripted:{script}", *options),
         cwd=REPO,
@@ -188,6 +190,31 @@ def test_ctrl_c_or_sigterm_stops_cleanly_and_prints_the_resume_command(
     resumed = run_cli("resume", str(run_dir), timeout=120)
     assert resumed.returncode == 0, resumed.stdout
     assert files_of(home) == unbroken_files
+
+
+STOPPED_LIST = "sleep 30; echo rest ran > ~/side.txt; sleep 0.5; echo second >> ~/side.txt"
+
+
+@pytest.mark.parametrize(
+    "signals",
+    [[signal.SIGINT], [signal.SIGTERM], [signal.SIGINT, signal.SIGINT]],
+    ids=["ctrl-c", "sigterm", "ctrl-c twice"],
+)
+@pytest.mark.parametrize("isolation", ["bwrap", "none"])
+def test_a_stop_signal_ends_the_rest_of_the_command_line_too(tmp_path, signals, isolation):
+    turns = [{"tool_calls": [{"name": "bash", "input": {"command": STOPPED_LIST}}]}]
+    proc, runs, home = start_run(tmp_path, "list", False, turns, "--isolation", isolation)
+    wait_for_event(runs, lambda e: e.kind == "tool_call" and "sleep 30" in json.dumps(e.input))
+    time.sleep(1.0)  # the shell is inside `sleep 30`
+    for sig in signals:
+        proc.send_signal(sig)
+        time.sleep(0.3)
+    output, _ = proc.communicate(timeout=60)
+    assert proc.returncode in (ExitCode.INTERRUPTED, ExitCode.TERMINATED), output
+    (run_dir,) = list(runs.iterdir())
+    assert json.loads((run_dir / "result.json").read_text())["status"] == "interrupted"
+    time.sleep(1.0)
+    assert not (home / "side.txt").exists(), "the command line went on after the stop"
 
 
 def test_resume_keeps_the_gate_rounds_the_task_start_and_the_instruction(tmp_path):
