@@ -25,6 +25,8 @@ eval_app = typer.Typer(
     help="Task suites: validate reference solutions, run and compare harnesses.", no_args_is_help=True
 )
 console = Console()
+errors = Console(stderr=True, soft_wrap=True)
+"""Error and warning lines."""
 
 
 @eval_app.callback()
@@ -188,7 +190,7 @@ def run_command(
         if check_isolation(isolation) == "bwrap" and not slots and (problem := bwrap_problem()):
             raise ValueError(problem)
     except ValueError as exc:
-        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
     options = SuiteOptions(
         suite=suite,
@@ -213,10 +215,10 @@ def run_command(
     try:
         jobs = plan_jobs(options)
     except (TaskError, ValueError) as exc:
-        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
     if isolation == "none" and not slots:
-        console.print(f"[yellow]warning:[/yellow] {NO_ISOLATION_WARNING}")
+        errors.print(f"[yellow]warning:[/yellow] {NO_ISOLATION_WARNING}")
     if cache is None:
         build_fixtures(options.cache)
     try:
@@ -285,7 +287,7 @@ def report(
     from evals.html_report import write_html_report
 
     if not Path(results).is_dir():
-        console.print(f"[red]error:[/red] {escape(str(results))} is not a folder")
+        errors.print(f"[red]error:[/red] {escape(str(results))} is not a folder")
         raise typer.Exit(2)
     write_tables(results)
     index = write_html_report(results, out)

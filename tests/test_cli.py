@@ -101,7 +101,7 @@ def test_script_running_out_ends_with_error_and_a_complete_run_folder(tmp_path):
         cwd=tmp_path,
     )
     assert done.returncode == ExitCode.ERROR
-    assert "error" in done.stdout
+    assert "error" in done.stderr
     run_dir = only_run_dir(runs)
     result = json.loads((run_dir / "result.json").read_text())
     assert result["status"] == "error"
@@ -128,13 +128,13 @@ def test_bad_model_spec_and_harness_are_clear_errors(tmp_path):
         cwd=tmp_path,
     )
     assert bad_harness.returncode == 2
-    assert "unknown harness" in bad_harness.stdout
+    assert "unknown harness" in bad_harness.stderr
 
 
 def test_show_refuses_a_folder_without_a_log(tmp_path):
     shown = stateact("show", str(tmp_path), cwd=tmp_path)
     assert shown.returncode == 2
-    assert "no events.jsonl" in shown.stdout
+    assert "no events.jsonl" in shown.stderr
 
 
 def test_pixel_harness_runs_on_the_local_desktop_and_can_declare_infeasible(tmp_path):

@@ -125,16 +125,17 @@ def test_kill_then_resume_matches_an_unbroken_run(tmp_path, unbroken_files, poin
     if point == "during a long bash command":
         assert len(unknown) == 1
     again = run_cli("resume", str(run_dir), timeout=60)
-    assert again.returncode == 2 and "already finished" in again.stdout
+    assert again.returncode == 2 and "already finished" in again.stderr
 
 
 def test_resume_refuses_a_folder_that_is_not_a_run(tmp_path):
     refused = run_cli("resume", str(tmp_path), timeout=60)
     assert refused.returncode == 2
-    assert "no readable config.json" in refused.stdout
+    assert "no readable config.json" in refused.stderr
 
 
-def test_resume_with_a_raised_budget(tmp_path):
+def run_out_of_turns(tmp_path: Path) -> tuple[subprocess.CompletedProcess, Path]:
+    """The scripted task stopped by a two-turn budget; its run folder."""
     script = tmp_path / "script.json"
     script.write_text(json.dumps(SCRIPT))
     runs = tmp_path / "runs"
@@ -154,8 +155,13 @@ def test_resume_with_a_raised_budget(tmp_path):
         "2",
         timeout=60,
     )
-    assert first.returncode == ExitCode.BUDGET and "budget" in first.stdout
     (run_dir,) = list(runs.iterdir())
+    return first, run_dir
+
+
+def test_resume_with_a_raised_budget(tmp_path):
+    first, run_dir = run_out_of_turns(tmp_path)
+    assert first.returncode == ExitCode.BUDGET and "budget" in first.stdout
     again = run_cli("resume", str(run_dir), "--max-steps", "10", timeout=60)
     assert again.returncode == 0, again.stdout
     assert files_of(tmp_path / "home") == {"a.txt": "one\n", "b.txt": "two\n", "c.txt": "three\n"}
@@ -190,6 +196,28 @@ def test_ctrl_c_or_sigterm_stops_cleanly_and_prints_the_resume_command(
     resumed = run_cli("resume", str(run_dir), timeout=120)
     assert resumed.returncode == 0, resumed.stdout
     assert files_of(home) == unbroken_files
+
+
+def test_a_damaged_line_in_the_middle_of_the_log_is_refused_by_resume_and_shown_with_a_warning(tmp_path):
+    _, run_dir = run_out_of_turns(tmp_path)
+    events = run_dir / "events.jsonl"
+    lines = events.read_text().splitlines(keepends=True)
+    number = next(i for i, line in enumerate(lines, 1) if '"kind": "tool_result"' in line)
+    lines[number - 1] = lines[number - 1][: len(lines[number - 1]) // 2] + "\n"
+    events.write_text("".join(lines))
+
+    refused = run_cli("resume", str(run_dir), "--max-steps", "10", timeout=60)
+    assert refused.returncode == ExitCode.USAGE
+    assert f"{events} line {number} is not JSON" in refused.stderr
+    assert "start the task again" in refused.stderr
+    shown = run_cli("show", str(run_dir), timeout=60)
+    assert shown.returncode == 0
+    assert f"warning: {events} line {number} is not JSON" in shown.stderr
+    assert "budget" in shown.stdout
+
+    events.write_text("".join(lines[: number - 1]) + lines[number - 1].rstrip("\n"))  # a torn last line
+    shown = run_cli("show", str(run_dir), timeout=60)
+    assert shown.returncode == 0 and "warning" not in shown.stderr
 
 
 STOPPED_LIST = "sleep 30; echo rest ran > ~/side.txt; sleep 0.5; echo second >> ~/side.txt"

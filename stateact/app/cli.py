@@ -30,6 +30,8 @@ app = typer.Typer(
     add_completion=False, no_args_is_help=True, help="A code-first harness for computer-use agents."
 )
 console = Console()
+errors = Console(stderr=True, soft_wrap=True)
+"""Error and warning lines."""
 
 
 @app.command()
@@ -81,7 +83,7 @@ def run(
     from stateact.app.run import execute, new_run_id
 
     if (instruction is None) == (task is None):
-        console.print("[red]error:[/red] give an instruction or --task FILE (one of the two)")
+        errors.print("[red]error:[/red] give an instruction or --task FILE (one of the two)")
         raise typer.Exit(2)
     try:
         specs = {"main": model, **role_options.models()}
@@ -102,9 +104,9 @@ def run(
             run_id=new_run_id(),
         )
         for warning in settings_warnings(specs, role_settings):
-            console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+            errors.print(f"[yellow]warning:[/yellow] {escape(warning)}")
         if config.isolation == "none" and config.sandbox == "local":
-            console.print(f"[yellow]warning:[/yellow] {NO_ISOLATION_WARNING}")
+            errors.print(f"[yellow]warning:[/yellow] {NO_ISOLATION_WARNING}")
         with stop_signals_as_interrupt():
             if task is not None:
                 _run_task_file(
@@ -117,10 +119,10 @@ def run(
                 result = execute(config, ProgressPrinter(console))
     except ValidationError as exc:
         for problem in exc.errors():
-            console.print(f"[red]error:[/red] {escape(problem['msg'].removeprefix('Value error, '))}")
+            errors.print(f"[red]error:[/red] {escape(problem['msg'].removeprefix('Value error, '))}")
         raise typer.Exit(2) from None
     except (ValueError, FileNotFoundError, SandboxError) as exc:
-        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
     except KeyboardInterrupt as exc:
         _interrupted(config.runs_root / config.run_id, exc)
@@ -192,7 +194,7 @@ def _report(result) -> None:
         f"{result.seconds:.1f}s — {result.run_dir}"
     )
     if result.status == "error":
-        console.print(f"[red]error:[/red] {escape(result.text)}")
+        errors.print(f"[red]error:[/red] {escape(result.text)}")
     raise typer.Exit(code)
 
 
@@ -218,7 +220,7 @@ def resume(
                 max_seconds=max_minutes * 60 if max_minutes is not None else None,
             )
     except ResumeError as exc:
-        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(ExitCode.USAGE) from None
     except KeyboardInterrupt as exc:
         _interrupted(run_dir, exc)
@@ -232,12 +234,12 @@ def show(run_dir: Annotated[Path, typer.Argument(help="A run folder.")]) -> None
     from stateact.events import EventLogError
 
     if not (run_dir / "events.jsonl").exists():
-        console.print(f"[red]error:[/red] {run_dir} has no events.jsonl")
+        errors.print(f"[red]error:[/red] {run_dir} has no events.jsonl")
         raise typer.Exit(2)
     try:
-        render_run(run_dir, console)
+        render_run(run_dir, console, lambda text: errors.print(f"[yellow]warning:[/yellow] {escape(text)}"))
     except EventLogError as exc:
-        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
 
 
