@@ -18,6 +18,7 @@ from evals.task import TaskError
 from evals.validate import ValidationRow, validate_suite
 from sandbox.isolation import NO_ISOLATION_WARNING, bwrap_problem, check_isolation
 from sandbox.settings import DEFAULT_ISOLATION
+from stateact.app.arguments import check_budgets, check_models
 from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, with_role_options
 from stateact.app.variants import FULL_HARNESS
 
@@ -184,6 +185,8 @@ def run_command(
     from sandbox.pool_file import pool_from_options
 
     try:
+        check_budgets(max_steps, max_usd, timeout_minutes, "--timeout-minutes")
+        check_models([None if model == settings.REFERENCE_MODEL else model, *role_options.models().values()])
         settings_of_roles = role_options.settings()
         slots = pool_from_options(pool, vm or [], reset_command)
         check_engine(engine, address)

@@ -16,6 +16,7 @@ from sandbox.base import SandboxError
 from sandbox.isolation import NO_ISOLATION_WARNING
 from sandbox.settings import DEFAULT_ISOLATION
 from stateact import settings
+from stateact.app.arguments import check_budgets, check_models
 from stateact.app.config import RunConfig, absolute_path
 from stateact.app.exit_codes import ExitCode, exit_code_for
 from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, settings_warnings, with_role_options
@@ -87,6 +88,8 @@ def run(
         raise typer.Exit(2)
     try:
         specs = {"main": model, **role_options.models()}
+        check_budgets(max_steps, max_usd, max_minutes)
+        check_models(specs.values())
         role_settings = role_options.settings()
         config = RunConfig(
             instruction=instruction or f"(from {task})",
@@ -211,6 +214,7 @@ def resume(
     from stateact.app.run import resume as resume_run
 
     try:
+        check_budgets(max_steps, max_usd, max_minutes)
         with stop_signals_as_interrupt():
             result = resume_run(
                 run_dir,
@@ -219,7 +223,7 @@ def resume(
                 max_usd=max_usd,
                 max_seconds=max_minutes * 60 if max_minutes is not None else None,
             )
-    except ResumeError as exc:
+    except (ResumeError, ValueError) as exc:
         errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(ExitCode.USAGE) from None
     except KeyboardInterrupt as exc:
@@ -256,10 +260,33 @@ def relay(
 
     from stateact.app.relay_player import play
 
+    if not directory.is_dir():
+        errors.print(
+            f"[red]error:[/red] no relay folder {escape(str(directory))}: give the folder of a running "
+            "`--model relay:DIR` run (the run makes it when it starts)"
+        )
+        raise typer.Exit(ExitCode.USAGE)
     try:
         play(directory, sys.stdin, typer.echo, lines, watch)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
+
+
+def _version(show: bool) -> None:
+    if show:
+        from importlib.metadata import version
+
+        typer.echo(f"stateact {version('stateact')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """A code-first harness for computer-use agents."""
 
 
 @app.command()
