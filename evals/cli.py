@@ -19,7 +19,9 @@ from evals.validate import ValidationRow, validate_suite
 from sandbox.isolation import NO_ISOLATION_WARNING, bwrap_problem, check_isolation
 from sandbox.settings import DEFAULT_ISOLATION
 from stateact.app.arguments import check_budgets, check_models
+from stateact.app.exit_codes import ExitCode
 from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, with_role_options
+from stateact.app.signals import Terminated, stop_signals_as_interrupt
 from stateact.app.variants import FULL_HARNESS
 
 eval_app = typer.Typer(
@@ -225,14 +227,16 @@ def run_command(
     if cache is None:
         build_fixtures(options.cache)
     try:
-        with SuiteProgress(console, len(jobs)) as progress:
+        with stop_signals_as_interrupt(), SuiteProgress(console, len(jobs)) as progress:
             outcomes = run_suite(options, progress.on_job, _report_retired)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         console.print(
-            "[yellow]stopped[/yellow] after the tasks that were running; "
+            "[yellow]stopped[/yellow]: the running tasks were interrupted and their sandboxes closed; "
             f"the same command resumes into {escape(str(results))}"
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(
+            ExitCode.TERMINATED if isinstance(stop, Terminated) else ExitCode.INTERRUPTED
+        ) from None
     failed = [o for o in outcomes if o.error]
     for outcome in failed:
         console.print(f"[red]{escape(outcome.job.label)}[/red]: {escape(outcome.error)}")
