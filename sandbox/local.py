@@ -13,7 +13,6 @@ import secrets
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
@@ -30,6 +29,7 @@ from sandbox.isolation import (
     limits,
     visible_inside,
 )
+from sandbox.leftovers import register, release, remove_stale, tmp_folder
 from sandbox.marker_shell import NONINTERACTIVE_ENV
 from sandbox.office_profile import install_office_profile
 from sandbox.processes import TAG_VARIABLE, kill_tagged
@@ -75,6 +75,8 @@ class LocalSandbox(Sandbox):
     def start(self) -> None:
         if self._started:
             return
+        remove_stale()  # what sandboxes of dead harnesses left
+        register(self.tag)
         Path(self.host_home).mkdir(parents=True, exist_ok=True)
         install_office_profile(Path(self.host_home))
         self.env = self._environment()
@@ -114,7 +116,8 @@ class LocalSandbox(Sandbox):
         }
 
     def _start_namespace(self) -> None:
-        self._host_tmp = Path(tempfile.mkdtemp(prefix="stateact-sandbox-tmp-"))
+        self._host_tmp = tmp_folder(self.tag)
+        self._host_tmp.mkdir(mode=0o700)
         x_socket = f"/tmp/.X11-unix/X{self.display.lstrip(':')}" if self.display else None
         self._namespace = BwrapNamespace(
             Path(self.host_home), self._host_tmp, [*default_hidden(), *self._hidden], x_socket
@@ -139,6 +142,7 @@ class LocalSandbox(Sandbox):
         if self._host_tmp is not None:
             shutil.rmtree(self._host_tmp, ignore_errors=True)
             self._host_tmp = None
+        release(self.tag)
         self._started = False
 
     @property

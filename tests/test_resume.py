@@ -385,3 +385,34 @@ def test_kill_during_a_delegation_then_resume(tmp_path):
     delegation = next(e for e in events if e.kind == "tool_call" and e.name == "delegate_gui")
     assert resumed_event.unknown_outcomes == [delegation.id]
     assert json.loads((run_dir / "result.json").read_text())["status"] == "finished"
+
+
+def test_what_a_killed_run_left_is_listed_then_removed_by_the_next_run(tmp_path):
+    from sandbox.leftovers import tmp_folder
+
+    proc, runs, _ = start_run(tmp_path, "killed", True, SCRIPT, "--isolation", "bwrap")
+    wait_for_event(runs, KILL_POINTS["during a long bash command"])
+    kill_hard(proc)
+    (run_dir,) = list(runs.iterdir())
+    tag = next(e.sandbox_tag for e in read_events(run_dir / "events.jsonl") if e.kind == "run_start")
+    assert tagged_pids(tag) and tmp_folder(tag).is_dir(), "Xvfb and the sandbox's /tmp outlive a kill -9"
+
+    listed = run_cli("cleanup", "--runs-root", str(runs))
+    assert listed.returncode == 0, listed.stderr
+    assert f"sandbox {tag} of dead process {proc.pid}" in listed.stdout
+    assert f"temp folder {tmp_folder(tag)}" in listed.stdout
+    assert f"run {run_dir} (killed) is kept for its resume: stateact resume {run_dir}" in listed.stdout
+    assert tagged_pids(tag), "listing removes nothing"
+
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps([{"tool_calls": [{"name": "finish", "input": {"summary": "done"}}]}]))
+    unrelated = run_cli(
+        "run", "Nothing to do.", "--model", f"scripted:{other}", "--harness", "no-verify", "--no-display",
+        "--workdir", str(tmp_path / "other-home"), "--runs-root", str(tmp_path / "other-runs"),
+    )  # fmt: skip
+    assert unrelated.returncode == 0, unrelated.stdout + unrelated.stderr
+    assert tagged_pids(tag) == [] and not tmp_folder(tag).exists()
+    listed = run_cli("cleanup", "--runs-root", str(runs))
+    assert tag not in listed.stdout and f"stateact resume {run_dir}" in listed.stdout
+    assert run_cli("resume", str(run_dir)).returncode == 0
+    assert "nothing left by dead runs" in run_cli("cleanup", "--runs-root", str(runs)).stdout

@@ -272,6 +272,22 @@ def relay(
         raise typer.Exit(130) from None
 
 
+@app.command()
+def cleanup(
+    runs_root: Annotated[Path, typer.Option(help="The runs folder whose stopped runs to list.")] = Path(
+        "runs"
+    ),
+    remove: Annotated[
+        bool, typer.Option("--remove", help="Remove the processes and temp folders of dead runs' sandboxes.")
+    ] = False,
+) -> None:
+    """List what dead runs left (sandbox processes such as Xvfb, sandbox temp folders, run folders kept
+    for a resume); --remove removes the first two. Run folders are never removed."""
+    from stateact.app.cleanup import cleanup as clean
+
+    clean(runs_root, remove, typer.echo)
+
+
 def _version(show: bool) -> None:
     if show:
         from importlib.metadata import version
