@@ -22,13 +22,18 @@ from evals.task import TaskError
 from evals.validate import ValidationRow, validate_suite
 from sandbox.isolation import NO_ISOLATION_WARNING, bwrap_problem, check_isolation
 from sandbox.settings import DEFAULT_ISOLATION
+from stateact.app.arguments import check_budgets, check_models
+from stateact.app.exit_codes import ExitCode
 from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, with_role_options
+from stateact.app.signals import Terminated, stop_signals_as_interrupt
 from stateact.app.variants import FULL_HARNESS
 
 eval_app = typer.Typer(
     help="Task suites: validate reference solutions, run and compare harnesses.", no_args_is_help=True
 )
 console = Console()
+errors = Console(stderr=True, soft_wrap=True)
+"""Error and warning lines."""
 
 
 @eval_app.callback()
@@ -133,7 +138,7 @@ def check_command(
         bridge.use_python(osworld_python)
         checks = check_suite(suite, cache, only=task or None)
     except (TaskError, bridge.BridgeError) as exc:
-        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
     rows = [check.row() for check in checks]
     if as_json:
@@ -230,13 +235,15 @@ def run_command(
 
     try:
         bridge.use_python(osworld_python)
+        check_budgets(max_steps, max_usd, timeout_minutes, "--timeout-minutes")
+        check_models([None if model == settings.REFERENCE_MODEL else model, *role_options.models().values()])
         settings_of_roles = role_options.settings()
         slots = pool_from_options(pool, vm or [], reset_command)
         check_engine(engine, address)
         if check_isolation(isolation) == "bwrap" and not slots and (problem := bwrap_problem()):
             raise ValueError(problem)
     except (ValueError, bridge.BridgeError) as exc:
-        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
     options = SuiteOptions(
         suite=suite,
@@ -261,21 +268,23 @@ def run_command(
     try:
         jobs = plan_jobs(options)
     except (TaskError, ValueError) as exc:
-        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
     if isolation == "none" and not slots:
-        console.print(f"[yellow]warning:[/yellow] {NO_ISOLATION_WARNING}")
+        errors.print(f"[yellow]warning:[/yellow] {NO_ISOLATION_WARNING}")
     if cache is None:
         build_fixtures(options.cache)
     try:
-        with SuiteProgress(console, len(jobs)) as progress:
+        with stop_signals_as_interrupt(), SuiteProgress(console, len(jobs)) as progress:
             outcomes = run_suite(options, progress.on_job, _report_retired)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         console.print(
-            "[yellow]stopped[/yellow] after the tasks that were running; "
+            "[yellow]stopped[/yellow]: the running tasks were interrupted and their sandboxes closed; "
             f"the same command resumes into {escape(str(results))}"
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(
+            ExitCode.TERMINATED if isinstance(stop, Terminated) else ExitCode.INTERRUPTED
+        ) from None
     failed = [o for o in outcomes if o.error]
     for outcome in failed:
         console.print(f"[red]{escape(outcome.job.label)}[/red]: {escape(outcome.error)}")
@@ -333,7 +342,7 @@ def report(
     from evals.html_report import write_html_report
 
     if not Path(results).is_dir():
-        console.print(f"[red]error:[/red] {escape(str(results))} is not a folder")
+        errors.print(f"[red]error:[/red] {escape(str(results))} is not a folder")
         raise typer.Exit(2)
     write_tables(results)
     index = write_html_report(results, out)

@@ -51,6 +51,8 @@ TASK_MAX_TURNS = 500
 """Default main-agent turn budget of one task (OSWorld 2.0's step budget)."""
 WORKERS = 2
 """Tasks run at once, each on its own sandbox and display."""
+STOP_GRACE_S = 30.0
+"""After Ctrl-C, how long the running jobs get to close their runs and sandboxes."""
 REFERENCE_MODEL = "reference"
 """The `--model` value that plays each task's own reference solution through the scripted provider."""
 TRAJECTORY_TEXT_CAP_CHARS = 6_000

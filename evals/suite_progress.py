@@ -39,6 +39,10 @@ class SuiteProgress:
         with self._lock:
             if event == "start":
                 self.running.add(job.label)
+            elif event == "stop":
+                self.progress.console.print(
+                    f"[yellow]stopping[/yellow] {escape(job.label)}: its run is interrupted and its sandbox closed"
+                )
             else:
                 self.running.discard(job.label)
                 self.progress.advance(self.bar)

@@ -180,8 +180,8 @@ def run_suite(
     """Run every job not yet done, one per pool slot at a time, on `options.engine`; outcomes in job
     order. A job whose slot is retired runs on another slot; when none is left it is an error row.
 
-    On Ctrl-C no new job starts; with the local engine the running ones end first (their runs cannot be
-    cut from outside)."""
+    On Ctrl-C no new job starts and the running ones are interrupted (their runs stay resumable, unscored);
+    the same call later runs them again."""
     jobs = plan_jobs(options)
     notify = listener or (lambda *_: None)
     retired = on_retired or (lambda _: None)
@@ -194,8 +194,10 @@ def run_suite(
         raise ValueError(
             f"unknown engine {options.engine!r}: use {settings.ENGINE_LOCAL} or {settings.ENGINE_RAY}"
         )
-    outcomes = run_jobs(options, jobs, slots, notify, retired)
-    _remove_if_empty(Path(options.results) / SANDBOXES_FOLDER)
+    try:
+        outcomes = run_jobs(options, jobs, slots, notify, retired)
+    finally:
+        _remove_if_empty(Path(options.results) / SANDBOXES_FOLDER)
     if options.best_of > 1:
         from evals.best_of import finish_tasks
 

@@ -30,6 +30,7 @@ from stateact.events import (
     Stall,
     ToolCall,
     ToolResultEvent,
+    ignore_damaged,
     read_events,
     read_jsonl,
 )
@@ -187,7 +188,7 @@ def osworld_steps(result_dir: Path) -> list[Step]:
         return []
     steps: list[Step] = []
     last_words: dict[str, str] = {}
-    for line in dicts([value for _, value in read_jsonl(path)]):
+    for line in dicts([value for _, value in read_jsonl(path, ignore_damaged)]):
         info = line.get("info") if isinstance(line.get("info"), dict) else {}
         shot = line.get("screenshot_file")
         images = [shot] if isinstance(shot, str) and shot and (Path(result_dir) / shot).is_file() else []

@@ -23,6 +23,7 @@ import pexpect
 from sandbox import settings
 from sandbox.base import ShellOutput
 from sandbox.marker_shell import NONINTERACTIVE_ENV, MarkerShell, PromptMarker, restore_default_signals
+from sandbox.processes import kill_session
 
 
 class BashSession(MarkerShell):
@@ -96,7 +97,10 @@ class BashSession(MarkerShell):
             raise RuntimeError("bash did not start: no prompt within the timeout")
 
     def close(self) -> None:
-        if self._child is not None and self._child.isalive():
+        """End the shell and everything in its terminal's session at once (the running command, the rest
+        of its command line, its background jobs), then release the terminal."""
+        if self._child is not None:
+            kill_session(self._child.pid)
             self._child.close(force=True)
         self._child = None
 

@@ -13,7 +13,6 @@ import secrets
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -34,6 +33,7 @@ from sandbox.isolation import (
     runtime_folder,
     visible_inside,
 )
+from sandbox.leftovers import image_folder, register, release, remove_stale, tmp_folder
 from sandbox.marker_shell import NONINTERACTIVE_ENV
 from sandbox.office_profile import install_office_profile
 from sandbox.processes import TAG_VARIABLE, kill_tagged
@@ -82,6 +82,8 @@ class LocalSandbox(Sandbox):
     def start(self) -> None:
         if self._started:
             return
+        remove_stale()  # what sandboxes of dead harnesses left
+        register(self.tag)
         Path(self.host_home).mkdir(parents=True, exist_ok=True)
         install_office_profile(Path(self.host_home))
         self.env = self._environment()
@@ -132,8 +134,10 @@ class LocalSandbox(Sandbox):
         }
 
     def _start_namespace(self) -> None:
-        self._host_tmp = Path(tempfile.mkdtemp(prefix="stateact-sandbox-tmp-"))
-        self._host_state = Path(tempfile.mkdtemp(prefix="stateact-sandbox-image-"))
+        self._host_tmp = tmp_folder(self.tag)
+        self._host_tmp.mkdir(mode=0o700)
+        self._host_state = image_folder(self.tag)
+        self._host_state.mkdir(mode=0o700)
         host_runtime = self._host_state / "runtime"
         host_runtime.mkdir(mode=0o700)
         make_home_folders(Path(self.host_home))
@@ -187,6 +191,7 @@ class LocalSandbox(Sandbox):
             if folder is not None:
                 shutil.rmtree(folder, ignore_errors=True)
         self._host_tmp = self._host_state = None
+        release(self.tag)
         self._started = False
 
     @property

@@ -60,3 +60,34 @@ def _is_zombie(pid: int) -> bool:
     except OSError:
         return True
     return stat.rsplit(")", 1)[-1].split()[0] == "Z"
+
+
+def _session_of(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[-1].split()[3])
+
+
+def session_pids(session: int) -> list[int]:
+    """PIDs of the live processes of session `session` (its leader's PID), zombies left out."""
+    return [
+        int(entry.name)
+        for entry in Path("/proc").iterdir()
+        if entry.name.isdigit()
+        and _session_of(int(entry.name)) == session
+        and not _is_zombie(int(entry.name))
+    ]
+
+
+def kill_session(session: int, rounds: int = 20) -> None:
+    """Stop every process of `session` at once, then SIGKILL them: a shell stopped first cannot go on to
+    the next command of a list (`sleep 30; rm f`) when the command it waits for dies."""
+    for _ in range(rounds):
+        pids = session_pids(session)
+        if not pids:
+            return
+        _signal_all(pids, signal.SIGSTOP)
+        _signal_all(pids, signal.SIGKILL)
+        time.sleep(0.01)

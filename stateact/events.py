@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from copy import deepcopy
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -454,33 +454,63 @@ def _repaired(model: type[Event], record: dict) -> Event:
         return Event(kind=record["kind"], scope=scope if isinstance(scope, str) else "main")
 
 
-def read_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
-    """(line number, decoded value) of each JSON line of a file, skipping blank lines and lines
-    that are not JSON (a torn last line: the writer died mid-write)."""
+DAMAGED_LOG_ADVICE = (
+    "the log is damaged there, and replaying it would rebuild a wrong conversation: restore the line "
+    "from a backup, or start the task again in a new run"
+)
+
+
+def read_jsonl(path: Path, on_damaged: Callable[[int], None] | None = None) -> Iterator[tuple[int, Any]]:
+    """(line number, decoded value) of each JSON line of a file, skipping blank lines.
+
+    A last line that is not JSON is a torn line (the writer died mid-write) and is skipped. Any other line
+    that is not JSON is damage: it raises EventLogError naming the line, or, with `on_damaged`, is
+    skipped after `on_damaged(line number)`.
+    """
+    torn: int | None = None
     with Path(path).open(encoding="utf-8", errors="replace") as handle:
         for number, line in enumerate(handle, start=1):
             line = line.strip()
             if not line:
                 continue
+            if torn is not None:
+                _damaged(path, torn, on_damaged)
+                torn = None
             try:
                 yield number, json.loads(line)
             except json.JSONDecodeError:
-                continue
+                torn = number
 
 
-def read_events(path: Path, lenient: bool = False) -> Iterator[Event]:
-    """The typed events of a log, in order, skipping a torn line.
+def _damaged(path: Path, number: int, on_damaged: Callable[[int], None] | None) -> None:
+    if on_damaged is None:
+        raise EventLogError(f"{path} line {number} is not JSON; {DAMAGED_LOG_ADVICE}")
+    on_damaged(number)
 
-    A line that is not an event, or an event field of the wrong type, raises EventLogError naming the
-    file and line; `lenient` (reports over logs from other versions) skips the one and repairs the other.
+
+def read_events(
+    path: Path, lenient: bool = False, on_damaged: Callable[[int], None] | None = None
+) -> Iterator[Event]:
+    """The typed events of a log, in order, skipping a torn last line.
+
+    A line that is not JSON before the last one, a line that is not an event, or an event field of the
+    wrong type raises EventLogError naming the file and line. `lenient` (reports over logs from other
+    versions) skips the first two and repairs the third; `on_damaged` is told of each line not JSON
+    (then skipped) instead of the error.
     """
-    for number, record in read_jsonl(path):
+    if lenient and on_damaged is None:
+        on_damaged = ignore_damaged
+    for number, record in read_jsonl(path, on_damaged):
         try:
             yield parse_event(record, lenient)
         except (EventLogError, ValidationError) as exc:
             if lenient and isinstance(exc, EventLogError):
                 continue
             raise EventLogError(f"{path} line {number}: {_describe(record, exc)}") from exc
+
+
+def ignore_damaged(number: int) -> None:
+    """For `on_damaged` of readers that make reports: a damaged line is skipped without a word."""
 
 
 def _describe(record: Any, exc: Exception) -> str:

@@ -12,7 +12,7 @@ from sandbox import settings as sandbox_settings
 from stateact import settings
 from stateact.messages import ToolUseBlock
 from stateact.tools.base import ToolResult
-from stateact.tools.bash import BashTool
+from stateact.tools.bash import OUTPUTS_INSIDE, BashTool
 
 
 @pytest.fixture
@@ -107,23 +107,37 @@ def test_interactive_python_driven_with_input(bash: BashTool) -> None:
     assert status(finished).startswith("[exit 0 · ")
 
 
-def test_ten_megabytes_of_output_are_truncated_and_saved(bash: BashTool, tmp_path: Path) -> None:
-    result = call(bash, command="seq 1 1500000")
+@pytest.mark.parametrize("isolation", ["none", "bwrap"])
+def test_ten_megabytes_of_output_are_truncated_and_saved_where_the_agent_reads_them(
+    tmp_path: Path, isolation: str
+) -> None:
+    with run_context(tmp_path, isolation) as context:
+        bash = BashTool(context)
+        try:
+            result = call(bash, command="seq 1 1500000")
+            paged = call(bash, command="sed -n '1499999,$p' " + _saved_path(result.text))
+        finally:
+            bash.close()
     assert len(result.text) < settings.BASH_OUTPUT_CAP_CHARS + 500
     assert result.text.startswith("1\n2\n3\n")
     assert "1499999\n1500000\n[exit 0 · " in result.text
-    match = re.search(
-        r"\[\.\.\. (\d+) characters cut from the middle; full output: (\S+) \.\.\.\]", result.text
-    )
-    assert match, result.text[:2000]
-    saved = Path(match.group(2))
-    assert saved.is_relative_to(tmp_path / "run" / "outputs")
+    assert paged.text.startswith("1499999\n1500000\n[exit 0 · "), "the agent pages the full output"
+    (saved,) = (tmp_path / "run" / "outputs").iterdir()
+    if isolation == "none":
+        assert _saved_path(result.text) == str(saved)
+    else:  # the run folder is hidden inside: the note names the sandbox's copy
+        assert _saved_path(result.text) == f"{OUTPUTS_INSIDE}/{saved.name}"
     expected = "\n".join(str(n) for n in range(1, 1_500_001))
     assert saved.read_text() == expected
     head = result.text.split("[... ")[0]
     tail = result.text.split("...]\n", 1)[1].rsplit("\n[exit", 1)[0]
     assert expected.startswith(head) and expected.endswith(tail)
-    assert int(match.group(1)) == len(expected) - len(head) - len(tail)
+
+
+def _saved_path(text: str) -> str:
+    match = re.search(r"\[\.\.\. \d+ characters cut from the middle; full output: (\S+) \(page it", text)
+    assert match, text[:2000]
+    return match.group(1)
 
 
 def test_binary_output_is_shown_safely(bash: BashTool) -> None:

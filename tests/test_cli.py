@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from stateact.app.exit_codes import ExitCode
 from stateact.events import read_events
 from stateact.runlog import load_message
@@ -101,7 +103,7 @@ def test_script_running_out_ends_with_error_and_a_complete_run_folder(tmp_path):
         cwd=tmp_path,
     )
     assert done.returncode == ExitCode.ERROR
-    assert "error" in done.stdout
+    assert "error" in done.stderr
     run_dir = only_run_dir(runs)
     result = json.loads((run_dir / "result.json").read_text())
     assert result["status"] == "error"
@@ -128,13 +130,13 @@ def test_bad_model_spec_and_harness_are_clear_errors(tmp_path):
         cwd=tmp_path,
     )
     assert bad_harness.returncode == 2
-    assert "unknown harness" in bad_harness.stdout
+    assert "unknown harness" in bad_harness.stderr
 
 
 def test_show_refuses_a_folder_without_a_log(tmp_path):
     shown = stateact("show", str(tmp_path), cwd=tmp_path)
     assert shown.returncode == 2
-    assert "no events.jsonl" in shown.stdout
+    assert "no events.jsonl" in shown.stderr
 
 
 def test_pixel_harness_runs_on_the_local_desktop_and_can_declare_infeasible(tmp_path):
@@ -176,3 +178,54 @@ def test_pixel_harness_runs_on_the_local_desktop_and_can_declare_infeasible(tmp_
     assert len(list((run_dir / "images").glob("*.png"))) >= 2  # the first look and the screen after the move
     start = next(e for e in read_events(run_dir / "events.jsonl") if e.kind == "loop_start")
     assert sorted(start.tools) == ["computer", "done", "fail"]
+
+
+SUITE = REPO / "evals" / "suites" / "office"
+REFUSED_AT_ONCE = {
+    "no turns": (["run", "x", "--max-steps", "0"], "error: --max-steps must be at least 1 (got 0)"),
+    "negative dollars": (["run", "x", "--max-usd", "-1"], "error: --max-usd must be more than 0 (got -1)"),
+    "no time": (["run", "x", "--max-minutes", "0"], "error: --max-minutes must be more than 0 (got 0)"),
+    "no API key": (
+        ["run", "x", "--model", "anthropic:claude-sonnet-4-5"],
+        "error: anthropic:claude-sonnet-4-5 needs ANTHROPIC_API_KEY in the environment",
+    ),
+    "no API key for a role": (
+        ["run", "x", "--model", "scripted:quickstart", "--gate-model", "openai:gpt-4.1"],
+        "error: openai:gpt-4.1 needs OPENAI_API_KEY in the environment",
+    ),
+    "resume with no turns": (
+        ["resume", "runs/x", "--max-steps", "0"],
+        "error: --max-steps must be at least 1",
+    ),
+    "relay folder missing": (["relay", "no-such-folder"], "error: no relay folder no-such-folder"),
+    "suite with a bad model": (
+        ["eval", "run", str(SUITE), "--model", "foo:bar"],
+        "error: bad model spec 'foo:bar'",
+    ),
+    "suite with no dollars": (
+        ["eval", "run", str(SUITE), "--max-usd", "0"],
+        "error: --max-usd must be more than 0 (got 0)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSED_AT_ONCE))
+def test_bad_arguments_are_refused_before_anything_starts(tmp_path, case):
+    args, message = REFUSED_AT_ONCE[case]
+    done = stateact(*args, cwd=tmp_path)
+    assert done.returncode == ExitCode.USAGE, done.stdout + done.stderr
+    assert done.stderr.startswith(message) and done.stderr.count("\n") == 1, done.stderr
+    assert done.stdout == ""
+    assert list(tmp_path.iterdir()) == [], "nothing was made: no run folder, no results, no fixtures"
+
+
+def test_a_key_is_not_needed_for_another_endpoint_and_the_version_is_printed(tmp_path):
+    from importlib.metadata import version
+
+    from stateact.models import missing_api_key
+
+    assert missing_api_key("openai:qwen@http://127.0.0.1:8000/v1") is None
+    assert missing_api_key("anthropic:claude@http://127.0.0.1:9/") is None
+    assert missing_api_key("scripted:quickstart") is None
+    shown = stateact("--version", cwd=tmp_path)
+    assert shown.returncode == 0 and shown.stdout == f"stateact {version('stateact')}\n"

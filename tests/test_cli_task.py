@@ -83,6 +83,6 @@ def test_unreachable_vm_and_bad_arguments_are_clear_errors(tmp_path):
     assert unreachable.returncode != 0
     assert "unreachable" in unreachable.stdout + unreachable.stderr
     neither = run_cli("--model", "scripted:x.json")
-    assert neither.returncode == 2 and "give an instruction or --task" in neither.stdout
+    assert neither.returncode == 2 and "give an instruction or --task" in neither.stderr
     bad = run_cli("x", "--sandbox", "vm://nowhere", "--model", "scripted:x.json")
-    assert bad.returncode == 2 and "unknown sandbox" in bad.stdout
+    assert bad.returncode == 2 and "unknown sandbox" in bad.stderr

@@ -5,7 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +20,9 @@ from typer.testing import CliRunner
 from evals.cli import eval_app, report
 from evals.suite_runner import SuiteOptions, run_suite
 from evals.task_metrics import collect_metrics
+from sandbox.processes import tagged_pids
+from stateact.app.exit_codes import ExitCode
+from stateact.events import read_events
 
 SUITE = Path(__file__).parent / "fixtures" / "evalsuite"
 HARNESSES = "no-verify,bash-only"
@@ -239,3 +247,52 @@ def test_local_slots_are_isolated_by_default_and_scores_do_not_change(tmp_path, 
 def test_an_unknown_isolation_is_a_clear_error(tmp_path):
     code, output = run_cli("eval", "run", str(SUITE), "--results", str(tmp_path), "--isolation", "chroot")
     assert code == 2 and "unknown isolation 'chroot': use one of bwrap, none" in output
+
+
+def _suite_on_a_silent_model(results: Path, relay: Path) -> subprocess.Popen:
+    """Two jobs of the suite whose model never answers (a relay nobody plays), two workers."""
+    args = ["eval", "run", str(SUITE), "--harness", "bash-only", "--model", f"relay:{relay}"]
+    args += ["--task", "shout", "--task", "notes", "--workers", "2", "--results", str(results), "--no-html"]
+    return subprocess.Popen(
+        [sys.executable, "-m", "stateact", *args],
+        cwd=Path(__file__).resolve().parents[1],
+        env={**os.environ, "COLUMNS": "300"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def _wait_for_both_jobs_to_ask(results: Path, proc: subprocess.Popen) -> list[Path]:
+    """The run folders of the two jobs, once each is running (no result yet) with a model request pending."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        logs = sorted(results.glob("**/events.jsonl"))
+        kinds = [[e.kind for e in read_events(log, lenient=True)] for log in logs]
+        fresh = not any((log.parent / "result.json").exists() for log in logs)
+        if len(logs) == 2 and fresh and all(k and k[-1] == "request" for k in kinds):
+            return [log.parent for log in logs]
+        time.sleep(0.2)
+    proc.kill()
+    raise AssertionError(f"the two jobs never asked their model: {proc.communicate()[0]}")
+
+
+def test_a_stop_interrupts_the_running_jobs_and_the_same_command_runs_them_again(tmp_path):
+    results, relay = tmp_path / "results", tmp_path / "relay"
+    for sig, code in [(signal.SIGINT, ExitCode.INTERRUPTED), (signal.SIGTERM, ExitCode.TERMINATED)]:
+        proc = _suite_on_a_silent_model(results, relay)
+        run_dirs = _wait_for_both_jobs_to_ask(results, proc)
+        tags = [
+            e.sandbox_tag for d in run_dirs for e in read_events(d / "events.jsonl") if e.kind == "run_start"
+        ]
+        proc.send_signal(sig)
+        started = time.monotonic()
+        output, _ = proc.communicate(timeout=60)
+        assert time.monotonic() - started < 10, output
+        assert proc.returncode == code, output
+        assert output.count("stopping") == 2 and "the same command resumes" in output, output
+        for run_dir in run_dirs:
+            assert json.loads((run_dir / "result.json").read_text())["status"] == "interrupted"
+            assert not (run_dir.parent / "result.txt").exists(), "an interrupted job has no score"
+        assert not (results / ".sandboxes").exists()
+        assert [pid for tag in tags for pid in tagged_pids(tag)] == [], "no sandbox process (Xvfb) is left"

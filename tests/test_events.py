@@ -173,6 +173,19 @@ def test_a_torn_line_is_skipped_on_reading_and_cut_before_appending(tmp_path):
     assert [(e.seq, e.kind) for e in read_events(log.events_path)] == [(1, "run_start"), (2, "tool_call")]
 
 
+def test_a_line_not_json_before_the_last_is_damage_naming_the_line(tmp_path):
+    path = tmp_path / "events.jsonl"
+    good = {"seq": 1, "t": 1.0, "kind": "run_start", "scope": "main", "instruction": "x"}
+    path.write_text(json.dumps(good) + '\n{"seq": 2, "t"\n\n' + json.dumps({**good, "seq": 3}) + "\n")
+
+    with pytest.raises(EventLogError, match=rf"{path} line 2 is not JSON; the log is damaged"):
+        list(read_events(path))
+    seen: list[int] = []
+    assert [e.seq for e in read_events(path, on_damaged=seen.append)] == [1, 3]
+    assert seen == [2]
+    assert [e.seq for e in read_events(path, lenient=True)] == [1, 3]
+
+
 def test_a_malformed_field_is_an_error_naming_the_line(tmp_path):
     path = tmp_path / "events.jsonl"
     good = {"seq": 1, "t": 1.0, "kind": "run_start", "scope": "main", "instruction": "x"}

@@ -43,13 +43,15 @@ def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run(cli(*args), cwd=REPO, env=ENV, capture_output=True, text=True, timeout=timeout)
 
 
-def start_run(tmp_path: Path, name: str, display: bool = False) -> tuple[subprocess.Popen, Path, Path]:
-    """The scripted task in a child process; its output is piped (read it with communicate)."""
+def start_run(
+    tmp_path: Path, name: str, display: bool = False, turns: list[dict] = SCRIPT, *extra: str
+) -> tuple[subprocess.Popen, Path, Path]:
+    """The scripted task (`turns`) in a child process; its output is piped (read it with communicate)."""
     script = tmp_path / "script.json"
-    script.write_text(json.dumps(SCRIPT))
+    script.write_text(json.dumps(turns))
     runs, home = tmp_path / f"runs-{name}", tmp_path / f"home-{name}"
     options = ["--harness", "no-verify", "--workdir", str(home), "--runs-root", str(runs)]
-    options.append("--display" if display else "--no-display")
+    options += ["--display" if display else "--no-display", *extra]
     proc = subprocess.Popen(
         cli("run", TASK, "--model", f"scripted:{script}", *options),
         cwd=REPO,
@@ -123,16 +125,17 @@ def test_kill_then_resume_matches_an_unbroken_run(tmp_path, unbroken_files, poin
     if point == "during a long bash command":
         assert len(unknown) == 1
     again = run_cli("resume", str(run_dir), timeout=60)
-    assert again.returncode == 2 and "already finished" in again.stdout
+    assert again.returncode == 2 and "already finished" in again.stderr
 
 
 def test_resume_refuses_a_folder_that_is_not_a_run(tmp_path):
     refused = run_cli("resume", str(tmp_path), timeout=60)
     assert refused.returncode == 2
-    assert "no readable config.json" in refused.stdout
+    assert "no readable config.json" in refused.stderr
 
 
-def test_resume_with_a_raised_budget(tmp_path):
+def run_out_of_turns(tmp_path: Path) -> tuple[subprocess.CompletedProcess, Path]:
+    """The scripted task stopped by a two-turn budget; its run folder."""
     script = tmp_path / "script.json"
     script.write_text(json.dumps(SCRIPT))
     runs = tmp_path / "runs"
@@ -152,8 +155,13 @@ def test_resume_with_a_raised_budget(tmp_path):
         "2",
         timeout=60,
     )
-    assert first.returncode == ExitCode.BUDGET and "budget" in first.stdout
     (run_dir,) = list(runs.iterdir())
+    return first, run_dir
+
+
+def test_resume_with_a_raised_budget(tmp_path):
+    first, run_dir = run_out_of_turns(tmp_path)
+    assert first.returncode == ExitCode.BUDGET and "budget" in first.stdout
     again = run_cli("resume", str(run_dir), "--max-steps", "10", timeout=60)
     assert again.returncode == 0, again.stdout
     assert files_of(tmp_path / "home") == {"a.txt": "one\n", "b.txt": "two\n", "c.txt": "three\n"}
@@ -188,6 +196,53 @@ def test_ctrl_c_or_sigterm_stops_cleanly_and_prints_the_resume_command(
     resumed = run_cli("resume", str(run_dir), timeout=120)
     assert resumed.returncode == 0, resumed.stdout
     assert files_of(home) == unbroken_files
+
+
+def test_a_damaged_line_in_the_middle_of_the_log_is_refused_by_resume_and_shown_with_a_warning(tmp_path):
+    _, run_dir = run_out_of_turns(tmp_path)
+    events = run_dir / "events.jsonl"
+    lines = events.read_text().splitlines(keepends=True)
+    number = next(i for i, line in enumerate(lines, 1) if '"kind": "tool_result"' in line)
+    lines[number - 1] = lines[number - 1][: len(lines[number - 1]) // 2] + "\n"
+    events.write_text("".join(lines))
+
+    refused = run_cli("resume", str(run_dir), "--max-steps", "10", timeout=60)
+    assert refused.returncode == ExitCode.USAGE
+    assert f"{events} line {number} is not JSON" in refused.stderr
+    assert "start the task again" in refused.stderr
+    shown = run_cli("show", str(run_dir), timeout=60)
+    assert shown.returncode == 0
+    assert f"warning: {events} line {number} is not JSON" in shown.stderr
+    assert "budget" in shown.stdout
+
+    events.write_text("".join(lines[: number - 1]) + lines[number - 1].rstrip("\n"))  # a torn last line
+    shown = run_cli("show", str(run_dir), timeout=60)
+    assert shown.returncode == 0 and "warning" not in shown.stderr
+
+
+STOPPED_LIST = "sleep 30; echo rest ran > ~/side.txt; sleep 0.5; echo second >> ~/side.txt"
+
+
+@pytest.mark.parametrize(
+    "signals",
+    [[signal.SIGINT], [signal.SIGTERM], [signal.SIGINT, signal.SIGINT]],
+    ids=["ctrl-c", "sigterm", "ctrl-c twice"],
+)
+@pytest.mark.parametrize("isolation", ["bwrap", "none"])
+def test_a_stop_signal_ends_the_rest_of_the_command_line_too(tmp_path, signals, isolation):
+    turns = [{"tool_calls": [{"name": "bash", "input": {"command": STOPPED_LIST}}]}]
+    proc, runs, home = start_run(tmp_path, "list", False, turns, "--isolation", isolation)
+    wait_for_event(runs, lambda e: e.kind == "tool_call" and "sleep 30" in json.dumps(e.input))
+    time.sleep(1.0)  # the shell is inside `sleep 30`
+    for sig in signals:
+        proc.send_signal(sig)
+        time.sleep(0.3)
+    output, _ = proc.communicate(timeout=60)
+    assert proc.returncode in (ExitCode.INTERRUPTED, ExitCode.TERMINATED), output
+    (run_dir,) = list(runs.iterdir())
+    assert json.loads((run_dir / "result.json").read_text())["status"] == "interrupted"
+    time.sleep(1.0)
+    assert not (home / "side.txt").exists(), "the command line went on after the stop"
 
 
 def test_resume_keeps_the_gate_rounds_the_task_start_and_the_instruction(tmp_path):
@@ -330,3 +385,34 @@ def test_kill_during_a_delegation_then_resume(tmp_path):
     delegation = next(e for e in events if e.kind == "tool_call" and e.name == "delegate_gui")
     assert resumed_event.unknown_outcomes == [delegation.id]
     assert json.loads((run_dir / "result.json").read_text())["status"] == "finished"
+
+
+def test_what_a_killed_run_left_is_listed_then_removed_by_the_next_run(tmp_path):
+    from sandbox.leftovers import image_folder, tmp_folder
+
+    proc, runs, _ = start_run(tmp_path, "killed", True, SCRIPT, "--isolation", "bwrap")
+    wait_for_event(runs, KILL_POINTS["during a long bash command"])
+    kill_hard(proc)
+    (run_dir,) = list(runs.iterdir())
+    tag = next(e.sandbox_tag for e in read_events(run_dir / "events.jsonl") if e.kind == "run_start")
+    assert tagged_pids(tag) and tmp_folder(tag).is_dir(), "Xvfb and the sandbox's /tmp outlive a kill -9"
+
+    listed = run_cli("cleanup", "--runs-root", str(runs))
+    assert listed.returncode == 0, listed.stderr
+    assert f"sandbox {tag} of dead process {proc.pid}" in listed.stdout
+    assert f"folder {tmp_folder(tag)}, folder {image_folder(tag)}" in listed.stdout
+    assert f"run {run_dir} (killed) is kept for its resume: stateact resume {run_dir}" in listed.stdout
+    assert tagged_pids(tag), "listing removes nothing"
+
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps([{"tool_calls": [{"name": "finish", "input": {"summary": "done"}}]}]))
+    unrelated = run_cli(
+        "run", "Nothing to do.", "--model", f"scripted:{other}", "--harness", "no-verify", "--no-display",
+        "--workdir", str(tmp_path / "other-home"), "--runs-root", str(tmp_path / "other-runs"),
+    )  # fmt: skip
+    assert unrelated.returncode == 0, unrelated.stdout + unrelated.stderr
+    assert tagged_pids(tag) == [] and not tmp_folder(tag).exists() and not image_folder(tag).exists()
+    listed = run_cli("cleanup", "--runs-root", str(runs))
+    assert tag not in listed.stdout and f"stateact resume {run_dir}" in listed.stdout
+    assert run_cli("resume", str(run_dir)).returncode == 0
+    assert "nothing left by dead runs" in run_cli("cleanup", "--runs-root", str(runs)).stdout

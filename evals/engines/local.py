@@ -1,6 +1,9 @@
 """The local engine: one thread per pool slot, each taking the next job it may run from a shared queue
 (a job waits while a running one on the same network names one of its task's ports).
 
+On Ctrl-C (or SIGTERM) no job starts any more and the running jobs' runs are interrupted on their
+threads; their sandboxes close before the interrupt goes on to the caller.
+
 A slot that is retired (SlotRetired from its lease or health check) puts its job
 back at the head of the queue for another slot and leaves; jobs still queued when
 every slot has left become error rows.
@@ -10,8 +13,9 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 
+from evals import settings
 from evals.engines.port_claims import PortClaims, QueuedJob
 from evals.suite_runner import (
     JobListener,
@@ -23,6 +27,7 @@ from evals.suite_runner import (
     unrun_outcome,
 )
 from sandbox.pool import Slot, SlotRetired
+from stateact.app.signals import interrupt_thread, shielded
 
 NO_SLOT_LEFT = "no sandbox slot left to run it: every slot of the pool was retired"
 
@@ -70,6 +75,8 @@ def run_on_threads(
         while (taken := take(slot)) is not None:
             index, job = taken
             notify("start", job, None)
+            with changed:
+                running_on[threading.get_ident()] = job
             try:
                 outcome = run_job(options, job, slot)
             except SlotRetired as exc:
@@ -79,23 +86,37 @@ def run_on_threads(
             except BaseException:
                 done(slot, taken)
                 raise
+            finally:
+                with changed:
+                    running_on.pop(threading.get_ident(), None)
             outcomes[index] = outcome
             done(slot, taken)
             notify("end", job, outcome)
 
+    def interrupt_running() -> None:
+        """No job starts any more; each running one's run is interrupted (its sandbox closed, its run
+        folder left interrupted and resumable, no score)."""
+        with changed:
+            stop.set()
+            changed.notify_all()
+            for ident, job in running_on.items():
+                notify("stop", job, None)
+                interrupt_thread(ident)
+
+    running_on: dict[int, SuiteJob] = {}
+    pool = ThreadPoolExecutor(max_workers=max(1, len(slots)), thread_name_prefix="suite")
     try:
-        with ThreadPoolExecutor(max_workers=max(1, len(slots)), thread_name_prefix="suite") as pool:
-            futures = [pool.submit(serve, slot) for slot in slots]
-            try:
-                for future in as_completed(futures):
-                    future.result()
-            except KeyboardInterrupt:
-                stop.set()
-                with changed:
-                    changed.notify_all()
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
-    finally:  # after the running jobs ended
+        futures = [pool.submit(serve, slot) for slot in slots]
+        try:
+            for future in as_completed(futures):
+                future.result()
+        except KeyboardInterrupt:
+            with shielded():
+                interrupt_running()
+                wait(futures, timeout=settings.STOP_GRACE_S)
+            raise
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
         for slot in slots:
             slot.close()
     for index, job in queue:

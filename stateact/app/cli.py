@@ -17,6 +17,7 @@ from sandbox.base import SandboxError
 from sandbox.isolation import NO_ISOLATION_WARNING
 from sandbox.settings import DEFAULT_ISOLATION
 from stateact import settings
+from stateact.app.arguments import check_budgets, check_models
 from stateact.app.config import RunConfig, absolute_path
 from stateact.app.exit_codes import ExitCode, exit_code_for
 from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, settings_warnings, with_role_options
@@ -31,6 +32,8 @@ app = typer.Typer(
     add_completion=False, no_args_is_help=True, help="A code-first harness for computer-use agents."
 )
 console = Console()
+errors = Console(stderr=True, soft_wrap=True)
+"""Error and warning lines."""
 
 
 @app.command()
@@ -83,11 +86,13 @@ def run(
     from stateact.app.run import execute, new_run_id
 
     if (instruction is None) == (task is None):
-        console.print("[red]error:[/red] give an instruction or --task FILE (one of the two)")
+        errors.print("[red]error:[/red] give an instruction or --task FILE (one of the two)")
         raise typer.Exit(2)
     try:
         bridge.use_python(osworld_python)
         specs = {"main": model, **role_options.models()}
+        check_budgets(max_steps, max_usd, max_minutes)
+        check_models(specs.values())
         role_settings = role_options.settings()
         config = RunConfig(
             instruction=instruction or f"(from {task})",
@@ -105,9 +110,9 @@ def run(
             run_id=new_run_id(),
         )
         for warning in settings_warnings(specs, role_settings):
-            console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+            errors.print(f"[yellow]warning:[/yellow] {escape(warning)}")
         if config.isolation == "none" and config.sandbox == "local":
-            console.print(f"[yellow]warning:[/yellow] {NO_ISOLATION_WARNING}")
+            errors.print(f"[yellow]warning:[/yellow] {NO_ISOLATION_WARNING}")
         with stop_signals_as_interrupt():
             if task is not None:
                 _run_task_file(
@@ -120,10 +125,10 @@ def run(
                 result = execute(config, ProgressPrinter(console))
     except ValidationError as exc:
         for problem in exc.errors():
-            console.print(f"[red]error:[/red] {escape(problem['msg'].removeprefix('Value error, '))}")
+            errors.print(f"[red]error:[/red] {escape(problem['msg'].removeprefix('Value error, '))}")
         raise typer.Exit(2) from None
     except (ValueError, FileNotFoundError, SandboxError, bridge.BridgeError) as exc:
-        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
     except KeyboardInterrupt as exc:
         _interrupted(config.runs_root / config.run_id, exc)
@@ -195,7 +200,7 @@ def _report(result) -> None:
         f"{result.seconds:.1f}s — {result.run_dir}"
     )
     if result.status == "error":
-        console.print(f"[red]error:[/red] {escape(result.text)}")
+        errors.print(f"[red]error:[/red] {escape(result.text)}")
     raise typer.Exit(code)
 
 
@@ -212,6 +217,7 @@ def resume(
     from stateact.app.run import resume as resume_run
 
     try:
+        check_budgets(max_steps, max_usd, max_minutes)
         with stop_signals_as_interrupt():
             result = resume_run(
                 run_dir,
@@ -220,8 +226,8 @@ def resume(
                 max_usd=max_usd,
                 max_seconds=max_minutes * 60 if max_minutes is not None else None,
             )
-    except ResumeError as exc:
-        console.print(f"[red]error:[/red] {escape(str(exc))}")
+    except (ResumeError, ValueError) as exc:
+        errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(ExitCode.USAGE) from None
     except KeyboardInterrupt as exc:
         _interrupted(run_dir, exc)
@@ -235,12 +241,12 @@ def show(run_dir: Annotated[Path, typer.Argument(help="A run folder.")]) -> None
     from stateact.events import EventLogError
 
     if not (run_dir / "events.jsonl").exists():
-        console.print(f"[red]error:[/red] {run_dir} has no events.jsonl")
+        errors.print(f"[red]error:[/red] {run_dir} has no events.jsonl")
         raise typer.Exit(2)
     try:
-        render_run(run_dir, console)
+        render_run(run_dir, console, lambda text: errors.print(f"[yellow]warning:[/yellow] {escape(text)}"))
     except EventLogError as exc:
-        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
 
 
@@ -257,10 +263,49 @@ def relay(
 
     from stateact.app.relay_player import play
 
+    if not directory.is_dir():
+        errors.print(
+            f"[red]error:[/red] no relay folder {escape(str(directory))}: give the folder of a running "
+            "`--model relay:DIR` run (the run makes it when it starts)"
+        )
+        raise typer.Exit(ExitCode.USAGE)
     try:
         play(directory, sys.stdin, typer.echo, lines, watch)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
+
+
+@app.command()
+def cleanup(
+    runs_root: Annotated[Path, typer.Option(help="The runs folder whose stopped runs to list.")] = Path(
+        "runs"
+    ),
+    remove: Annotated[
+        bool, typer.Option("--remove", help="Remove the processes and temp folders of dead runs' sandboxes.")
+    ] = False,
+) -> None:
+    """List what dead runs left (sandbox processes such as Xvfb, sandbox temp folders, run folders kept
+    for a resume); --remove removes the first two. Run folders are never removed."""
+    from stateact.app.cleanup import cleanup as clean
+
+    clean(runs_root, remove, typer.echo)
+
+
+def _version(show: bool) -> None:
+    if show:
+        from importlib.metadata import version
+
+        typer.echo(f"stateact {version('stateact')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """A code-first harness for computer-use agents."""
 
 
 @app.command()

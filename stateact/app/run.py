@@ -13,6 +13,7 @@ from gate.changes import take_baseline
 from sandbox.base import Sandbox
 from sandbox.osworld import sandbox_from_spec
 from sandbox.processes import kill_tagged
+from stateact.app.arguments import check_models
 from stateact.app.config import RunConfig
 from stateact.app.harness import build_main_loop
 from stateact.app.resume import ResumeError, RunState, load_run_state, restore_loop
@@ -21,6 +22,7 @@ from stateact.app.variants import get_variant
 from stateact.events import ErrorEvent, RunEnd, RunStart, SandboxWarning
 from stateact.loop import AgentLoop, Budget, LoopOutcome
 from stateact.meter import Meter
+from stateact.models import ROLES
 from stateact.runlog import EventListener, RunLog
 from stateact.runtime import RunContext
 
@@ -69,6 +71,8 @@ def resume(
     state = load_run_state(run_dir)
     if state.status == "finished":
         raise ResumeError(f"{run_dir} already finished; nothing to resume")
+    models = state.config.models
+    check_models(models.spec_for(role) for role in ROLES)
     for tag in state.sandbox_tags:  # processes a killed harness left behind
         kill_tagged(tag)
     updates = {k: v for k, v in budget_overrides.items() if v is not None}
@@ -118,7 +122,9 @@ def _drive(
         if state is None and variant.gate:  # a resumed run keeps comparing with the first start
             take_baseline(sandbox, run_dir, instruction, log, started_at)
         budget = Budget(
-            config.max_turns or variant.default_max_turns, context.dollar_budget(), config.max_seconds
+            variant.default_max_turns if config.max_turns is None else config.max_turns,
+            context.dollar_budget(),
+            config.max_seconds,
         )
         loop = build_main_loop(
             context, variant, budget, started_at, state.events if state else (), config.cdp_url, config.apps

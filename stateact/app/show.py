@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
@@ -15,7 +16,8 @@ from stateact.events import Event, MessageEvent, Request, Response, ToolCall, To
 RESULT_PREVIEW_CHARS = 400
 
 
-def render_run(run_dir: Path, console: Console) -> None:
+def render_run(run_dir: Path, console: Console, warn: Callable[[str], None]) -> None:
+    """Print the run's steps and result to `console`; `warn` is told of each damaged log line."""
     config = _read_json(run_dir / "config.json")
     result = _read_json(run_dir / "result.json")
     console.rule(f"run {run_dir.name}")
@@ -24,7 +26,12 @@ def render_run(run_dir: Path, console: Console) -> None:
         console.print(
             f"[bold]harness[/bold]: {config.get('harness')}   [bold]model[/bold]: {config['models']['main']}"
         )
-    for event in read_events(run_dir / "events.jsonl"):
+    events = run_dir / "events.jsonl"
+
+    def damaged(number: int) -> None:
+        warn(f"{events} line {number} is not JSON (the log is damaged there); it is left out below")
+
+    for event in read_events(events, on_damaged=damaged):
         _render_event(event, console)
     console.rule("result")
     if not result:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import signal
 import threading
 from collections.abc import Iterator
@@ -55,3 +56,9 @@ def shielded() -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def interrupt_thread(ident: int) -> None:
+    """Raise KeyboardInterrupt in the thread `ident` at its next Python instruction (a call blocked in C
+    code sees it when the call returns): how a stop reaches runs on worker threads, which signals do not."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(KeyboardInterrupt))

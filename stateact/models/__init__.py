@@ -8,6 +8,7 @@ another agent answers through files in DIR).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from stateact.models.base import ModelProvider, ProviderError
@@ -28,6 +29,25 @@ def parse_spec(spec: str) -> tuple[str, str, str | None]:
         return provider, rest, None
     model, _, base_url = rest.partition("@")
     return provider, model, base_url or None
+
+
+API_KEYS = {
+    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
+    "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
+}
+"""Per vendor: the variable holding the API key, and the one naming another endpoint."""
+
+
+def missing_api_key(spec: str) -> str | None:
+    """The variable a spec needs and the environment lacks: a vendor's own API needs its key; another
+    endpoint (`@BASE_URL` or the base-URL variable, e.g. a local OpenAI-compatible server) may not."""
+    provider, _, base_url = parse_spec(spec)
+    if provider not in API_KEYS:
+        return None
+    key, endpoint = API_KEYS[provider]
+    if base_url or os.environ.get(endpoint) or os.environ.get(key):
+        return None
+    return key
 
 
 def create_model(spec: str, role: str = "main", options: RoleSettings | None = None) -> ModelProvider:
@@ -58,4 +78,13 @@ def _create(spec: str, role: str) -> ModelProvider:
     return ScriptedProvider(load_script(script_path(model), role), spec=spec, role=role)
 
 
-__all__ = ["ROLES", "ModelProvider", "ProviderError", "RoleSettings", "create_model", "parse_spec"]
+__all__ = [
+    "API_KEYS",
+    "ROLES",
+    "missing_api_key",
+    "ModelProvider",
+    "ProviderError",
+    "RoleSettings",
+    "create_model",
+    "parse_spec",
+]

@@ -8,6 +8,7 @@ result is an error (`is_error`) only when the call itself could not be done
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from pydantic import BaseModel, Field
 
@@ -19,6 +20,8 @@ from stateact.tools.base import Tool, ToolResult
 from stateact.tools.prompts import load_prompt
 from stateact.tools.truncate import middle_truncate
 
+OUTPUTS_INSIDE = "/tmp/stateact-outputs"
+"""Where a long output's full text is copied inside a sandbox that cannot see the run folder."""
 STILL_RUNNING_OPTIONS = (
     "call bash with no command to keep waiting, with input to type into it, or interrupt=true"
 )
@@ -160,14 +163,26 @@ class BashTool(Tool[BashInput]):
         output = output.rstrip("\n")
         undecodable = output.count("\ufffd")
         if len(output) > settings.BASH_OUTPUT_CAP_CHARS:
-            saved = self.context.log.save_output(output, "bash")
-            output = middle_truncate(output, settings.BASH_OUTPUT_CAP_CHARS, f"full output: {saved}")
+            saved = self._readable_copy(self.context.log.save_output(output, "bash"))
+            output = middle_truncate(
+                output, settings.BASH_OUTPUT_CAP_CHARS, f"full output: {saved} (page it with sed -n or grep)"
+            )
         if undecodable:
             output += (
                 f"\n[{undecodable} places where the output is not UTF-8 text are shown as \ufffd; "
                 "inspect binary data with `xxd | head` or `file`]"
             )
         return output
+
+    def _readable_copy(self, saved: Path) -> str:
+        """Where the sandbox's processes read the saved output: the run folder's file when they see it,
+        else a copy in the sandbox's own /tmp (an isolated sandbox, a VM)."""
+        sandbox = self.context.sandbox
+        if sandbox.exists(str(saved)):
+            return str(saved)
+        inside = f"{OUTPUTS_INSIDE}/{saved.name}"
+        sandbox.write_file(inside, saved.read_bytes())
+        return inside
 
     def close(self) -> None:
         if self._shell is not None:

@@ -1,0 +1,101 @@
+"""What a dead harness's sandboxes left on the host, found by tag and removed.
+
+A local sandbox records itself at start in `REGISTRY` (its tag and the harness process that owns it)
+and removes the record at close. A record whose owner is gone (`kill -9`, a crash) names a sandbox
+nobody closed: its tagged processes (Xvfb, applications) and its host folders (the sandbox's /tmp, with the
+shell's command scripts, and its generated system files) are leftovers, removed by the next sandbox's start or by
+`stateact cleanup --remove`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from sandbox.processes import kill_tagged, tagged_pids
+
+REGISTRY = Path(tempfile.gettempdir()) / "stateact-sandboxes"
+TMP_PREFIX = "stateact-sandbox-tmp-"
+IMAGE_PREFIX = "stateact-sandbox-image-"
+
+
+def tmp_folder(tag: str) -> Path:
+    """The host folder behind the /tmp of the sandbox tagged `tag`."""
+    return Path(tempfile.gettempdir()) / f"{TMP_PREFIX}{tag}"
+
+
+def image_folder(tag: str) -> Path:
+    """The host folder of the sandbox's generated system files (passwd, group, hostname) and runtime dir."""
+    return Path(tempfile.gettempdir()) / f"{IMAGE_PREFIX}{tag}"
+
+
+def host_folders(tag: str) -> list[Path]:
+    """Every host folder the sandbox tagged `tag` makes, that is still there."""
+    return [folder for folder in (tmp_folder(tag), image_folder(tag)) if folder.exists()]
+
+
+def _started(pid: int) -> str | None:
+    """The start time of process `pid` (None: no such process): a reused PID has another."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def register(tag: str) -> None:
+    """Record the sandbox tagged `tag` as owned by this process."""
+    REGISTRY.mkdir(mode=0o1777, exist_ok=True)
+    record = {"owner": os.getpid(), "owner_started": _started(os.getpid())}
+    (REGISTRY / f"{tag}.json").write_text(json.dumps(record), encoding="utf-8")
+
+
+def release(tag: str) -> None:
+    """The sandbox was closed: forget it."""
+    (REGISTRY / f"{tag}.json").unlink(missing_ok=True)
+
+
+@dataclass(frozen=True)
+class Leftover:
+    """A sandbox whose owner died without closing it."""
+
+    tag: str
+    owner: int
+    processes: int
+    folders: list[Path]
+    """Its host folders (its /tmp, its system files) that are still there."""
+
+
+def stale() -> list[Leftover]:
+    """The recorded sandboxes whose owner process is gone."""
+    found = []
+    for path in sorted(REGISTRY.glob("*.json")) if REGISTRY.is_dir() else []:
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            record = {"owner": 0}
+        owner = int(record.get("owner", 0))
+        if owner and _started(owner) == record.get("owner_started"):
+            continue
+        tag = path.stem
+        found.append(Leftover(tag, owner, len(tagged_pids(tag)), host_folders(tag)))
+    return found
+
+
+def remove(leftover: Leftover) -> None:
+    """End the leftover's processes, remove its temp folder and its record."""
+    kill_tagged(leftover.tag)
+    for folder in leftover.folders:
+        shutil.rmtree(folder, ignore_errors=True)
+    release(leftover.tag)
+
+
+def remove_stale() -> list[Leftover]:
+    """Remove what every dead owner's sandboxes left; returns them."""
+    found = stale()
+    for leftover in found:
+        remove(leftover)
+    return found
