@@ -416,3 +416,35 @@ def test_what_a_killed_run_left_is_listed_then_removed_by_the_next_run(tmp_path)
     assert tag not in listed.stdout and f"stateact resume {run_dir}" in listed.stdout
     assert run_cli("resume", str(run_dir)).returncode == 0
     assert "nothing left by dead runs" in run_cli("cleanup", "--runs-root", str(runs)).stdout
+
+
+def test_cleanup_remove_ends_what_a_killed_sandbox_left(tmp_path):
+    from sandbox.leftovers import image_folder, tmp_folder
+
+    owner = subprocess.Popen(
+        [sys.executable, "-c", KEEP_A_SANDBOX_OPEN, str(tmp_path / "home")],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    tag = owner.stdout.readline().strip()
+    assert tag and tagged_pids(tag) and tmp_folder(tag).is_dir() and image_folder(tag).is_dir()
+    kill_hard(owner)
+
+    removed = run_cli("cleanup", "--runs-root", str(tmp_path / "runs"), "--remove")
+    assert removed.returncode == 0, removed.stderr
+    assert f"removed sandbox {tag} of dead process {owner.pid}" in removed.stdout
+    assert tagged_pids(tag) == [] and not tmp_folder(tag).exists() and not image_folder(tag).exists()
+    assert "nothing left by dead runs" in run_cli("cleanup", "--runs-root", str(tmp_path / "runs")).stdout
+
+
+KEEP_A_SANDBOX_OPEN = """
+import sys, time
+from pathlib import Path
+from sandbox.local import LocalSandbox
+
+sandbox = LocalSandbox(Path(sys.argv[1]), display=True, isolation="bwrap")
+sandbox.start()
+print(sandbox.tag, flush=True)
+time.sleep(600)
+"""
