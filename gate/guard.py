@@ -95,8 +95,6 @@ _WRITERS = {
     "pandoc": "can write files",
     "ssconvert": "writes files",
     "gio": "can move or delete files",
-    "dconf": "can change settings",
-    "gsettings": "can change settings",
     "systemctl": "controls services",
     "shutdown": "stops the machine",
     "reboot": "restarts the machine",
@@ -147,6 +145,14 @@ _GIT_READERS = {
     "describe",
     "shortlog",
 }
+_SETTINGS_READERS = {
+    "gsettings": {
+        "get", "list-keys", "list-schemas", "list-relocatable-schemas", "list-children",
+        "list-recursively", "range", "describe", "writable", "help",
+    },
+    "dconf": {"read", "list", "dump", "help"},
+}  # fmt: skip
+"""The subcommands of the settings tools that only read (`gsettings get`, `dconf dump`)."""
 _SAFE_REDIRECT_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr"}
 _WMCTRL_READ_FLAGS = set("ldmhvpGxuiw")
 """wmctrl's listing actions (-l windows, -d desktops, -m window manager) and their modifiers."""
@@ -263,6 +269,12 @@ def _check_command_word(words: list[str], index: int) -> tuple[str | None, int |
         a in {"-c", "-l", "-t", "--stdout"} for a in args
     ):
         return f"`{name}` replaces files unless given -c, -l or -t", None
+    if name in _SETTINGS_READERS:
+        readers = _SETTINGS_READERS[name]
+        subcommand = next((a for a in args if not a.startswith("-")), "")
+        if subcommand not in readers:
+            return f"`{name}` is allowed only to read settings ({', '.join(sorted(readers))})", None
+        return None, None
     if name == "git" and (not args or args[0] not in _GIT_READERS):
         return f"`git` is allowed only to read ({', '.join(sorted(_GIT_READERS))})", None
     if name == "sqlite3" and "-readonly" not in args:
