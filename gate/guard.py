@@ -109,6 +109,14 @@ _PACKAGE_MANAGERS = {
     "pip", "pip3", "pipx", "apt", "apt-get", "aptitude", "dpkg", "snap", "flatpak", "npm", "npx",
     "yarn", "pnpm", "conda", "mamba", "gem", "cargo", "uv", "poetry", "easy_install", "brew",
 }  # fmt: skip
+_PACKAGE_QUERIES = {
+    "dpkg": {"-l", "--list", "-L", "--listfiles", "-s", "--status", "-S", "--search", "--get-selections"},
+    "pip": {"list", "show", "freeze"},
+    "pip3": {"list", "show", "freeze"},
+    "apt": {"list", "show", "policy", "search"},
+}
+"""Package managers' calls that only read what is installed (`dpkg -l`, `pip list`, `apt list --installed`):
+dpkg's first word is one of its query actions, the others' first word that is not an option is a query."""
 _INTERPRETERS = {"python", "python3", "perl", "ruby", "node", "nodejs", "php", "lua", "Rscript", "osascript"}
 _SHELLS = {"bash", "sh", "dash", "zsh", "ksh", "fish"}
 _CODE_FLAGS = {"-c", "-e", "-E", "--eval", "-r"}
@@ -215,6 +223,13 @@ def _check_words(words: list[str]) -> str | None:
     return None
 
 
+def _is_package_query(name: str, args: list[str]) -> bool:
+    queries = _PACKAGE_QUERIES[name]
+    if name == "dpkg":
+        return bool(args) and args[0] in queries and all(a in queries or not a.startswith("-") for a in args)
+    return next((a for a in args if not a.startswith("-")), "") in queries
+
+
 def _is_assignment(word: str) -> bool:
     return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", word, re.DOTALL) is not None
 
@@ -244,6 +259,8 @@ def _check_command_word(words: list[str], index: int) -> tuple[str | None, int |
         return check_http_client(name, args), None
     if name in _EDITORS:
         return f"`{name}` is an editor (it can change files)", None
+    if name in _PACKAGE_QUERIES and _is_package_query(name, args):
+        return None, None
     if name in _PACKAGE_MANAGERS:
         return f"`{name}` installs or changes packages", None
     if name == "sed" and any(a.startswith("-i") or a.startswith("--in-place") for a in args):

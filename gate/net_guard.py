@@ -23,6 +23,8 @@ _CURL_LONG_VALUED = {
     "--write-out", "--range", "--max-redirs", "--url", "--request", "--retry", "--max-filesize",
 }  # fmt: skip
 _READ_METHODS = {"GET", "HEAD"}
+_DISCARDED_OUTPUTS = {"/dev/null", "-"}
+"""Where `-o`/`--output` may send the body: nowhere, or stdout (`curl -so /dev/null -w '%{http_code}'`)."""
 
 _WGET_FLAGS = {"-q", "--quiet", "-nv", "--no-verbose", "-S", "--server-response", "--no-check-certificate",
                "--no-hsts", "-4", "-6"}  # fmt: skip
@@ -41,22 +43,26 @@ def _check_curl(args: list[str]) -> str | None:
         arg = args[index]
         if arg.startswith("--"):
             option, has_value, value = arg.partition("=")
-            if option in _CURL_LONG_VALUED:
+            if option in _CURL_LONG_VALUED or option == "--output":
                 if not has_value:
                     index += 1
                     value = args[index] if index < len(args) else ""
                 if option == "--request" and value.upper() not in _READ_METHODS:
                     return _curl_refusal(f"{option} {value}")
+                if option == "--output" and value not in _DISCARDED_OUTPUTS:
+                    return _curl_refusal(option)
             elif option not in _CURL_LONG:
                 return _curl_refusal(option)
         elif arg.startswith("-") and len(arg) > 1:
             for position, letter in enumerate(arg[1:], start=1):
-                if letter in _CURL_VALUED:
+                if letter in _CURL_VALUED or letter == "o":
                     value = arg[position + 1 :] or (args[index + 1] if index + 1 < len(args) else "")
                     if not arg[position + 1 :]:
                         index += 1
                     if letter == "X" and value.upper() not in _READ_METHODS:
                         return _curl_refusal(f"-X {value}")
+                    if letter == "o" and value not in _DISCARDED_OUTPUTS:
+                        return _curl_refusal("-o")
                     break
                 if letter not in _CURL_FLAGS:
                     return _curl_refusal(f"-{letter}")
