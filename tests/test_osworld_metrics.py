@@ -192,8 +192,8 @@ def test_archive_file_types_are_checked_before_scoring():
     check_metric_options("compare_archive", {"file_type": "csv", "file_path": "data"})
     with pytest.raises(MetricUnsupported, match="rar"):
         check_metric_options("compare_archive", {"file_type": "rar"})
-    with pytest.raises(MetricUnsupported, match="examine_image_size"):
-        check_metric_options("compare_archive", {"file_type": "ppt", "examine_image_size": True})
+    with pytest.raises(MetricUnsupported, match="sparkline"):
+        check_metric_options("compare_archive", {"file_type": "table", "rules": [{"type": "sparkline"}]})
 
 
 def test_shortcut_rule_types_osworld_lacks_are_unsupported():

@@ -2,7 +2,7 @@
 
 Runs under our environment and under a throwaway one holding OSWorld's evaluator
 (`osworld_scores.py`), so it needs only the standard library, openpyxl,
-python-docx and python-pptx, plus LibreOffice (`soffice`), which saves the
+python-docx and python-pptx (and Pillow, which python-pptx needs), plus LibreOffice (`soffice`), which saves the
 `pivot_*.fods` books (data pilot tables) as xlsx pivot tables and re-saves the
 `_LIBREOFFICE_CHARTS` books into `lo/` with its own chart XML. `build(folder)`
 writes every file and returns the cases; a case's `result`/`expected` are file
@@ -12,6 +12,8 @@ values), and `None` stays None.
 
 from __future__ import annotations
 
+import io
+import itertools
 import subprocess
 import zipfile
 from collections.abc import Callable
@@ -25,6 +27,7 @@ from openpyxl.chart import BarChart, BarChart3D, LineChart, PieChart, Reference
 from openpyxl.drawing.spreadsheet_drawing import AnchorMarker, TwoCellAnchor
 from openpyxl.styles import Font, PatternFill
 from openpyxl.worksheet.datavalidation import DataValidation
+from PIL import Image as PILImage
 from pptx import Presentation
 from pptx.util import Inches, Pt
 
@@ -497,6 +500,78 @@ for _name, _kw in {
 }.items():
     _file(_name)(lambda p, kw=_kw: _slides(p, **kw))
 
+
+def _picture_bytes() -> bytes:
+    image = io.BytesIO()
+    PILImage.new("RGB", (4, 4), (200, 40, 40)).save(image, format="PNG")
+    return image.getvalue()
+
+
+def _positions_deck(path: Path, **moves: dict[str, int]) -> None:
+    """Three slides holding what OSWorld's position checks look at: on slide 1 a text box reading
+    "Elaborate on what you want to discuss." and a freeform, on slide 2 the title "Product
+    Comparison" and a picture, on slide 3 a table. `moves` sets a shape's `left`, `top`, `width` or
+    `height` (EMU): keys `textbox`, `freeform`, `title`, `picture`, `table`."""
+    deck = Presentation()
+    first, second, third = (deck.slides.add_slide(deck.slide_layouts[5]) for _ in range(3))
+    first.shapes.title.text, second.shapes.title.text, third.shapes.title.text = (
+        "Agenda",
+        "Product Comparison",
+        "Prices",
+    )
+    textbox = first.shapes.add_textbox(Inches(1), Inches(2), Inches(4), Inches(1))
+    textbox.text_frame.text = "Elaborate on what you want to discuss."
+    builder = first.shapes.build_freeform(Inches(1), Inches(4), scale=1.0)
+    builder.add_line_segments([(Inches(3), Inches(4)), (Inches(2), Inches(6))])
+    freeform = builder.convert_to_shape()
+    picture = second.shapes.add_picture(
+        io.BytesIO(_picture_bytes()), Inches(1), Inches(3), Inches(2), Inches(2)
+    )
+    table = third.shapes.add_table(2, 2, Inches(1), Inches(1.5), Inches(4), Inches(1.5))
+    for row, column in itertools.product(range(2), range(2)):
+        table.table.cell(row, column).text = f"{row}{column}"
+    shapes = {
+        "textbox": textbox,
+        "freeform": freeform,
+        "title": second.shapes.title,
+        "picture": picture,
+        "table": table,
+    }
+    for key, sides in moves.items():
+        for side, value in sides.items():
+            setattr(shapes[key], side, value)
+    deck.save(path)
+
+
+for _name, _moves in {
+    "pos_gold.pptx": {},
+    "pos_same.pptx": {},
+    "pos_textbox_nudged.pptx": {"textbox": {"left": Inches(1) + 3000}},
+    "pos_textbox_shifted.pptx": {"textbox": {"left": Inches(1.05)}},
+    "pos_textbox_resized.pptx": {"textbox": {"width": Inches(6), "height": Inches(2)}},
+    "pos_title_resized.pptx": {"title": {"width": Inches(6)}},
+    "pos_title_bottom.pptx": {"title": {"top": Inches(5)}},
+    "pos_title_lower.pptx": {"title": {"top": Inches(2)}},
+    "pos_title_bottom_textbox_moved.pptx": {"title": {"top": Inches(5)}, "textbox": {"top": Inches(3)}},
+    "pos_title_bottom_picture_moved.pptx": {"title": {"top": Inches(5)}, "picture": {"left": Inches(2)}},
+    "pos_table_bottom.pptx": {"table": {"top": Inches(5)}},
+    "pos_table_lower.pptx": {"table": {"top": Inches(3)}},
+    "pos_table_bottom_picture_moved.pptx": {"table": {"top": Inches(5)}, "picture": {"left": Inches(2)}},
+    "pos_picture_right.pptx": {"picture": {"left": Inches(6)}},
+    "pos_picture_right_little.pptx": {"picture": {"left": Inches(3)}},
+    "pos_picture_top.pptx": {"picture": {"top": Inches(1)}},
+    "pos_picture_top_little.pptx": {"picture": {"top": Inches(2.5)}},
+    "pos_picture_small.pptx": {"picture": {"width": 360000, "height": 360000}},
+    "pos_picture_small_moved.pptx": {"picture": {"width": 360000, "height": 360000, "left": Inches(5)}},
+    "pos_picture_taller.pptx": {"picture": {"height": Inches(3)}},
+    "pos_picture_taller_moved.pptx": {
+        "picture": {"height": Inches(3), "left": Inches(4), "width": Inches(3)}
+    },
+    "pos_freeform_taller.pptx": {"freeform": {"height": Inches(3)}},
+    "pos_freeform_taller_moved.pptx": {"freeform": {"height": Inches(3), "left": Inches(2)}},
+}.items():
+    _file(_name)(lambda p, moves=_moves: _positions_deck(p, **moves))
+
 # -- text ------------------------------------------------------------------------------------
 for _name, _data in {
     "csv_gold.csv": b"a,b\n1,2\n",
@@ -599,6 +674,11 @@ def _pivot(
         expected,
         {"type": "pivot_table", "sheet_idx0": sheets[0], "sheet_idx1": sheets[1], "pivot_props": list(props)},
     )
+
+
+def _positions(result: str, expected: str = "pos_gold.pptx", **options: Any) -> Case:
+    """A position check as OSWorld's tasks turn it on: with `examine_shape` off unless `options` say."""
+    return _other("compare_pptx_files", result, expected, **{"examine_shape": False, **options})
 
 
 _STYLE_PROPS = ["font_bold", "font_color", "fill_type", "bgcolor", "number_format"]
@@ -1123,6 +1203,64 @@ CASES: dict[str, Case] = {
         "compare_pptx_files", "deck_two.pptx", "deck_gold.pptx", examine_number_of_slides=False
     ),
     "pptx-none": _other("compare_pptx_files", None, "deck_gold.pptx"),
+    # compare_pptx_files: geometry tolerance and the position checks
+    "pptx-pos-same": _positions("pos_same.pptx", examine_shape=True),
+    "pptx-pos-nudged": _positions("pos_textbox_nudged.pptx", examine_shape=True),
+    "pptx-pos-shifted": _positions("pos_textbox_shifted.pptx", examine_shape=True),
+    "pptx-pos-shifted-tolerance": _positions(
+        "pos_textbox_shifted.pptx", examine_shape=True, approximately_tolerance=0.1
+    ),
+    "pptx-pos-shifted-unchecked": _positions("pos_textbox_shifted.pptx", examine_shape=False),
+    "pptx-title-bottom": _positions("pos_title_bottom.pptx", examine_title_bottom_position=True),
+    "pptx-title-bottom-shape-on": _positions(
+        "pos_title_bottom.pptx", examine_shape=True, examine_title_bottom_position=True
+    ),
+    "pptx-title-bottom-unmoved": _positions("pos_same.pptx", examine_title_bottom_position=True),
+    "pptx-title-bottom-not-far": _positions("pos_title_lower.pptx", examine_title_bottom_position=True),
+    "pptx-title-bottom-textbox-moved": _positions(
+        "pos_title_bottom_textbox_moved.pptx", examine_title_bottom_position=True
+    ),
+    "pptx-title-bottom-picture-moved": _positions(
+        "pos_title_bottom_picture_moved.pptx", examine_title_bottom_position=True
+    ),
+    "pptx-table-bottom": _positions("pos_table_bottom.pptx", examine_table_bottom_position=True),
+    "pptx-table-bottom-unmoved": _positions("pos_same.pptx", examine_table_bottom_position=True),
+    "pptx-table-bottom-not-far": _positions("pos_table_lower.pptx", examine_table_bottom_position=True),
+    "pptx-table-bottom-picture-moved": _positions(
+        "pos_table_bottom_picture_moved.pptx", examine_table_bottom_position=True
+    ),
+    "pptx-table-bottom-title-moved": _positions("pos_title_bottom.pptx", examine_table_bottom_position=True),
+    "pptx-right": _positions("pos_picture_right.pptx", examine_right_position=True),
+    "pptx-right-unmoved": _positions("pos_same.pptx", examine_right_position=True),
+    "pptx-right-not-far": _positions("pos_picture_right_little.pptx", examine_right_position=True),
+    "pptx-right-title-moved": _positions("pos_title_bottom.pptx", examine_right_position=True),
+    "pptx-right-shape-on": _positions(
+        "pos_picture_right.pptx", examine_shape=True, examine_right_position=True
+    ),
+    "pptx-top": _positions("pos_picture_top.pptx", examine_top_position=True),
+    "pptx-top-unmoved": _positions("pos_same.pptx", examine_top_position=True),
+    "pptx-top-not-far": _positions("pos_picture_top_little.pptx", examine_top_position=True),
+    "pptx-top-moved-right": _positions("pos_picture_right.pptx", examine_top_position=True),
+    "pptx-shift-size-textbox": _positions("pos_textbox_resized.pptx", examine_shape_for_shift_size=True),
+    "pptx-shift-size-title": _positions("pos_title_resized.pptx", examine_shape_for_shift_size=True),
+    "pptx-shift-size-same": _positions("pos_same.pptx", examine_shape_for_shift_size=True),
+    "pptx-image-size-same": _positions(
+        "pos_picture_small.pptx", "pos_picture_small.pptx", examine_image_size=True
+    ),
+    "pptx-image-size-moved": _positions(
+        "pos_picture_small_moved.pptx", "pos_picture_small.pptx", examine_image_size=True
+    ),
+    "pptx-image-size-differs": _positions("pos_picture_small.pptx", examine_image_size=True),
+    "pptx-image-size-textbox-moved": _positions("pos_textbox_shifted.pptx", examine_image_size=True),
+    "pptx-modify-height": _positions(
+        "pos_picture_taller_moved.pptx", "pos_picture_taller.pptx", examine_modify_height=True
+    ),
+    "pptx-modify-height-differs": _positions("pos_picture_taller.pptx", examine_modify_height=True),
+    "pptx-modify-height-freeform": _positions(
+        "pos_freeform_taller_moved.pptx", "pos_freeform_taller.pptx", examine_modify_height=True
+    ),
+    "pptx-modify-height-freeform-differs": _positions("pos_freeform_taller.pptx", examine_modify_height=True),
+    "pptx-modify-height-textbox-moved": _positions("pos_textbox_shifted.pptx", examine_modify_height=True),
     # compare_csv
     "csv-same": _other("compare_csv", "csv_same.csv", "csv_gold.csv"),
     "csv-spaces": _other("compare_csv", "csv_spaces.csv", "csv_gold.csv"),
