@@ -27,6 +27,9 @@ OSWORLD_BRIDGE_TIMEOUT_S = 600.0
 """Timeout of one metric call run in the user's OSWorld environment (evals/metrics/bridge.py)."""
 DEFAULT_ZOOM = 100.0
 """The zoom scale `compare_table`/`zoom` reads when a sheet sets none."""
+SHAPE_TOLERANCE = 0.005
+"""Default `approximately_tolerance` of `compare_pptx_files`: the relative difference up to which two
+shape positions or sizes count as equal."""
 TEST_SUITE_TIMEOUT_S = 300.0
 """Wall time a task's own Python test function (`check_python_file_by_test_suite`) may run."""
 

@@ -192,10 +192,20 @@ def test_archive_file_types_are_checked_before_scoring():
     check_metric_options("compare_archive", {"file_type": "csv", "file_path": "data"})
     with pytest.raises(MetricUnsupported, match="rar"):
         check_metric_options("compare_archive", {"file_type": "rar"})
-    with pytest.raises(MetricUnsupported, match="examine_image_size"):
-        check_metric_options("compare_archive", {"file_type": "ppt", "examine_image_size": True})
+    with pytest.raises(MetricUnsupported, match="sparkline"):
+        check_metric_options("compare_archive", {"file_type": "table", "rules": [{"type": "sparkline"}]})
 
 
 def test_shortcut_rule_types_osworld_lacks_are_unsupported():
     with pytest.raises(MetricUnsupported, match="url"):
         METRICS["is_shortcut_on_desktop"]({}, {"type": "url", "url": "https://play2048.co/"})
+
+
+def test_chart_pivot_and_position_options_are_accepted_before_scoring():
+    pivot = {"type": "pivot_table", "sheet_idx0": 0, "sheet_idx1": "EI0", "pivot_props": ["row_fields"]}
+    chart = {"type": "chart", "sheet_idx0": 0, "sheet_idx1": "EI0", "chart_props": ["type", "legend"]}
+    check_metric_options("compare_table", {"rules": [chart, pivot]})
+    for option in ("examine_title_bottom_position", "examine_image_size", "examine_modify_height"):
+        check_metric_options("compare_pptx_files", {"examine_shape": False, option: True})
+    with pytest.raises(MetricUnsupported, match="sparkline"):
+        check_metric_options("compare_table", {"rules": [{"type": "sparkline"}]})

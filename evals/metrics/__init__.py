@@ -25,7 +25,7 @@ from evals.metrics import (
 )
 from evals.metrics.docs import compare_docx_files
 from evals.metrics.rules import MetricError, MetricUnsupported
-from evals.metrics.slides import check_pptx_options, compare_pptx_files
+from evals.metrics.slides import compare_pptx_files
 from evals.metrics.table import check_table_options, compare_table
 from evals.metrics.text import check_include_exclude, compare_csv, diff_text_file, exact_match
 from evals.osworld_bridge import BridgeError, bridged_metric, bridged_names, configured_python
@@ -60,7 +60,6 @@ METRICS: dict[str, Callable[..., float]] = {
 
 OPTION_CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
     "compare_table": check_table_options,
-    "compare_pptx_files": check_pptx_options,
     **records.OPTION_CHECKS,
     **contents.OPTION_CHECKS,
     **archives.OPTION_CHECKS,

@@ -2,7 +2,9 @@
 
 Checks in OSWorld's order, each behind its option (default on): slide count
 (`examine_number_of_slides`), background colour (`examine_background_color`),
-notes (`examine_note`), shape count, shape geometry (`examine_shape`, exact),
+notes (`examine_note`), shape count, shape geometry (`examine_shape` and OSWorld's
+task-specific position and size checks, see evals/metrics/slides_geometry.py; positions
+equal within `approximately_tolerance`, default 0.5%),
 shape and paragraph text (`examine_text`), paragraph count, alignment
 (`examine_alignment`, None = left), level (`examine_indent`), run count, run
 fonts (`examine_font_name`, `_size`, `_bold`, `_italic`, `examine_color_rgb`,
@@ -20,7 +22,8 @@ from pptx import Presentation
 from pptx.enum.dml import MSO_FILL_TYPE
 from pptx.enum.text import PP_ALIGN
 
-from evals.metrics.rules import MetricUnsupported
+from evals import settings
+from evals.metrics.slides_geometry import POSITION_CHECKS, geometry_matches
 
 _A = "http://schemas.openxmlformats.org/drawingml/2006/main"
 
@@ -40,29 +43,11 @@ DEFAULTS = {
     "examine_bullets": True,
     "examine_background_color": True,
     "examine_note": True,
+    **dict.fromkeys(POSITION_CHECKS, False),
 }
-UNSUPPORTED = (
-    "examine_title_bottom_position",
-    "examine_table_bottom_position",
-    "examine_right_position",
-    "examine_top_position",
-    "examine_shape_for_shift_size",
-    "examine_image_size",
-    "examine_modify_height",
-)
-"""OSWorld's task-specific checks (off by default there) that are not implemented: turning one on
-raises MetricUnsupported."""
-
-
-def check_pptx_options(options: dict[str, Any]) -> None:
-    """Raise MetricUnsupported when the options turn on a check not implemented here."""
-    asked = [name for name in UNSUPPORTED if options.get(name)]
-    if asked:
-        raise MetricUnsupported(f"compare_pptx_files option(s) not implemented: {', '.join(asked)}")
 
 
 def compare_pptx_files(result: str | None, expected: str | None, **options: Any) -> float:
-    check_pptx_options(options)
     if not result or not expected:
         return 0.0
     try:
@@ -70,15 +55,16 @@ def compare_pptx_files(result: str | None, expected: str | None, **options: Any)
     except Exception:
         return 0.0
     check = {**DEFAULTS, **{k: v for k, v in options.items() if k in DEFAULTS}}
+    tolerance = options.get("approximately_tolerance", settings.SHAPE_TOLERANCE)
     if check["examine_number_of_slides"] and len(first.slides) != len(second.slides):
         return 0.0
-    for slide1, slide2 in zip(first.slides, second.slides, strict=False):
-        if not _slides_match(slide1, slide2, check):
+    for number, (slide1, slide2) in enumerate(zip(first.slides, second.slides, strict=False), start=1):
+        if not _slides_match(slide1, slide2, number, check, tolerance):
             return 0.0
     return 1.0
 
 
-def _slides_match(slide1: Any, slide2: Any, check: dict[str, bool]) -> bool:
+def _slides_match(slide1: Any, slide2: Any, number: int, check: dict[str, bool], tolerance: float) -> bool:
     if check["examine_background_color"] and _background(slide1) != _background(slide2):
         return False
     if check["examine_note"] and _notes(slide1) != _notes(slide2):
@@ -87,7 +73,7 @@ def _slides_match(slide1: Any, slide2: Any, check: dict[str, bool]) -> bool:
         return False
     any_runs = False
     for shape1, shape2 in zip(slide1.shapes, slide2.shapes, strict=True):
-        if check["examine_shape"] and _geometry(shape1) != _geometry(shape2):
+        if not geometry_matches(shape1, shape2, number, check, tolerance):
             return False
         if getattr(shape1, "has_table", False) and not (
             getattr(shape2, "has_table", False) and _table_text(shape1) == _table_text(shape2)
@@ -160,10 +146,6 @@ def _rgb(font: Any) -> Any:
         return font.color.rgb if font.color and font.color.type is not None else None
     except AttributeError:
         return None
-
-
-def _geometry(shape: Any) -> tuple:
-    return shape.left, shape.top, shape.width, shape.height
 
 
 def _table_text(shape: Any) -> list[list[str]]:

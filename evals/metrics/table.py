@@ -23,6 +23,8 @@ expected sheet by index), `RN<name>`/`EN<name>` (by name).
   `{method, ref}` rule), `row_props` / `col_props` (the `props` attributes of
   every row / column dimension), `filter` (auto-filter range, columns and sort
   state), `data_validation` (every validation matches one of `dv_props`).
+- `chart` / `pivot_table`: the two sheets' charts (`chart_props`) / pivot tables (`pivot_props`)
+  are equal, as evals/metrics/table_objects.py reads them.
 Rules run in order; the first failing rule scores 0.
 """
 
@@ -44,6 +46,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from evals import settings
 from evals.metrics.rules import MetricError, MetricUnsupported, check_method, match_value_to_rule, similarity
+from evals.metrics.table_objects import charts, pivot_tables
 from evals.metrics.text import read_lines
 
 _NS = {"m": "http://schemas.openxmlformats.org/spreadsheetml/2006/main"}
@@ -361,6 +364,30 @@ def _data_validation(rule: dict, result: _Book, expected: _Book | None) -> bool:
     )
 
 
+def _worksheet(ref: int | str, result: _Book, expected: _Book | None) -> Any:
+    """The sheet a reference names, None when the book lacks it; a reference to an expected book
+    that is not there raises (OSWorld indexes None)."""
+    book, name = _pick(ref, result, expected)
+    if book is None:
+        raise MetricError(f"sheet {ref!r} names the expected book, and there is none")
+    return book.xl[name] if name in book.xl.sheetnames else None
+
+
+def _sheet_objects(
+    read: Callable[[Any, list[str]], dict], props: str
+) -> Callable[[dict, _Book, _Book | None], bool]:
+    """A rule comparing what `read` finds on the two sheets, with the rule's `props` list."""
+
+    def rule_fn(rule: dict, result: _Book, expected: _Book | None) -> bool:
+        first, second = (
+            read(_worksheet(rule[key], result, expected), rule.get(props, []))
+            for key in ("sheet_idx0", "sheet_idx1")
+        )
+        return first == second
+
+    return rule_fn
+
+
 _RULES: dict[str, Callable[[dict, _Book, _Book | None], bool]] = {
     "sheet_name": _sheet_name,
     "sheet_data": _sheet_data,
@@ -374,6 +401,8 @@ _RULES: dict[str, Callable[[dict, _Book, _Book | None], bool]] = {
     "col_props": _dimensions("column"),
     "filter": _filter,
     "data_validation": _data_validation,
+    "chart": _sheet_objects(charts, "chart_props"),
+    "pivot_table": _sheet_objects(pivot_tables, "pivot_props"),
 }
 
 

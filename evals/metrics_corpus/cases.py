@@ -2,22 +2,32 @@
 
 Runs under our environment and under a throwaway one holding OSWorld's evaluator
 (`osworld_scores.py`), so it needs only the standard library, openpyxl,
-python-docx and python-pptx. `build(folder)` writes every file and returns the
-cases; a case's `result`/`expected` are file names in that folder (or, for
-`exact_match` and `check_include_exclude`, values), and `None` stays None.
+python-docx and python-pptx (and Pillow, which python-pptx needs), plus LibreOffice (`soffice`), which saves the
+`pivot_*.fods` books (data pilot tables) as xlsx pivot tables and re-saves the
+`_LIBREOFFICE_CHARTS` books into `lo/` with its own chart XML. `build(folder)`
+writes every file and returns the cases; a case's `result`/`expected` are file
+names in that folder (or, for `exact_match` and `check_include_exclude`,
+values), and `None` stays None.
 """
 
 from __future__ import annotations
 
+import io
+import itertools
+import subprocess
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from xml.sax.saxutils import escape
 
 import openpyxl
 from docx import Document
+from openpyxl.chart import BarChart, BarChart3D, LineChart, PieChart, Reference
+from openpyxl.drawing.spreadsheet_drawing import AnchorMarker, TwoCellAnchor
 from openpyxl.styles import Font, PatternFill
 from openpyxl.worksheet.datavalidation import DataValidation
+from PIL import Image as PILImage
 from pptx import Presentation
 from pptx.util import Inches, Pt
 
@@ -220,6 +230,172 @@ _file("fuzzy_agent.xlsx")(lambda p: _fuzzy(p, ["main Rd", "Unit 5", "42", "Apple
 _file("fuzzy_far.xlsx")(lambda p: _fuzzy(p, ["Side Street", "Unit 6", "+ 41", "Cherry tart"]))
 _file("fuzzy_numbers.xlsx")(lambda p: _fuzzy(p, [1, 2.5, None, "x"]))
 
+# -- charts and pivot tables ---------------------------------------------------------------
+_CHART_KINDS = {"bar": BarChart, "bar3d": BarChart3D, "line": LineChart, "pie": PieChart}
+
+
+def _charted(
+    path: Path,
+    kinds: tuple[str, ...] = ("bar",),
+    title: str | None = "Sales",
+    legend: str | None = "r",
+    direction: str = "col",
+    column: int = 2,
+    anchor: tuple[int, int, int] = (5, 1, 15),
+    size: tuple[float, float] = (15, 7.5),
+) -> None:
+    """Monthly figures on Sheet1 and one chart per kind of `kinds` on them (the same series each);
+    `anchor` is the chart's first column, first row and last row (its last column is 4 further)."""
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Sheet1"
+    for row in (["Month", "Revenue", "Cost"], ["Jan", 10, 4], ["Feb", 12, 5], ["Mar", 9, 6]):
+        sheet.append(row)
+    for kind in kinds:
+        chart = _CHART_KINDS[kind]()
+        chart.add_data(Reference(sheet, min_col=column, min_row=1, max_row=4), titles_from_data=True)
+        chart.set_categories(Reference(sheet, min_col=1, min_row=2, max_row=4))
+        chart.title = title
+        if legend is None:
+            chart.legend = None
+        else:
+            chart.legend.position = legend
+        if kind != "pie":
+            chart.x_axis.title, chart.y_axis.title = "Month", "Amount"
+        if kind in ("bar", "bar3d"):
+            chart.type = direction
+        chart.width, chart.height = size
+        first_col, first_row, last_row = anchor
+        chart.anchor = TwoCellAnchor(
+            editAs="oneCell",
+            _from=AnchorMarker(col=first_col, row=first_row),
+            to=AnchorMarker(col=first_col + 4, row=last_row),
+        )
+        sheet.add_chart(chart)
+    book.save(path)
+
+
+for _name, _kw in {
+    "chart_gold.xlsx": {},
+    "chart_same.xlsx": {},
+    "chart_line.xlsx": {"kinds": ("line",)},
+    "chart_pie.xlsx": {"kinds": ("pie",)},
+    "chart_3d.xlsx": {"kinds": ("bar3d",)},
+    "chart_horizontal.xlsx": {"direction": "bar"},
+    "chart_retitled.xlsx": {"title": "Revenue"},
+    "chart_untitled.xlsx": {"title": None},
+    "chart_legend_bottom.xlsx": {"legend": "b"},
+    "chart_no_legend.xlsx": {"legend": None},
+    "chart_cost.xlsx": {"column": 3},
+    "chart_lower.xlsx": {"anchor": (5, 4, 15)},
+    "chart_right.xlsx": {"anchor": (8, 1, 15)},
+    "chart_taller.xlsx": {"anchor": (5, 1, 20), "size": (20, 10)},
+    "chart_bar_then_line.xlsx": {"kinds": ("bar", "line")},
+    "chart_line_then_bar.xlsx": {"kinds": ("line", "bar")},
+}.items():
+    _file(_name)(lambda path, kw=_kw: _charted(path, **kw))
+_file("chart_none.xlsx")(lambda path: _charted(path, kinds=()))
+_LIBREOFFICE_CHARTS = ["chart_gold.xlsx", "chart_lower.xlsx", "chart_pie.xlsx", "chart_horizontal.xlsx"]
+"""Chart books LibreOffice re-saves into `lo/` (its chart XML: two-cell anchors, its own series)."""
+
+_ODS_NAMESPACES = {
+    "office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
+    "table": "urn:oasis:names:tc:opendocument:xmlns:table:1.0",
+    "text": "urn:oasis:names:tc:opendocument:xmlns:text:1.0",
+}
+_PIVOT_SOURCE = [
+    ["Date", "Product", "Region", "Revenue"],
+    ["2024-01", "Pen", "North", 10],
+    ["2024-01", "Ink", "South", 20],
+    ["2024-02", "Pen", "South", 5],
+    ["2024-02", "Pad", "North", 8],
+]
+PilotField = tuple[str, str, dict[str, str], tuple[str, ...]]
+"""A data pilot field: source column name, orientation, extra attributes, hidden members."""
+
+
+def _ods_cell(value: Any) -> str:
+    if isinstance(value, str):
+        return f'<table:table-cell office:value-type="string"><text:p>{escape(value)}</text:p></table:table-cell>'
+    return f'<table:table-cell office:value-type="float" office:value="{value}"><text:p>{value}</text:p></table:table-cell>'
+
+
+def _ods_sheet(name: str, rows: list[list[Any]]) -> str:
+    body = "".join(f"<table:table-row>{''.join(map(_ods_cell, row))}</table:table-row>" for row in rows)
+    return f'<table:table table:name="{name}">{body or "<table:table-row><table:table-cell/></table:table-row>"}</table:table>'
+
+
+def _field(name: str, orientation: str, hidden: tuple[str, ...] = (), **attributes: str) -> PilotField:
+    return name, orientation, attributes, hidden
+
+
+def _pilot_field(field: PilotField) -> str:
+    name, orientation, attributes, hidden = field
+    extra = "".join(f' table:{key.replace("_", "-")}="{value}"' for key, value in attributes.items())
+    members = "".join(f'<table:data-pilot-member table:name="{m}" table:display="false"/>' for m in hidden)
+    level = (
+        f"<table:data-pilot-level><table:data-pilot-members>{members}</table:data-pilot-members></table:data-pilot-level>"
+        if members
+        else ""
+    )
+    return (
+        f'<table:data-pilot-field table:source-field-name="{name}" table:orientation="{orientation}"{extra}>'
+        f"{level}</table:data-pilot-field>"
+    )
+
+
+def _pilot(*fields: PilotField, name: str = "DataPilot1", source: str = "A1:D5", target: str = "A1") -> str:
+    """A data pilot table on Sheet2 at `target` over `source` of Sheet1."""
+    first, last = source.split(":")
+    return (
+        f'<table:data-pilot-table table:name="{name}" table:target-range-address="Sheet2.{target}">'
+        f'<table:source-cell-range table:cell-range-address="Sheet1.{first}:Sheet1.{last}"/>'
+        f"{''.join(map(_pilot_field, fields))}</table:data-pilot-table>"
+    )
+
+
+def _pivoted(path: Path, *pilots: str) -> None:
+    """A flat ODS book: sales records on Sheet1 and the `pilots` on Sheet2. build() has LibreOffice
+    save it as xlsx, which writes the pivot tables' OOXML parts and their output cells."""
+    namespaces = " ".join(f'xmlns:{prefix}="{uri}"' for prefix, uri in _ODS_NAMESPACES.items())
+    path.write_text(
+        f'<?xml version="1.0" encoding="UTF-8"?><office:document {namespaces} office:version="1.2" '
+        'office:mimetype="application/vnd.oasis.opendocument.spreadsheet"><office:body><office:spreadsheet>'
+        f"{_ods_sheet('Sheet1', _PIVOT_SOURCE)}{_ods_sheet('Sheet2', [])}"
+        f"<table:data-pilot-tables>{''.join(pilots)}</table:data-pilot-tables>"
+        "</office:spreadsheet></office:body></office:document>",
+        encoding="utf-8",
+    )
+
+
+_PRODUCT_SUM = (_field("Product", "row"), _field("Revenue", "data", function="sum"))
+for _name, _pilots in {
+    "pivot_gold.fods": (_pilot(*_PRODUCT_SUM),),
+    "pivot_same.fods": (_pilot(*_PRODUCT_SUM),),
+    "pivot_renamed.fods": (_pilot(*_PRODUCT_SUM, name="Summary"),),
+    "pivot_moved.fods": (_pilot(*_PRODUCT_SUM, target="D5"),),
+    "pivot_narrow_source.fods": (_pilot(*_PRODUCT_SUM, source="B1:D5"),),
+    "pivot_short_source.fods": (_pilot(*_PRODUCT_SUM, source="A1:D4"),),
+    "pivot_count.fods": (_pilot(_field("Product", "row"), _field("Revenue", "data", function="count")),),
+    "pivot_by_region.fods": (_pilot(_field("Region", "row"), _field("Revenue", "data", function="sum")),),
+    "pivot_columns.fods": (_pilot(_field("Product", "column"), _field("Revenue", "data", function="sum")),),
+    "pivot_hidden_ink.fods": (
+        _pilot(_field("Product", "row", hidden=("Ink",)), _field("Revenue", "data", function="sum")),
+    ),
+    "pivot_hidden_pad.fods": (
+        _pilot(_field("Product", "row", hidden=("Pad",)), _field("Revenue", "data", function="sum")),
+    ),
+    "pivot_page.fods": (_pilot(_field("Region", "page", selected_page="North"), *_PRODUCT_SUM),),
+    "pivot_two.fods": (
+        _pilot(*_PRODUCT_SUM),
+        _pilot(
+            _field("Region", "row"), _field("Revenue", "data", function="sum"), name="DataPilot2", target="E1"
+        ),
+    ),
+}.items():
+    _file(_name)(lambda path, pilots=_pilots: _pivoted(path, *pilots))
+_file("pivot_none.fods")(lambda path: _pivoted(path))
+
 # -- documents -----------------------------------------------------------------------------
 
 
@@ -324,6 +500,78 @@ for _name, _kw in {
 }.items():
     _file(_name)(lambda p, kw=_kw: _slides(p, **kw))
 
+
+def _picture_bytes() -> bytes:
+    image = io.BytesIO()
+    PILImage.new("RGB", (4, 4), (200, 40, 40)).save(image, format="PNG")
+    return image.getvalue()
+
+
+def _positions_deck(path: Path, **moves: dict[str, int]) -> None:
+    """Three slides holding what OSWorld's position checks look at: on slide 1 a text box reading
+    "Elaborate on what you want to discuss." and a freeform, on slide 2 the title "Product
+    Comparison" and a picture, on slide 3 a table. `moves` sets a shape's `left`, `top`, `width` or
+    `height` (EMU): keys `textbox`, `freeform`, `title`, `picture`, `table`."""
+    deck = Presentation()
+    first, second, third = (deck.slides.add_slide(deck.slide_layouts[5]) for _ in range(3))
+    first.shapes.title.text, second.shapes.title.text, third.shapes.title.text = (
+        "Agenda",
+        "Product Comparison",
+        "Prices",
+    )
+    textbox = first.shapes.add_textbox(Inches(1), Inches(2), Inches(4), Inches(1))
+    textbox.text_frame.text = "Elaborate on what you want to discuss."
+    builder = first.shapes.build_freeform(Inches(1), Inches(4), scale=1.0)
+    builder.add_line_segments([(Inches(3), Inches(4)), (Inches(2), Inches(6))])
+    freeform = builder.convert_to_shape()
+    picture = second.shapes.add_picture(
+        io.BytesIO(_picture_bytes()), Inches(1), Inches(3), Inches(2), Inches(2)
+    )
+    table = third.shapes.add_table(2, 2, Inches(1), Inches(1.5), Inches(4), Inches(1.5))
+    for row, column in itertools.product(range(2), range(2)):
+        table.table.cell(row, column).text = f"{row}{column}"
+    shapes = {
+        "textbox": textbox,
+        "freeform": freeform,
+        "title": second.shapes.title,
+        "picture": picture,
+        "table": table,
+    }
+    for key, sides in moves.items():
+        for side, value in sides.items():
+            setattr(shapes[key], side, value)
+    deck.save(path)
+
+
+for _name, _moves in {
+    "pos_gold.pptx": {},
+    "pos_same.pptx": {},
+    "pos_textbox_nudged.pptx": {"textbox": {"left": Inches(1) + 3000}},
+    "pos_textbox_shifted.pptx": {"textbox": {"left": Inches(1.05)}},
+    "pos_textbox_resized.pptx": {"textbox": {"width": Inches(6), "height": Inches(2)}},
+    "pos_title_resized.pptx": {"title": {"width": Inches(6)}},
+    "pos_title_bottom.pptx": {"title": {"top": Inches(5)}},
+    "pos_title_lower.pptx": {"title": {"top": Inches(2)}},
+    "pos_title_bottom_textbox_moved.pptx": {"title": {"top": Inches(5)}, "textbox": {"top": Inches(3)}},
+    "pos_title_bottom_picture_moved.pptx": {"title": {"top": Inches(5)}, "picture": {"left": Inches(2)}},
+    "pos_table_bottom.pptx": {"table": {"top": Inches(5)}},
+    "pos_table_lower.pptx": {"table": {"top": Inches(3)}},
+    "pos_table_bottom_picture_moved.pptx": {"table": {"top": Inches(5)}, "picture": {"left": Inches(2)}},
+    "pos_picture_right.pptx": {"picture": {"left": Inches(6)}},
+    "pos_picture_right_little.pptx": {"picture": {"left": Inches(3)}},
+    "pos_picture_top.pptx": {"picture": {"top": Inches(1)}},
+    "pos_picture_top_little.pptx": {"picture": {"top": Inches(2.5)}},
+    "pos_picture_small.pptx": {"picture": {"width": 360000, "height": 360000}},
+    "pos_picture_small_moved.pptx": {"picture": {"width": 360000, "height": 360000, "left": Inches(5)}},
+    "pos_picture_taller.pptx": {"picture": {"height": Inches(3)}},
+    "pos_picture_taller_moved.pptx": {
+        "picture": {"height": Inches(3), "left": Inches(4), "width": Inches(3)}
+    },
+    "pos_freeform_taller.pptx": {"freeform": {"height": Inches(3)}},
+    "pos_freeform_taller_moved.pptx": {"freeform": {"height": Inches(3), "left": Inches(2)}},
+}.items():
+    _file(_name)(lambda p, moves=_moves: _positions_deck(p, **moves))
+
 # -- text ------------------------------------------------------------------------------------
 for _name, _data in {
     "csv_gold.csv": b"a,b\n1,2\n",
@@ -387,6 +635,50 @@ def _fuzzy_rule(kind: str, **extra: Any) -> Case:
 
 def _other(func: str, result: Any, expected: Any, **options: Any) -> Case:
     return {"func": func, "result": result, "expected": expected, "options": options}
+
+
+_ALL_CHART_PROPS = (
+    "title",
+    "legend",
+    "anchor",
+    "width",
+    "height",
+    "type",
+    "direction",
+    "xtitle",
+    "ytitle",
+    "ztitle",
+)
+_PIVOT_PROPS = ("col_fields", "filter", "row_fields", "data_fields")
+"""The pivot properties every OSWorld task compares."""
+
+
+def _chart(
+    result: str, expected: str | None, *props: str, sheets: tuple[int | str, str] = (0, "EI0")
+) -> Case:
+    return _table(
+        result,
+        expected,
+        {"type": "chart", "sheet_idx0": sheets[0], "sheet_idx1": sheets[1], "chart_props": list(props)},
+    )
+
+
+def _pivot(
+    result: str,
+    expected: str | None = "pivot_gold.xlsx",
+    props: tuple[str, ...] = _PIVOT_PROPS,
+    sheets: tuple[int | str, str] = ("RNSheet2", "ENSheet2"),
+) -> Case:
+    return _table(
+        result,
+        expected,
+        {"type": "pivot_table", "sheet_idx0": sheets[0], "sheet_idx1": sheets[1], "pivot_props": list(props)},
+    )
+
+
+def _positions(result: str, expected: str = "pos_gold.pptx", **options: Any) -> Case:
+    """A position check as OSWorld's tasks turn it on: with `examine_shape` off unless `options` say."""
+    return _other("compare_pptx_files", result, expected, **{"examine_shape": False, **options})
 
 
 _STYLE_PROPS = ["font_bold", "font_color", "fill_type", "bgcolor", "number_format"]
@@ -741,6 +1033,96 @@ CASES: dict[str, Case] = {
             "rules": [{"range": ["A1 A3"], "type": "fuzzy_match", "threshold": 50}],
         },
     ),
+    # chart
+    "chart-same": _chart("chart_same.xlsx", "chart_gold.xlsx", "type", "legend", "title"),
+    "chart-line-type": _chart("chart_line.xlsx", "chart_gold.xlsx", "type"),
+    "chart-line-legend-title": _chart("chart_line.xlsx", "chart_gold.xlsx", "legend", "title"),
+    "chart-horizontal-direction": _chart("chart_horizontal.xlsx", "chart_gold.xlsx", "type", "direction"),
+    "chart-horizontal-type": _chart("chart_horizontal.xlsx", "chart_gold.xlsx", "type"),
+    "chart-pie-direction": _chart("chart_pie.xlsx", "chart_pie.xlsx", "direction"),
+    "chart-pie-axis-titles": _chart("chart_pie.xlsx", "chart_pie.xlsx", "xtitle", "ytitle", "ztitle"),
+    "chart-pie-vs-bar": _chart("chart_pie.xlsx", "chart_gold.xlsx", "xtitle", "ytitle", "type"),
+    "chart-axis-titles": _chart("chart_same.xlsx", "chart_gold.xlsx", "xtitle", "ytitle", "type"),
+    "chart-retitled": _chart("chart_retitled.xlsx", "chart_gold.xlsx", "title"),
+    "chart-retitled-type-only": _chart("chart_retitled.xlsx", "chart_gold.xlsx", "type"),
+    "chart-retitled-no-props": _chart("chart_retitled.xlsx", "chart_gold.xlsx"),
+    "chart-untitled": _chart("chart_untitled.xlsx", "chart_gold.xlsx", "title"),
+    "chart-legend-bottom": _chart("chart_legend_bottom.xlsx", "chart_gold.xlsx", "legend"),
+    "chart-no-legend": _chart("chart_no_legend.xlsx", "chart_gold.xlsx", "legend"),
+    "chart-other-series": _chart("chart_cost.xlsx", "chart_gold.xlsx", "type"),
+    "chart-none": _chart("chart_none.xlsx", "chart_gold.xlsx", "type"),
+    "chart-none-both": _chart("chart_none.xlsx", "chart_none.xlsx", "type"),
+    "chart-anchor-same": _chart("chart_same.xlsx", "chart_gold.xlsx", "anchor"),
+    "chart-anchor-lower": _chart("chart_lower.xlsx", "chart_gold.xlsx", "anchor"),
+    "chart-anchor-right": _chart("chart_right.xlsx", "chart_gold.xlsx", "anchor"),
+    "chart-anchor-taller": _chart("chart_taller.xlsx", "chart_gold.xlsx", "anchor"),
+    "chart-size-taller": _chart("chart_taller.xlsx", "chart_gold.xlsx", "width", "height"),
+    "chart-3d": _chart("chart_3d.xlsx", "chart_3d.xlsx", "ztitle", "type", "direction"),
+    "chart-3d-vs-bar": _chart("chart_3d.xlsx", "chart_gold.xlsx", "type"),
+    "chart-two-last-line": _chart("chart_bar_then_line.xlsx", "chart_gold.xlsx", "type"),
+    "chart-two-last-bar": _chart("chart_line_then_bar.xlsx", "chart_gold.xlsx", "type"),
+    "chart-missing-sheets": _chart(
+        "chart_same.xlsx", "chart_gold.xlsx", "type", sheets=("RNCharts", "ENCharts")
+    ),
+    "chart-missing-result-sheet": _chart(
+        "chart_same.xlsx", "chart_gold.xlsx", "type", sheets=("RNCharts", "EI0")
+    ),
+    "chart-no-expected-book": _chart("chart_same.xlsx", None, "type"),
+    "chart-with-sheet-data": _table(
+        "chart_same.xlsx",
+        "chart_gold.xlsx",
+        {"type": "sheet_data", "sheet_idx0": 0, "sheet_idx1": "EI0"},
+        {"type": "chart", "sheet_idx0": 0, "sheet_idx1": "EI0", "chart_props": ["type", "legend", "title"]},
+    ),
+    "chart-lo-vs-openpyxl": _chart("lo/chart_gold.xlsx", "chart_gold.xlsx", "type", "legend", "title"),
+    "chart-lo-props": _chart("lo/chart_gold.xlsx", "lo/chart_gold.xlsx", *_ALL_CHART_PROPS),
+    "chart-lo-anchor-lower": _chart("lo/chart_lower.xlsx", "lo/chart_gold.xlsx", "anchor"),
+    "chart-lo-lower-type": _chart("lo/chart_lower.xlsx", "lo/chart_gold.xlsx", "type", "legend", "title"),
+    "chart-lo-pie": _chart("lo/chart_pie.xlsx", "lo/chart_pie.xlsx", "type", "legend", "title", "xtitle"),
+    "chart-lo-horizontal": _chart("lo/chart_horizontal.xlsx", "lo/chart_gold.xlsx", "type", "direction"),
+    # pivot_table
+    "pivot-same": _pivot("pivot_same.xlsx"),
+    "pivot-count": _pivot("pivot_count.xlsx"),
+    "pivot-by-region": _pivot("pivot_by_region.xlsx"),
+    "pivot-columns": _pivot("pivot_columns.xlsx"),
+    "pivot-hidden-item": _pivot("pivot_hidden_ink.xlsx"),
+    "pivot-hidden-item-same": _pivot("pivot_hidden_ink.xlsx", "pivot_hidden_ink.xlsx"),
+    "pivot-hidden-other-item": _pivot("pivot_hidden_pad.xlsx", "pivot_hidden_ink.xlsx"),
+    "pivot-hidden-item-unchecked": _pivot("pivot_hidden_ink.xlsx", props=("row_fields", "data_fields")),
+    "pivot-page-field": _pivot("pivot_page.xlsx"),
+    "pivot-two-tables": _pivot("pivot_two.xlsx"),
+    "pivot-two-tables-same": _pivot("pivot_two.xlsx", "pivot_two.xlsx"),
+    "pivot-none": _pivot("pivot_none.xlsx"),
+    "pivot-none-both": _pivot("pivot_none.xlsx", "pivot_none.xlsx"),
+    "pivot-narrow-source": _pivot("pivot_narrow_source.xlsx"),
+    "pivot-short-source": _pivot("pivot_short_source.xlsx"),
+    "pivot-renamed": _pivot("pivot_renamed.xlsx", props=("name",)),
+    "pivot-renamed-fields": _pivot("pivot_renamed.xlsx"),
+    "pivot-moved": _pivot("pivot_moved.xlsx", props=("location",)),
+    "pivot-moved-fields": _pivot("pivot_moved.xlsx"),
+    "pivot-data-field-names": _pivot("pivot_count.xlsx", props=("data_fields", "data_fields_name")),
+    "pivot-data-field-names-same": _pivot("pivot_same.xlsx", props=("data_fields", "data_fields_name")),
+    "pivot-name-flag-alone": _pivot("pivot_count.xlsx", props=("data_fields_name",)),
+    "pivot-display-flags": _pivot(
+        "pivot_same.xlsx", props=("show_total", "show_empty_row", "show_empty_col", "show_headers")
+    ),
+    "pivot-selection-ordered": _pivot("pivot_hidden_ink.xlsx", props=("selection", "ordered")),
+    "pivot-selection-ordered-same": _pivot("pivot_same.xlsx", props=("selection", "ordered")),
+    "pivot-page-selection": _pivot("pivot_page.xlsx", "pivot_page.xlsx", props=("selection", "filter")),
+    "pivot-by-index": _pivot("pivot_same.xlsx", sheets=(1, "EI1")),
+    "pivot-source-sheet": _pivot("pivot_count.xlsx", sheets=("RNSheet1", "ENSheet1")),
+    "pivot-no-expected-book": _pivot("pivot_same.xlsx", None),
+    "pivot-and-chart": _table(
+        "pivot_same.xlsx",
+        "pivot_gold.xlsx",
+        {"type": "chart", "sheet_idx0": "RNSheet2", "sheet_idx1": "ENSheet2", "chart_props": ["type"]},
+        {
+            "type": "pivot_table",
+            "sheet_idx0": "RNSheet2",
+            "sheet_idx1": "ENSheet2",
+            "pivot_props": list(_PIVOT_PROPS),
+        },
+    ),
     # compare_docx_files
     "docx-same-blanks": _other("compare_docx_files", "doc_split.docx", "doc_gold.docx"),
     "docx-changed": _other("compare_docx_files", "doc_changed.docx", "doc_gold.docx"),
@@ -821,6 +1203,64 @@ CASES: dict[str, Case] = {
         "compare_pptx_files", "deck_two.pptx", "deck_gold.pptx", examine_number_of_slides=False
     ),
     "pptx-none": _other("compare_pptx_files", None, "deck_gold.pptx"),
+    # compare_pptx_files: geometry tolerance and the position checks
+    "pptx-pos-same": _positions("pos_same.pptx", examine_shape=True),
+    "pptx-pos-nudged": _positions("pos_textbox_nudged.pptx", examine_shape=True),
+    "pptx-pos-shifted": _positions("pos_textbox_shifted.pptx", examine_shape=True),
+    "pptx-pos-shifted-tolerance": _positions(
+        "pos_textbox_shifted.pptx", examine_shape=True, approximately_tolerance=0.1
+    ),
+    "pptx-pos-shifted-unchecked": _positions("pos_textbox_shifted.pptx", examine_shape=False),
+    "pptx-title-bottom": _positions("pos_title_bottom.pptx", examine_title_bottom_position=True),
+    "pptx-title-bottom-shape-on": _positions(
+        "pos_title_bottom.pptx", examine_shape=True, examine_title_bottom_position=True
+    ),
+    "pptx-title-bottom-unmoved": _positions("pos_same.pptx", examine_title_bottom_position=True),
+    "pptx-title-bottom-not-far": _positions("pos_title_lower.pptx", examine_title_bottom_position=True),
+    "pptx-title-bottom-textbox-moved": _positions(
+        "pos_title_bottom_textbox_moved.pptx", examine_title_bottom_position=True
+    ),
+    "pptx-title-bottom-picture-moved": _positions(
+        "pos_title_bottom_picture_moved.pptx", examine_title_bottom_position=True
+    ),
+    "pptx-table-bottom": _positions("pos_table_bottom.pptx", examine_table_bottom_position=True),
+    "pptx-table-bottom-unmoved": _positions("pos_same.pptx", examine_table_bottom_position=True),
+    "pptx-table-bottom-not-far": _positions("pos_table_lower.pptx", examine_table_bottom_position=True),
+    "pptx-table-bottom-picture-moved": _positions(
+        "pos_table_bottom_picture_moved.pptx", examine_table_bottom_position=True
+    ),
+    "pptx-table-bottom-title-moved": _positions("pos_title_bottom.pptx", examine_table_bottom_position=True),
+    "pptx-right": _positions("pos_picture_right.pptx", examine_right_position=True),
+    "pptx-right-unmoved": _positions("pos_same.pptx", examine_right_position=True),
+    "pptx-right-not-far": _positions("pos_picture_right_little.pptx", examine_right_position=True),
+    "pptx-right-title-moved": _positions("pos_title_bottom.pptx", examine_right_position=True),
+    "pptx-right-shape-on": _positions(
+        "pos_picture_right.pptx", examine_shape=True, examine_right_position=True
+    ),
+    "pptx-top": _positions("pos_picture_top.pptx", examine_top_position=True),
+    "pptx-top-unmoved": _positions("pos_same.pptx", examine_top_position=True),
+    "pptx-top-not-far": _positions("pos_picture_top_little.pptx", examine_top_position=True),
+    "pptx-top-moved-right": _positions("pos_picture_right.pptx", examine_top_position=True),
+    "pptx-shift-size-textbox": _positions("pos_textbox_resized.pptx", examine_shape_for_shift_size=True),
+    "pptx-shift-size-title": _positions("pos_title_resized.pptx", examine_shape_for_shift_size=True),
+    "pptx-shift-size-same": _positions("pos_same.pptx", examine_shape_for_shift_size=True),
+    "pptx-image-size-same": _positions(
+        "pos_picture_small.pptx", "pos_picture_small.pptx", examine_image_size=True
+    ),
+    "pptx-image-size-moved": _positions(
+        "pos_picture_small_moved.pptx", "pos_picture_small.pptx", examine_image_size=True
+    ),
+    "pptx-image-size-differs": _positions("pos_picture_small.pptx", examine_image_size=True),
+    "pptx-image-size-textbox-moved": _positions("pos_textbox_shifted.pptx", examine_image_size=True),
+    "pptx-modify-height": _positions(
+        "pos_picture_taller_moved.pptx", "pos_picture_taller.pptx", examine_modify_height=True
+    ),
+    "pptx-modify-height-differs": _positions("pos_picture_taller.pptx", examine_modify_height=True),
+    "pptx-modify-height-freeform": _positions(
+        "pos_freeform_taller_moved.pptx", "pos_freeform_taller.pptx", examine_modify_height=True
+    ),
+    "pptx-modify-height-freeform-differs": _positions("pos_freeform_taller.pptx", examine_modify_height=True),
+    "pptx-modify-height-textbox-moved": _positions("pos_textbox_shifted.pptx", examine_modify_height=True),
     # compare_csv
     "csv-same": _other("compare_csv", "csv_same.csv", "csv_gold.csv"),
     "csv-spaces": _other("compare_csv", "csv_spaces.csv", "csv_gold.csv"),
@@ -872,8 +1312,29 @@ def build(folder: Path) -> dict[str, Case]:
     folder.mkdir(parents=True, exist_ok=True)
     for name, builder in _BUILDERS.items():
         builder(folder / name)
+    _libreoffice_xlsx(folder, [name for name in _BUILDERS if name.endswith(".fods")], folder)
+    _libreoffice_xlsx(folder, _LIBREOFFICE_CHARTS, folder / "lo")
     (folder / "csv_gold.odt").write_bytes((folder / "csv_gold.csv").read_bytes())
     return {case_id: _resolve(case, folder) for case_id, case in CASES.items()}
+
+
+def _libreoffice_xlsx(folder: Path, names: list[str], outdir: Path) -> None:
+    """Have LibreOffice save the books `names` of `folder` as xlsx into `outdir`."""
+    subprocess.run(
+        [
+            "soffice",
+            f"-env:UserInstallation={(folder / 'lo-profile').as_uri()}",
+            "--headless",
+            "--convert-to",
+            "xlsx",
+            "--outdir",
+            str(outdir),
+            *(str(folder / name) for name in names),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
 
 
 def _resolve(case: Case, folder: Path) -> Case:

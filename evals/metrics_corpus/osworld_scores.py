@@ -69,6 +69,7 @@ def main(cases_module: str, out: str) -> None:
     cases = importlib.import_module(cases_module)  # a corpus module, imported without our package
     _stub_heavy_imports()
     metrics = _OSWorldMetrics()
+    target = Path(out).resolve()  # before the working folder changes
     table = {}
     with tempfile.TemporaryDirectory() as folder:
         os.chdir(folder)  # some functions write scratch files (temp.pdf) to the working folder
@@ -77,7 +78,7 @@ def main(cases_module: str, out: str) -> None:
                 table[case_id] = {"score": float(cases.call(metrics, case))}
             except Exception as exc:  # the table records OSWorld's exception, as its runner would see it
                 table[case_id] = {"raises": type(exc).__name__}
-    Path(out).write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
+    target.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":
