@@ -31,7 +31,7 @@ from urllib.parse import urlparse
 
 import httpx
 
-from evals import settings
+from evals import chrome, settings
 from evals.cache import DOWNLOAD_SCHEMES, FileCache
 from evals.failures import SCORING, SETUP, TaskFailure
 from evals.getters import GETTERS
@@ -274,9 +274,10 @@ def machine_needs(task: Task) -> list[str]:
 
 def runtime_urls(task: Task) -> list[str]:
     """The URLs off this machine that the task's setup or getters reach from the sandbox (a package
-    install reaches the package index); downloads are not among them (the host's cache fetches those)."""
+    install reaches the package index, a website getter its site); downloads are not among them (the host's cache fetches those)."""
     texts = [_command(params) for params in _command_params(task)]
     texts += [str(url) for s in _steps(task) if s.type == "chrome_open_tabs" for url in _urls_to_open(s)]
+    texts += [url for g in task.evaluator.getters() for url in chrome.web_addresses(g.type, g.params())]
     urls = [url for text in texts for url in _URL.findall(text) if not _is_loopback(url)]
     if any(_PACKAGE_INSTALL.search(text) for text in texts):
         urls.append(settings.PACKAGE_INDEX_URL)

@@ -11,6 +11,7 @@ import json
 import sqlite3
 import time
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -19,10 +20,11 @@ from playwright.sync_api import sync_playwright
 
 from evals.cache import FileCache
 from evals.chrome.history import EMPTY_HISTORY_URL
+from evals.chrome.websites import RecreationSite, recreation_page
 from evals.getters import GetterContext, fetch
 from evals.metrics import METRICS
 from evals.setup import SetupContext, run_steps
-from evals.task import Getter, Step
+from evals.task import Getter, Step, TaskError
 from sandbox.local import LocalSandbox
 from tests.docker_stand_in import free_port
 from tests.file_server import served_files
@@ -291,3 +293,120 @@ def test_no_browser_gives_osworld_s_empty_values(tmp_path):
         assert get("history", box, tmp_path, dest="h.sqlite") is None
         assert get("enabled_experiments", box, tmp_path) == []
         assert get("enable_enhanced_safety_browsing", box, tmp_path) == "Google"
+
+
+PROFILE_PAGE = b"""<html><head><title>Profile</title></head><body>
+<div id="profile_name">Ada Lovelace</div>
+<table id="stats"><tbody><tr><td>Citations</td><td>1843</td></tr><tr><td>h-index</td><td>12</td></tr></tbody></table>
+<table><tbody id="papers"><tr><td class="title"><a href="/paper.html">Notes on the Engine</a></td></tr></tbody></table>
+</body></html>"""
+PAPER_PAGE = b"""<html><head><title>Paper</title></head><body>
+<div id="links"><div><a href="https://archive.example/notes.pdf">[PDF]</a></div></div>
+<h1 id="paper_title">Notes on the Engine</h1></body></html>"""
+SEARCH_PAGE = b"""<html><head><title>Recreation</title></head><body>
+<input id="hero-search-input"><button class="nav-search-button" onclick="search()">Search</button>
+<div id="results"></div>
+<script>function search() {
+  if (document.getElementById('hero-search-input').value !== 'Diamond') return;
+  document.getElementById('results').innerHTML =
+    '<a class="search-result-highlight--success" href="/camp.html" target="_blank">Albion Basin</a>';
+}</script></body></html>"""
+CAMP_PAGE = b"""<html><head><title>Albion Basin</title></head><body>
+<button class="next-available" onclick="next()">Next available</button>
+<table><tr><th class="camp-sortable-column-header">Site</th><th class="camp-sortable-column-header">Loop</th>
+<th class="camp-sortable-column-header">Jun 1</th><th class="camp-sortable-column-header">Jun 2</th></tr></table>
+<script>function next() {
+  const days = document.querySelectorAll('.camp-sortable-column-header');
+  days[2].textContent = ' Jul 14 '; days[3].textContent = 'Jul 15';
+}</script></body></html>"""
+INSTANT = RecreationSite(search_settle_s=0, result_settle_s=0, button_settle_s=0, retry_s=0)
+
+
+@pytest.fixture
+def websites():
+    pages = {
+        "/profile.html": PROFILE_PAGE,
+        "/paper.html": PAPER_PAGE,
+        "/": SEARCH_PAGE,
+        "/camp.html": CAMP_PAGE,
+    }
+    with served_files(pages) as server:
+        yield server
+
+
+def test_info_from_website_reads_the_page_and_the_pages_its_links_lead_to(sandbox, websites, tmp_path):
+    url = websites.url("/profile.html")
+    link = "#papers > tr:nth-child(1) > td.title > a"
+    infos = [
+        {"action": "inner_text", "selector": "#profile_name"},
+        {"selector": "#stats > tbody > tr:nth-child(2) > td:nth-child(2)"},
+        {"action": "attribute", "selector": link, "attribute": "href"},
+        {"action": "click_and_inner_text", "selector": [link, "#paper_title"]},
+        {
+            "action": "click_and_attribute",
+            "selector": [link, "#links > div:nth-child(1) > a"],
+            "attribute": "href",
+        },
+        {"action": "inner_text", "selector": "#stats > tbody > tr:nth-child(1) > td:nth-child(2)"},
+    ]
+    found = get("info_from_website", sandbox, tmp_path, url=url, infos=infos, backups=["backup"])
+    assert found == [
+        "Ada Lovelace",
+        "12",
+        "/paper.html",
+        "Notes on the Engine",
+        "https://archive.example/notes.pdf",
+        "1843",  # read after going back from the paper's page
+    ]
+    assert websites.url("/profile.html") not in [
+        tab["url"] for tab in get("open_tabs_info", sandbox, tmp_path)
+    ]
+    missing = [{"action": "inner_text", "selector": "#profile_name"}, {"selector": "#affiliation"}]
+    assert get("info_from_website", sandbox, tmp_path, url=url, infos=missing, backups=["A", "B"]) == [
+        "A",
+        "B",
+    ]
+    closed = f"http://127.0.0.1:{free_port()}/"
+    assert get("info_from_website", sandbox, tmp_path, url=closed, infos=infos, backups=["C"]) == ["C"]
+    with pytest.raises(TaskError, match="actions hover are not supported"):
+        get("info_from_website", sandbox, tmp_path, url=url, infos=[{"action": "hover", "selector": "a"}])
+
+
+def test_recreation_getter_searches_opens_the_result_and_reads_the_next_available_date(
+    sandbox, websites, tmp_path
+):
+    site = replace(INSTANT, start_urls=(websites.url("/"),))
+    params = {"selector": "class", "class": "camp-sortable-column-header", "order": "2"}
+    expected = recreation_page(params, context_of(sandbox, tmp_path), site)
+    assert expected == {"expected": {"camp-sortable-column-header": "Jul 14"}}
+    assert recreation_page({**params, "order": "9"}, context_of(sandbox, tmp_path), site) == {
+        "expected": {"camp-sortable-column-header": "__EVALUATION_FAILED__"}
+    }
+    # the agent's tab, at the next available dates, scores against it as the corpus task scores
+    steps(sandbox, tmp_path, ("chrome_open_tabs", {"urls_to_open": [websites.url("/camp.html")]}))
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.connect_over_cdp(sandbox.cdp_url())
+        next(p for p in browser.contexts[0].pages if p.url.endswith("/camp.html")).click(
+            "button.next-available"
+        )
+        browser.close()
+    found = get(
+        "active_tab_html_parse",
+        sandbox,
+        tmp_path,
+        goto_prefix="http://",
+        category="class",
+        class_singleObject={},
+        class_multiObject={"camp-sortable-column-header": {"2": "camp-sortable-column-header"}},
+    )
+    assert METRICS["check_direct_json_object"](found, expected) == 1.0
+
+
+def test_recreation_getter_reports_a_site_that_never_loads(sandbox, tmp_path):
+    site = replace(INSTANT, start_urls=(f"http://127.0.0.1:{free_port()}/",))
+    failed = recreation_page({"selector": "class", "class": "x"}, context_of(sandbox, tmp_path), site)
+    assert failed["expected"]["error"] == "__EVALUATION_FAILED__"
+    assert failed["expected"]["error_message"].startswith(
+        "Failed after 3 attempts: none of http://127.0.0.1:"
+    )
+    assert METRICS["check_direct_json_object"]({"x": "Jul 14"}, failed) == 0.0

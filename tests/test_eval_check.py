@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from evals.check import check_suite
 from evals.local_machine import SUDO
 from evals.results import ERROR_FILE, RESULT_FILE
 from evals.suite_runner import SuiteOptions, run_suite
@@ -178,3 +179,26 @@ def test_run_task_fails_an_unscorable_task_with_exit_3_before_the_model(suite, t
     assert done.returncode == ExitCode.ERROR == 3, done.stdout + done.stderr
     assert "pre-flight check" in done.stdout and "metric compare_holograms" in done.stdout
     assert not (tmp_path / "runs").exists() and not (tmp_path / "home").exists()  # no sandbox, no model
+
+
+def test_website_getters_are_scorable_and_need_their_site(tmp_path):
+    scholar = "https://scholar.invalid/citations?user=1"
+    website = {
+        "type": "info_from_website",
+        "url": scholar,
+        "infos": [{"selector": "#name"}],
+        "backups": ["A"],
+    }
+    recreation = {"type": "gotoRecreationPage_and_get_html_content", "selector": "class", "class": "day"}
+    root = tmp_path / "evaluation_examples"
+    folder = root / "examples" / "chrome"
+    folder.mkdir(parents=True)
+    for task_id, expected in (("website", website), ("recreation", recreation)):
+        evaluator = {"func": "exact_match", "result": {"type": "rule", "rules": "a"}, "expected": expected}
+        task = {"id": task_id, "instruction": "Look it up.", "config": [], "evaluator": evaluator}
+        (folder / f"{task_id}.json").write_text(json.dumps(task))
+    rows = {check.task_id: check for check in check_suite(root, tmp_path / "cache")}
+    assert rows["website"].scorable and rows["recreation"].scorable
+    assert rows["website"].needs == ["network"] == rows["recreation"].needs
+    assert rows["website"].lacks[0].startswith(f"network: {scholar} does not answer")
+    assert rows["recreation"].lacks[0].startswith("network: https://www.recreation.gov/ does not answer")

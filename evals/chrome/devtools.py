@@ -38,16 +38,19 @@ class ChromeUnreachable(RuntimeError):
 
 
 @contextmanager
-def attached(sandbox: Sandbox, attempts: int = 1, relaunch: bool = False) -> Iterator[Browser]:
+def attached(
+    sandbox: Sandbox, attempts: int = 1, relaunch: bool = False, launch: str = CHROME_LAUNCH
+) -> Iterator[Browser]:
     """The sandbox's Chrome, attached over CDP (tried `attempts` times, `CONNECT_RETRY_S` apart); with
-    `relaunch`, a Chrome that does not answer is started as OSWorld starts it and attached once more.
+    `relaunch`, a Chrome that does not answer is started with `launch` (as OSWorld starts it) and
+    attached once more.
     Raises ChromeUnreachable. Leaving detaches; the browser keeps running."""
     endpoint = sandbox.cdp_url()
     with sync_playwright() as playwright:
         browser = None
         for attempt in range(attempts + int(relaunch)):
             if attempt == attempts:
-                sandbox.launch(CHROME_LAUNCH)
+                sandbox.launch(launch)
                 time.sleep(RELAUNCH_WAIT_S)
             elif attempt:
                 time.sleep(CONNECT_RETRY_S)

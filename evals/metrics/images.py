@@ -249,6 +249,58 @@ def check_textbox_on_leftside(result: str | None) -> float:
     return float(leftmost < image.size[0] * 0.05)
 
 
+def check_green_background(result: str | None, expected: str | None) -> float:
+    """Every pixel that is not black in the expected picture is green (G above R and B) in the result.
+
+    As OSWorld's function does, pixel (x, y) is read at row x, column y for x across the expected
+    picture's width and y down its height, in that order: a picture that is not square is visited only
+    up to where that reading leaves it (the top-left square when it is wider, the first row when it is
+    taller) and then raises, unless a pixel that is not green came first. A picture without colour
+    channels raises too.
+    """
+    if result is None or expected is None:
+        return 0.0
+    source = np.array(Image.open(result))
+    target = np.array(Image.open(expected))
+    height, width = target.shape[:2]
+    if not width or not height:
+        return 1.0
+    if target.ndim != 3:
+        raise MetricError("check_green_background: the expected picture has no colour channels")
+    rows, columns = (height, height) if width >= height else (1, width)
+    visited = target[:rows, :columns]
+    background = (
+        np.any(visited[..., :3] != 0, axis=-1) if visited.shape[-1] >= 3 else np.ones((rows, columns), bool)
+    )
+    if background.any() and not _visited_background_is_green(source, background):
+        return 0.0
+    if width != height:
+        raise MetricError(
+            "check_green_background: OSWorld's pixel order (row = x) leaves a picture that is not square"
+        )
+    return 1.0
+
+
+def _visited_background_is_green(source: np.ndarray, background: np.ndarray) -> bool:
+    """Whether the result is green at every visited background pixel, read in row-major order; raises
+    where OSWorld's reading does (a pixel outside the result before any pixel that is not green)."""
+    if source.ndim != 3 or source.shape[-1] < 3:
+        raise MetricError("check_green_background: the result picture has no red, green and blue channels")
+    rows, columns = background.shape
+    inside = np.zeros((rows, columns), bool)
+    inside[: source.shape[0], : source.shape[1]] = True
+    grown = np.zeros((rows, columns, 3), source.dtype)
+    grown[: source.shape[0], : source.shape[1]] = source[:rows, :columns, :3]
+    red, green, blue = np.moveaxis(grown, -1, 0)
+    outside = background & ~inside
+    not_green = background & inside & ~((green > red) & (green > blue))
+    first_outside = np.flatnonzero(outside.ravel())
+    first_not_green = np.flatnonzero(not_green.ravel())
+    if first_outside.size and (not first_not_green.size or first_outside[0] < first_not_green[0]):
+        raise MetricError("check_green_background: the result picture is smaller than the expected one")
+    return not first_not_green.size
+
+
 def check_config_status(result: str | None, rule: dict[str, Any]) -> float:
     """A gimprc line `(KEY ... VALUE)` (KEY one word, or a pair of the first two) ends with VALUE."""
     if result is None:
@@ -283,4 +335,5 @@ METRICS = {
     "check_triangle_position": check_triangle_position,
     "check_textbox_on_leftside": check_textbox_on_leftside,
     "check_config_status": check_config_status,
+    "check_green_background": check_green_background,
 }

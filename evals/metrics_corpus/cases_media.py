@@ -51,8 +51,43 @@ def _text_at(x: int, size: tuple[int, int] = (120, 60)) -> Image.Image:
     return image
 
 
+def _object_on(
+    background: str | tuple[int, ...], size: tuple[int, int] = (40, 40), mode: str = "RGB"
+) -> Image.Image:
+    """A black disc (GIMP's object layer) on a plain background."""
+    image = Image.new(mode, size, background)
+    ImageDraw.Draw(image).ellipse((8, 8, 24, 24), fill=(0, 0, 0, 255) if mode == "RGBA" else "black")
+    return image
+
+
+def _with_spot(image: Image.Image, box: tuple[int, int, int, int], colour: str = "white") -> Image.Image:
+    ImageDraw.Draw(image).rectangle(box, fill=colour)
+    return image
+
+
 _PICTURES.update(
     {
+        "gb_white.png": lambda: _object_on("white"),
+        "gb_green.png": lambda: _object_on((20, 160, 40)),
+        "gb_olive.png": lambda: _object_on((120, 120, 0)),
+        "gb_half_green.png": lambda: _with_spot(_object_on((20, 160, 40)), (30, 0, 39, 39)),
+        "gb_object_red.png": lambda: _with_spot(_object_on((20, 160, 40)), (13, 13, 19, 19), "red"),
+        "gb_green_big.png": lambda: _object_on((20, 160, 40), (50, 50)),
+        "gb_green_small.png": lambda: _object_on((20, 160, 40), (30, 30)),
+        "gb_small_white_corner.png": lambda: _with_spot(_object_on((20, 160, 40), (30, 30)), (0, 0, 1, 1)),
+        "gb_green_rgba.png": lambda: _object_on((20, 160, 40, 255), mode="RGBA"),
+        "gb_transparent.png": lambda: _object_on((0, 0, 0, 0), mode="RGBA"),
+        "gb_black.png": lambda: Image.new("RGB", (40, 40), "black"),
+        "gb_grey.png": lambda: _object_on("white").convert("L"),
+        "gb_palette.png": lambda: _object_on((20, 160, 40)).convert("P"),
+        "gb_white_wide.png": lambda: _object_on("white", (60, 40)),
+        "gb_green_wide.png": lambda: _object_on((20, 160, 40), (60, 40)),
+        "gb_wide_spot_right.png": lambda: _with_spot(_object_on((20, 160, 40), (60, 40)), (50, 5, 55, 10)),
+        "gb_wide_spot_left.png": lambda: _with_spot(_object_on((20, 160, 40), (60, 40)), (30, 5, 32, 7)),
+        "gb_white_tall.png": lambda: _object_on("white", (40, 60)),
+        "gb_green_tall.png": lambda: _object_on((20, 160, 40), (40, 60)),
+        "gb_tall_spot_top.png": lambda: _with_spot(_object_on((20, 160, 40), (40, 60)), (30, 0, 32, 0)),
+        "gb_tall_spot_low.png": lambda: _with_spot(_object_on((20, 160, 40), (40, 60)), (30, 10, 32, 12)),
         "scene.png": _scene,
         "scene_copy.png": _scene,
         "scene_shifted.png": lambda: _scene(shift=6),
@@ -223,6 +258,30 @@ CASES: dict[str, Case] = {
         "check_config_status", "gimprc_blank_line", None, rule={"key": "theme", "value": '"Light"'}
     ),
     "gimp_missing": _case("check_config_status", None, None, rule={"key": "a", "value": "b"}),
+    # check_green_background: OSWorld reads pixel (x, y) at row x, column y of both pictures
+    "gb_green": _case("check_green_background", "gb_green.png", "gb_white.png"),
+    "gb_olive": _case("check_green_background", "gb_olive.png", "gb_white.png"),
+    "gb_half_green": _case("check_green_background", "gb_half_green.png", "gb_white.png"),
+    "gb_unchanged": _case("check_green_background", "gb_white.png", "gb_white.png"),
+    "gb_object_recoloured": _case("check_green_background", "gb_object_red.png", "gb_white.png"),
+    "gb_result_bigger": _case("check_green_background", "gb_green_big.png", "gb_white.png"),
+    "gb_result_smaller": _case("check_green_background", "gb_green_small.png", "gb_white.png"),
+    "gb_smaller_white_first": _case("check_green_background", "gb_small_white_corner.png", "gb_white.png"),
+    "gb_rgba_result": _case("check_green_background", "gb_green_rgba.png", "gb_white.png"),
+    "gb_transparent_expected": _case("check_green_background", "gb_white.png", "gb_transparent.png"),
+    "gb_all_black_expected": _case("check_green_background", "gb_grey.png", "gb_black.png"),
+    "gb_grey_expected": _case("check_green_background", "gb_green.png", "gb_grey.png"),
+    "gb_grey_result": _case("check_green_background", "gb_grey.png", "gb_white.png"),
+    "gb_palette_result": _case("check_green_background", "gb_palette.png", "gb_white.png"),
+    "gb_wide": _case("check_green_background", "gb_green_wide.png", "gb_white_wide.png"),
+    "gb_wide_spot_outside_square": _case(
+        "check_green_background", "gb_wide_spot_right.png", "gb_white_wide.png"
+    ),
+    "gb_wide_spot_in_square": _case("check_green_background", "gb_wide_spot_left.png", "gb_white_wide.png"),
+    "gb_tall": _case("check_green_background", "gb_green_tall.png", "gb_white_tall.png"),
+    "gb_tall_spot_first_row": _case("check_green_background", "gb_tall_spot_top.png", "gb_white_tall.png"),
+    "gb_tall_spot_lower": _case("check_green_background", "gb_tall_spot_low.png", "gb_white_tall.png"),
+    "gb_missing": _case("check_green_background", None, "gb_white.png"),
     # VLC
     "playing_file": _case(
         "is_vlc_playing", "status_file.xml", None, rule={"type": "file_name", "file_name": "song.mp3"}
