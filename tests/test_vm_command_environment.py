@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.probes import run_probe
+from gate.tools import InspectSpreadsheet
 from sandbox.toolkit.settings import TOOLKIT_REMOTE_LIB_DIR
 from stateact.app.config import RunConfig
 from stateact.runtime import RoleModels
@@ -67,9 +68,12 @@ def test_one_shot_commands_and_python_code_get_the_toolkit(venv_vm, tmp_path):
 
 def test_the_gates_spreadsheet_probe_reads_the_cells_on_the_vm(venv_vm, tmp_path):
     place_formula_book(venv_vm, "~/probe.xlsx", tmp_path)
-    facts = run_probe(venv_vm, "spreadsheet", path="~/probe.xlsx")
-    assert "error" not in facts, facts
-    assert facts["sheets"][0]["name"] == "Sales"
+    answer = InspectSpreadsheet(venv_vm).run(InspectSpreadsheet.Input(path="~/probe.xlsx"))
+    facts = json.loads(answer.text)
+    assert not answer.is_error and "error" not in facts, facts
+    assert facts["path"] == f"{venv_vm.home}/probe.xlsx" and facts["sheets"][0]["name"] == "Sales"
+    assert facts["formulas_without_cached_value"] == ["D2", "D3", "D4"]
+    assert {"cell": "D4", "value": None, "formula": "=SUM(D2:D3)"} in facts["cells"]
 
 
 def test_a_vm_runs_config_records_no_local_isolation():
