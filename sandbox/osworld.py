@@ -117,7 +117,7 @@ class OSWorldSandbox(Sandbox):
 
     def _install_toolkit(self) -> None:
         """Upload the office toolkit and put it first on the PATH (its modules on the PYTHONPATH) of every
-        command of the sandbox: its shells, `run` and `run_python`."""
+        command of the sandbox: its shells, `run`, `run_python` and `launch`."""
         from sandbox.toolkit import install_toolkit
 
         installed = install_toolkit(self)
@@ -234,6 +234,10 @@ class OSWorldSandbox(Sandbox):
         return ["env", *(f"{name}={value}" for name, value in self._shell_env.items())]
 
     def launch(self, command: str) -> None:
+        """Start `command` (a shell string) with the environment of `run`, so a task's `google-chrome`
+        is the toolkit's on a VM that has only Chromium."""
+        if self._shell_env:
+            command = f"{' '.join(map(quote, self._environment()))} /bin/sh -c {quote(command)}"
         response = self._request("POST", "/setup/launch", json={"command": command, "shell": True})
         if response.status_code != 200:
             raise SandboxError(f"launch failed (HTTP {response.status_code}): {response.text[:500]}")
