@@ -1,8 +1,10 @@
 """Chrome's getters, metrics and setup steps on a real Chromium started by the sandbox's `google-chrome`.
 
 The browser runs headless in a local sandbox (its profile in the sandbox's ~/.config/google-chrome),
-serving DevTools on a free loopback port that the sandbox names as its `cdp_port`; pages come from a
-local HTTP server. Profile getters read the files that Chromium itself wrote.
+serving DevTools on a free loopback port that the sandbox names as its `cdp_port`, or, for the tests
+that take `sandbox`, also in an OSWorld VM (the server double, or the real server at OSWORLD_SERVER_URL)
+started through the server as OSWorld's tasks start it; pages come from a local HTTP server. Profile
+getters read the files that Chromium itself wrote.
 """
 
 from __future__ import annotations
