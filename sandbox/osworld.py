@@ -117,7 +117,7 @@ class OSWorldSandbox(Sandbox):
 
     def _install_toolkit(self) -> None:
         """Upload the office toolkit and put it first on the PATH (its modules on the PYTHONPATH) of every
-        command of the sandbox: its shells, `run` and `run_python`."""
+        command of the sandbox: its shells, `run`, `run_python` and `launch`."""
         from sandbox.toolkit import install_toolkit
 
         installed = install_toolkit(self)
@@ -234,6 +234,10 @@ class OSWorldSandbox(Sandbox):
         return ["env", *(f"{name}={value}" for name, value in self._shell_env.items())]
 
     def launch(self, command: str) -> None:
+        """Start `command` (a shell string) with the environment of `run`, so a task's `google-chrome`
+        is the toolkit's on a VM that has only Chromium."""
+        if self._shell_env:
+            command = f"{' '.join(map(quote, self._environment()))} /bin/sh -c {quote(command)}"
         response = self._request("POST", "/setup/launch", json={"command": command, "shell": True})
         if response.status_code != 200:
             raise SandboxError(f"launch failed (HTTP {response.status_code}): {response.text[:500]}")
@@ -300,20 +304,28 @@ class OSWorldSandbox(Sandbox):
 
     def accessibility_tree(self) -> str:
         """The AT-SPI tree of the desktop as XML text; a server that cannot walk it (no pyatspi) raises."""
-        response = self._request("GET", "/accessibility")
-        body = _json(response)
-        if response.status_code != 200 or not isinstance(body.get("AT"), str):
-            detail = body.get("message") or response.text[:300]
-            raise SandboxError(f"no accessibility tree (HTTP {response.status_code}): {detail}")
-        return body["AT"]
+        return self._walk_desktop("/accessibility", "AT", "accessibility tree")
 
     def terminal_output(self) -> str | None:
-        response = self._request("GET", "/terminal")
-        body = _json(response)
-        if response.status_code != 200 or "output" not in body:
-            detail = body.get("message") or response.text[:300]
-            raise SandboxError(f"no terminal output (HTTP {response.status_code}): {detail}")
-        return body["output"]
+        """The focused terminal's text; None when no terminal is active."""
+        return self._walk_desktop("/terminal", "output", "terminal output")
+
+    def _walk_desktop(self, path: str, key: str, what: str) -> str | None:
+        """`key` of a route that walks the AT-SPI tree. A walk fails when an application leaves the
+        desktop meanwhile (the server answers 500, e.g. "'NoneType' object has no attribute
+        'getRoleName'"), so a failed walk is asked again, as OSWorld's client does; one that keeps
+        failing raises with the server's message."""
+        delay = self.backoff_s
+        for attempt in range(1, self.retries + 1):
+            response = self._request("GET", path)
+            body = _json(response)
+            if response.status_code == 200 and key in body:
+                return body[key]
+            if attempt < self.retries:
+                time.sleep(delay)
+                delay *= 2
+        detail = body.get("message") or response.text[:300]
+        raise SandboxError(f"no {what} (HTTP {response.status_code}): {detail}")
 
     def window_size(self, app_class: str) -> tuple[int, int] | None:
         """The server answers an error when no window matches (its route returns nothing): None, as

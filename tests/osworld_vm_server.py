@@ -60,8 +60,9 @@ class VMServer:
         self.body_bytes: list[int] = []
         """The size of each request's body, in the order of `requests`."""
         self.fail_next: dict[str, int] = {}
-        """Route -> how many of its next requests answer HTTP 503, as a gateway before a VM that is not
-        there (to exercise client retries)."""
+        """Route -> how many of its next requests answer `failure_status` (to exercise client retries)."""
+        self.failure_status = 503
+        """503: a gateway before a VM that is not there; 500: the route's own handler raised."""
         handler = type("Handler", (_Handler,), {"vm": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", port), handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -239,7 +240,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.vm.fail_next.get(self.path, 0) > 0:
             self.vm.fail_next[self.path] -= 1
             self._body()
-            self._send(503, {"status": "error", "message": "injected failure"})
+            self._send(self.vm.failure_status, {"status": "error", "message": "injected failure"})
             return True
         return False
 

@@ -1,33 +1,43 @@
 """Chrome's getters, metrics and setup steps on a real Chromium started by the sandbox's `google-chrome`.
 
 The browser runs headless in a local sandbox (its profile in the sandbox's ~/.config/google-chrome),
-serving DevTools on a free loopback port that the sandbox names as its `cdp_port`; pages come from a
-local HTTP server. Profile getters read the files that Chromium itself wrote.
+serving DevTools on a free loopback port that the sandbox names as its `cdp_port`, or, for the tests
+that take `sandbox`, also in an OSWorld VM (the server double, or the real server at OSWORLD_SERVER_URL)
+started through the server as OSWorld's tasks start it; pages come from a local HTTP server. Profile
+getters read the files that Chromium itself wrote.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
+import subprocess
 import time
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import closing, contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
 
 import httpx
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
 from evals.cache import FileCache
 from evals.chrome.history import EMPTY_HISTORY_URL
+from evals.chrome.profile import PROFILE
 from evals.chrome.websites import RecreationSite, recreation_page
 from evals.getters import GetterContext, fetch
 from evals.metrics import METRICS
 from evals.setup import SetupContext, run_steps
 from evals.task import Getter, Step, TaskError
+from sandbox.base import Sandbox
 from sandbox.local import LocalSandbox
+from sandbox.toolkit import TOOLKIT_BIN
 from tests.docker_stand_in import free_port
 from tests.file_server import served_files
+from tests.osworld_vm_server import vm_under_test
 
 PAGE_A = b"""<html><head><title>Page A</title></head><body>
 <div class="price">10</div><div class="price">20</div><p class="city">Oslo</p>
@@ -75,14 +85,64 @@ def quit_chrome(sandbox: LocalSandbox) -> None:
     raise AssertionError("Chrome did not quit")
 
 
-@pytest.fixture
-def sandbox(tmp_path):
-    box = LocalSandbox(tmp_path / "home")
+@pytest.fixture(scope="module")
+def vm(tmp_path_factory):
+    """An OSWorld VM: the server double over a local desktop, or the real server at OSWORLD_SERVER_URL."""
+    with vm_under_test(tmp_path_factory.mktemp("vm") / "home") as parts:
+        yield parts[0]
+
+
+@contextmanager
+def chrome_in_vm(vm: Sandbox, tmp_path: Path) -> Iterator[Sandbox]:
+    """Chrome started in the VM as OSWorld's chrome tasks start it, through the server's /setup/launch:
+    `google-chrome` with a DevTools port, and socat forwarding the VM's `cdp_port` to it. Its profile
+    starts empty, as a reverted VM's; it is quit (and socat stopped) afterwards."""
+    chrome_port, vm.cdp_port = free_port(), free_port()
+    vm.run("rm -rf ~/.config/google-chrome")
+    launches = [
+        f"google-chrome --remote-debugging-port={chrome_port} about:blank",
+        f"socat tcp-listen:{vm.cdp_port},fork,reuseaddr,bind=127.0.0.1 tcp:localhost:{chrome_port}",
+    ]
+    steps(vm, tmp_path, *[("launch", {"command": command}) for command in launches])
+    try:
+        wait_for_devtools(vm)
+        yield vm
+    finally:
+        with suppress(httpx.HTTPError, PlaywrightError):
+            quit_chrome(vm)
+        vm.run(f"pgrep -f '[s]ocat tcp-listen:{vm.cdp_port},' | xargs -r kill")
+
+
+@contextmanager
+def chrome_in_local_sandbox(home: Path) -> Iterator[LocalSandbox]:
+    """Chrome (headless) in a fresh local sandbox."""
+    box = LocalSandbox(home)
     box.cdp_port = free_port()
     box.start()
-    start_chrome(box)
-    yield box
-    box.close()
+    try:
+        start_chrome(box)
+        yield box
+    finally:
+        box.close()
+
+
+@pytest.fixture(params=["local", "vm"])
+def sandbox(request, tmp_path):
+    """Chrome in a local sandbox, or in an OSWorld VM over its DevTools."""
+    if request.param == "vm":
+        chrome = chrome_in_vm(request.getfixturevalue("vm"), tmp_path)
+    else:
+        chrome = chrome_in_local_sandbox(tmp_path / "home")
+    with chrome as box:
+        yield box
+
+
+@pytest.fixture
+def local_sandbox(tmp_path):
+    """Chrome in a local sandbox, for getters whose VM form reads the address bar from the AT-SPI tree
+    (Google Chrome's there; a VM with only Chromium has no such application in it)."""
+    with chrome_in_local_sandbox(tmp_path / "home") as box:
+        yield box
 
 
 def context_of(sandbox: LocalSandbox, tmp_path: Path) -> GetterContext:
@@ -93,7 +153,7 @@ def get(kind: str, sandbox: LocalSandbox, tmp_path: Path, **params):
     return fetch(Getter(type=kind, **params), context_of(sandbox, tmp_path))
 
 
-def steps(sandbox: LocalSandbox, tmp_path: Path, *items: tuple[str, dict]) -> list[dict]:
+def steps(sandbox: Sandbox, tmp_path: Path, *items: tuple[str, dict]) -> list[dict]:
     context = SetupContext(cache=FileCache(tmp_path / "cache"))
     return run_steps([Step(type=kind, parameters=params) for kind, params in items], sandbox, context)
 
@@ -101,7 +161,24 @@ def steps(sandbox: LocalSandbox, tmp_path: Path, *items: tuple[str, dict]) -> li
 def test_google_chrome_is_chromium_with_chrome_s_profile(sandbox):
     usage = sandbox.run("google-chrome --help")
     assert usage.ok and usage.stdout.startswith("usage: google-chrome")
-    assert (Path(sandbox.host_home) / ".config/google-chrome/Default").is_dir()
+    assert sandbox.exists("~/.config/google-chrome/Default")
+
+
+def test_google_chrome_installed_twice_on_the_path_is_still_chromium(tmp_path):
+    """Two copies of the toolkit on the PATH (a VM's uploaded one before the local one) do not pass the
+    call back and forth."""
+    for copy in ("uploaded", "local"):
+        (tmp_path / copy).mkdir()
+        shutil.copy2(TOOLKIT_BIN / "google-chrome", tmp_path / copy / "google-chrome")
+    path = f"{tmp_path}/uploaded:{tmp_path}/local:/usr/bin:/bin"
+    version = subprocess.run(
+        ["google-chrome", "--version"],
+        env={"PATH": path, "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert version.returncode == 0 and version.stdout.startswith("Chromium"), version
 
 
 def test_open_and_close_tabs_then_the_tab_getters(sandbox, site, tmp_path):
@@ -122,7 +199,8 @@ def test_open_and_close_tabs_then_the_tab_getters(sandbox, site, tmp_path):
     )
 
 
-def test_active_tab_getters_follow_the_tab_in_front(sandbox, site, tmp_path):
+def test_active_tab_getters_follow_the_tab_in_front(local_sandbox, site, tmp_path):
+    sandbox = local_sandbox
     a, b = site.url("/a.html"), site.url("/b.html")
     steps(sandbox, tmp_path, ("chrome_open_tabs", {"urls_to_open": [b, a]}))
     address = a.removeprefix("http://")
@@ -138,7 +216,8 @@ def test_active_tab_getters_follow_the_tab_in_front(sandbox, site, tmp_path):
     assert METRICS["is_expected_url_pattern_match"](info, {"expected": [r"/b\.html$"]}) == 1.0
 
 
-def test_url_parts_and_page_elements(sandbox, site, tmp_path):
+def test_url_parts_and_page_elements(local_sandbox, site, tmp_path):
+    sandbox = local_sandbox
     site.files["/a.html?from=OSL&to=BGN&when=today"] = PAGE_A
     query = site.url("/a.html?from=OSL&to=BGN&when=today")
     steps(sandbox, tmp_path, ("chrome_open_tabs", {"urls_to_open": [query]}))
@@ -224,14 +303,13 @@ def test_profile_getters_read_what_chrome_wrote(sandbox, site, tmp_path):
     assert [row[1] for row in cookies] == ["127.0.0.1"]
     assert METRICS["is_cookie_deleted"](cookies, {"type": "domains", "domains": ["127.0.0.1"]}) == 0.0
     # settings a user changes in chrome://settings, written into the files as Chrome keeps them
-    profile = Path(sandbox.host_home) / ".config/google-chrome"
-    preferences = json.loads((profile / "Default/Preferences").read_text())
+    preferences = json.loads(sandbox.read_file(f"{PROFILE}/Default/Preferences"))
     assert get("profile_name", sandbox, tmp_path) == preferences["profile"]["name"]
     assert get("chrome_font_size", sandbox, tmp_path)["default_font_size"] == 16
     preferences.update(enable_do_not_track=True, session={"restore_on_startup": 5})
     preferences.setdefault("webkit", {})["webprefs"] = {"default_font_size": 20}
     preferences["profile"]["default_content_setting_values"] = {"cookies": 4}
-    (profile / "Default/Preferences").write_text(json.dumps(preferences))
+    sandbox.write_file(f"{PROFILE}/Default/Preferences", json.dumps(preferences).encode())
     assert get("enable_do_not_track", sandbox, tmp_path) == "true"
     assert get("new_startup_page", sandbox, tmp_path) == "true"
     assert get("data_delete_automacally", sandbox, tmp_path) == "true"
@@ -241,13 +319,14 @@ def test_profile_getters_read_what_chrome_wrote(sandbox, site, tmp_path):
         METRICS["check_font_size"](get("chrome_font_size", sandbox, tmp_path), {"type": "value", "value": 20})
         == 1
     )
-    local_state = json.loads((profile / "Local State").read_text())
+    local_state = json.loads(sandbox.read_file(f"{PROFILE}/Local State"))
     local_state.setdefault("browser", {})["enabled_labs_experiments"] = ["tab-groups@1"]
-    (profile / "Local State").write_text(json.dumps(local_state))
+    sandbox.write_file(f"{PROFILE}/Local State", json.dumps(local_state).encode())
     flags = get("enabled_experiments", sandbox, tmp_path)
     assert METRICS["check_enabled_experiments"](flags, {"type": "names", "names": ["tab-groups"]}) == 1.0
     assert get("bookmarks", sandbox, tmp_path) == []
-    (profile / "Default/Bookmarks").write_text(
+    sandbox.write_file(
+        f"{PROFILE}/Default/Bookmarks",
         json.dumps(
             {
                 "roots": {
@@ -255,7 +334,7 @@ def test_profile_getters_read_what_chrome_wrote(sandbox, site, tmp_path):
                 },
                 "version": 1,
             }
-        )
+        ).encode(),
     )
     marks = get("bookmarks", sandbox, tmp_path)
     assert METRICS["is_expected_bookmarks"](marks, {"type": "bookmark_bar_websites_urls", "urls": [a]}) == 1.0
@@ -264,10 +343,9 @@ def test_profile_getters_read_what_chrome_wrote(sandbox, site, tmp_path):
 def test_update_browse_history_adds_visits_to_an_empty_history(sandbox, site, tmp_path):
     steps(sandbox, tmp_path, ("chrome_open_tabs", {"urls_to_open": [site.url("/b.html")]}))
     quit_chrome(sandbox)
-    history = Path(sandbox.host_home) / ".config/google-chrome/Default/History"
     empty = tmp_path / "cache/history_empty.sqlite"
     empty.parent.mkdir(parents=True)
-    empty.write_bytes(history.read_bytes())
+    empty.write_bytes(sandbox.read_file(f"{PROFILE}/Default/History"))
     with closing(sqlite3.connect(empty)) as connection:
         connection.execute("DELETE FROM visits")
         connection.execute("DELETE FROM urls")
@@ -373,8 +451,9 @@ def test_info_from_website_reads_the_page_and_the_pages_its_links_lead_to(sandbo
 
 
 def test_recreation_getter_searches_opens_the_result_and_reads_the_next_available_date(
-    sandbox, websites, tmp_path
+    local_sandbox, websites, tmp_path
 ):
+    sandbox = local_sandbox  # the agent's tab is read from the address bar (see local_sandbox)
     site = replace(INSTANT, start_urls=(websites.url("/"),))
     params = {"selector": "class", "class": "camp-sortable-column-header", "order": "2"}
     expected = recreation_page(params, context_of(sandbox, tmp_path), site)

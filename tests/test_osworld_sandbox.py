@@ -169,6 +169,20 @@ def test_reads_are_retried_and_failed_commands_are_not_rerun(vm):
     assert not sandbox.exists("~/runs.log")
 
 
+def test_a_failed_walk_of_the_desktop_is_asked_again_then_reported(vm):
+    sandbox, server = vm[0], _double(vm)
+    server.failure_status = 500  # the walk raised: an application left the desktop meanwhile
+    try:
+        server.fail_next["/terminal"] = 1
+        assert sandbox.terminal_output() is None
+        server.fail_next["/accessibility"] = sandbox.retries
+        with pytest.raises(SandboxError, match="no accessibility tree \\(HTTP 500\\): injected failure"):
+            sandbox.accessibility_tree()
+    finally:
+        server.failure_status = 503
+    assert server.requests[-sandbox.retries :] == ["GET /accessibility"] * sandbox.retries
+
+
 def test_a_shell_command_takes_one_request(vm, shell):
     server = _double(vm)
     before = len(server.requests)

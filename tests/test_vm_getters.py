@@ -1,5 +1,5 @@
-"""The desktop and application getters on a real local sandbox (Xvfb, openbox, xterm) and through the
-OSWorld VM server double, and the date rules on fixed days."""
+"""The desktop and application getters on a real local sandbox (Xvfb, openbox, xterm) and on an OSWorld VM
+(the server double, or the real server at OSWORLD_SERVER_URL), and the date rules on fixed days."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import zipfile
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from shlex import quote
+from xml.etree import ElementTree
 from zoneinfo import ZoneInfo
 
 import openpyxl
@@ -26,7 +28,7 @@ from evals.setup import SetupContext, run_steps
 from evals.task import Getter, Step, TaskError
 from sandbox.base import SandboxUnsupported
 from sandbox.local import LocalSandbox
-from tests.osworld_vm_server import served_vm
+from tests.osworld_vm_server import ACCESSIBILITY_NAMESPACES, vm_under_test
 
 
 @pytest.fixture(scope="module")
@@ -234,23 +236,105 @@ def test_slide_audio_is_extracted_and_a_linked_background_fetched(desktop, conte
     assert get(context, "audio_in_slide", ppt_file_path="~/deck.pptx", slide_index=4, dest="x") is None
 
 
-def test_through_the_vm_server_double(tmp_path):
-    with served_vm(tmp_path / "home") as (vm, server, local):
-        context = GetterContext(sandbox=vm, cache=FileCache(tmp_path / "cache"), work_dir=tmp_path / "work")
-        local.launch("xmessage -name VMProbe -geometry 300x200 'a window'")
-        size = wait_for(lambda: get(context, "vm_window_size", app_class_name="vmprobe"))
-        assert size == get(context, "vm_window_size", app_class_name="VMPROBE") and size["width"] >= 300
-        assert get(context, "vm_window_size", app_class_name="absent") is None
-        assert get(context, "vm_screen_size") == {"width": 1280, "height": 800}
-        local.write_file("~/d/sub/f.txt", b"x")
-        tree = get(context, "list_directory", path=f"{local.home}/d")
-        assert tree["children"] == [
-            {"type": "directory", "name": "sub", "children": [{"type": "file", "name": "f.txt"}]}
-        ]
-        assert get(context, "list_directory", path=f"{local.home}/d/sub/f.txt") is None
-        assert Path(get(context, "vm_wallpaper", dest="w.png")).read_bytes() == b""
-        assert get(context, "vm_terminal_output") is None
-        assert get(context, "accessibility_tree").startswith("<desktop-frame")
+@pytest.fixture(scope="module")
+def vm(tmp_path_factory):
+    """An OSWorld VM: the server double over a local desktop, or the real server at OSWORLD_SERVER_URL."""
+    with vm_under_test(tmp_path_factory.mktemp("vm") / "home") as parts:
+        yield parts[0]
+
+
+@pytest.fixture
+def vm_context(vm, tmp_path):
+    return GetterContext(sandbox=vm, cache=FileCache(tmp_path / "cache"), work_dir=tmp_path / "work")
+
+
+def test_vm_window_and_screen_size_as_xdotool_measures_them(vm, vm_context):
+    vm.launch("xmessage -name VMProbe -geometry 300x200+20+20 'a window to measure'")
+    try:
+        size = wait_for(lambda: get(vm_context, "vm_window_size", app_class_name="vmprobe"))
+        geometry = vm.run("xdotool search --classname VMProbe getwindowgeometry --shell").stdout
+        assert f"WIDTH={size['width']}" in geometry and f"HEIGHT={size['height']}" in geometry
+        assert get(vm_context, "vm_window_size", app_class_name="XMESSAGE") == size
+        assert get(vm_context, "vm_window_size", app_class_name="absent") is None
+    finally:
+        vm.run("xdotool search --classname VMProbe windowkill")
+    width, height = vm.run("xdotool getdisplaygeometry").stdout.split()
+    assert get(vm_context, "vm_screen_size") == {"width": int(width), "height": int(height)}
+
+
+def test_vm_directory_tree_expands_the_home_and_is_none_for_a_file(vm, vm_context):
+    vm.run("rm -rf ~/tree-probe")  # a real VM keeps its files between runs
+    vm.write_file("~/tree-probe/sub/f.txt", b"x")
+    assert get(vm_context, "list_directory", path="~/tree-probe") == {
+        "type": "directory",
+        "name": "tree-probe",
+        "children": [{"type": "directory", "name": "sub", "children": [{"type": "file", "name": "f.txt"}]}],
+    }
+    assert get(vm_context, "list_directory", path=f"{vm.home}/tree-probe/sub/f.txt") is None
+
+
+def test_vm_wallpaper_follows_the_desktop_setting(vm, vm_context):
+    key = "org.gnome.desktop.background picture-uri"
+    before = vm.run(f"gsettings get {key}").stdout.strip()
+    buffer = io.BytesIO()
+    Image.new("RGB", (8, 8), "red").save(buffer, format="PNG")
+    vm.write_file("~/Pictures/red-probe.png", buffer.getvalue())
+    try:
+        assert vm.run(f"gsettings set {key} 'file://{vm.home}/Pictures/red-probe.png'").ok
+        assert Path(get(vm_context, "vm_wallpaper", dest="wall.png")).read_bytes() == buffer.getvalue()
+        assert vm.run(f"gsettings set {key} 'file:///no/such/wallpaper.png'").ok
+        assert Path(get(vm_context, "vm_wallpaper", dest="none.png")).read_bytes() == b""
+    finally:
+        if before:
+            vm.run(f"gsettings set {key} {before}")
+
+
+def test_vm_accessibility_tree_names_the_windows_and_no_terminal_is_none(vm, vm_context):
+    vm.launch("soffice --norestore --calc")
+    title = "Untitled 1 - LibreOffice Calc"
+    try:
+        wait_for(lambda: title in vm.run("wmctrl -l").stdout, timeout=90)
+
+        def named_nodes():
+            tree = ElementTree.fromstring(get(vm_context, "accessibility_tree"))
+            return tree.tag == "desktop-frame" and [node for node in tree.iter() if node.get("name") == title]
+
+        node = wait_for(named_nodes, timeout=30)[0]
+        assert node.get(f"{{{ACCESSIBILITY_NAMESPACES['st']}}}showing") == "true"
+    finally:
+        vm.run(
+            f"wmctrl -c {quote(title)}; for i in $(seq 100); do wmctrl -l | grep -q Calc || break; sleep 0.1; done"
+        )
+    assert get(vm_context, "vm_terminal_output") is None
+
+
+def test_vm_commands_and_a_postconfig_steps_file(vm, vm_context):
+    assert get(vm_context, "vm_command_line", command=["printf", "%s", "~/x"]) == f"{vm.home}/x"
+    assert get(vm_context, "vm_command_line", command="echo $0", shell=True) == "/bin/sh\n"
+    assert get(vm_context, "vm_command_error", command=["ls", "/no/such/folder"]).startswith("ls: ")
+    vm_context.work_dir.mkdir(parents=True)
+    step = Step(type="execute", parameters={"command": ["echo", "listed"], "stdout": "echo.out"})
+    run_steps([step], vm, SetupContext(cache=vm_context.cache, output_dir=vm_context.work_dir))
+    assert Path(get(vm_context, "cache_file", path="echo.out")).read_text() == "listed\n"
+
+
+def test_vm_application_files(vm, vm_context, tmp_path):
+    vm.run("rm -rf ~/.config/GIMP/2.10/gimprc ~/.config/vlc/vlcrc")
+    assert get(vm_context, "gimp_config_file", file_name="gimprc", dest="gimprc") is None
+    vm.write_file("~/.config/GIMP/2.10/gimprc", b"(default-threshold 30)\n")
+    gimprc = get(vm_context, "gimp_config_file", file_name="gimprc", dest="gimprc")
+    assert Path(gimprc).read_bytes() == b"(default-threshold 30)\n"
+    with pytest.raises(FileNotFoundError):
+        get(vm_context, "vlc_config", dest="vlcrc")
+    vm.write_file("~/.config/vlc/vlcrc", b"qt-bgcone=0\n")
+    assert Path(get(vm_context, "vlc_config", dest="vlcrc")).read_text() == "qt-bgcone=0\n"
+    book = openpyxl.Workbook()
+    book.active.append(["Name", "Year"])
+    book.active.append(["Alan", 1912])
+    book.save(tmp_path / "people.xlsx")
+    vm.write_file("~/people-probe.xlsx", (tmp_path / "people.xlsx").read_bytes())
+    params = {"path": "~/people-probe.xlsx", "file_type": "xlsx", "file_content": "last_row"}
+    assert get(vm_context, "content_from_vm_file", **params) == ["Alan", "1912"]
 
 
 ZURICH = ZoneInfo("Europe/Zurich")
