@@ -288,6 +288,8 @@ def test_bad_best_of_options_are_clear_errors(tmp_path):
             "2",
             "--sandbox",
             "osworld://127.0.0.1:9",
+            "--model",
+            "scripted:quickstart",
             "--runs-root",
             str(tmp_path),
         ],

@@ -71,7 +71,9 @@ def test_variables_come_from_the_sandbox_environment(backend):
     sandbox, home = backend
     assert sandbox.run('printf %s "$HOME"').stdout == str(home)
     search_path = sandbox.run('printf %s "$PATH"').stdout
-    assert search_path and sandbox.expand("/x/$PATH") == f"/x/{search_path}"
+    expanded = sandbox.expand("/x/$PATH").removeprefix("/x/")
+    # a VM expands paths in its server's environment; its commands also get the toolkit first on PATH
+    assert expanded and search_path.endswith(expanded)
 
 
 @pytest.mark.parametrize(
