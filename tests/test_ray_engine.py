@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from evals.suite_runner import SuiteOptions, run_suite
+from sandbox.leftovers import REGISTRY
 from tests.pool_suites import file_check, marker_suite, write_task
 from tests.test_eval_runner import HARNESSES, SUITE, run_cli
 from tests.test_osworld_layout import evaluation_examples
@@ -63,7 +64,11 @@ def test_ray_writes_the_same_results_tree_as_local_and_resumes(cluster, tmp_path
         trees[engine] = tree(results)
     assert trees["ray"] == trees["local"]
     assert sum(name.endswith("result.txt") for name in trees["ray"]) == 4
-    assert list(cluster.glob("stateact-*")) == []  # the slots' scratch folders are gone
+    registry = cluster / REGISTRY.name  # where live sandboxes are recorded (sandbox/leftovers.py)
+    assert [
+        p for p in cluster.glob("stateact-*") if p != registry
+    ] == []  # the slots' scratch folders are gone
+    assert list(registry.glob("*")) == []  # and every sandbox was closed
 
     undone = tmp_path / "ray" / "bash-only" / "reference" / "os" / "notes" / "result.txt"
     undone.unlink()
