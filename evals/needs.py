@@ -18,6 +18,8 @@ SYSTEM_CHANGES = re.compile(
 """A setup command that changes the installed system as root."""
 PACKAGE_RECORDS = re.compile(r"\b(dpkg(-query)?\s+-[lsLW]|apt\s+list|apt-cache\s+policy|snap\s+list)\b")
 """A checker that reads which packages are installed."""
+ACCESSIBILITY_GETTERS = {"accessibility_tree", "vm_terminal_output"}
+"""Getters that read the desktop's AT-SPI tree, which only a VM's desktop session serves."""
 
 
 def task_commands(task: Task) -> tuple[list[str], list[str]]:
@@ -44,6 +46,12 @@ def vm_need(task: Task) -> str:
         found = SYSTEM_CHANGES.search(command)
         if found:
             return f"needs a VM: the setup runs `sudo {found.group(1)}` ({command!r}), which changes the installed system"
+    tree_getters = sorted({g.type for g in task.evaluator.getters()} & ACCESSIBILITY_GETTERS)
+    if tree_getters:
+        return (
+            f"needs a VM: the checker reads the desktop's accessibility tree (`{tree_getters[0]}`), "
+            "which this sandbox has no AT-SPI bus for"
+        )
     for command in checks:
         if PACKAGE_RECORDS.search(command):
             return f"needs a VM: the checker reads the installed packages ({command!r}), which this sandbox shares with its host"
