@@ -32,6 +32,7 @@ from stateact.events import (  # noqa: E402
     ToolResultEvent,
 )
 from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, Usage  # noqa: E402
+from stateact.roles import role_of_scope  # noqa: E402
 from stateact.runlog import RunLog  # noqa: E402
 
 HARNESSES = ("stateact", "pixel", "bash-only", "no-act", "no-verify", "no-sustain")
@@ -50,7 +51,9 @@ def _png() -> bytes:
 def _step(log: RunLog, scope: str, number: int, image: bytes | None) -> None:
     call_id = f"call{number}"
     log.emit(
-        Response(scope=scope, role=scope.split("#")[0], turn=number, usage=Usage(input_tokens=900), usd=0.001)
+        Response(
+            scope=scope, role=role_of_scope(scope), turn=number, usage=Usage(input_tokens=900), usd=0.001
+        )
     )
     log.emit(
         MessageEvent(

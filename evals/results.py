@@ -28,6 +28,7 @@ from typing import Any
 from evals.failures import TaskFailure
 from stateact.events import MessageEvent, ToolCall, ToolResultEvent, read_events
 from stateact.messages import ImageBlock, Message
+from stateact.roles import MAIN
 from stateact.runtime import RoleModels
 
 RESULT_FILE = "result.txt"
@@ -42,7 +43,6 @@ def safe_name(value: str) -> str:
     return _UNSAFE.sub("_", value).strip("_") or "unnamed"
 
 
-SUBAGENT_ROLES = ("gui", "web", "gate", "compactor", "judge")
 ROLES_KEY_CHARS = 8
 """Hex digits of the hash that tells apart runs whose other roles differ."""
 
@@ -50,7 +50,7 @@ ROLES_KEY_CHARS = 8
 def model_key(main: str, models: RoleModels) -> str:
     """The run identity of a set of role models: `main`, plus a short hash of the other roles' specs and
     every role's settings when any is set, so changing any role's model makes a new results folder."""
-    others = {role: spec for role in SUBAGENT_ROLES if (spec := getattr(models, role))}
+    others = {role: spec for role, spec in models.others().items() if spec}
     settings = {
         role: values
         for role, options in models.settings.items()
@@ -87,7 +87,6 @@ def _stamp(epoch: float) -> str:
     return time.strftime("%Y%m%d@%H%M%S", time.localtime(epoch))
 
 
-MAIN_SCOPE = "main"
 SUBAGENT_STEPS = "subagent_steps"
 """The `info` key of a traj.jsonl line listing the tool calls of the subagents that ran inside it."""
 
@@ -125,7 +124,7 @@ def trajectory_steps(run_dir: Path) -> list[dict[str, Any]]:
                     by_call[(scope, call_id)]["_images"] = images
         elif isinstance(event, ToolCall):
             action = {"tool": event.name, "input": event.input}
-            if scope == MAIN_SCOPE:
+            if scope == MAIN:
                 step = {
                     "step_num": len(steps) + 1,
                     "action_timestamp": _stamp(event.t),
@@ -146,9 +145,9 @@ def trajectory_steps(run_dir: Path) -> list[dict[str, Any]]:
             by_call[(scope, event.id)] = step
         elif isinstance(event, ToolResultEvent) and (scope, event.id) in by_call:
             step = by_call[(scope, event.id)]
-            fields = step["info"] if scope == MAIN_SCOPE else step
+            fields = step["info"] if scope == MAIN else step
             fields.update(is_error=event.is_error, result=event.text)
-            if scope == MAIN_SCOPE:
+            if scope == MAIN:
                 step["done"] = event.terminal
     for step in steps:
         inner = [image for sub in step["info"].get(SUBAGENT_STEPS, []) for image in sub.pop("_images", [])]

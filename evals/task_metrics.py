@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from evals.best_of import BEST_OF_FILE
-from evals.results import ERROR_FILE, RESULT_FILE, SUBAGENT_ROLES, read_score
+from evals.results import ERROR_FILE, RESULT_FILE, read_score
 from evals.rollouts import ROLLOUTS_FOLDER
 from evals.suite_runner import RUN_FOLDER
 from evals.trajectory import dicts
 from stateact.events import Compaction, GateVerdict, LoopStart, Response, Stall, ToolCall, read_events
+from stateact.roles import MAIN, OTHER_ROLES, is_numbered_scope, role_of_scope
 
-MAIN_SCOPE = "main"
 DELEGATION_PREFIX = "delegate_"
 
 
@@ -177,7 +177,7 @@ def _read_score(metrics: TaskMetrics, folder: Path) -> None:
 
 def role_models_text(models: dict) -> str:
     """`gui=SPEC; web=SPEC` for the roles of a run's config that had a model of their own."""
-    return "; ".join(f"{role}={models[role]}" for role in SUBAGENT_ROLES if models.get(role))
+    return "; ".join(f"{role}={models[role]}" for role in OTHER_ROLES if models.get(role))
 
 
 def _read_run(metrics: TaskMetrics, run_dir: Path) -> None:
@@ -212,10 +212,10 @@ def _count_events(metrics: TaskMetrics, events: Path) -> None:
         if isinstance(event, LoopStart):
             tools[scope] = set(event.tools)
         elif isinstance(event, Response):
-            if scope == MAIN_SCOPE:
+            if scope == MAIN:
                 metrics.main_turns += 1
-            elif "#" in scope:
-                sub_turns[scope.split("#")[0]] += 1
+            elif is_numbered_scope(scope):
+                sub_turns[role_of_scope(scope)] += 1
         elif isinstance(event, ToolCall) and _is_delegation(event.name, tools.get(scope)):
             delegations[event.name] += 1
         elif isinstance(event, GateVerdict):

@@ -56,10 +56,12 @@ from stateact.events import (
 )
 from stateact.loop import AgentLoop, Budget, LoopOutcome
 from stateact.models import ProviderError
+from stateact.roles import numbered_scope
 from stateact.runtime import RunContext
 from stateact.tools.base import Tool
 from stateact.tools.edit import EditTool
 
+ROLE = "gate"
 PROMPTS = Path(__file__).parent / "prompts"
 
 
@@ -118,7 +120,7 @@ class FinishGate:
                 return verdict  # no fresh round on a spent budget: the run stops on it
         self.context.log.emit(
             GateUndecided(
-                scope=f"gate#{verdict.round}",
+                scope=numbered_scope(ROLE, verdict.round),
                 attempts=gate_settings.GATE_UNDECIDED_RETRIES + 1,
                 problem=verdict.findings[0].problem if verdict.findings else "",
             )
@@ -127,7 +129,7 @@ class FinishGate:
 
     def _round(self, infeasible_claim: str | None) -> Verdict:
         number = len(self.verdicts) + 1
-        scope = f"gate#{number}"
+        scope = numbered_scope(ROLE, number)
         log = self.context.log
         log.emit(
             GateStart(
@@ -164,7 +166,7 @@ class FinishGate:
         self, number: int, scope: str, facts: list[dict], notes: list[str], claim: str | None
     ) -> Verdict:
         try:
-            model = self.context.provider("gate")
+            model = self.context.provider(ROLE)
         except (ProviderError, ValueError) as exc:
             return _undecided(
                 number, [], "the gate's model could not be set up", f"{type(exc).__name__}: {exc}"
@@ -172,7 +174,7 @@ class FinishGate:
         snapshot = self._take_snapshot(scope, [p.path for p in self.paths])
         loop = AgentLoop(
             scope=scope,
-            role="gate",
+            role=ROLE,
             model=model,
             tools=self._tools(),
             system_prompt=self._system_prompt(),

@@ -1,4 +1,5 @@
-"""Command-line options of best-of-N runs, shared by `stateact run` and `stateact eval run`."""
+"""The command-line option of best-of-N runs, shared by `stateact run` and `stateact eval run` (the judge's
+`--judge-model` comes with the other roles' model options, `stateact.roles`)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,4 @@ BestOfOption = Annotated[
         help="Run each task N times from the same start, each in its own sandbox, and let the judge "
         "pick one result from the final states.",
     ),
-]
-JudgeModelOption = Annotated[
-    str | None,
-    typer.Option(help="Model spec of the best-of-N judge (default: the main model)."),
 ]

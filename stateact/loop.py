@@ -33,6 +33,7 @@ from stateact.meter import Meter
 from stateact.models.base import ContextLengthError, ModelProvider, ModelRequest, ProviderError
 from stateact.models.script_expectations import ScriptExpectationError
 from stateact.prompts import PROMPTS_DIR
+from stateact.roles import role_of_scope
 from stateact.runlog import RunLog
 from stateact.tools.base import Tool, ToolResult
 
@@ -91,7 +92,7 @@ class AgentLoop:
         role: str | None = None,
     ) -> None:
         self.scope = scope
-        self.role = role or scope.split("#")[0]
+        self.role = role or role_of_scope(scope)
         self.model = model
         self.tools = {tool.name: tool for tool in tools}
         self.system_prompt = system_prompt

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from stateact.events import Event, LoopStart, MessageEvent, read_events
 from stateact.messages import ImageBlock, Message
+from stateact.roles import is_numbered_scope, numbered_scope, role_of_scope
 
 EventListener = Callable[[Event], None]
 E = TypeVar("E", bound=Event)
@@ -39,7 +40,9 @@ class RunLog:
         self._repair_torn_tail()
         self._seq = itertools.count(existing[-1].seq + 1 if existing else 1)
         self._scopes = Counter(
-            e.scope.split("#")[0] for e in existing if isinstance(e, LoopStart) and "#" in e.scope
+            role_of_scope(e.scope)
+            for e in existing
+            if isinstance(e, LoopStart) and is_numbered_scope(e.scope)
         )
         self._file = self.events_path.open("a", encoding="utf-8")
         self._lock = threading.Lock()
@@ -63,7 +66,7 @@ class RunLog:
         """A fresh scope name for a subagent loop, like `gui#3`, unique across resumes of the run."""
         with self._lock:
             self._scopes[role] += 1
-            return f"{role}#{self._scopes[role]}"
+            return numbered_scope(role, self._scopes[role])
 
     def subscribe(self, listener: EventListener) -> None:
         self._listeners.append(listener)

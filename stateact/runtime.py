@@ -6,30 +6,30 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, Field, field_validator
+import pydantic
+from pydantic import Field, field_validator
 
 from sandbox.base import Sandbox
 from stateact.events import ModelSettingsWarning
 from stateact.meter import Meter
-from stateact.models import ROLES, ModelProvider, RoleSettings, create_model, parse_spec
+from stateact.models import ModelProvider, RoleSettings, create_model, parse_spec
 from stateact.models.role_settings import unknown_model_warning
+from stateact.roles import OTHER_ROLES, ROLE_NAMES
 from stateact.runlog import RunLog
 
+_RoleSpecs = pydantic.create_model(
+    "_RoleSpecs", main=(str, ...), **{role: (str | None, None) for role in OTHER_ROLES}
+)
+"""A model spec field for every role (`stateact.roles`)."""
 
-class RoleModels(BaseModel):
+
+class RoleModels(_RoleSpecs):
     """The model spec of each role (a role left empty uses the main model) and each role's settings."""
 
-    main: str
-    gui: str | None = None
-    web: str | None = None
-    gate: str | None = None
-    compactor: str | None = None
-    judge: str | None = None
-    """Best-of-N runs: the model that picks among the rollouts (judge/)."""
     settings: dict[str, RoleSettings] = Field(default_factory=dict)
     """Per-role model settings (`stateact.models.role_settings`); a role without an entry uses defaults."""
 
-    @field_validator("main", "gui", "web", "gate", "compactor", "judge")
+    @field_validator(*ROLE_NAMES)
     @classmethod
     def _valid_spec(cls, spec: str | None) -> str | None:
         if spec is not None:
@@ -39,12 +39,16 @@ class RoleModels(BaseModel):
     @field_validator("settings")
     @classmethod
     def _known_roles(cls, settings: dict[str, RoleSettings]) -> dict[str, RoleSettings]:
-        unknown = sorted(set(settings) - set(ROLES))
+        unknown = sorted(set(settings) - set(ROLE_NAMES))
         if unknown:
             raise ValueError(
-                f"settings for unknown role(s) {', '.join(unknown)}; roles are {', '.join(ROLES)}"
+                f"settings for unknown role(s) {', '.join(unknown)}; roles are {', '.join(ROLE_NAMES)}"
             )
         return settings
+
+    def others(self) -> dict[str, str | None]:
+        """The model spec of each role besides main (None: the main model)."""
+        return {role: getattr(self, role) for role in OTHER_ROLES}
 
     def spec_for(self, role: str) -> str:
         return getattr(self, role, None) or self.main

@@ -138,14 +138,13 @@ def run_task_best_of(
     if config.sandbox != "local":
         raise SandboxError(LOCAL_ONLY)
     task = load_task(task_path)
-    others = {role: getattr(config.models, role) for role in ("gui", "web", "gate", "compactor", "judge")}
     options = SuiteOptions(
         suite=Path(task_path).resolve().parent,
         harnesses=(config.harness,),
         model=config.models.main,
         results=results_dir,
         cache=cache_dir,
-        role_models=others,
+        role_models=config.models.others(),
         role_settings=config.models.settings,
         workers=best_of,
         max_seconds=config.max_seconds,

@@ -29,10 +29,10 @@ from stateact.events import (
 from stateact.loop import UNKNOWN_OUTCOME, AgentLoop
 from stateact.messages import Message, TextBlock, ToolResultBlock, Usage
 from stateact.meter import Meter
+from stateact.roles import MAIN, role_of_scope
 from stateact.runlog import load_message
 from stateact.runtime import RunContext
 
-MAIN_SCOPE = "main"
 RESUME_NOTE = (
     "The run was stopped and has been resumed. Files persist, but programs that were running "
     "(open applications, the shell's variables and background jobs) were restarted. Check the "
@@ -101,18 +101,18 @@ def load_run_state(run_dir: Path) -> RunState:
             instruction = instruction or event.instruction
             task_started_at = task_started_at or event.task_started_at
         if isinstance(event, Response):
-            spend.append((event.role or scope.split("#")[0], event.usage, event.usd))
+            spend.append((event.role or role_of_scope(scope), event.usage, event.usd))
             pending[scope] += 1
-            main_turns += scope == MAIN_SCOPE
+            main_turns += scope == MAIN
         elif isinstance(event, LoopEnd):
-            completed[scope.split("#")[0]] += pending.pop(scope, 0)
-        if scope != MAIN_SCOPE:
+            completed[role_of_scope(scope)] += pending.pop(scope, 0)
+        if scope != MAIN:
             continue
         if isinstance(event, MessageEvent):
             history.append(load_message(event.message, run_dir))
         elif isinstance(event, Compaction):
             history = apply_compaction(history, event.summary, event.replaced)
-    completed[MAIN_SCOPE] = main_turns
+    completed[MAIN] = main_turns
     status = _read_status(run_dir)
     elapsed += (last_t - segment_start) if segment_start is not None else 0.0
     return RunState(

@@ -1,7 +1,7 @@
 """Command-line options of the roles' models and settings, shared by `stateact run` and `stateact eval run`.
 
-    --gui-model SPEC ...         a role's model (gui, web, gate, compactor; default: the main model)
-    --judge-model SPEC           the best-of-N judge's model, with --best-of N
+    --gui-model SPEC ...         a role's model, one flag per role of `stateact.roles` (default: the main
+                                 model); --judge-model SPEC is the best-of-N judge's, with --best-of N
     --roles FILE                 a TOML file with one table per role (`stateact.models.role_settings`)
     --max-tokens ROLE=N          output tokens of a role's replies
     --temperature ROLE=X
@@ -21,13 +21,10 @@ from typing import Annotated, Any
 
 import typer
 
-from judge.options import BestOfOption, JudgeModelOption
-from stateact.models import ROLES, parse_spec
+from judge.options import BestOfOption
+from stateact.models import parse_spec
 from stateact.models.role_settings import RoleSettings, apply_flags, load_roles_file, unknown_model_warning
-
-RoleModelOption = Annotated[
-    str | None, typer.Option(help="Model spec for this role (default: the main model).")
-]
+from stateact.roles import MAIN, OTHER_ROLES, ROLE_NAMES, ROLES
 
 RolesFileOption = Annotated[
     Path | None,
@@ -65,11 +62,8 @@ def role_settings(
 class RoleOptions:
     """What a command line's role options state (see `with_role_options`)."""
 
-    gui_model: str | None = None
-    web_model: str | None = None
-    gate_model: str | None = None
-    compactor_model: str | None = None
-    judge_model: str | None = None
+    role_models: dict[str, str | None] = dataclasses.field(default_factory=dict)
+    """The `--ROLE-model` spec of each role that has one."""
     best_of: int = 1
     roles: Path | None = None
     max_tokens: list[str] | None = None
@@ -78,13 +72,7 @@ class RoleOptions:
 
     def models(self) -> dict[str, str | None]:
         """The model spec of each role besides main (None: the main model)."""
-        return {
-            "gui": self.gui_model,
-            "web": self.web_model,
-            "gate": self.gate_model,
-            "compactor": self.compactor_model,
-            "judge": self.judge_model,
-        }
+        return {role: self.role_models.get(role) for role in OTHER_ROLES}
 
     def settings(self) -> dict[str, RoleSettings]:
         """The per-role settings; ValueError on a bad file or flag."""
@@ -94,33 +82,33 @@ class RoleOptions:
 DEFAULT_ROLE_OPTIONS = RoleOptions()
 """The placeholder default of a command's `role_options` parameter (see `with_role_options`)."""
 
+_MODEL_OPTIONS = {
+    f"{role.name}_model": (role.name, Annotated[str | None, typer.Option(help=role.model_help)])
+    for role in ROLES
+    if role.name != MAIN
+}
+"""The typer option `--ROLE-model` of each role besides main, by parameter name, with its role."""
 _OPTION_TYPES = {
-    "gui_model": RoleModelOption,
-    "web_model": RoleModelOption,
-    "gate_model": RoleModelOption,
-    "compactor_model": RoleModelOption,
-    "judge_model": JudgeModelOption,
     "best_of": BestOfOption,
     "roles": RolesFileOption,
     "max_tokens": MaxTokensOption,
     "temperature": TemperatureOption,
     "context_window": ContextWindowOption,
 }
-"""The typer option of each RoleOptions field."""
+"""The typer option of each RoleOptions field besides `role_models`."""
 
 
 def with_role_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """A typer command taking the role options where `command` has its `role_options` parameter; the
     options reach `command` as one RoleOptions there."""
     signature = inspect.signature(command, eval_str=True)
+    defaults = {field.name: field.default for field in dataclasses.fields(RoleOptions)}
+    typer_options = {name: option for name, (_, option) in _MODEL_OPTIONS.items()} | _OPTION_TYPES
     shared = [
         inspect.Parameter(
-            field.name,
-            inspect.Parameter.POSITIONAL_OR_KEYWORD,
-            default=field.default,
-            annotation=_OPTION_TYPES[field.name],
+            name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=defaults.get(name), annotation=option
         )
-        for field in dataclasses.fields(RoleOptions)
+        for name, option in typer_options.items()
     ]
     parameters = []
     for parameter in signature.parameters.values():
@@ -128,7 +116,8 @@ def with_role_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(command)
     def wrapper(**values: Any) -> Any:
-        options = RoleOptions(**{name: values.pop(name) for name in _OPTION_TYPES})
+        models = {role: values.pop(name) for name, (role, _) in _MODEL_OPTIONS.items()}
+        options = RoleOptions(models, **{name: values.pop(name) for name in _OPTION_TYPES})
         return command(**values, role_options=options)
 
     wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
@@ -138,9 +127,9 @@ def with_role_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def settings_warnings(specs: dict[str, str | None], settings: dict[str, RoleSettings]) -> list[str]:
     """A warning for each role whose model the catalog does not know and whose settings leave gaps."""
-    main = specs["main"] or ""
+    main = specs[MAIN] or ""
     warnings = []
-    for role in ROLES:
+    for role in ROLE_NAMES:
         provider, model, _ = parse_spec(specs.get(role) or main)
         if provider in ("anthropic", "openai"):
             warning = unknown_model_warning(role, model, settings.get(role) or RoleSettings())

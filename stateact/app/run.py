@@ -22,7 +22,7 @@ from stateact.app.variants import get_variant
 from stateact.events import ErrorEvent, RunEnd, RunStart, SandboxWarning
 from stateact.loop import AgentLoop, Budget, LoopOutcome
 from stateact.meter import Meter
-from stateact.models import ROLES
+from stateact.roles import ROLE_NAMES
 from stateact.runlog import EventListener, RunLog
 from stateact.runtime import RunContext
 
@@ -72,7 +72,7 @@ def resume(
     if state.status == "finished":
         raise ResumeError(f"{run_dir} already finished; nothing to resume")
     models = state.config.models
-    check_models(models.spec_for(role) for role in ROLES)
+    check_models(models.spec_for(role) for role in ROLE_NAMES)
     for tag in state.sandbox_tags:  # processes a killed harness left behind
         kill_tagged(tag)
     updates = {k: v for k, v in budget_overrides.items() if v is not None}

@@ -14,9 +14,6 @@ from pathlib import Path
 from stateact.models.base import ModelProvider, ProviderError
 from stateact.models.role_settings import RoleSettings
 
-ROLES = ("main", "gui", "web", "gate", "compactor", "judge")
-"""Every role with a model; `judge` picks among best-of-N rollouts (judge/)."""
-
 
 def parse_spec(spec: str) -> tuple[str, str, str | None]:
     """Split a spec into (provider, model or path, base URL)."""
@@ -80,7 +77,6 @@ def _create(spec: str, role: str) -> ModelProvider:
 
 __all__ = [
     "API_KEYS",
-    "ROLES",
     "missing_api_key",
     "ModelProvider",
     "ProviderError",

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveInt
 
 from stateact import settings
 from stateact.models.catalog import ModelInfo, lookup
+from stateact.roles import ROLE_NAMES
 
 Coordinates = Literal["pixels", "relative1000", "resized"]
 """How a GUI model states a point: pixels of the screenshot we send; 0-1000 relative to its width and
@@ -116,15 +117,13 @@ def unknown_model_warning(role: str, name: str, options: RoleSettings) -> str | 
 
 def load_roles_file(path: Path) -> dict[str, RoleSettings]:
     """The role tables of a TOML file; a bad file is a ValueError naming the problem."""
-    from stateact.models import ROLES
-
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ValueError(f"cannot read the roles file {path}: {exc}") from None
-    unknown = sorted(set(data) - set(ROLES))
+    unknown = sorted(set(data) - set(ROLE_NAMES))
     if unknown:
-        raise ValueError(f"{path}: unknown role(s) {', '.join(unknown)}; roles are {', '.join(ROLES)}")
+        raise ValueError(f"{path}: unknown role(s) {', '.join(unknown)}; roles are {', '.join(ROLE_NAMES)}")
     try:
         return {role: RoleSettings.model_validate(table) for role, table in data.items()}
     except ValidationError as exc:
@@ -133,14 +132,12 @@ def load_roles_file(path: Path) -> dict[str, RoleSettings]:
 
 def apply_flags(roles: dict[str, RoleSettings], key: str, values: list[str]) -> dict[str, RoleSettings]:
     """`roles` with `ROLE=VALUE` flags of one setting applied (flags win over the file)."""
-    from stateact.models import ROLES
-
     out = dict(roles)
     for value in values:
         role, sep, raw = value.partition("=")
-        if not sep or role not in ROLES:
+        if not sep or role not in ROLE_NAMES:
             raise ValueError(
-                f"--{key.replace('_', '-')} {value!r}: use ROLE=VALUE with ROLE one of {', '.join(ROLES)}"
+                f"--{key.replace('_', '-')} {value!r}: use ROLE=VALUE with ROLE one of {', '.join(ROLE_NAMES)}"
             )
         current = out.get(role, RoleSettings()).model_dump(exclude_unset=True)
         try:

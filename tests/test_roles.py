@@ -1,0 +1,78 @@
+"""The role table: results keys stay what they were, and every role gets its model field and flag."""
+
+import pytest
+from typer.testing import CliRunner
+
+from evals.results import model_key
+from stateact.app.cli import app
+from stateact.models import RoleSettings
+from stateact.roles import (
+    MAIN,
+    OTHER_ROLES,
+    ROLE_NAMES,
+    ROLES,
+    is_numbered_scope,
+    numbered_scope,
+    role_of_scope,
+)
+from stateact.runtime import RoleModels
+
+LOCAL = "openai:small@http://127.0.0.1:1/v1"
+
+
+@pytest.mark.parametrize(
+    ("models", "key"),
+    [
+        (RoleModels(main="scripted:none"), "m"),
+        (
+            RoleModels(
+                main="scripted:none", gui="openai:ui-tars@http://127.0.0.1:1/v1", judge="anthropic:claude-x"
+            ),
+            "m+roles-7fc91256",
+        ),
+        (
+            RoleModels(
+                main="scripted:none",
+                compactor=LOCAL,
+                settings={
+                    "gui": RoleSettings(coordinates="resized", max_tokens=512),
+                    "web": RoleSettings(temperature=0.2),
+                },
+            ),
+            "m+roles-2763fb17",
+        ),
+    ],
+)
+def test_results_keys_filed_before_keep_their_names(models: RoleModels, key: str) -> None:
+    assert model_key("m", models) == key
+
+
+def test_each_role_of_its_own_model_gets_its_own_results_key() -> None:
+    keys = {model_key("m", RoleModels(main="scripted:none", **{role: LOCAL})) for role in OTHER_ROLES}
+    assert len(keys) == len(OTHER_ROLES) and "m" not in keys
+
+
+def test_every_role_has_a_model_field_and_the_main_model_fills_the_rest() -> None:
+    models = RoleModels(main="scripted:quickstart", web=LOCAL)
+    assert [role for role in ROLE_NAMES if role in RoleModels.model_fields] == list(ROLE_NAMES)
+    assert models.spec_for("web") == LOCAL
+    assert {models.spec_for(role) for role in ROLE_NAMES if role != "web"} == {"scripted:quickstart"}
+    assert models.others() == {role: (LOCAL if role == "web" else None) for role in OTHER_ROLES}
+    with pytest.raises(ValueError, match="bad model spec"):
+        RoleModels(main="scripted:quickstart", gate="nonsense")
+
+
+def test_every_role_besides_main_has_a_model_flag_with_its_help() -> None:
+    for command in (["run"], ["eval", "run"]):
+        text = CliRunner().invoke(app, [*command, "--help"], env={"COLUMNS": "300"}).output
+        for role in ROLES:
+            flag = f"--{role.name}-model"
+            assert (flag in text) == (role.name != MAIN), (command, flag)
+        assert "Model spec of the best-of-N judge" in text
+
+
+def test_scopes_name_their_role() -> None:
+    assert role_of_scope("gui#3") == "gui"
+    assert role_of_scope(MAIN) == MAIN
+    assert role_of_scope(numbered_scope("gate", 12)) == "gate"
+    assert is_numbered_scope("web#1") and not is_numbered_scope("web")
