@@ -88,7 +88,7 @@ def parse_spec(text: str) -> SandboxSpec:
     """The spec `text` names; SandboxError naming the specs there are when no backend takes it."""
     backends = _registry()
     scheme = text.partition(SCHEME_SEPARATOR)[0]
-    backend = backends.get(scheme) if scheme else None
+    backend = backends.get(scheme)
     if backend is None:
         usages = " or ".join(f"`{known.usage}`" for known in backends.values())
         raise SandboxError(f"unknown sandbox {text!r}: use {usages}")
