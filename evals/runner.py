@@ -52,7 +52,6 @@ from evals.setup import SetupContext, SetupError, degraded_steps, run_steps
 from evals.task import Task, load_task, task_domain
 from evals.task_ports import check_ports_free
 from sandbox.base import Sandbox, SandboxError
-from sandbox.osworld import sandbox_from_spec
 from stateact.app.config import RunConfig
 from stateact.app.run import execute
 from stateact.app.signals import shielded
@@ -257,7 +256,7 @@ def run_task(
     if sandbox is not None:
         return run_in(sandbox)
     home = config.workdir or Path(config.runs_root) / config.run_id / "home"
-    own = sandbox_from_spec(config.sandbox, home, config.display, config.isolation, [config.runs_root])
+    own = config.make_sandbox(home)
     try:
         return run_in(own, start=own.start)
     finally:

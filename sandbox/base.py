@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from shlex import quote
 from typing import Protocol
@@ -67,6 +68,17 @@ class SandboxUnsupported(SandboxError):
     """The sandbox cannot give what was asked at all (not a passing failure): the caller may need a VM."""
 
 
+class BrowserPlace(Enum):
+    """Where the web subagent's browser runs and how it is reached."""
+
+    ATTACHED = "attached"
+    """A running Chrome at `Sandbox.web_browser_url`, reached over CDP."""
+    INSIDE = "inside"
+    """A Chromium the sandbox starts among its own processes (`LocalSandbox.spawn`), reached over CDP."""
+    HOST = "host"
+    """A Chromium Playwright launches on this machine; downloads are written into the sandbox."""
+
+
 class Sandbox(ABC):
     """A machine the agent acts on. Backends: local host processes, an OSWorld VM."""
 
@@ -85,6 +97,14 @@ class Sandbox(ABC):
     full_system: bool = False
     """Whether the sandbox is a whole machine of its own (an OSWorld VM): its system can be changed
     (packages, users, services), and a task's setup step that fails is recorded as OSWorld does."""
+    tag: str | None = None
+    """The tag of the processes it starts on this machine (sandbox/processes.py), which a later run kills
+    when this one died; None when it starts none here."""
+    warnings: Sequence[str] = ()
+    """What did not go as planned at start (the run logs and prints them)."""
+    web_browser_url: str | None = None
+    """A running Chrome's DevTools endpoint the web subagent attaches to (a run's `--cdp-url`); None: the
+    web subagent starts its own browser (`browser_place`)."""
 
     @abstractmethod
     def start(self) -> None: ...
@@ -125,6 +145,11 @@ class Sandbox(ABC):
     @abstractmethod
     def launch(self, command: str) -> None:
         """Start a long-lived process without waiting for it."""
+
+    def browser_place(self) -> BrowserPlace:
+        """Where the web subagent's browser runs: attached to `web_browser_url` when one is given, else
+        launched on this machine."""
+        return BrowserPlace.ATTACHED if self.web_browser_url else BrowserPlace.HOST
 
     def cdp_url(self) -> str:
         """The DevTools address of the sandbox's Chrome (`cdp_port`) as this machine reaches it."""

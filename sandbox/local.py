@@ -19,8 +19,9 @@ from pathlib import Path
 from shlex import quote
 from typing import IO
 
-from sandbox import desktop_state, settings
-from sandbox.base import CommandResult, Sandbox, SandboxError, Shell
+from sandbox import backends, desktop_state, settings
+from sandbox.backends import SandboxOptions, SandboxSpec
+from sandbox.base import BrowserPlace, CommandResult, Sandbox, SandboxError, Shell
 from sandbox.bash_session import BashSession
 from sandbox.display import XDisplay
 from sandbox.isolation import (
@@ -199,6 +200,13 @@ class LocalSandbox(Sandbox):
         """Whether the sandbox's processes run inside bubblewrap's namespaces."""
         return self.isolation == "bwrap"
 
+    def browser_place(self) -> BrowserPlace:
+        """An isolated sandbox starts the web subagent's Chromium inside its namespaces, so the browser
+        sees the files and network its processes see."""
+        if self.isolated and not self.web_browser_url:
+            return BrowserPlace.INSIDE
+        return super().browser_place()
+
     @property
     def display(self) -> str | None:
         return self.env.get("DISPLAY")
@@ -369,3 +377,21 @@ class LocalSandbox(Sandbox):
 
 def _text(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace")
+
+
+LOCAL_SPEC = "local"
+
+
+def _read_local_spec(text: str) -> str:
+    if text != LOCAL_SPEC:
+        raise SandboxError(f"the local sandbox takes no address: {text!r} (use `{LOCAL_SPEC}`)")
+    return ""
+
+
+def _build(spec: SandboxSpec, options: SandboxOptions) -> LocalSandbox:
+    return LocalSandbox(
+        options.workdir, display=options.display, isolation=options.isolation, hidden=options.hidden
+    )
+
+
+backends.register(backends.Backend(LOCAL_SPEC, LOCAL_SPEC, _read_local_spec, _build, on_this_machine=True))

@@ -13,17 +13,19 @@ import base64
 import json
 import secrets
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from shlex import quote
 
 import httpx
 
-from sandbox import settings
+from sandbox import backends, settings
+from sandbox.backends import SandboxOptions, SandboxSpec
 from sandbox.base import CommandResult, Sandbox, SandboxError, Shell
 from sandbox.relay_shell import UNDECODABLE_NOTE, RelayShell, replace_undecodable
 
-SCHEME = "osworld://"
+SCHEME_NAME = "osworld"
+SCHEME = f"{SCHEME_NAME}://"
 
 
 def parse_osworld_spec(spec: str) -> str:
@@ -37,23 +39,6 @@ def parse_osworld_spec(spec: str) -> str:
     if not port.isdigit():
         raise SandboxError(f"bad port in {spec!r} (expected osworld://HOST:PORT)")
     return f"http://{host}:{port}"
-
-
-def sandbox_from_spec(
-    spec: str,
-    workdir: Path,
-    display: bool = False,
-    isolation: str | None = "none",
-    hidden: Sequence[Path] = (),
-) -> Sandbox:
-    """`local` -> LocalSandbox(workdir, display, isolation, hidden); `osworld://HOST:PORT` -> OSWorldSandbox."""
-    if spec == "local":
-        from sandbox.local import LocalSandbox
-
-        return LocalSandbox(workdir, display=display, isolation=isolation, hidden=hidden)
-    if spec.startswith(SCHEME):
-        return OSWorldSandbox(parse_osworld_spec(spec))
-    raise SandboxError(f"unknown sandbox {spec!r}: use `local` or `osworld://HOST:PORT`")
 
 
 class VMTimeout(SandboxError):
@@ -83,7 +68,6 @@ class OSWorldSandbox(Sandbox):
         self._shell_env: dict[str, str] = {}
         self._variables: dict[str, str] = {}
         self.warnings: list[str] = []
-        """What did not go as planned at start (the run logs and prints them)."""
 
     # -- lifecycle -----------------------------------------------------------
     def start(self) -> None:
@@ -380,3 +364,10 @@ def _json(response: httpx.Response) -> dict:
     except ValueError:
         return {}
     return body if isinstance(body, dict) else {}
+
+
+def _build(spec: SandboxSpec, options: SandboxOptions) -> OSWorldSandbox:
+    return OSWorldSandbox(spec.address)
+
+
+backends.register(backends.Backend(SCHEME_NAME, "osworld://HOST:PORT", parse_osworld_spec, _build))

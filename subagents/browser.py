@@ -1,9 +1,11 @@
 """A browser that lives for a whole run: tabs, cookies, dialogs, downloads, element lookup.
 
-`BrowserSession` attaches to a running Chromium over CDP (OSWorld's Chrome on
-port 9222); on an isolated local sandbox it starts Debian's Chromium headless
-inside the sandbox and attaches to that (subagents/sandbox_browser.py); on a
-sandbox without isolation it launches Chromium through Playwright's sync API.
+The sandbox says where the browser is (`Sandbox.browser_place`): `BrowserSession`
+attaches to a running Chromium over CDP (OSWorld's Chrome on port 9222, the
+sandbox's `web_browser_url`); in an isolated local sandbox it starts Debian's
+Chromium headless inside the sandbox and attaches to that
+(subagents/sandbox_browser.py); otherwise it launches Chromium on this machine
+through Playwright's sync API.
 It starts on first use and keeps its state across delegations until `close()`.
 Events that happen between actions (JavaScript dialogs, new tabs and popups,
 downloads) are collected as notes the next action result reports. Downloads
@@ -38,8 +40,7 @@ from playwright.sync_api import (
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from sandbox.base import Sandbox
-from sandbox.local import LocalSandbox
+from sandbox.base import BrowserPlace, Sandbox
 from subagents import settings
 from subagents.dom_markdown import ELEMENT_ATTRIBUTE, PageSnapshot, render_page, snapshot_page
 from subagents.sandbox_browser import SandboxChromium
@@ -52,9 +53,8 @@ class WebActionError(RuntimeError):
 class BrowserSession:
     """One browser for the run. `page` is the active tab."""
 
-    def __init__(self, sandbox: Sandbox, cdp_url: str | None = None) -> None:
+    def __init__(self, sandbox: Sandbox) -> None:
         self.sandbox = sandbox
-        self.cdp_url = cdp_url
         self.downloads: list[str] = []
         """Sandbox paths of every file downloaded in this session, in order."""
         self.next_id = 1
@@ -63,8 +63,8 @@ class BrowserSession:
         self._playwright: Playwright | None = None
         self._profile: tempfile.TemporaryDirectory | None = None
         self._inside: SandboxChromium | None = None
-        """The Chromium started inside an isolated sandbox (None: attached to `cdp_url`, or launched by
-        Playwright on the host)."""
+        """The Chromium started inside the sandbox (None: attached to the sandbox's `web_browser_url`, or
+        launched by Playwright on the host)."""
         self._browser: Browser | None = None
         self._context: BrowserContext | None = None
         self._page: Page | None = None
@@ -90,9 +90,10 @@ class BrowserSession:
             self._stop_playwright()
         self._playwright = sync_playwright().start()
         try:
-            if self.cdp_url:
-                self._attach(self.cdp_url)
-            elif isinstance(self.sandbox, LocalSandbox) and self.sandbox.isolated:
+            place = self.sandbox.browser_place()
+            if place is BrowserPlace.ATTACHED:
+                self._attach(self.sandbox.web_browser_url)
+            elif place is BrowserPlace.INSIDE:
                 self._inside = SandboxChromium(self.sandbox)
                 self._attach(self._inside.start())
                 self._inside.stage_downloads(self._browser)
@@ -128,7 +129,7 @@ class BrowserSession:
         self._context = contexts[0] if contexts else self._browser.new_context(accept_downloads=True)
 
     def close(self) -> None:
-        """Close the browser it started (one at `cdp_url` is only disconnected); safe to call twice."""
+        """Close the browser it started (an attached one is only disconnected); safe to call twice."""
         with contextlib.suppress(PlaywrightError):
             if self._profile is not None and self._context is not None:
                 self._context.close()

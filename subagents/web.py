@@ -67,12 +67,11 @@ class DelegateWebTool(Tool):
     def __init__(
         self,
         context: RunContext,
-        cdp_url: str | None = None,
         max_steps: int = settings.WEB_MAX_STEPS,
         max_seconds: float = settings.WEB_MAX_SECONDS,
     ) -> None:
         self.run_context = context
-        self.session = BrowserSession(context.sandbox, cdp_url=cdp_url)
+        self.session = BrowserSession(context.sandbox)
         self.pages = WebPageLog(context.log)
         self.session.on_snapshot = self.pages.record
         self.max_steps = max_steps

@@ -8,8 +8,9 @@ from xml.etree import ElementTree
 
 import pytest
 
+from sandbox.backends import parse_spec
 from sandbox.base import SandboxError
-from sandbox.osworld import OSWorldSandbox, parse_osworld_spec, sandbox_from_spec
+from sandbox.osworld import OSWorldSandbox, parse_osworld_spec
 from sandbox.relay_shell import UNDECODABLE_NOTE
 from tests.osworld_vm_server import VMServer, png_size, vm_under_test
 
@@ -43,7 +44,7 @@ def test_spec_parsing():
     with pytest.raises(SandboxError, match="expected osworld://HOST:PORT"):
         parse_osworld_spec("osworld://host:abc")
     with pytest.raises(SandboxError, match="unknown sandbox"):
-        sandbox_from_spec("docker://x", workdir=None)
+        parse_spec("docker://x")
 
 
 def test_home_is_queried_from_the_vm(vm):

@@ -14,7 +14,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs
 
-from sandbox.local import LocalSandbox
+from sandbox.backends import SandboxOptions, make_sandbox
 from subagents.browser import BrowserSession
 
 SITE_DIR = Path(__file__).parent / "sites" / "shop"
@@ -122,9 +122,9 @@ def browser_session(
     home: Path, cdp_url: str | None = None, isolation: str = "none"
 ) -> Iterator[BrowserSession]:
     """A started BrowserSession over a LocalSandbox whose home is `home`; both closed afterwards."""
-    sandbox = LocalSandbox(home, isolation=isolation)
+    sandbox = make_sandbox("local", SandboxOptions(home, isolation=isolation, cdp_url=cdp_url))
     sandbox.start()
-    session = BrowserSession(sandbox, cdp_url=cdp_url)
+    session = BrowserSession(sandbox)
     try:
         session.start()
         yield session

@@ -33,7 +33,6 @@ from evals.suite_runner import RUN_FOLDER, SuiteJob, SuiteOptions
 from evals.task import load_task, task_domain
 from judge import Evidence, Pick, judge_rollouts, load_evidence
 from sandbox.base import Sandbox, SandboxError
-from sandbox.osworld import sandbox_from_spec
 from sandbox.pool import LocalSlot
 from stateact.app.config import RunConfig
 from stateact.app.run import RunResult, execute
@@ -54,7 +53,7 @@ class BestOfResult:
 
 def run_best_of(config: RunConfig, best_of: int) -> BestOfResult:
     """Run the instruction `best_of` times in parallel, judge, and copy the pick's home to the work folder."""
-    if config.sandbox != "local":
+    if not config.sandbox.backend.on_this_machine:
         raise SandboxError(LOCAL_ONLY)
     folder = Path(config.runs_root) / config.run_id
     folder.mkdir(parents=True)
@@ -92,7 +91,7 @@ def _rollout(config: RunConfig, folder: Path, k: int, best_of: int) -> RunResult
             "max_usd": rollout_budget(config.max_usd, best_of),
         }
     )
-    sandbox = sandbox_from_spec("local", home, config.display, config.isolation, [config.runs_root])
+    sandbox = config.make_sandbox(home)
     results: list[RunResult] = []
     try:
         sandbox.start()
@@ -135,7 +134,7 @@ def run_task_best_of(
     task_path: Path, config: RunConfig, cache_dir: Path, results_dir: Path, best_of: int
 ) -> TaskOutcome:
     """An OSWorld task file run `best_of` times and judged, as a one-task suite (evals/best_of.py)."""
-    if config.sandbox != "local":
+    if not config.sandbox.backend.on_this_machine:
         raise SandboxError(LOCAL_ONLY)
     task = load_task(task_path)
     options = SuiteOptions(

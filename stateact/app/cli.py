@@ -111,7 +111,7 @@ def run(
         )
         for warning in settings_warnings(specs, role_settings):
             errors.print(f"[yellow]warning:[/yellow] {escape(warning)}")
-        if config.isolation == "none" and config.sandbox == "local":
+        if config.isolation == "none" and config.sandbox.backend.on_this_machine:
             errors.print(f"[yellow]warning:[/yellow] {NO_ISOLATION_WARNING}")
         with stop_signals_as_interrupt():
             if task is not None:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, PlainSerializer, PlainValidator, field_validator, model_validator
 
-from sandbox.settings import DEFAULT_ISOLATION, SANDBOX_HOME
+from sandbox.backends import SandboxOptions, SandboxSpec, make_sandbox, parse_spec
+from sandbox.base import Sandbox, SandboxError
+from sandbox.settings import DEFAULT_ISOLATION
 from stateact import settings
 from stateact.app.variants import FULL_HARNESS
 from stateact.runtime import RoleModels
@@ -19,12 +21,28 @@ def absolute_path(path: Path | str) -> Path:
     return Path(os.path.abspath(Path(path).expanduser()))
 
 
+def _sandbox_spec(value: SandboxSpec | str) -> SandboxSpec:
+    """A `--sandbox` spec parsed once, when the config is made; a spec no backend takes is a ValueError."""
+    if isinstance(value, SandboxSpec):
+        return value
+    try:
+        return parse_spec(str(value))
+    except SandboxError as exc:
+        raise ValueError(str(exc)) from None
+
+
+SandboxSpecField = Annotated[
+    SandboxSpec, PlainValidator(_sandbox_spec), PlainSerializer(str, return_type=str)
+]
+"""A sandbox spec in a config: text in config.json, parsed in memory."""
+
+
 class RunConfig(BaseModel):
     instruction: str
     models: RoleModels
     harness: str = FULL_HARNESS
-    sandbox: str = "local"
-    """`local`, or `osworld://HOST:PORT`."""
+    sandbox: SandboxSpecField = Field("local", validate_default=True)
+    """`local`, or `osworld://HOST:PORT` (sandbox/backends.py)."""
     workdir: Path | None = None
     """The local sandbox's home folder; a fresh folder in the run folder when empty."""
     display: bool = True
@@ -53,27 +71,27 @@ class RunConfig(BaseModel):
         """Every path a run uses is absolute from here on: shells and sandboxes run in other folders."""
         return None if path is None else absolute_path(path)
 
-    @field_validator("sandbox")
-    @classmethod
-    def _known_sandbox(cls, spec: str) -> str:
-        from sandbox.base import SandboxError
-        from sandbox.osworld import SCHEME, parse_osworld_spec
-
-        if spec != "local":
-            if not spec.startswith(SCHEME):
-                raise ValueError(f"unknown sandbox {spec!r}: use `local` or `osworld://HOST:PORT`")
-            try:
-                parse_osworld_spec(spec)
-            except SandboxError as exc:
-                raise ValueError(str(exc)) from None
-        return spec
-
     @model_validator(mode="after")
     def _isolation_of_local_sandboxes_only(self) -> RunConfig:
-        if self.sandbox != "local":
+        if not self.sandbox.backend.on_this_machine:
             self.isolation = None
         return self
 
+    def sandbox_options(self, workdir: Path) -> SandboxOptions:
+        """What the run's sandbox is made with, its home (on this machine) at `workdir`; the run's
+        folders are hidden from it."""
+        return SandboxOptions(
+            workdir=workdir,
+            display=self.display,
+            isolation=self.isolation,
+            hidden=(self.runs_root,),
+            cdp_url=self.cdp_url,
+        )
+
+    def make_sandbox(self, workdir: Path) -> Sandbox:
+        """The run's sandbox, unstarted (see `sandbox_options`)."""
+        return make_sandbox(self.sandbox, self.sandbox_options(workdir))
+
     def sandbox_home(self, host_home: Path) -> str:
-        """The home folder of a local sandbox made at `host_home`, as the sandbox's processes see it."""
-        return SANDBOX_HOME if self.sandbox == "local" and self.isolation == "bwrap" else str(host_home)
+        """The home folder of a sandbox made at `host_home`, as the sandbox's processes see it."""
+        return self.make_sandbox(host_home).home

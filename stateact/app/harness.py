@@ -30,15 +30,15 @@ def build_main_loop(
     budget: Budget,
     task_started_at: float | None = None,
     past_events: Iterable[Event] = (),
-    cdp_url: str | None = None,
     task_apps: Sequence[str] = (),
 ) -> AgentLoop:
     """The top-level agent of a run for a harness variant.
 
     `task_started_at` (the sandbox's clock when the task began) lets the gate tell changed files
     from untouched ones; `past_events` (a resumed run's log) gives the gate back its used rounds;
-    `cdp_url` attaches the web subagent to a running browser; `task_apps` (a task file's
-    `related_apps`) with the task's words and the open windows pick the app priors of the prompt.
+    `task_apps` (a task file's `related_apps`) with the task's words and the open windows pick the
+    app priors of the prompt. The web subagent's browser is where the sandbox says
+    (`Sandbox.browser_place`).
     """
     if variant.pixel:
         return build_pixel_loop(context, budget)
@@ -55,7 +55,7 @@ def build_main_loop(
     if variant.gui:
         tools.append(DelegateGuiTool(context))
     if variant.web:
-        tools.append(DelegateWebTool(context, cdp_url=cdp_url))
+        tools.append(DelegateWebTool(context))
     gate = None
     if variant.gate:
         gate = FinishGate(context, task_started_at=task_started_at)

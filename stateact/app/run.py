@@ -11,7 +11,6 @@ from pathlib import Path
 from gate import sandbox_clock
 from gate.changes import take_baseline
 from sandbox.base import Sandbox
-from sandbox.osworld import sandbox_from_spec
 from sandbox.processes import kill_tagged
 from stateact.app.arguments import check_models
 from stateact.app.config import RunConfig
@@ -93,13 +92,7 @@ def _drive(
     log.write_json("config.json", config.model_dump(mode="json"))
     meter = Meter()
     started = time.monotonic() - (state.elapsed_s if state else 0.0)
-    sandbox = given or sandbox_from_spec(
-        config.sandbox,
-        config.workdir or run_dir / "home",
-        config.display,
-        config.isolation,
-        [config.runs_root],
-    )
+    sandbox = given or config.make_sandbox(config.workdir or run_dir / "home")
     outcome = LoopOutcome("error", "the run did not start", 0)
     loop = None
     try:
@@ -112,12 +105,12 @@ def _drive(
                 instruction=instruction,
                 harness=variant.name,
                 home=sandbox.home,
-                sandbox_tag=getattr(sandbox, "tag", None),
+                sandbox_tag=sandbox.tag,
                 task_started_at=started_at,
                 resumed=state is not None,
             )
         )
-        for warning in getattr(sandbox, "warnings", ()):
+        for warning in sandbox.warnings:
             log.emit(SandboxWarning(message=warning))
         if state is None and variant.gate:  # a resumed run keeps comparing with the first start
             take_baseline(sandbox, run_dir, instruction, log, started_at)
@@ -127,7 +120,7 @@ def _drive(
             config.max_seconds,
         )
         loop = build_main_loop(
-            context, variant, budget, started_at, state.events if state else (), config.cdp_url, config.apps
+            context, variant, budget, started_at, state.events if state else (), task_apps=config.apps
         )
         if state is None:
             outcome = loop.run(instruction)
