@@ -28,6 +28,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.parse
 import xml.etree.ElementTree as ET
 import zipfile
@@ -1085,17 +1086,33 @@ def run_recalc(program, copy, work, timeout):
     return None
 
 
-def end_processes_using(folder):
-    """Kill the processes (LibreOffice left by a timed-out run) whose command line names `folder`."""
+def end_processes_using(folder, rounds=50):
+    """Kill the processes (LibreOffice left by a timed-out run) whose command line names `folder`, again
+    until none is left: a launcher may still be starting its office process while the first ones die."""
+    for _ in range(rounds):
+        found = [pid for pid in _pids_naming(folder) if pid != os.getpid()]
+        if not found:
+            return
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                continue
+        time.sleep(0.1)
+
+
+def _pids_naming(folder):
+    pids = []
     for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
+        if not entry.isdigit():
             continue
         try:
             with open("/proc/" + entry + "/cmdline", "rb") as handle:
                 if folder.encode() in handle.read():
-                    os.kill(int(entry), signal.SIGKILL)
+                    pids.append(int(entry))
         except OSError:
             continue
+    return pids
 
 
 def volatile_cells(cells):
