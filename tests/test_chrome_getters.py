@@ -166,6 +166,7 @@ def test_google_chrome_is_chromium_with_chrome_s_profile(sandbox):
     assert sandbox.exists("~/.config/google-chrome/Default")
 
 
+@pytest.mark.apps
 def test_google_chrome_installed_twice_on_the_path_is_still_chromium(tmp_path):
     """Two copies of the toolkit on the PATH (a VM's uploaded one before the local one) do not pass the
     call back and forth."""

@@ -56,6 +56,7 @@ def site(tmp_path):
         yield base
 
 
+@pytest.mark.apps
 def test_gate_reads_the_task_site_and_the_pages_the_web_subagent_saw(tmp_path, site):
     script = tmp_path / "script.json"
     task = f"Open the exchange rates page at {site}/rates/ and write the EUR rate of one USD into ~/usd.txt."
@@ -163,6 +164,7 @@ class WritingPageHandler(SimpleHTTPRequestHandler):
         self.end_headers()
 
 
+@pytest.mark.apps
 def test_read_page_renders_scripts_but_lets_only_reads_of_the_task_sites_out(site):
     rates = ReadPage({site_of(site)}).run(ReadPage.Input(url=f"{site}/rates/", render=True))
     assert not rates.is_error and "| USD | 0.9231 |" in rates.text, rates.text
