@@ -1,4 +1,9 @@
-"""Shared fixtures: local model API servers, a run log in a temporary folder, a started local sandbox."""
+"""Shared fixtures: local model API servers, a run log in a temporary folder, a started local sandbox.
+
+Tests that start a real application (LibreOffice, Chromium, an X display, a Ray cluster) carry the
+`apps` marker, so `pytest -m "not apps"` is the fast subset: a test module marks them with
+`pytestmark`, with `@pytest.mark.apps`, or by naming the fixtures that start them in `APP_FIXTURES`
+(every test using one of those, directly or through another fixture, gets the marker)."""
 
 from __future__ import annotations
 
@@ -27,6 +32,13 @@ def _server_factory(kind: type[WireServer]) -> Iterator[Callable[..., WireServer
             server.stop()
     for server in started:
         server.check()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        app_fixtures = getattr(getattr(item, "module", None), "APP_FIXTURES", frozenset())
+        if app_fixtures & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.apps)
 
 
 @pytest.fixture

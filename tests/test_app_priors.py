@@ -94,6 +94,7 @@ def test_every_prior_has_its_file_a_heading_and_no_placeholder():
         assert text.startswith(f"## {prior.summary()}\n") and "{home}" not in text and "<!--" not in text
 
 
+@pytest.mark.apps
 def test_the_windows_open_at_the_start_select_priors(tmp_path):
     with LocalSandbox(tmp_path / "home", display=True) as sandbox:
         assert select_priors((), open_window_titles(sandbox)) == []

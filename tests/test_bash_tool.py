@@ -10,9 +10,9 @@ from tool_context import run_context
 
 from sandbox import settings as sandbox_settings
 from stateact import settings
-from stateact.messages import ToolUseBlock
 from stateact.tools.base import ToolResult
 from stateact.tools.bash import OUTPUTS_INSIDE, BashTool
+from tests.tool_calls import invoke
 
 
 @pytest.fixture
@@ -25,19 +25,15 @@ def bash(tmp_path: Path):
             tool.close()
 
 
-def call(tool: BashTool, **arguments) -> ToolResult:
-    return tool.invoke(ToolUseBlock(id="t1", name="bash", input=arguments))
-
-
 def status(result: ToolResult) -> str:
     return result.text.rsplit("\n", 1)[-1]
 
 
 def test_exit_codes_are_reported_not_errors(bash: BashTool) -> None:
-    ok = call(bash, command="echo hello")
+    ok = invoke(bash, command="echo hello")
     assert ok.text.startswith("hello\n")
     assert re.fullmatch(r"\[exit 0 · cwd .+/home\]", status(ok))
-    failed = call(bash, command="echo oops >&2; (exit 7)")
+    failed = invoke(bash, command="echo oops >&2; (exit 7)")
     assert not failed.is_error
     assert failed.text.startswith("oops\n")
     assert status(failed).startswith("[exit 7 · ")
@@ -46,64 +42,64 @@ def test_exit_codes_are_reported_not_errors(bash: BashTool) -> None:
 
 def test_cwd_and_environment_persist(bash: BashTool, tmp_path: Path) -> None:
     (tmp_path / "home" / "sub dir").mkdir()
-    call(bash, command="cd 'sub dir' && export GREETING=bonjour && greet() { echo \"$GREETING $1\"; }")
-    result = call(bash, command="pwd; greet world")
+    invoke(bash, command="cd 'sub dir' && export GREETING=bonjour && greet() { echo \"$GREETING $1\"; }")
+    result = invoke(bash, command="pwd; greet world")
     assert result.text.startswith(f"{tmp_path / 'home' / 'sub dir'}\nbonjour world\n")
     assert status(result).endswith(f"cwd {tmp_path / 'home' / 'sub dir'}]")
 
 
 def test_soft_timeout_then_interrupt(bash: BashTool) -> None:
-    started = call(bash, command="echo begun; sleep 100", timeout=1)
+    started = invoke(bash, command="echo begun; sleep 100", timeout=1)
     assert not started.is_error
     assert started.text.startswith("begun\n")
     assert status(started).startswith("[still running after ")
     assert "interrupt=true" in status(started)
 
-    refused = call(bash, command="echo other")
+    refused = invoke(bash, command="echo other")
     assert refused.is_error
     assert "still running" in refused.text and "interrupt=true" in refused.text
 
-    waited = call(bash, timeout=0.5)
+    waited = invoke(bash, timeout=0.5)
     assert status(waited).startswith("[still running after ")
 
-    stopped = call(bash, interrupt=True)
+    stopped = invoke(bash, interrupt=True)
     assert status(stopped).startswith("[interrupted · exit 130 · ")
-    assert call(bash, command="echo alive").text.startswith("alive\n")
+    assert invoke(bash, command="echo alive").text.startswith("alive\n")
 
 
 def test_interrupt_with_a_new_command(bash: BashTool) -> None:
-    call(bash, command="sleep 100", timeout=0.5)
-    result = call(bash, interrupt=True, command="echo next")
+    invoke(bash, command="sleep 100", timeout=0.5)
+    result = invoke(bash, interrupt=True, command="echo next")
     assert result.text.startswith("next\n")
     assert "[the previous command was stopped (exit 130)]" in result.text
     assert status(result).startswith("[exit 0 · ")
 
 
 def test_command_ignoring_sigint_is_stopped_by_escalation(bash: BashTool) -> None:
-    call(bash, command="trap '' INT; sleep 100", timeout=0.5)
-    stopped = call(bash, interrupt=True)
+    invoke(bash, command="trap '' INT; sleep 100", timeout=0.5)
+    stopped = invoke(bash, interrupt=True)
     assert not stopped.data["running"]
     assert "still running" not in stopped.text
-    assert call(bash, command="echo recovered").text.startswith("recovered\n")
-    call(bash, command="sleep 100", timeout=0.5)
-    assert status(call(bash, interrupt=True)).startswith("[interrupted · exit 130 · ")
+    assert invoke(bash, command="echo recovered").text.startswith("recovered\n")
+    invoke(bash, command="sleep 100", timeout=0.5)
+    assert status(invoke(bash, interrupt=True)).startswith("[interrupted · exit 130 · ")
 
 
 def test_read_answered_with_input(bash: BashTool) -> None:
-    asked = call(bash, command="read -p 'name? ' name; echo \"hi $name\"", timeout=0.5)
+    asked = invoke(bash, command="read -p 'name? ' name; echo \"hi $name\"", timeout=0.5)
     assert asked.text.startswith("name? ")
     assert asked.data["running"]
-    answered = call(bash, input="Ada\n")
+    answered = invoke(bash, input="Ada\n")
     assert answered.text.startswith("hi Ada\n")
     assert status(answered).startswith("[exit 0 · ")
 
 
 def test_interactive_python_driven_with_input(bash: BashTool) -> None:
-    opened = call(bash, command="python3", timeout=1)
+    opened = invoke(bash, command="python3", timeout=1)
     assert ">>>" in opened.text and opened.data["running"]
-    computed = call(bash, input="print(6 * 7)\n", timeout=1)
+    computed = invoke(bash, input="print(6 * 7)\n", timeout=1)
     assert computed.text.startswith("42\n")
-    finished = call(bash, input="exit()\n")
+    finished = invoke(bash, input="exit()\n")
     assert status(finished).startswith("[exit 0 · ")
 
 
@@ -114,8 +110,8 @@ def test_ten_megabytes_of_output_are_truncated_and_saved_where_the_agent_reads_t
     with run_context(tmp_path, isolation) as context:
         bash = BashTool(context)
         try:
-            result = call(bash, command="seq 1 1500000")
-            paged = call(bash, command="sed -n '1499999,$p' " + _saved_path(result.text))
+            result = invoke(bash, command="seq 1 1500000")
+            paged = invoke(bash, command="sed -n '1499999,$p' " + _saved_path(result.text))
         finally:
             bash.close()
     assert len(result.text) < settings.BASH_OUTPUT_CAP_CHARS + 500
@@ -141,67 +137,67 @@ def _saved_path(text: str) -> str:
 
 
 def test_binary_output_is_shown_safely(bash: BashTool) -> None:
-    result = call(bash, command=r"printf 'abc\xff\xfe\x00\x01\x1b[31mred\x1b[0m\n'")
+    result = invoke(bash, command=r"printf 'abc\xff\xfe\x00\x01\x1b[31mred\x1b[0m\n'")
     assert result.text.startswith("abc\ufffd\ufffdred\n")
     assert "not UTF-8 text" in result.text
     assert status(result).startswith("[exit 0 · ")
-    assert call(bash, command="head -c 4000 /dev/urandom; echo").data["exit_code"] == 0
+    assert invoke(bash, command="head -c 4000 /dev/urandom; echo").data["exit_code"] == 0
 
 
 def test_exit_in_a_command_restarts_the_shell(bash: BashTool, tmp_path: Path) -> None:
-    call(bash, command="mkdir -p kept && cd kept && export LOST=1")
-    result = call(bash, command="exit 3")
+    invoke(bash, command="mkdir -p kept && cd kept && export LOST=1")
+    result = invoke(bash, command="exit 3")
     assert "the shell exited" in result.text and "restarted" in result.text
     assert status(result) == f"[exit 3 · cwd {tmp_path / 'home' / 'kept'}]"
-    after = call(bash, command="echo ${LOST:-unset}; pwd")
+    after = invoke(bash, command="echo ${LOST:-unset}; pwd")
     assert after.text.startswith(f"unset\n{tmp_path / 'home' / 'kept'}\n")
 
 
 def test_restart(bash: BashTool) -> None:
-    fresh = call(bash, restart=True)
+    fresh = invoke(bash, restart=True)
     assert not fresh.is_error and "new shell" in fresh.text
-    call(bash, command="export KEPT=no")
-    restarted = call(bash, restart=True)
+    invoke(bash, command="export KEPT=no")
+    restarted = invoke(bash, restart=True)
     assert "restarted" in restarted.text
-    assert call(bash, command="echo ${KEPT:-unset}").text.startswith("unset\n")
-    call(bash, command="sleep 100", timeout=0.5)
-    assert call(bash, restart=True, command="echo clean").text.startswith("clean\n")
+    assert invoke(bash, command="echo ${KEPT:-unset}").text.startswith("unset\n")
+    invoke(bash, command="sleep 100", timeout=0.5)
+    assert invoke(bash, restart=True, command="echo clean").text.startswith("clean\n")
 
 
 def test_misuse_gets_clear_errors(bash: BashTool) -> None:
-    nothing = call(bash)
+    nothing = invoke(bash)
     assert nothing.is_error and "Nothing is running" in nothing.text
-    no_target = call(bash, input="hello\n")
+    no_target = invoke(bash, input="hello\n")
     assert no_target.is_error and "Nothing is running" in no_target.text
-    assert "nothing was running" in call(bash, interrupt=True).text
-    call(bash, command="cat", timeout=0.5)
+    assert "nothing was running" in invoke(bash, interrupt=True).text
+    invoke(bash, command="cat", timeout=0.5)
     for combined in ({"command": "ls"}, {"interrupt": True}, {"restart": True}):
-        refused = call(bash, input="x", **combined)
+        refused = invoke(bash, input="x", **combined)
         assert refused.is_error and "on its own" in refused.text
-    assert call(bash, input="typed\n", timeout=0.5).text.startswith("typed\n")
-    call(bash, interrupt=True)
-    bad = call(bash, command="ls", timeout=0)
+    assert invoke(bash, input="typed\n", timeout=0.5).text.startswith("typed\n")
+    invoke(bash, interrupt=True)
+    bad = invoke(bash, command="ls", timeout=0)
     assert bad.is_error and "timeout" in bad.text
 
 
 def test_endless_output_returns_early_with_bounded_memory(bash: BashTool, monkeypatch) -> None:
     monkeypatch.setattr(sandbox_settings, "BASH_COLLECT_CAP_CHARS", 200_000)
-    flooding = call(bash, command="yes", timeout=600)
+    flooding = invoke(bash, command="yes", timeout=600)
     assert flooding.data["running"]
     assert "characters cut from the middle" in flooding.text
     assert status(flooding).startswith("[still running after ")
-    stopped = call(bash, interrupt=True)
+    stopped = invoke(bash, interrupt=True)
     assert status(stopped).startswith("[interrupted · exit 130 · ")
 
 
 def test_timeout_above_the_maximum_is_lowered(bash: BashTool) -> None:
-    result = call(bash, command="echo quick", timeout=settings.BASH_MAX_TIMEOUT_S * 10)
+    result = invoke(bash, command="echo quick", timeout=settings.BASH_MAX_TIMEOUT_S * 10)
     assert not result.is_error
     assert f"[timeout lowered to the maximum, {settings.BASH_MAX_TIMEOUT_S:.0f}s]" in result.text
     assert status(result).startswith("[exit 0 · ")
 
 
 def test_prompt_changes_do_not_leak_into_output(bash: BashTool) -> None:
-    call(bash, command="PS1='(venv) $ '; PS2='> '")
-    assert call(bash, command="echo clean").text.startswith("clean\n")
-    assert call(bash, command="for n in 1 2\ndo echo $n\ndone").text.startswith("1\n2\n[exit 0")
+    invoke(bash, command="PS1='(venv) $ '; PS2='> '")
+    assert invoke(bash, command="echo clean").text.startswith("clean\n")
+    assert invoke(bash, command="for n in 1 2\ndo echo $n\ndone").text.startswith("1\n2\n[exit 0")

@@ -13,12 +13,12 @@ import pytest
 
 from stateact.app.config import RunConfig
 from stateact.app.run import RunResult, execute
-from stateact.events import read_events
 from stateact.messages import Usage
 from stateact.meter import Meter
 from stateact.models.catalog import cost_usd
 from stateact.runlog import RunLog
 from stateact.runtime import RoleModels, RunContext
+from tests.run_events import logged_events
 from tests.wire_servers import AnthropicWireServer, anthropic_reply
 
 MODEL = "claude-sonnet-5-5"
@@ -52,10 +52,6 @@ def priced_turns(tool: str, tool_input: dict) -> list[dict]:
     return [anthropic_reply(tool_calls=[(tool, tool_input)], usage=TURN_USAGE) for _ in range(SCRIPTED_TURNS)]
 
 
-def events(result: RunResult, kind: str) -> list[dict]:
-    return [e for e in read_events(Path(result.run_dir) / "events.jsonl") if e.kind == kind]
-
-
 def assert_cut_off_at_the_budget(result: RunResult, role: str) -> None:
     """The subloop made calls until the run's total reached MAX_USD, then the run ended `budget`."""
     by_role = result.spend["by_role"]
@@ -63,11 +59,13 @@ def assert_cut_off_at_the_budget(result: RunResult, role: str) -> None:
     assert by_role[role]["turns"] == 3  # $0.50, $1, then $1.50 >= $1.20: no fourth call
     assert by_role["main"]["turns"] == 1
     assert result.usd == pytest.approx(1.5, abs=0.01)
-    assert [e.role for e in events(result, "response")] == ["main", role, role, role]
+    responses = logged_events(Path(result.run_dir) / "events.jsonl", "response")
+    assert [e.role for e in responses] == ["main", role, role, role]
     saved = json.loads((Path(result.run_dir) / "result.json").read_text(encoding="utf-8"))
     assert saved["status"] == "budget" and saved["spend"]["by_role"][role]["usd"] == pytest.approx(1.5)
 
 
+@pytest.mark.apps
 def test_gui_delegation_is_cut_off_at_the_run_budget_and_the_run_ends_budget(anthropic_server, tmp_path):
     server = anthropic_server(
         anthropic_reply(tool_calls=[("delegate_gui", {"subgoal": "Look at the screen."})]),
@@ -78,7 +76,7 @@ def test_gui_delegation_is_cut_off_at_the_run_budget_and_the_run_ends_budget(ant
 
     assert_cut_off_at_the_budget(result, "gui")
     assert server.remaining == SCRIPTED_TURNS - 3
-    (report,) = events(result, "gui_report")
+    (report,) = logged_events(Path(result.run_dir) / "events.jsonl", "gui_report")
     assert report.status == "INCOMPLETE" and "dollar budget spent" in report.remaining
 
 
@@ -92,8 +90,8 @@ def test_gate_round_spends_from_the_run_budget_and_starts_no_fresh_round(anthrop
 
     assert_cut_off_at_the_budget(result, "gate")
     assert server.remaining == SCRIPTED_TURNS - 3
-    assert [e.scope for e in events(result, "gate_start")] == ["gate#1"]
-    assert not events(result, "gate_undecided")
+    assert [e.scope for e in logged_events(Path(result.run_dir) / "events.jsonl", "gate_start")] == ["gate#1"]
+    assert not logged_events(Path(result.run_dir) / "events.jsonl", "gate_undecided")
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from evals.mutators import EXTRA, FORMAT, KINDS, ROW, VALUE
 from evals.sensitivity import task_sensitivity
 from evals.suite import SuiteTask
@@ -88,6 +90,7 @@ def test_an_unreproducible_deliverable_is_not_measured(tmp_path):
     assert result.skipped == "the unmutated deliverable scores 0.00" and not result.outcomes
 
 
+@pytest.mark.apps
 def test_the_benchmark_replays_a_suite_task_and_prints_the_share(tmp_path):
     run = subprocess.run(
         [

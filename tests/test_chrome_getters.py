@@ -39,6 +39,8 @@ from tests.docker_stand_in import free_port
 from tests.file_server import served_files
 from tests.osworld_vm_server import vm_under_test
 
+APP_FIXTURES = frozenset({"local_sandbox", "sandbox", "vm"})
+
 PAGE_A = b"""<html><head><title>Page A</title></head><body>
 <div class="price">10</div><div class="price">20</div><p class="city">Oslo</p>
 <main><section><h1>Fjords</h1></section></main>
@@ -164,6 +166,7 @@ def test_google_chrome_is_chromium_with_chrome_s_profile(sandbox):
     assert sandbox.exists("~/.config/google-chrome/Default")
 
 
+@pytest.mark.apps
 def test_google_chrome_installed_twice_on_the_path_is_still_chromium(tmp_path):
     """Two copies of the toolkit on the PATH (a VM's uploaded one before the local one) do not pass the
     call back and forth."""

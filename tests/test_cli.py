@@ -139,6 +139,7 @@ def test_show_refuses_a_folder_without_a_log(tmp_path):
     assert "no events.jsonl" in shown.stderr
 
 
+@pytest.mark.apps
 def test_pixel_harness_runs_on_the_local_desktop_and_can_declare_infeasible(tmp_path):
     script = tmp_path / "pixel.json"
     script.write_text(

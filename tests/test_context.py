@@ -29,6 +29,7 @@ from stateact.runtime import RoleModels, RunContext
 from stateact.stall import StallDetector
 from stateact.tokens import counter, image_tokens
 from stateact.tools.base import Tool, ToolResult
+from tests.run_events import logged_events
 from tests.wire_servers import AnthropicWireServer, anthropic_prompt_too_long, anthropic_reply
 
 TASK = "Fill the quarterly report in /tmp/report.xlsx from the sales database."
@@ -111,10 +112,6 @@ def policy_for(window: int, compactor: ScriptedProvider | None, **kwargs) -> Con
         stall=StallDetector(),
         **kwargs,
     )
-
-
-def events(loop: AgentLoop, kind: str) -> list[dict]:
-    return [e for e in read_events(loop.log.events_path) if e.kind == kind]
 
 
 def prompt_tokens(request) -> int:
@@ -244,7 +241,7 @@ def test_compaction_triggers_at_threshold_and_requests_stay_valid(tmp_path):
     outcome = loop.run(TASK)
 
     assert outcome.status == "finished"
-    compactions = events(loop, "compaction")
+    compactions = logged_events(loop.log.events_path, "compaction")
     assert len(compactions) >= 2
     for event in compactions:
         assert event.reason == "threshold"
@@ -280,11 +277,15 @@ def test_context_length_error_leads_to_compaction_and_a_successful_retry(tmp_pat
     outcome = loop.run(TASK)
 
     assert outcome.status == "finished"
-    assert events(loop, "context_overflow")
-    overflow_compactions = [e for e in events(loop, "compaction") if e.reason == "overflow"]
+    assert logged_events(loop.log.events_path, "context_overflow")
+    overflow_compactions = [
+        e for e in logged_events(loop.log.events_path, "compaction") if e.reason == "overflow"
+    ]
     assert overflow_compactions
-    assert [e.window for e in events(loop, "context_window")] == [5000] == [policy.window]
-    responses = events(loop, "response")
+    assert (
+        [e.window for e in logged_events(loop.log.events_path, "context_window")] == [5000] == [policy.window]
+    )
+    responses = logged_events(loop.log.events_path, "response")
     assert len(responses) == 13  # every scripted turn was answered despite the overflows
 
 
@@ -310,9 +311,9 @@ def test_one_overflow_mid_run_leaves_the_window_for_later_turns(tmp_path):
         assert loop.run(TASK).status == "finished"
     assert server.problems == [] and server.remaining == 0
 
-    (overflow,) = events(loop, "context_overflow")
+    (overflow,) = logged_events(loop.log.events_path, "context_overflow")
     assert overflow.maximum == window
-    compactions = events(loop, "compaction")
+    compactions = logged_events(loop.log.events_path, "compaction")
     assert compactions[0].reason == "overflow" and compactions[0].tokens_before < window // 4
     assert policy.window == window and all(e.window == window for e in compactions)
     later = compactions[1:]
@@ -327,9 +328,11 @@ def test_first_request_over_the_window_cuts_the_task_text(tmp_path):
     outcome = loop.run(f"{TASK}\n{pasted}")
 
     assert outcome.status == "finished"
-    assert len(events(loop, "context_overflow")) == 1
-    assert "overflow" in [e.reason for e in events(loop, "compaction_skipped")]  # nothing to compact yet
-    (cut,) = events(loop, "context_cut")
+    assert len(logged_events(loop.log.events_path, "context_overflow")) == 1
+    assert "overflow" in [
+        e.reason for e in logged_events(loop.log.events_path, "compaction_skipped")
+    ]  # nothing to compact yet
+    (cut,) = logged_events(loop.log.events_path, "context_cut")
     assert cut.block == "text" and cut.tokens_after < cut.tokens_before
     assert Path(cut.saved).read_text() == f"{TASK}\n{pasted}"
     retried = main.requests[1].messages[0].content[0].text
@@ -356,7 +359,7 @@ def test_a_single_giant_tool_result_is_cut_and_the_run_goes_on(tmp_path, produce
     loop = make_loop(tmp_path, main, policy_for(window, ScriptedProvider([])))
     assert loop.run(TASK).status == "finished"
 
-    (cut,) = events(loop, "context_cut")
+    (cut,) = logged_events(loop.log.events_path, "context_cut")
     assert cut.block == block
     assert len(main.requests) == 3  # the refused second request is retried once and answered
     for request in main.requests:
@@ -377,7 +380,7 @@ def test_failing_compactor_falls_back_to_a_mechanical_summary(tmp_path):
     exhausted = ScriptedProvider([])
     loop = make_loop(tmp_path, main, policy_for(9000, exhausted))
     assert loop.run(TASK).status == "finished"
-    compactions = events(loop, "compaction")
+    compactions = logged_events(loop.log.events_path, "compaction")
     assert compactions and all(e.fallback and "script exhausted" in e.error for e in compactions)
     assert "CALL produce" in compactions[-1].summary and "p3" in compactions[-1].summary
 
@@ -389,7 +392,7 @@ def test_requests_share_their_whole_prefix_except_at_compaction_and_stripping(tm
     policy = policy_for(12_000, compactor, processors=[CapOutputs(), StripImages(keep=2, chunk=2)])
     loop = make_loop(tmp_path, main, policy)
     assert loop.run(TASK).status == "finished"
-    assert not events(loop, "tool_crash")
+    assert not logged_events(loop.log.events_path, "tool_crash")
 
     changed = prefix_breaks(main.requests)
     for current in main.requests[1:]:
@@ -399,7 +402,7 @@ def test_requests_share_their_whole_prefix_except_at_compaction_and_stripping(tm
         assert wire["messages"][-1]["content"][-1] == {"type": "text", "text": PLAN}
         marked = [b for m in wire["messages"] for b in m["content"] if "cache_control" in b]
         assert len(marked) == 2 and all(b.get("text") != PLAN for b in marked)
-    compactions = len(events(loop, "compaction"))
+    compactions = len(logged_events(loop.log.events_path, "compaction"))
     assert compactions >= 1
     strips = 40 // 3 // 2
     assert changed <= compactions + strips
@@ -418,7 +421,7 @@ def test_stall_note_after_repeated_identical_steps(tmp_path):
     assert [r.injected_blocks for r in main.requests] == [1, 1, 1, 2, 2, 1]
     assert all("same tool calls and got the same output" in note for note in notes)
     assert all(r.messages[-1].content[-1].text == PLAN for r in main.requests)
-    stalls = events(loop, "stall")
+    stalls = logged_events(loop.log.events_path, "stall")
     assert len(stalls) == 1 and stalls[0].sign == "repeat"
 
 
@@ -433,7 +436,7 @@ def test_stall_note_after_steps_without_progress(tmp_path):
     policy = ContextPipeline(window=100_000, compactor=None, stall=StallDetector(repeats=3, idle_steps=4))
     loop = make_loop(tmp_path, main, policy)
     assert loop.run(TASK).status == "finished"
-    stalls = events(loop, "stall")
+    stalls = logged_events(loop.log.events_path, "stall")
     assert [s.sign for s in stalls] == ["idle"]
     assert "no new successful result" in main.requests[4].messages[-1].content[-2].text
     assert main.requests[-1].injected_blocks == 1  # a new result ends the stall
@@ -458,7 +461,7 @@ def test_factory_wires_the_compactor_role_of_the_run(tmp_path):
     assert policy.window == 9000 and build_context_manager(context, "claude-sonnet-4-5").window == 200_000
     loop = make_loop(tmp_path, ScriptedProvider(steps(30), context_window=9000), policy)
     assert loop.run(TASK).status == "finished"
-    summaries = [e.summary for e in events(loop, "compaction")]
+    summaries = [e.summary for e in logged_events(loop.log.events_path, "compaction")]
     assert "from the compactor role" in summaries[0] and "p1" in summaries[0]
 
 

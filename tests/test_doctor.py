@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from rich.console import Console
 
 from stateact.app.doctor import run_checks
 
 
+@pytest.mark.apps
 def test_doctor_passes_on_a_set_up_machine():
     console = Console(record=True, width=200)
     assert run_checks(console)

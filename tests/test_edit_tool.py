@@ -8,9 +8,8 @@ import pytest
 from tool_context import run_context
 
 from stateact import settings
-from stateact.messages import ToolUseBlock
-from stateact.tools.base import ToolResult
 from stateact.tools.edit import EditTool
+from tests.tool_calls import invoke
 
 
 @pytest.fixture
@@ -29,12 +28,8 @@ def home(context) -> Path:
     return Path(context.sandbox.home)
 
 
-def call(tool: EditTool, **arguments) -> ToolResult:
-    return tool.invoke(ToolUseBlock(id="e1", name=tool.name, input=arguments))
-
-
 def error_text(tool: EditTool, **arguments) -> str:
-    result = call(tool, **arguments)
+    result = invoke(tool, **arguments)
     assert result.is_error, result.text
     return result.text
 
@@ -43,18 +38,18 @@ def error_text(tool: EditTool, **arguments) -> str:
 def test_view_file_with_line_numbers_and_ranges(editor: EditTool, home: Path) -> None:
     target = home / "notes.txt"
     target.write_text("alpha\nbeta\ngamma\ndelta\n")
-    assert call(editor, command="view", path=str(target)).text == (
+    assert invoke(editor, command="view", path=str(target)).text == (
         "     1\talpha\n     2\tbeta\n     3\tgamma\n     4\tdelta"
     )
     assert (
-        call(editor, command="view", path=str(target), view_range=[2, 3]).text
+        invoke(editor, command="view", path=str(target), view_range=[2, 3]).text
         == "     2\tbeta\n     3\tgamma"
     )
     assert (
-        call(editor, command="view", path=str(target), view_range=[3, -1]).text
+        invoke(editor, command="view", path=str(target), view_range=[3, -1]).text
         == "     3\tgamma\n     4\tdelta"
     )
-    assert call(editor, command="view", path=str(target), view_range=[4, 99]).text == "     4\tdelta"
+    assert invoke(editor, command="view", path=str(target), view_range=[4, 99]).text == "     4\tdelta"
 
 
 def test_view_range_errors(editor: EditTool, home: Path) -> None:
@@ -70,19 +65,19 @@ def test_view_range_errors(editor: EditTool, home: Path) -> None:
 
 def test_view_empty_file(editor: EditTool, home: Path) -> None:
     (home / "empty.txt").write_text("")
-    assert call(editor, command="view", path=str(home / "empty.txt")).text.endswith("is empty.")
+    assert invoke(editor, command="view", path=str(home / "empty.txt")).text.endswith("is empty.")
 
 
 def test_long_view_is_cut_with_a_hint(editor: EditTool, home: Path) -> None:
     target = home / "long.txt"
     target.write_text("".join(f"line number {n} with some padding text\n" for n in range(1, 2001)))
-    text = call(editor, command="view", path=str(target)).text
+    text = invoke(editor, command="view", path=str(target)).text
     assert len(text) <= settings.EDITOR_VIEW_CAP_CHARS + 200
     last_shown = int(text.split("\n")[-2].split("\t")[0])
     assert f"[view cut after line {last_shown} of 2000: use view_range [{last_shown + 1}, 2000]" in text
     single = home / "one_line.json"
     single.write_text("x" * (settings.EDITOR_VIEW_CAP_CHARS * 2))
-    assert "alone is longer than" in call(editor, command="view", path=str(single)).text
+    assert "alone is longer than" in invoke(editor, command="view", path=str(single)).text
 
 
 def test_view_directory_two_levels_without_hidden(editor: EditTool, home: Path) -> None:
@@ -92,7 +87,7 @@ def test_view_directory_two_levels_without_hidden(editor: EditTool, home: Path) 
     (home / ".hidden").mkdir()
     (home / ".hidden" / "secret.txt").write_text("x")
     (home / "docs" / ".dotfile").write_text("x")
-    text = call(editor, command="view", path=str(home)).text
+    text = invoke(editor, command="view", path=str(home)).text
     lines = text.splitlines()
     assert lines[0].startswith(str(home))
     assert lines[1:] == ["docs/", "docs/deep/", "docs/report.docx"]
@@ -118,7 +113,7 @@ def test_paths_must_be_absolute_and_exist(editor: EditTool, home: Path) -> None:
 # -- create ------------------------------------------------------------------------
 def test_create_makes_parents_and_refuses_to_overwrite(editor: EditTool, home: Path) -> None:
     target = home / "new" / "dir" / "script.py"
-    result = call(editor, command="create", path=str(target), file_text="print('hi')\n")
+    result = invoke(editor, command="create", path=str(target), file_text="print('hi')\n")
     assert not result.is_error and "Created" in result.text
     assert target.read_text() == "print('hi')\n"
     text = error_text(editor, command="create", path=str(target), file_text="other")
@@ -132,11 +127,13 @@ def test_create_makes_parents_and_refuses_to_overwrite(editor: EditTool, home: P
 def test_str_replace_exactly_once(editor: EditTool, home: Path) -> None:
     target = home / "config.ini"
     target.write_text("[main]\nname = old\nsize = 3\n")
-    result = call(editor, command="str_replace", path=str(target), old_str="name = old", new_str="name = new")
+    result = invoke(
+        editor, command="str_replace", path=str(target), old_str="name = old", new_str="name = new"
+    )
     assert not result.is_error
     assert target.read_text() == "[main]\nname = new\nsize = 3\n"
     assert "     2\tname = new" in result.text
-    call(editor, command="str_replace", path=str(target), old_str="size = 3\n")
+    invoke(editor, command="str_replace", path=str(target), old_str="size = 3\n")
     assert target.read_text() == "[main]\nname = new\n"
 
 
@@ -157,12 +154,12 @@ def test_str_replace_errors(editor: EditTool, home: Path) -> None:
 def test_crlf_files_keep_their_line_ends(editor: EditTool, home: Path) -> None:
     target = home / "windows.txt"
     target.write_bytes(b"one\r\ntwo\r\n")
-    assert call(editor, command="view", path=str(target)).text == "     1\tone\n     2\ttwo"
-    call(editor, command="str_replace", path=str(target), old_str="one\ntwo", new_str="one\nTWO")
+    assert invoke(editor, command="view", path=str(target)).text == "     1\tone\n     2\ttwo"
+    invoke(editor, command="str_replace", path=str(target), old_str="one\ntwo", new_str="one\nTWO")
     assert target.read_bytes() == b"one\r\nTWO\r\n"
     mixed = home / "mixed.txt"
     mixed.write_bytes(b"a\r\nb\nc\n")
-    call(editor, command="str_replace", path=str(mixed), old_str="b\n", new_str="B\n")
+    invoke(editor, command="str_replace", path=str(mixed), old_str="b\n", new_str="B\n")
     assert mixed.read_bytes() == b"a\r\nB\nc\n"
 
 
@@ -170,9 +167,9 @@ def test_crlf_files_keep_their_line_ends(editor: EditTool, home: Path) -> None:
 def test_insert_at_top_middle_and_end(editor: EditTool, home: Path) -> None:
     target = home / "list.txt"
     target.write_text("b\nd\n")
-    call(editor, command="insert", path=str(target), insert_line=0, new_str="a")
-    call(editor, command="insert", path=str(target), insert_line=2, new_str="c\n")
-    result = call(editor, command="insert", path=str(target), insert_line=4, new_str="e\nf")
+    invoke(editor, command="insert", path=str(target), insert_line=0, new_str="a")
+    invoke(editor, command="insert", path=str(target), insert_line=2, new_str="c\n")
+    result = invoke(editor, command="insert", path=str(target), insert_line=4, new_str="e\nf")
     assert target.read_text() == "a\nb\nc\nd\ne\nf\n"
     assert "     5\te\n     6\tf" in result.text
 
@@ -197,15 +194,15 @@ def test_insert_errors(editor: EditTool, home: Path) -> None:
 # -- undo ------------------------------------------------------------------------------
 def test_undo_steps_back_through_edits_and_creation(editor: EditTool, home: Path) -> None:
     target = home / "u.txt"
-    call(editor, command="create", path=str(target), file_text="v1\n")
-    call(editor, command="str_replace", path=str(target), old_str="v1", new_str="v2")
-    call(editor, command="insert", path=str(target), insert_line=1, new_str="v3")
+    invoke(editor, command="create", path=str(target), file_text="v1\n")
+    invoke(editor, command="str_replace", path=str(target), old_str="v1", new_str="v2")
+    invoke(editor, command="insert", path=str(target), insert_line=1, new_str="v3")
     assert target.read_text() == "v2\nv3\n"
-    assert "2 more undo step" in call(editor, command="undo_edit", path=str(target)).text
+    assert "2 more undo step" in invoke(editor, command="undo_edit", path=str(target)).text
     assert target.read_text() == "v2\n"
-    call(editor, command="undo_edit", path=str(target))
+    invoke(editor, command="undo_edit", path=str(target))
     assert target.read_text() == "v1\n"
-    assert "removed" in call(editor, command="undo_edit", path=str(target)).text
+    assert "removed" in invoke(editor, command="undo_edit", path=str(target)).text
     assert not target.exists()
     assert "No edits" in error_text(editor, command="undo_edit", path=str(target))
 
@@ -214,9 +211,9 @@ def test_undo_history_is_bounded(editor: EditTool, home: Path) -> None:
     target = home / "counter.txt"
     target.write_text("0\n")
     for n in range(settings.EDITOR_UNDO_DEPTH + 3):
-        call(editor, command="str_replace", path=str(target), old_str=f"{n}\n", new_str=f"{n + 1}\n")
+        invoke(editor, command="str_replace", path=str(target), old_str=f"{n}\n", new_str=f"{n + 1}\n")
     for _ in range(settings.EDITOR_UNDO_DEPTH):
-        assert not call(editor, command="undo_edit", path=str(target)).is_error
+        assert not invoke(editor, command="undo_edit", path=str(target)).is_error
     assert target.read_text() == "3\n"
     assert "No edits" in error_text(editor, command="undo_edit", path=str(target))
 
@@ -230,7 +227,7 @@ def test_read_only_variant_offers_only_view(context, home: Path) -> None:
         "view"
     ]
     (home / "a.txt").write_text("keep\n")
-    assert call(viewer, command="view", path=str(home / "a.txt")).text == "     1\tkeep"
+    assert invoke(viewer, command="view", path=str(home / "a.txt")).text == "     1\tkeep"
     refused = error_text(viewer, command="create", path=str(home / "b.txt"), file_text="x")
     assert "command" in refused
     assert not (home / "b.txt").exists()

@@ -30,6 +30,9 @@ from subagents.settings import WEB_CHROMIUM_ARGS, WEB_CHROMIUM_PATH
 from tests.osworld_agent import scripted_agent
 from tests.test_eval_runner import SUITE, run_cli
 
+APP_FIXTURES = frozenset({"browser"})
+"""The fixtures here that start a real application: their tests are marked `apps`."""
+
 OSWORLD_TASK = Path(__file__).parent / "fixtures" / "osworld" / "os" / "answer-any.json"
 FINDING = "Total in B10 is 1200, the sum of B2:B9 is 1250"
 

@@ -24,6 +24,9 @@ from sandbox.processes import tagged_pids
 from stateact.app.exit_codes import ExitCode
 from stateact.events import read_events
 
+APP_FIXTURES = frozenset({"results"})
+"""The fixtures here that start a real application: their tests are marked `apps`."""
+
 SUITE = Path(__file__).parent / "fixtures" / "evalsuite"
 HARNESSES = "no-verify,bash-only"
 
@@ -277,6 +280,7 @@ def _wait_for_both_jobs_to_ask(results: Path, proc: subprocess.Popen) -> list[Pa
     raise AssertionError(f"the two jobs never asked their model: {proc.communicate()[0]}")
 
 
+@pytest.mark.apps
 def test_a_stop_interrupts_the_running_jobs_and_the_same_command_runs_them_again(tmp_path):
     results, relay = tmp_path / "results", tmp_path / "relay"
     for sig, code in [(signal.SIGINT, ExitCode.INTERRUPTED), (signal.SIGTERM, ExitCode.TERMINATED)]:

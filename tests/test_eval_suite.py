@@ -92,6 +92,7 @@ def check_valid(row: ValidationRow) -> None:
     assert set(row.unplayed) <= (set() if gate_ran else {"gate"}), row.unplayed  # every other turn played
 
 
+@pytest.mark.apps
 @pytest.mark.parametrize(
     "task_id",
     [
@@ -107,6 +108,7 @@ def test_reference_solution_scores_full_marks(task_id: str, cache: Path, tmp_pat
     check_valid(validate_task(BY_ID[task_id], cache, tmp_path))
 
 
+@pytest.mark.apps
 def test_validate_command_prints_the_table_and_total_time(cache: Path, tmp_path: Path) -> None:
     args = ["validate", "--task", "calc-reorder-list", "--out", str(tmp_path), "--cache", str(cache)]
     for _ in range(2):  # a second validation into the same folder replays again
@@ -131,6 +133,7 @@ def altered(task: SuiteTask, folder: Path, change) -> Path:
     return path
 
 
+@pytest.mark.apps
 def test_a_wrong_order_quantity_earns_partial_credit(cache: Path, tmp_path: Path) -> None:
     task = BY_ID["calc-reorder-list"]
 
@@ -146,6 +149,7 @@ def test_a_wrong_order_quantity_earns_partial_credit(cache: Path, tmp_path: Path
     assert row.met == row.checkpoints - 2  # the first and last Order Qty cells
 
 
+@pytest.mark.apps
 def test_finishing_an_infeasible_task_as_done_misses_one_checkpoint(cache: Path, tmp_path: Path) -> None:
     task = BY_ID["impress-embed-usb-video"]
 
@@ -158,6 +162,7 @@ def test_finishing_an_infeasible_task_as_done_misses_one_checkpoint(cache: Path,
     assert row.partial == pytest.approx((row.checkpoints - 1) / row.checkpoints)
 
 
+@pytest.mark.apps
 def test_a_harness_without_the_web_subagent_scores_lower_on_a_web_task(cache: Path, tmp_path: Path) -> None:
     row = validate_task(BY_ID["web-q3-report"], cache, tmp_path, harness="bash-only")
     assert not row.valid

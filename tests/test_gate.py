@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import openpyxl
+import pytest
 from docx import Document
 
 from gate import FinishGate
@@ -24,6 +25,8 @@ from stateact.meter import Meter
 from stateact.runlog import RunLog
 from stateact.runtime import RoleModels, RunContext
 from stateact.tools.finish import FinishTool
+from tests.run_events import logged_events
+from tests.tool_calls import turn_calling
 
 ROWS = [("Pens", 3, 4), ("Paper", 10, 2.5), ("Ink", 2, 12), ("Tape", 5, 1.5)]
 MARKER = "NARRATION-MARKER-7f3a9c"
@@ -88,17 +91,13 @@ def make_context(
     )
 
 
-def call(name: str, **tool_input) -> dict:
-    return {"tool_calls": [{"name": name, "input": tool_input}]}
-
-
 def after_error(turn: dict, contains: str = "") -> dict:
     """`turn`, stating that the previous turn's result is an error (containing `contains`)."""
     return {**turn, "expect": {"is_error": True, "contains": contains}}
 
 
 def verdict(passed: bool, findings=(), summary="") -> dict:
-    return call(
+    return turn_calling(
         "verdict",
         verdict="PASS" if passed else "FAIL",
         findings=list(findings),
@@ -107,21 +106,18 @@ def verdict(passed: bool, findings=(), summary="") -> dict:
     )
 
 
-def events(context: RunContext, kind: str) -> list[dict]:
-    return [e for e in read_events(context.log.events_path) if e.kind == kind]
-
-
 def tool_result_texts(request) -> str:
     return "\n".join(r.text() for m in request.messages for r in m.tool_results())
 
 
+@pytest.mark.apps
 def test_correct_recalculated_xlsx_passes(tmp_path, sandbox):
     path = Path(sandbox.home) / "sales.xlsx"
     started = time.time() - 5
     write_sales(path, formulas=True)
     recalculate(sandbox, path)
     turns = [
-        call("inspect_spreadsheet", path=str(path), cells="A1:D6"),
+        turn_calling("inspect_spreadsheet", path=str(path), cells="A1:D6"),
         verdict(True, summary="All totals hold."),
     ]
     context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
@@ -130,13 +126,13 @@ def test_correct_recalculated_xlsx_passes(tmp_path, sandbox):
     result = gate.review()
 
     assert result.passed and result.source == "model" and result.violations == []
-    assert not Path(events(context, "gate_snapshot")[0].store).exists()
+    assert not Path(logged_events(context.log.events_path, "gate_snapshot")[0].store).exists()
     first = context.provider("gate").requests[0].messages[0].text()
     assert first.split("changed since the task started")[1].count(f"  {path}") == 1
     assert '{"cell": "Sales!D6", "value": 68.5, "formula": "=SUM(D2:D5)"}' in first  # D6 is named in the task
     seen = tool_result_texts(context.provider("gate").requests[1])
     assert '{"cell":"D6","value":68.5,"formula":"=SUM(D2:D5)"}' in seen
-    assert [e.passed for e in events(context, "gate_verdict")] == [True]
+    assert [e.passed for e in logged_events(context.log.events_path, "gate_verdict")] == [True]
 
 
 def test_one_wrong_value_fails_with_a_finding_naming_the_cell(tmp_path, sandbox):
@@ -154,8 +150,8 @@ def test_one_wrong_value_fails_with_a_finding_naming_the_cell(tmp_path, sandbox)
         'print([ws.cell(r, 2).value * ws.cell(r, 3).value for r in range(2, 6)])"'
     )
     turns = [
-        call("inspect_spreadsheet", path=str(path)),
-        call("bash", command=recompute),
+        turn_calling("inspect_spreadsheet", path=str(path)),
+        turn_calling("bash", command=recompute),
         verdict(False, [finding]),
     ]
     context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
@@ -170,7 +166,7 @@ def test_one_wrong_value_fails_with_a_finding_naming_the_cell(tmp_path, sandbox)
     report = result.report()
     assert report.startswith("Finish gate round 1: FAIL") and "Sales!D4" in report
     assert "evidence: inspect_spreadsheet: D4 value 99" in report
-    logged = events(context, "gate_verdict")[0]
+    logged = logged_events(context.log.events_path, "gate_verdict")[0]
     assert logged.findings[0]["location"].endswith("Sales!D4") and not logged.exhausted
 
 
@@ -213,10 +209,10 @@ def test_gate_cannot_change_the_deliverable_through_or_past_the_guard(tmp_path, 
         "print('side file', file=open('{}', chr(119)))\""
     ).format(path, Path(sandbox.home) / "gate_notes.txt")
     turns = [
-        call("bash", command=f"echo hacked > {path}"),
-        after_error(call("bash", command=f"rm {path}"), "redirection"),
-        after_error(call("bash", command=sneaky), "`rm`"),
-        call("bash", command=f"wc -c {path}"),
+        turn_calling("bash", command=f"echo hacked > {path}"),
+        after_error(turn_calling("bash", command=f"rm {path}"), "redirection"),
+        after_error(turn_calling("bash", command=sneaky), "`rm`"),
+        turn_calling("bash", command=f"wc -c {path}"),
         verdict(True),
         verdict(True),  # the fresh round that follows the voided one
     ]
@@ -239,9 +235,11 @@ def test_gate_cannot_change_the_deliverable_through_or_past_the_guard(tmp_path, 
     assert f"changed: {path}" in voided.violations
     assert any(v.startswith("created: ") and v.endswith("gate_notes.txt") for v in voided.violations)
     assert result.passed and result.round == 2 and result.violations == [] and gate.rounds_used == 1
-    [violation] = events(context, "gate_violation")
+    [violation] = logged_events(context.log.events_path, "gate_violation")
     assert violation.scope == "gate#1" and str(path) in violation.restored
-    assert not Path(events(context, "gate_snapshot")[0].store).exists()  # the restore copies are dropped
+    assert not Path(
+        logged_events(context.log.events_path, "gate_snapshot")[0].store
+    ).exists()  # the restore copies are dropped
 
 
 def test_three_fail_rounds_exhaust_the_gate(tmp_path, sandbox):
@@ -269,7 +267,7 @@ def test_three_fail_rounds_exhaust_the_gate(tmp_path, sandbox):
     resumed = FinishGate(context)
     resumed.resume_from(read_events(context.log.events_path))
     assert resumed.exhausted and resumed.last_verdict.findings == again.findings
-    logged = events(context, "gate_verdict")
+    logged = logged_events(context.log.events_path, "gate_verdict")
     assert [(e.scope, e.passed, e.exhausted) for e in logged] == [
         ("gate#1", False, False),
         ("gate#2", False, False),
@@ -282,11 +280,17 @@ def test_gate_requests_hold_none_of_the_main_agents_history(tmp_path, sandbox):
     started = time.time() - 5
     write_sales(path, totals=[12, 25, 99, 7.5])
     main_turns = [
-        {"text": f"Plan {MARKER}: totals are right.", **call("finish", summary=f"All done {MARKER}")},
-        after_error({"text": f"Fixed {MARKER}.", **call("finish", summary=f"Fixed D4 {MARKER}")}, "Sales!D4"),
+        {"text": f"Plan {MARKER}: totals are right.", **turn_calling("finish", summary=f"All done {MARKER}")},
+        after_error(
+            {"text": f"Fixed {MARKER}.", **turn_calling("finish", summary=f"Fixed D4 {MARKER}")}, "Sales!D4"
+        ),
     ]
     finding = {"problem": "D4 is 99, expected 24", "location": f"{path} Sales!D4", "evidence": "B4=2, C4=12"}
-    gate_turns = [verdict(False, [finding]), call("inspect_spreadsheet", path=str(path)), verdict(True)]
+    gate_turns = [
+        verdict(False, [finding]),
+        turn_calling("inspect_spreadsheet", path=str(path)),
+        verdict(True),
+    ]
     task = instruction_for(str(path))
     context = make_context(tmp_path, sandbox, task, gate_turns, main_turns)
     gate = FinishGate(context, task_started_at=started)
@@ -325,6 +329,7 @@ def open_in_libreoffice(sandbox: LocalSandbox, path: Path) -> Path:
     raise AssertionError("LibreOffice did not open the document")
 
 
+@pytest.mark.apps
 def test_open_document_showing_the_saved_file_is_left_to_the_model_gate(tmp_path, sandbox):
     path = Path(sandbox.home) / "sales.xlsx"
     write_sales(path)
@@ -339,6 +344,7 @@ def test_open_document_showing_the_saved_file_is_left_to_the_model_gate(tmp_path
     assert f"{path} is open in LibreOffice" in notes and "after the file's last write" in notes
 
 
+@pytest.mark.apps
 def test_open_document_edited_on_disk_behind_its_window_fails_with_reload_advice(tmp_path, sandbox):
     path = Path(sandbox.home) / "sales.xlsx"
     write_sales(path)
@@ -356,6 +362,7 @@ def test_open_document_edited_on_disk_behind_its_window_fails_with_reload_advice
     assert "save it" not in finding.problem and lock.name in finding.evidence
 
 
+@pytest.mark.apps
 def test_gate_is_told_which_documents_libreoffice_holds_open(tmp_path, sandbox):
     source = Path(sandbox.home) / "sales.xlsx"
     write_sales(source)
@@ -404,7 +411,7 @@ def test_undecided_rounds_are_retried_once_then_the_finish_is_accepted_unreviewe
     assert result.terminal and not result.is_error and result.data["gate_passed"] is None
     assert "undecided" in result.text and "unreviewed" in result.text
     assert gate.rounds_used == 0 and not gate.exhausted
-    [undecided] = events(context, "gate_undecided")
+    [undecided] = logged_events(context.log.events_path, "gate_undecided")
     assert undecided.scope == "gate#2" and undecided.attempts == 2
 
 
@@ -413,7 +420,7 @@ def test_fail_verdict_without_findings_is_sent_back_to_the_gate_model(tmp_path, 
     write_sales(path)
     finding = {"problem": "x", "location": f"{path} Sales!A1", "evidence": "y"}
     turns = [
-        call("verdict", verdict="FAIL"),
+        turn_calling("verdict", verdict="FAIL"),
         after_error(verdict(False, [finding]), "needs at least one finding"),
     ]
     context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
@@ -429,8 +436,8 @@ def test_pass_verdict_must_agree_with_its_checklist(tmp_path, sandbox):
     write_sales(path)
     failed_item = {"requirement": "D6 = sum", "result": "fail", "evidence": "D6 is 0"}
     turns = [
-        call("verdict", verdict="PASS"),
-        after_error(call("verdict", verdict="PASS", checklist=[failed_item]), "needs the checklist"),
+        turn_calling("verdict", verdict="PASS"),
+        after_error(turn_calling("verdict", verdict="PASS", checklist=[failed_item]), "needs the checklist"),
         after_error(verdict(True), "a checklist item failed"),
     ]
     context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
@@ -450,17 +457,17 @@ def test_change_to_a_file_over_the_copy_cap_is_recorded_as_not_restored(tmp_path
     write_sales(path)
     sneaky = f"python3 -c \"print('x', end='', file=open('{path}', chr(119)))\""  # a bypass the guard misses
     context = make_context(
-        tmp_path, sandbox, instruction_for(str(path)), [call("bash", command=sneaky), verdict(True)]
+        tmp_path, sandbox, instruction_for(str(path)), [turn_calling("bash", command=sneaky), verdict(True)]
     )
 
     gate = FinishGate(context, task_started_at=time.time() - 60)
     gate.review()
     voided = gate.verdicts[0]  # a fresh round followed it (its script is empty: undecided too)
 
-    [violation] = events(context, "gate_violation")
+    [violation] = logged_events(context.log.events_path, "gate_violation")
     assert violation.not_restored == {str(path): "no snapshot copy (over the size caps)"}
     assert voided.violations == [f"changed: {path}"] and voided.passed is None
-    assert events(context, "gate_snapshot")[0].copies == 0
+    assert logged_events(context.log.events_path, "gate_snapshot")[0].copies == 0
 
 
 def test_gate_editor_only_views(tmp_path, sandbox):
@@ -468,8 +475,10 @@ def test_gate_editor_only_views(tmp_path, sandbox):
     write_sales(path)
     notes = Path(sandbox.home) / "gate.txt"
     turns = [
-        call("str_replace_based_edit_tool", command="create", path=str(notes), file_text="x"),
-        after_error(call("str_replace_based_edit_tool", command="view", path=sandbox.home), "command"),
+        turn_calling("str_replace_based_edit_tool", command="create", path=str(notes), file_text="x"),
+        after_error(
+            turn_calling("str_replace_based_edit_tool", command="view", path=sandbox.home), "command"
+        ),
         verdict(True),
     ]
     context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
@@ -499,6 +508,7 @@ def test_unusable_gate_model_gives_an_undecided_verdict_not_a_crash(tmp_path, sa
     )
 
 
+@pytest.mark.apps
 def test_saved_error_values_fail_the_pregate(tmp_path, sandbox):
     path = Path(sandbox.home) / "sales.xlsx"
     write_division_by_zero(path)
@@ -555,9 +565,9 @@ def test_main_loop_of_the_harness_corrects_its_work_through_the_gate(tmp_path, s
         f"ws['D4'] = 24; ws['D6'] = 68.5; wb.save('{path}')\""
     )
     main_turns = [
-        {"text": f"{MARKER} all set", **call("finish", summary=f"Done {MARKER}")},
-        after_error(call("bash", command=fix), "Sales!D4"),
-        call("finish", summary=f"Fixed D4 {MARKER}"),
+        {"text": f"{MARKER} all set", **turn_calling("finish", summary=f"Done {MARKER}")},
+        after_error(turn_calling("bash", command=fix), "Sales!D4"),
+        turn_calling("finish", summary=f"Fixed D4 {MARKER}"),
     ]
     finding = {
         "problem": "D4 is 99, Qty*Price is 24",
@@ -565,9 +575,9 @@ def test_main_loop_of_the_harness_corrects_its_work_through_the_gate(tmp_path, s
         "evidence": "B4=2, C4=12",
     }
     gate_turns = [
-        call("inspect_spreadsheet", path=str(path)),
+        turn_calling("inspect_spreadsheet", path=str(path)),
         verdict(False, [finding]),
-        call("inspect_spreadsheet", path=str(path)),
+        turn_calling("inspect_spreadsheet", path=str(path)),
         verdict(True),
     ]
     task = instruction_for(str(path))
@@ -586,9 +596,10 @@ def test_main_loop_of_the_harness_corrects_its_work_through_the_gate(tmp_path, s
     assert all(
         MARKER not in r.system + "".join(m.model_dump_json() for m in r.messages) for r in gate_requests
     )
-    assert [e.passed for e in events(context, "gate_verdict")] == [False, True]
+    assert [e.passed for e in logged_events(context.log.events_path, "gate_verdict")] == [False, True]
 
 
+@pytest.mark.apps
 def test_saved_error_values_in_ods_fail_the_pregate(tmp_path, sandbox):
     source = Path(sandbox.home) / "sales.xlsx"
     write_division_by_zero(source)

@@ -12,7 +12,9 @@ from gate import FinishGate
 from gate import settings as gate_settings
 from stateact.messages import ToolUseBlock
 from stateact.tools.finish import FinishTool
-from tests.test_gate import after_error, call, events, make_context, tool_result_texts
+from tests.run_events import logged_events
+from tests.test_gate import after_error, make_context, tool_result_texts
+from tests.tool_calls import turn_calling
 
 pytest_plugins = ["tests.gate_fixtures"]
 
@@ -34,8 +36,8 @@ def test_false_infeasible_claim_is_sent_back(tmp_path, sandbox):
     claim = "There is no memo.txt in ~/Documents, so there is nothing to append to."
     finding = {"problem": "memo.txt exists", "location": str(memo), "evidence": "ls listed it"}
     turns = [
-        call("bash", command="ls ~/Documents"),
-        call("verdict", verdict="FAIL", findings=[finding], checklist=[{**CHECK, "result": "fail"}]),
+        turn_calling("bash", command="ls ~/Documents"),
+        turn_calling("verdict", verdict="FAIL", findings=[finding], checklist=[{**CHECK, "result": "fail"}]),
     ]
     context = make_context(tmp_path, sandbox, task, turns)
     tool = FinishTool(context, gate=FinishGate(context, task_started_at=time.time() - 60))
@@ -48,7 +50,7 @@ def test_false_infeasible_claim_is_sent_back(tmp_path, sandbox):
     first = context.provider("gate").requests[0].messages[0].text()
     assert f"<infeasibility_claim>\n{claim}\n</infeasibility_claim>" in first and task in first
     assert "memo.txt" in tool_result_texts(context.provider("gate").requests[1])
-    [start] = events(context, "gate_start")
+    [start] = logged_events(context.log.events_path, "gate_start")
     assert start.infeasible_claim == claim
 
 
@@ -56,8 +58,12 @@ def test_true_infeasible_claim_passes_and_ends_the_run_infeasible(tmp_path, sand
     task = "Open ~/plan.frob in the program frobnicate-studio and export it as ~/plan.pdf."
     claim = f"frobnicate-studio is not installed and nothing else reads .frob files. {MARKER}"
     turns = [
-        call("bash", command="command -v frobnicate-studio || echo 'frobnicate-studio: not installed'"),
-        call("verdict", verdict="PASS", checklist=[CHECK], summary="frobnicate-studio is not installed."),
+        turn_calling(
+            "bash", command="command -v frobnicate-studio || echo 'frobnicate-studio: not installed'"
+        ),
+        turn_calling(
+            "verdict", verdict="PASS", checklist=[CHECK], summary="frobnicate-studio is not installed."
+        ),
     ]
     context = make_context(tmp_path, sandbox, task, turns)
     gate = FinishGate(context, task_started_at=time.time() - 60)
@@ -77,14 +83,14 @@ def test_true_infeasible_claim_passes_and_ends_the_run_infeasible(tmp_path, sand
 def test_three_invalid_verdicts_end_the_round_undecided_then_a_fresh_round_decides(tmp_path, sandbox):
     out = Path(sandbox.home) / "out.txt"
     out.write_text("yes\n")
-    pass_without_checklist = call("verdict", verdict="PASS")
-    string_checklist = call("verdict", verdict="PASS", checklist=["out.txt says yes"])
+    pass_without_checklist = turn_calling("verdict", verdict="PASS")
+    string_checklist = turn_calling("verdict", verdict="PASS", checklist=["out.txt says yes"])
     turns = [
         pass_without_checklist,
         after_error(string_checklist, "needs the checklist"),
         after_error(pass_without_checklist, "Input should be a valid dictionary"),
         # the fresh round
-        call("verdict", verdict="PASS", checklist=[CHECK]),
+        turn_calling("verdict", verdict="PASS", checklist=[CHECK]),
     ]
     context = make_context(tmp_path, sandbox, f"Write yes into {out}.", turns)
     gate = FinishGate(context, task_started_at=time.time() - 60)
@@ -98,12 +104,12 @@ def test_three_invalid_verdicts_end_the_round_undecided_then_a_fresh_round_decid
     assert first.passed is None and first.source == "undecided"
     assert f"rejected {gate_settings.GATE_MAX_INVALID_VERDICTS} times" in first.findings[0].problem
     assert result.terminal and result.data["gate_passed"] is True and gate.rounds_used == 1
-    logged = events(context, "gate_verdict")
+    logged = logged_events(context.log.events_path, "gate_verdict")
     assert [(e.scope, e.passed, e.source) for e in logged] == [
         ("gate#1", None, "undecided"),
         ("gate#2", True, "model"),
     ]
-    assert not events(context, "gate_undecided")
+    assert not logged_events(context.log.events_path, "gate_undecided")
 
 
 def test_verdict_tool_describes_the_checklist_shape():

@@ -7,12 +7,15 @@ from __future__ import annotations
 import os
 import time
 
+import pytest
 from test_toolkit_open_documents import desktop, open_odt, paragraphs_after_libreoffice_saves  # noqa: F401
 from toolkit_helpers import run_tool
 
 from gate import settings
 from gate.deliverables import MentionedPath
 from gate.pregate import run_pregate
+
+pytestmark = pytest.mark.apps
 
 
 def check(desktop, document):  # noqa: F811

@@ -10,6 +10,7 @@ from pathlib import Path
 import docx
 import openpyxl
 import pptx
+import pytest
 from docx.shared import Pt
 from openpyxl.chart import BarChart, Reference
 
@@ -92,6 +93,7 @@ def test_document_probe_reads_text_styles_fonts_and_tables(sandbox):
     assert data["tables"] == [[["", ""], ["", "42"]]]
 
 
+@pytest.mark.apps
 def test_document_probe_reads_odt_written_by_libreoffice(sandbox):
     source = Path(sandbox.home) / "memo.docx"
     document = docx.Document()
@@ -104,6 +106,7 @@ def test_document_probe_reads_odt_written_by_libreoffice(sandbox):
     assert [p["text"] for p in data["paragraphs"]] == ["Budget approved"]
 
 
+@pytest.mark.apps
 def test_odt_spaces_tabs_and_line_breaks_read_the_same_through_the_probe_and_the_toolkit(sandbox):
     text = "Net  total:\tapproved\nby the   board"
     document = docx.Document()
@@ -192,6 +195,7 @@ def test_screenshot_without_a_display_is_a_clear_error(sandbox):
     assert result.is_error and "no display" in result.text
 
 
+@pytest.mark.apps
 def test_spreadsheet_probe_reads_ods_saved_by_libreoffice(sandbox):
     source = Path(sandbox.home) / "book.xlsx"
     wb, ws = data_sheet(["Item", "Qty"], ["pens", 3], ["ink", 4.5])

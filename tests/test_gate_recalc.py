@@ -81,6 +81,7 @@ def pregate_of(sandbox, path: Path):
     return run_pregate(sandbox, mentioned_paths(f"Save the workbook as {path}."), time.time() - 600)
 
 
+@pytest.mark.apps
 def test_stale_cached_total_fails_naming_the_cell_and_leaves_the_file_untouched(
     recalculated_book, sandbox, tmp_path
 ):
@@ -102,6 +103,7 @@ def test_stale_cached_total_fails_naming_the_cell_and_leaves_the_file_untouched(
     assert recalc["skipped_volatile"] == 2 and recalc["compared"] == 2
 
 
+@pytest.mark.apps
 def test_consistent_workbook_gives_no_finding(recalculated_book, sandbox):
     path = deliver(sandbox, recalculated_book, "sales.xlsx")
 
@@ -119,6 +121,7 @@ def test_consistent_workbook_gives_no_finding(recalculated_book, sandbox):
     }
 
 
+@pytest.mark.apps
 def test_recalculation_that_times_out_is_a_fact_not_a_finding(
     recalculated_book, sandbox, tmp_path, monkeypatch
 ):
@@ -163,6 +166,7 @@ def test_workbook_without_formulas_is_not_recalculated(sandbox):
     assert result.findings == [] and result.facts[0]["formula_recalc"] == {"status": "no_formulas"}
 
 
+@pytest.mark.apps
 def test_stale_ods_value_fails(sandbox):
     path = Path(sandbox.home) / "costs.ods"
     with zipfile.ZipFile(path, "w") as ods:

@@ -23,6 +23,7 @@ from stateact.messages import ToolUseBlock
 from stateact.runtime import RoleModels
 from subagents.web import DelegateWebTool
 from subagents.web_pages import saved_pages
+from tests.tool_calls import turn_calling
 from tests.tool_context import run_context
 from tests.web_site import serve_site
 
@@ -40,10 +41,6 @@ def suite_site(root: Path) -> Iterator[str]:
         yield url
 
 
-def call(name: str, **arguments) -> dict:
-    return {"tool_calls": [{"name": name, "input": arguments}]}
-
-
 def after_error(turn: dict) -> dict:
     """`turn`, declaring that the previous turn's result is an error (a refusal)."""
     return {**turn, "expect": {"is_error": True, "contains": "Refused"}}
@@ -59,6 +56,7 @@ def site(tmp_path):
         yield base
 
 
+@pytest.mark.apps
 def test_gate_reads_the_task_site_and_the_pages_the_web_subagent_saw(tmp_path, site):
     script = tmp_path / "script.json"
     task = f"Open the exchange rates page at {site}/rates/ and write the EUR rate of one USD into ~/usd.txt."
@@ -70,20 +68,20 @@ def test_gate_reads_the_task_site_and_the_pages_the_web_subagent_saw(tmp_path, s
         context.task = task
         context.models = RoleModels(main=f"scripted:{script}")
         gate_turns = [
-            call("web_pages"),
-            call("web_pages", number=2),
-            call("read_page", url=f"{site}/rates/"),
-            call("read_page", url=f"{other}/login.html"),
-            after_error(call("read_page", url=f"http://localhost:{site.rsplit(':', 1)[1]}/rates/")),
-            after_error(call("bash", command=f"curl -sL {site}/rates/ | grep -c 'Reference rates'")),
-            call("bash", command=f"curl -s -o page.html {site}/rates/"),
-            after_error(call("verdict", **verdict)),
+            turn_calling("web_pages"),
+            turn_calling("web_pages", number=2),
+            turn_calling("read_page", url=f"{site}/rates/"),
+            turn_calling("read_page", url=f"{other}/login.html"),
+            after_error(turn_calling("read_page", url=f"http://localhost:{site.rsplit(':', 1)[1]}/rates/")),
+            after_error(turn_calling("bash", command=f"curl -sL {site}/rates/ | grep -c 'Reference rates'")),
+            turn_calling("bash", command=f"curl -s -o page.html {site}/rates/"),
+            after_error(turn_calling("verdict", **verdict)),
         ]
         web_turns = [
-            call("navigate", url=f"{site}/"),
-            call("navigate", url=f"{site}/rates/"),
-            call("scroll", direction="down"),
-            call("done", summary="Read the rates.", facts=["USD: 0.9231 EUR"]),
+            turn_calling("navigate", url=f"{site}/"),
+            turn_calling("navigate", url=f"{site}/rates/"),
+            turn_calling("scroll", direction="down"),
+            turn_calling("done", summary="Read the rates.", facts=["USD: 0.9231 EUR"]),
         ]
         script.write_text(json.dumps({"roles": {"web": web_turns, "gate": gate_turns}}))
         tool = DelegateWebTool(context)
@@ -166,6 +164,7 @@ class WritingPageHandler(SimpleHTTPRequestHandler):
         self.end_headers()
 
 
+@pytest.mark.apps
 def test_read_page_renders_scripts_but_lets_only_reads_of_the_task_sites_out(site):
     rates = ReadPage({site_of(site)}).run(ReadPage.Input(url=f"{site}/rates/", render=True))
     assert not rates.is_error and "| USD | 0.9231 |" in rates.text, rates.text

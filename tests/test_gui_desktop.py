@@ -33,6 +33,8 @@ from subagents.pixel import build_pixel_loop
 from subagents.screen import Scaler
 from subagents.settings import GUI_KEEP_SCREENSHOTS, GUI_SCREENSHOT_STRIP_CHUNK, SUBAGENT_TEXT_REPLY_NUDGES
 
+pytestmark = pytest.mark.apps
+
 TK_APP = Path(__file__).parent / "apps" / "tk_app.py"
 WAIT_S = 60.0
 

@@ -23,6 +23,8 @@ from subagents.gui import run_gui_subgoal
 from tests.test_gui_desktop import TkApp, desktop, tk_app  # noqa: F401 (fixtures)
 from tests.wire_servers import PNG_SIZE_OFFSET, openai_reply
 
+pytestmark = pytest.mark.apps
+
 TARGET = "dialog_ok"
 """The button every answer clicks: OK of the test window's modal dialog."""
 

@@ -14,7 +14,8 @@ from subagents.gui_actions import ActionError, ComputerAction, action_code, pars
 from subagents.gui_tools import ComputerTool
 from subagents.screen import CoordinateError, Scaler, Screen, image_tokens, model_size
 from subagents.screen_loop import screen_context
-from tests.test_context import TASK, events, make_loop, run_context, steps
+from tests.run_events import logged_events
+from tests.test_context import TASK, make_loop, run_context, steps
 
 
 @pytest.mark.parametrize(
@@ -179,7 +180,7 @@ def test_a_screenshot_loop_recovers_from_an_overflow_by_cutting_the_screenshot(t
     model = ScriptedProvider([shot, *steps(0)], context_window=1500)
     loop = make_loop(tmp_path, model, screen_context(run_context(tmp_path, []), model))
     assert loop.run(TASK).status == "finished"
-    assert [e.block for e in events(loop, "context_cut")] == ["image"]
+    assert [e.block for e in logged_events(loop.log.events_path, "context_cut")] == ["image"]
     assert not model.requests[-1].messages[2].images() and loop.messages[2].images()
 
 

@@ -122,6 +122,7 @@ def test_the_office_toolkit_and_the_gate_probes_run_inside(box):
     assert fact["exists"] and fact["resolved"] == "/home/user/book.xlsx", facts
 
 
+@pytest.mark.apps
 @pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice is not installed")
 def test_libreoffice_converts_inside(box):
     box.write_file("~/note.txt", b"hello inside\n")
@@ -130,6 +131,7 @@ def test_libreoffice_converts_inside(box):
     assert (Path(box.host_home) / "note.pdf").read_bytes().startswith(b"%PDF")
 
 
+@pytest.mark.apps
 @pytest.mark.skipif(shutil.which("Xvfb") is None or shutil.which("xdotool") is None, reason="no Xvfb/xdotool")
 def test_display_works_inside(tmp_path):
     with LocalSandbox(tmp_path / "home", display=True, isolation="bwrap") as box:
@@ -140,6 +142,7 @@ def test_display_works_inside(tmp_path):
         assert box.screenshot().startswith(b"\x89PNG")
 
 
+@pytest.mark.apps
 def test_the_window_manager_and_what_its_menus_start_run_inside(tmp_path):
     with LocalSandbox(tmp_path / "home", display=True, isolation="bwrap") as box:
         inside = box.run("ps -eo comm=").stdout.split()

@@ -14,6 +14,8 @@ from sandbox.base import SandboxError
 from sandbox.local import LocalSandbox
 from sandbox.processes import tagged_pids
 
+APP_FIXTURES = frozenset({"desktop"})
+
 
 @pytest.fixture
 def desktop(tmp_path):
@@ -55,6 +57,7 @@ def test_gui_python_runs_on_the_display(desktop):
     assert result.stdout.strip() == desktop.display
 
 
+@pytest.mark.apps
 def test_close_ends_every_process_it_started(tmp_path):
     box = LocalSandbox(tmp_path / "home", display=True)
     box.start()

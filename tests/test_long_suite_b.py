@@ -70,6 +70,7 @@ def test_every_download_resolves_to_a_built_fixture(cache: Path) -> None:
     assert_downloads_resolve(TASKS, cache)
 
 
+@pytest.mark.apps
 def test_the_desk_keeps_the_records_typed_into_its_window_in_its_store_and_on_its_port(
     tmp_path: Path,
 ) -> None:

@@ -9,7 +9,6 @@ from pydantic import BaseModel, Field
 
 from stateact import settings
 from stateact.context import PassThrough
-from stateact.events import read_events
 from stateact.loop import AgentLoop, Budget
 from stateact.messages import Message, TextBlock, ToolResultBlock
 from stateact.meter import Meter
@@ -17,6 +16,8 @@ from stateact.models.base import ContextLengthError, ModelRequest, ModelResponse
 from stateact.models.scripted import ScriptedProvider
 from stateact.runlog import RunLog, load_message
 from stateact.tools.base import Tool, ToolResult
+from tests.run_events import logged_events
+from tests.tool_calls import call
 
 UNLIMITED = Budget(max_turns=50, max_usd=None, max_seconds=None)
 
@@ -79,10 +80,6 @@ class Finish(Tool):
         return ToolResult(text=params.answer, terminal=True, data={"answer": params.answer})
 
 
-def call(name: str, **arguments) -> dict:
-    return {"name": name, "input": arguments}
-
-
 def turn(*calls: dict, text: str = "", expect: dict | list | None = None) -> dict:
     """A scripted turn; `expect` states what the previous turn's results must show."""
     return {"text": text, "tool_calls": list(calls), **({"expect": expect} if expect is not None else {})}
@@ -102,10 +99,6 @@ def make_loop(run_log: RunLog, turns: list[dict], *, name: str = "scripted", **o
         budget=options.pop("budget", UNLIMITED),
         **options,
     )
-
-
-def events(run_log: RunLog, kind: str | None = None) -> list[dict]:
-    return [e for e in read_events(run_log.events_path) if kind is None or e.kind == kind]
 
 
 def last_results(loop: AgentLoop) -> list[ToolResultBlock]:
@@ -158,7 +151,7 @@ def test_several_calls_in_one_turn_are_answered_in_order_in_one_message(run_log)
     results = loop.messages[2].tool_results()
     assert [r.tool_use_id for r in results] == [c.id for c in calls]
     assert [r.text() for r in results] == ["3", "7", "11"]
-    assert [e.text for e in events(run_log, "tool_result")][:3] == ["3", "7", "11"]
+    assert [e.text for e in logged_events(run_log.events_path, "tool_result")][:3] == ["3", "7", "11"]
 
 
 def test_terminal_result_ends_the_loop_and_later_calls_are_not_run(run_log):
@@ -175,7 +168,7 @@ def test_terminal_result_ends_the_loop_and_later_calls_are_not_run(run_log):
     finish, skipped = last_results(loop)
     assert not finish.is_error and finish.text() == "42"
     assert skipped.is_error and "Not run" in skipped.text()
-    assert [e.name for e in events(run_log, "tool_call")] == ["finish"]
+    assert [e.name for e in logged_events(run_log.events_path, "tool_call")] == ["finish"]
     assert loop.model.remaining == 0
 
 
@@ -189,7 +182,7 @@ def test_a_tool_that_raises_becomes_an_error_result_and_a_crash_event(run_log):
     assert outcome.status == "finished"
     (result,) = sent_results(loop, 1)
     assert result.is_error and result.text() == "`divide` failed: ZeroDivisionError: float division by zero"
-    (crash,) = events(run_log, "tool_crash")
+    (crash,) = logged_events(run_log.events_path, "tool_crash")
     assert "ZeroDivisionError" in crash.traceback and crash.id == result.tool_use_id
 
 
@@ -201,7 +194,7 @@ def test_turn_budget_stops_the_loop(run_log):
     assert (outcome.status, outcome.turns) == ("budget", 2)
     assert outcome.text == "turn budget spent (2 of 2)"
     assert loop.model.remaining == 3
-    assert events(run_log)[-1].kind == "loop_end"
+    assert logged_events(run_log.events_path)[-1].kind == "loop_end"
 
 
 def test_dollar_budget_stops_the_loop_with_a_priced_model(run_log):
@@ -219,7 +212,7 @@ def test_dollar_budget_stops_the_loop_with_a_priced_model(run_log):
     assert (outcome.status, outcome.turns) == ("budget", 1)
     assert outcome.text.startswith("dollar budget spent")
     assert meter.total_usd > 0.000001
-    assert events(run_log, "response")[0].usd > 0
+    assert logged_events(run_log.events_path, "response")[0].usd > 0
 
 
 def test_time_budget_stops_the_loop(run_log):
@@ -256,7 +249,7 @@ def test_exhausted_script_ends_with_an_error_outcome(run_log):
 
     assert outcome.status == "error"
     assert "script exhausted after 1 turns" in outcome.text
-    assert events(run_log)[-1].status == "error"
+    assert logged_events(run_log.events_path)[-1].status == "error"
 
 
 def test_keyboard_interrupt_is_logged_reraised_and_leaves_a_resumable_history(run_log):
@@ -271,7 +264,7 @@ def test_keyboard_interrupt_is_logged_reraised_and_leaves_a_resumable_history(ru
     with pytest.raises(KeyboardInterrupt):
         loop.run("Go.")
 
-    assert events(run_log)[-1].kind == "interrupted"
+    assert logged_events(run_log.events_path)[-1].kind == "interrupted"
     done, interrupted, never_run = last_results(loop)
     assert (done.text(), done.is_error) == ("2", False)
     assert interrupted.is_error and never_run.is_error and "interrupted" in never_run.text()
@@ -284,10 +277,10 @@ def test_events_hold_one_message_per_history_message_and_rebuild_it(run_log):
 
     loop.run([TextBlock(text="Add 1 and 2.")])
 
-    records = [e.message for e in events(run_log, "message")]
+    records = [e.message for e in logged_events(run_log.events_path, "message")]
     assert len(records) == len(loop.messages) == 5
     assert [load_message(r, run_log.run_dir) for r in records] == loop.messages
-    seqs = [e.seq for e in events(run_log)]
+    seqs = [e.seq for e in logged_events(run_log.events_path)]
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
 
 
@@ -347,7 +340,7 @@ def test_context_overflow_is_handed_to_the_context_manager(run_log):
 
     assert (outcome.status, context.overflows) == ("finished", 1)
     assert model.requests[-1].messages[0].text() == "(earlier work summarised)"
-    (overflow,) = events(run_log, "context_overflow")
+    (overflow,) = logged_events(run_log.events_path, "context_overflow")
     assert overflow.maximum == 200_000, "the window the provider stated is in the log"
 
 
@@ -394,7 +387,7 @@ def test_context_overflow_without_recovery_ends_with_an_error(run_log):
     outcome = loop.run("Go.")
 
     assert outcome.status == "error" and "prompt is too long" in outcome.text
-    assert [e.error for e in events(run_log, "error")] == ["ContextLengthError"]
+    assert [e.error for e in logged_events(run_log.events_path, "error")] == ["ContextLengthError"]
 
 
 class Submit(Finish):
@@ -433,7 +426,11 @@ def test_a_call_that_reports_success_waits_for_a_failed_call_of_its_turn_to_be_r
     assert outcome.status == "finished" and loop.turns == 2
     refused = sent_results(loop, 1)[1]
     assert refused.text() == f"`submit` was not run: {why}. Read its result, then call again."
-    assert [e.name for e in events(run_log, "tool_call")] == [first["name"], "claim", "submit"]
+    assert [e.name for e in logged_events(run_log.events_path, "tool_call")] == [
+        first["name"],
+        "claim",
+        "submit",
+    ]
 
 
 def test_a_call_that_ends_without_reporting_success_runs_after_a_failed_one(run_log):

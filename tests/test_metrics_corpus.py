@@ -12,6 +12,9 @@ import pytest
 
 from evals.metrics import METRICS
 
+APP_FIXTURES = frozenset({"built"})
+"""The fixtures here that start a real application: their tests are marked `apps`."""
+
 CORPUS = Path(__file__).parents[1] / "evals/metrics_corpus"
 FAMILIES = [
     ("cases", "osworld_scores.json", 150),

@@ -23,6 +23,8 @@ from sandbox.local import LocalSandbox
 from sandbox.office_profile import PROFILE_SETTINGS, PROFILE_USER_DIR, SETTINGS_NAME
 from sandbox.processes import tagged_pids
 
+APP_FIXTURES = frozenset({"desktop"})
+
 OOR = "{http://openoffice.org/2001/registry}"
 WINDOW_TIMEOUT_S = 90.0
 SAVE_TIMEOUT_S = 60.0

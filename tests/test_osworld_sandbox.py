@@ -14,6 +14,8 @@ from sandbox.osworld import OSWorldSandbox, parse_osworld_spec
 from sandbox.relay_shell import UNDECODABLE_NOTE
 from tests.osworld_vm_server import VMServer, png_size, vm_under_test
 
+APP_FIXTURES = frozenset({"vm"})
+
 
 @pytest.fixture(scope="module")
 def vm(tmp_path_factory):

@@ -17,6 +17,8 @@ from tests.osworld_agent import scripted_agent
 from tests.osworld_vm_server import vm_under_test
 from tests.test_osworld_tasks import FIXTURES, cache  # noqa: F401  (the cache fixture)
 
+pytestmark = pytest.mark.apps
+
 CLOSE_CALC = "wmctrl -c 'Sales.xlsx - LibreOffice Calc'; for i in $(seq 100); do wmctrl -l | grep -q Sales.xlsx || break; sleep 0.1; done"
 
 

@@ -10,10 +10,10 @@ from tool_context import run_context
 
 from stateact.events import read_events
 from stateact.loop import AgentLoop
-from stateact.messages import TextBlock, ToolUseBlock
+from stateact.messages import TextBlock
 from stateact.models.scripted import ScriptedProvider
-from stateact.tools.base import ToolResult
 from stateact.tools.plan import PLAN_FILE, Plan, PlanError, PlanTool, plan_injection
+from tests.tool_calls import invoke
 
 
 @pytest.fixture
@@ -27,18 +27,14 @@ def tool(context) -> PlanTool:
     return PlanTool(context, Plan.for_run(context.run_dir))
 
 
-def call(tool: PlanTool, **arguments) -> ToolResult:
-    return tool.invoke(ToolUseBlock(id="p1", name="plan", input=arguments))
-
-
 def test_set_update_add_and_render(tool: PlanTool) -> None:
-    call(tool, action="set", items=["Find the workbook", {"title": "Fix totals", "note": "sheet Q3"}])
-    result = call(
+    invoke(tool, action="set", items=["Find the workbook", {"title": "Fix totals", "note": "sheet Q3"}])
+    result = invoke(
         tool,
         action="update",
         updates=[{"id": 1, "status": "done", "note": "~/q3.xlsx"}, {"id": 2, "status": "in_progress"}],
     )
-    added = call(
+    added = invoke(
         tool, action="add", items=[{"title": "Export PDF", "status": "blocked", "note": "no printer"}]
     )
     assert not result.is_error and not added.is_error
@@ -52,27 +48,29 @@ def test_set_update_add_and_render(tool: PlanTool) -> None:
 
 def test_results_confirm_the_change_without_repeating_the_plan(tool: PlanTool) -> None:
     """The whole plan is injected at the end of each request; a result names only what changed."""
-    set_result = call(tool, action="set", items=["Find the workbook", "Fix totals", "Export PDF"])
+    set_result = invoke(tool, action="set", items=["Find the workbook", "Fix totals", "Export PDF"])
     assert (
         set_result.text == "Plan (0/3 done, 0 verified): 3 items set; in progress:\n[>] 1. Find the workbook"
     )
-    updated = call(tool, action="update", updates=[{"id": 1, "status": "done", "note": "~/q3.xlsx"}])
+    updated = invoke(tool, action="update", updates=[{"id": 1, "status": "done", "note": "~/q3.xlsx"}])
     assert updated.text == (
         "Plan (1/3 done, 0 verified); changed:\n"
         "[x] 1. Find the workbook (claimed, unverified) — ~/q3.xlsx\n"
         "[>] 2. Fix totals"
     )
-    added = call(tool, action="add", items=[{"title": "Mail it", "status": "blocked", "note": "no account"}])
+    added = invoke(
+        tool, action="add", items=[{"title": "Mail it", "status": "blocked", "note": "no account"}]
+    )
     assert added.text == "Plan (1/4 done, 0 verified); changed:\n[!] 4. Mail it — no account"
-    same = call(tool, action="update", updates=[{"id": 2, "status": "in_progress"}])
+    same = invoke(tool, action="update", updates=[{"id": 2, "status": "in_progress"}])
     assert same.text == "Plan (1/4 done, 0 verified); nothing changed"
-    remembered = call(tool, action="remember", facts={"workbook": "~/q3.xlsx"})
+    remembered = invoke(tool, action="remember", facts={"workbook": "~/q3.xlsx"})
     assert remembered.text == "Plan (1/4 done, 0 verified); remembered: workbook"
 
 
 def test_persisted_atomically_and_reloaded(tool: PlanTool, context) -> None:
-    call(tool, action="set", items=["a", "b"])
-    call(tool, action="update", updates=[{"id": 2, "status": "done"}])
+    invoke(tool, action="set", items=["a", "b"])
+    invoke(tool, action="update", updates=[{"id": 2, "status": "done"}])
     path = context.run_dir / PLAN_FILE
     saved = json.loads(path.read_text())
     assert [(i["id"], i["title"], i["status"]) for i in saved["items"]] == [
@@ -89,24 +87,24 @@ def test_persisted_atomically_and_reloaded(tool: PlanTool, context) -> None:
 
 
 def test_set_replaces_and_renumbers(tool: PlanTool) -> None:
-    call(tool, action="set", items=["a", "b", "c"])
-    call(tool, action="set", items=["x"])
+    invoke(tool, action="set", items=["a", "b", "c"])
+    invoke(tool, action="set", items=["x"])
     assert [(i.id, i.title) for i in tool.plan.items] == [(1, "x")]
-    call(tool, action="add", items=["y"])
+    invoke(tool, action="add", items=["y"])
     assert [i.id for i in tool.plan.items] == [1, 2]
 
 
 def test_injection_block(tool: PlanTool) -> None:
     inject = plan_injection(tool.plan)
     assert inject() is None
-    call(tool, action="set", items=["only step"])
+    invoke(tool, action="set", items=["only step"])
     assert inject() == "<plan>\nPlan (0/1 done, 0 verified):\n[>] 1. only step\n</plan>"
 
 
 def test_unknown_id_changes_nothing(tool: PlanTool, context) -> None:
-    call(tool, action="set", items=["a", "b"])
+    invoke(tool, action="set", items=["a", "b"])
     before = (context.run_dir / PLAN_FILE).read_text()
-    result = call(tool, action="update", updates=[{"id": 1, "status": "done"}, {"id": 7, "status": "done"}])
+    result = invoke(tool, action="update", updates=[{"id": 1, "status": "done"}, {"id": 7, "status": "done"}])
     assert result.is_error
     assert "No plan item with id 7 (ids: 1, 2)" in result.text
     assert tool.plan.get(1).status == "in_progress"
@@ -114,14 +112,14 @@ def test_unknown_id_changes_nothing(tool: PlanTool, context) -> None:
 
 
 def test_errors(tool: PlanTool) -> None:
-    assert "the plan is empty" in call(tool, action="update", updates=[{"id": 1, "status": "done"}]).text
-    assert "needs `items`" in call(tool, action="set").text
-    assert "needs `items`" in call(tool, action="add", items=[]).text
-    assert "needs `updates`" in call(tool, action="update").text
-    bad_status = call(tool, action="set", items=[{"title": "a", "status": "finished"}])
+    assert "the plan is empty" in invoke(tool, action="update", updates=[{"id": 1, "status": "done"}]).text
+    assert "needs `items`" in invoke(tool, action="set").text
+    assert "needs `items`" in invoke(tool, action="add", items=[]).text
+    assert "needs `updates`" in invoke(tool, action="update").text
+    bad_status = invoke(tool, action="set", items=[{"title": "a", "status": "finished"}])
     assert bad_status.is_error and "status" in bad_status.text
-    assert call(tool, action="remove").is_error
-    assert call(tool, action="set", items=[""]).is_error
+    assert invoke(tool, action="remove").is_error
+    assert invoke(tool, action="set", items=[""]).is_error
     assert tool.plan.items == []
 
 
@@ -174,26 +172,26 @@ def statuses(tool: PlanTool) -> list[str]:
 
 
 def test_one_item_is_kept_in_progress_as_items_are_done(tool: PlanTool) -> None:
-    call(tool, action="set", items=["a", "b", "c", "d"])
+    invoke(tool, action="set", items=["a", "b", "c", "d"])
     assert statuses(tool) == ["in_progress", "pending", "pending", "pending"]
-    call(tool, action="update", updates=[{"id": 1, "status": "done"}])
+    invoke(tool, action="update", updates=[{"id": 1, "status": "done"}])
     assert statuses(tool) == ["done", "in_progress", "pending", "pending"]
-    call(tool, action="claim", claims=[{"id": 2}])  # done without evidence still moves on
+    invoke(tool, action="claim", claims=[{"id": 2}])  # done without evidence still moves on
     assert statuses(tool) == ["done", "done", "in_progress", "pending"]
-    call(tool, action="update", updates=[{"id": 3, "status": "done"}, {"id": 1, "status": "in_progress"}])
+    invoke(tool, action="update", updates=[{"id": 3, "status": "done"}, {"id": 1, "status": "in_progress"}])
     assert statuses(tool) == ["in_progress", "done", "done", "pending"]  # another item was put in progress
-    call(tool, action="update", updates=[{"id": 4, "status": "done"}])  # a pending item done: nothing moves
+    invoke(tool, action="update", updates=[{"id": 4, "status": "done"}])  # a pending item done: nothing moves
     assert statuses(tool) == ["in_progress", "done", "done", "done"]
-    call(tool, action="update", updates=[{"id": 1, "status": "done"}])  # nothing pending is left
+    invoke(tool, action="update", updates=[{"id": 1, "status": "done"}])  # nothing pending is left
     assert statuses(tool) == ["done", "done", "done", "done"]
 
 
 def test_set_keeps_given_statuses_and_starts_the_first_pending_item(tool: PlanTool) -> None:
-    call(tool, action="set", items=[{"title": "a", "status": "done"}, "b", "c"])
+    invoke(tool, action="set", items=[{"title": "a", "status": "done"}, "b", "c"])
     assert statuses(tool) == ["done", "in_progress", "pending"]
-    call(tool, action="set", items=["x", {"title": "y", "status": "in_progress"}])
+    invoke(tool, action="set", items=["x", {"title": "y", "status": "in_progress"}])
     assert statuses(tool) == ["pending", "in_progress"]
-    call(tool, action="update", updates=[{"id": 2, "status": "done"}])  # wraps to the first pending item
+    invoke(tool, action="update", updates=[{"id": 2, "status": "done"}])  # wraps to the first pending item
     assert statuses(tool) == ["in_progress", "done"]
 
 
@@ -203,9 +201,9 @@ def test_items_schema_and_behaviour_agree_on_strings_and_objects(tool: PlanTool)
     schema = tool.spec().input_schema
     for items in (["a", {"title": "b", "note": "n"}], [{"title": "c", "status": "blocked"}]):
         jsonschema.validate({"action": "set", "items": items}, schema)
-        assert not call(tool, action="set", items=items).is_error
+        assert not invoke(tool, action="set", items=items).is_error
     assert [(i.title, i.note) for i in tool.plan.items] == [("c", "")]
     for bad in ([""], [{"note": "no title"}], [3]):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate({"action": "set", "items": bad}, schema)
-        assert call(tool, action="set", items=bad).is_error
+        assert invoke(tool, action="set", items=bad).is_error

@@ -6,8 +6,9 @@ import openpyxl
 import pytest
 
 from stateact.evidence import EvidenceChecker, FileContains
-from stateact.messages import ToolUseBlock
 from stateact.tools.plan import Plan, PlanTool
+from tests.run_events import logged_events
+from tests.tool_calls import invoke
 from tests.tool_context import run_context
 
 
@@ -17,13 +18,9 @@ def ctx(tmp_path):
         yield context
 
 
-def call(tool: PlanTool, **arguments):
-    return tool.invoke(ToolUseBlock(id="t", name="plan", input=arguments))
-
-
 def make_tool(ctx, **kwargs) -> PlanTool:
     tool = PlanTool(ctx, Plan.load(ctx.run_dir / "plan.json"), EvidenceChecker(ctx.sandbox), **kwargs)
-    call(tool, action="set", items=["write totals", "save report", "email"])
+    invoke(tool, action="set", items=["write totals", "save report", "email"])
     return tool
 
 
@@ -36,7 +33,7 @@ def write_book(path, total):
 
 def test_a_claim_without_evidence_stays_unverified(ctx):
     tool = make_tool(ctx)
-    result = call(tool, action="claim", claims=[{"id": 3}])
+    result = invoke(tool, action="claim", claims=[{"id": 3}])
     assert "claimed without evidence" in result.text
     assert tool.plan.get(3).status == "done" and tool.plan.get(3).claimed
     assert "[x] 3. email (claimed, unverified)" in result.text and not result.setback
@@ -47,7 +44,7 @@ def test_probe_confirms_a_claim_and_a_later_check_reverts_it(ctx):
     write_book(report, 1234.5)
     (ctx.sandbox.resolve("~/notes.txt")).write_text("saved to report.xlsx")
     tool = make_tool(ctx, recheck_every=2)
-    result = call(
+    result = invoke(
         tool,
         action="claim",
         claims=[
@@ -76,13 +73,13 @@ def test_probe_confirms_a_claim_and_a_later_check_reverts_it(ctx):
     assert item.status == "in_progress" and item.verified_by == ""
     assert "contradicted by a later check" in item.note and "999" in item.note
     assert tool.plan.get(2).verified_by == "probe"
-    reverted = [e for e in _events(ctx) if e.kind == "plan_reverted"]
+    reverted = logged_events(ctx.log.events_path, "plan_reverted")
     assert reverted and reverted[0].reason == "periodic"
 
 
 def test_failing_evidence_leaves_the_item_in_progress(ctx):
     tool = make_tool(ctx)
-    result = call(
+    result = invoke(
         tool,
         action="claim",
         claims=[
@@ -101,8 +98,8 @@ def test_command_evidence_needs_a_read_only_guard(ctx):
     refusing = PlanTool(
         ctx, Plan(), EvidenceChecker(ctx.sandbox, command_guard=lambda c: "writes" if ">" in c else None)
     )
-    call(refusing, action="set", items=["a", "b", "c"])
-    result = call(
+    invoke(refusing, action="set", items=["a", "b", "c"])
+    result = invoke(
         refusing,
         action="claim",
         claims=[
@@ -114,7 +111,7 @@ def test_command_evidence_needs_a_read_only_guard(ctx):
     assert not ctx.sandbox.exists("~/x")
     assert refusing.plan.get(2).verified_by == "probe"
     unguarded = make_tool(ctx)
-    result = call(
+    result = invoke(
         unguarded,
         action="claim",
         claims=[{"id": 1, "evidence": [{"kind": "command_output", "command": "echo hi", "expect": "hi"}]}],
@@ -126,7 +123,7 @@ def test_gate_pass_confirms_claims_and_rechecks_probes(ctx):
     path = f"{ctx.sandbox.home}/out.txt"
     ctx.sandbox.write_file(path, b"v1")
     tool = make_tool(ctx)
-    call(
+    invoke(
         tool,
         action="claim",
         claims=[{"id": 1, "evidence": [{"kind": "file_contains", "path": path, "text": "v1"}]}, {"id": 3}],
@@ -140,8 +137,8 @@ def test_gate_pass_confirms_claims_and_rechecks_probes(ctx):
 
 def test_facts_and_states_survive_a_reload(ctx):
     tool = make_tool(ctx)
-    call(tool, action="remember", facts={"report": "~/q3/report.xlsx", "ticket": "OPS-42"})
-    call(tool, action="claim", claims=[{"id": 2}])
+    invoke(tool, action="remember", facts={"report": "~/q3/report.xlsx", "ticket": "OPS-42"})
+    invoke(tool, action="claim", claims=[{"id": 2}])
     reloaded = Plan.load(ctx.run_dir / "plan.json")
     assert reloaded.facts == {"report": "~/q3/report.xlsx", "ticket": "OPS-42"}
     assert reloaded.get(2).claimed
@@ -150,15 +147,9 @@ def test_facts_and_states_survive_a_reload(ctx):
 
 def test_unknown_ids_and_missing_arguments_are_errors(ctx):
     tool = make_tool(ctx)
-    assert call(tool, action="claim", claims=[{"id": 9}]).is_error
-    assert call(tool, action="remember").is_error
+    assert invoke(tool, action="claim", claims=[{"id": 9}]).is_error
+    assert invoke(tool, action="remember").is_error
     assert tool.plan.get(1).status == "in_progress"
-
-
-def _events(ctx):
-    from stateact.events import read_events
-
-    return list(read_events(ctx.log.events_path))
 
 
 def test_file_contains_reads_the_text_of_office_documents(ctx):

@@ -11,7 +11,6 @@ import pytest
 from PIL import Image
 from pydantic import BaseModel
 
-from stateact.events import read_events
 from stateact.loop import AgentLoop, Budget
 from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.meter import Meter
@@ -22,6 +21,7 @@ from stateact.models.catalog import lookup
 from stateact.models.openai_provider import ERROR_PREFIX, OpenAIProvider, _calls_from_text, to_wire
 from stateact.runlog import load_message
 from stateact.tools.base import Tool, ToolResult
+from tests.run_events import logged_events
 from tests.wire_servers import (
     AnthropicWireServer,
     anthropic_error,
@@ -97,10 +97,6 @@ def make_loop(model, run_log, **options) -> AgentLoop:
         budget=options.pop("budget", Budget(max_turns=10, max_usd=None, max_seconds=None)),
         **options,
     )
-
-
-def events(run_log) -> list[dict]:
-    return list(read_events(run_log.events_path))
 
 
 def anthropic_model(server, **options) -> AnthropicProvider:
@@ -203,7 +199,7 @@ def test_anthropic_usage_with_cache_tokens_is_priced_from_the_catalog(anthropic_
     expected = (1_000 * 2 + 200 * 10 + 3_000 * 2.5 + 5_000 * 0.1) / 1_000_000
     assert meter.total_usd == pytest.approx(expected)
     assert lookup(CLAUDE).known
-    response = next(e for e in events(run_log) if e.kind == "response")
+    response = next(e for e in logged_events(run_log.events_path) if e.kind == "response")
     assert response.usd == pytest.approx(expected, abs=1e-6)
     assert response.usage.cache_read_tokens == 5_000
 
@@ -219,7 +215,7 @@ def test_anthropic_retries_a_transient_error(anthropic_server, run_log, failure,
     assert (outcome.status, outcome.text) == ("replied", "fine now")
     assert len(server.requests) == 2
     assert server.requests[0] == server.requests[1]
-    (retried,) = next(e for e in events(run_log) if e.kind == "response").retried
+    (retried,) = next(e for e in logged_events(run_log.events_path) if e.kind == "response").retried
     assert retried.startswith(f"anthropic {status}: ") and "(retry 1 after" in retried
 
 
@@ -267,7 +263,7 @@ def test_anthropic_error_that_survives_retries_ends_the_loop(anthropic_server, r
         "529" in outcome.text and "Overloaded" in outcome.text and "gave up after 2 retries" in outcome.text
     )
     assert len(server.requests) == 3
-    logged = events(run_log)
+    logged = logged_events(run_log.events_path)
     assert [e.seq for e in logged] == list(range(1, len(logged) + 1))
     assert logged[-1].kind == "loop_end" and logged[-1].status == "error"
     error = next(e for e in logged if e.kind == "error")
@@ -297,7 +293,7 @@ def test_anthropic_call_cut_off_by_the_output_limit_is_not_run(anthropic_server,
     complete, cut = server.requests[1]["messages"][2]["content"]
     assert (complete["is_error"], complete["content"][0]["text"]) == (False, "echo: a")
     assert cut["is_error"] and "output token limit" in cut["content"][0]["text"]
-    assert [e.name for e in events(run_log) if e.kind == "tool_cut_off"] == ["echo"]
+    assert [e.name for e in logged_events(run_log.events_path) if e.kind == "tool_cut_off"] == ["echo"]
 
 
 def test_anthropic_thinking_blocks_go_back_unchanged_with_their_tool_calls(anthropic_server, run_log):
@@ -450,9 +446,9 @@ def test_openai_malformed_tool_arguments_come_back_as_an_error_result(openai_ser
     sent_back = server.requests[1]["messages"]
     assert sent_back[2]["tool_calls"][0]["function"]["arguments"] == '{"text": "unterminated'
     assert sent_back[3]["role"] == "tool" and "not valid JSON" in sent_back[3]["content"]
-    call = next(e for e in events(run_log) if e.kind == "tool_call")
+    call = next(e for e in logged_events(run_log.events_path) if e.kind == "tool_call")
     assert call.raw_arguments == '{"text": "unterminated'
-    result = next(e for e in events(run_log) if e.kind == "tool_result")
+    result = next(e for e in logged_events(run_log.events_path) if e.kind == "tool_result")
     assert result.is_error is True
 
 
@@ -537,7 +533,7 @@ def test_openai_error_that_survives_retries_ends_the_loop(openai_server, run_log
     outcome = make_loop(openai_model(server, retries=1), run_log).run("Try.")
 
     assert outcome.status == "error" and "openai 500: boom" in outcome.text
-    assert events(run_log)[-1].kind == "loop_end"
+    assert logged_events(run_log.events_path)[-1].kind == "loop_end"
 
 
 def test_openai_official_api_gets_max_completion_tokens():
@@ -555,7 +551,7 @@ def test_logged_conversation_rebuilds_with_images(anthropic_server, run_log):
     loop = make_loop(anthropic_model(server), run_log)
     loop.run([TextBlock(text="Look."), ImageBlock.from_bytes(jpeg(), "image/jpeg")])
 
-    records = [e.message for e in events(run_log) if e.kind == "message"]
+    records = [e.message for e in logged_events(run_log.events_path) if e.kind == "message"]
     rebuilt = [load_message(r, run_log.run_dir) for r in records]
 
     assert rebuilt == loop.messages

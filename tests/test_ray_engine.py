@@ -18,6 +18,8 @@ from tests.test_eval_runner import HARNESSES, SUITE, run_cli
 from tests.test_osworld_layout import evaluation_examples
 from tests.test_sandbox_pool import pool_file, vms  # noqa: F401  (the vms fixture)
 
+pytestmark = pytest.mark.apps
+
 ray = pytest.importorskip("ray")
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -94,6 +94,7 @@ def fixture_host(task_text: str, built: Path) -> dict[str, bytes]:
     return served
 
 
+@pytest.mark.apps
 def test_run_task_with_default_flags_fetches_inputs_and_expected_file_over_http(built_fixtures, tmp_path):
     text = REGION_EXPORT.read_text(encoding="utf-8")
     solution = REGION_EXPORT.with_name("calc-region-export.solution.json")

@@ -168,6 +168,7 @@ def test_resume_with_a_raised_budget(tmp_path):
     assert json.loads((run_dir / "result.json").read_text())["turns"] == 5
 
 
+@pytest.mark.apps
 @pytest.mark.parametrize(
     ("signals", "code"),
     [
@@ -309,6 +310,7 @@ def test_resume_keeps_the_gate_rounds_the_task_start_and_the_instruction(tmp_pat
     assert (home / "out.txt").read_text() == "yes\n"
 
 
+@pytest.mark.apps
 def test_kill_during_a_delegation_then_resume(tmp_path):
     script = tmp_path / "script.json"
     script.write_text(
@@ -387,6 +389,7 @@ def test_kill_during_a_delegation_then_resume(tmp_path):
     assert json.loads((run_dir / "result.json").read_text())["status"] == "finished"
 
 
+@pytest.mark.apps
 def test_what_a_killed_run_left_is_listed_then_removed_by_the_next_run(tmp_path):
     from sandbox.leftovers import image_folder, tmp_folder
 
@@ -418,6 +421,7 @@ def test_what_a_killed_run_left_is_listed_then_removed_by_the_next_run(tmp_path)
     assert "nothing left by dead runs" in run_cli("cleanup", "--runs-root", str(runs)).stdout
 
 
+@pytest.mark.apps
 def test_cleanup_remove_ends_what_a_killed_sandbox_left(tmp_path):
     from sandbox.leftovers import image_folder, tmp_folder
 

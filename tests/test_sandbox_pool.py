@@ -19,6 +19,8 @@ from tests.osworld_vm_server import VMServer
 from tests.pool_suites import marker_suite
 from tests.test_eval_runner import run_cli
 
+APP_FIXTURES = frozenset({"vms"})
+
 READY_TIMEOUT_S = 1.0
 """The pool's wait for a VM server after a reset (the test doubles answer at once, or never)."""
 
@@ -153,6 +155,7 @@ def test_eval_run_rejects_bad_engine_and_pool_options(tmp_path, flags, message):
     assert (code, message in output) == (2, True), output
 
 
+@pytest.mark.apps
 def test_a_docker_pool_recreates_each_container_before_every_job(tmp_path):
     stand_in = StandInDocker(tmp_path / "containers")
     vm_image = tmp_path / "Ubuntu.qcow2"

@@ -86,6 +86,7 @@ def _run_span(result_dir: Path) -> tuple[float, float]:
     return min(times), max(times)
 
 
+@pytest.mark.apps
 def test_one_task_under_two_harnesses_on_two_workers_runs_one_after_the_other(cache, tmp_path):
     results = tmp_path / "results"
     harnesses = ("stateact", "no-verify")

@@ -144,6 +144,7 @@ def test_dump_header_tells_the_range_shown_from_the_sheets_extent(sandbox, home)
     assert "B2 3" in ranged and "C2" not in ranged and "A3" not in ranged
 
 
+@pytest.mark.apps
 def test_recalculation_gives_cached_values_that_pandas_reads(sandbox, home):
     make_formula_book(home / "calc.xlsx")
     assert pd.read_excel(home / "calc.xlsx")["Total"].isna().all()  # openpyxl wrote no cached values
@@ -157,6 +158,7 @@ def test_recalculation_gives_cached_values_that_pandas_reads(sandbox, home):
     assert "D4 =SUM(D2:D3) -> 12.5" in dump and "warning" not in dump
 
 
+@pytest.mark.apps
 def test_recalculation_replaces_stale_cached_values(sandbox, home):
     make_formula_book(home / "stale.xlsx")
     assert run_tool(sandbox, "office-recalc stale.xlsx").ok
@@ -175,6 +177,7 @@ def test_recalculation_replaces_stale_cached_values(sandbox, home):
     assert pd.read_excel(home / "stale.xlsx")["Total"].tolist() == [15.0, 8.0, 23.0]
 
 
+@pytest.mark.apps
 def test_xlsx_set_recalc_option_and_output_file(sandbox, home):
     make_formula_book(home / "src.xlsx")
     result = run_tool(sandbox, "xlsx-set src.xlsx B3=5 -o out.xlsx --recalc")
@@ -197,6 +200,7 @@ def test_xlsx_set_refuses_to_drop_charts_unless_forced(sandbox, home):
     assert openpyxl.load_workbook(home / "chart.xlsx")["Sales"]["B2"].value == 9
 
 
+@pytest.mark.apps
 def test_dump_reads_a_libreoffice_ods(sandbox, home):
     make_formula_book(home / "book.xlsx")
     converted = run_tool(sandbox, "office-convert book.xlsx ods")
@@ -268,6 +272,7 @@ def test_docx_edit_errors_leave_the_file_unchanged(sandbox, home):
     assert (home / "keep.docx").read_bytes() == before
 
 
+@pytest.mark.apps
 def test_odt_made_by_libreoffice_dump_edit_and_convert_back(sandbox, home):
     make_report(home / "memo.docx")
     assert run_tool(sandbox, "office-convert memo.docx odt").ok
@@ -300,6 +305,7 @@ def make_deck(path: Path) -> None:
     deck.save(path)
 
 
+@pytest.mark.apps
 def test_pptx_dump_on_python_pptx_and_libreoffice_files(sandbox, home):
     make_deck(home / "deck.pptx")
     dump = run_tool(sandbox, "pptx-dump deck.pptx").stdout
@@ -315,6 +321,7 @@ def test_pptx_dump_on_python_pptx_and_libreoffice_files(sandbox, home):
     assert "'Plan 2024'" in converted and "'Hire two people'" in converted
 
 
+@pytest.mark.apps
 def test_convert_refuses_same_format_and_unknown_formats(sandbox, home):
     make_report(home / "same.docx")
     same = run_tool(sandbox, "office-convert same.docx docx")

@@ -11,6 +11,8 @@ from toolkit_helpers import kill_profile_processes, quiet_profile, run_tool
 
 from sandbox.local import LocalSandbox
 
+pytestmark = pytest.mark.apps
+
 WINDOW_TIMEOUT_S = 60.0
 
 

@@ -30,6 +30,8 @@ from sandbox.base import SandboxUnsupported
 from sandbox.local import LocalSandbox
 from tests.osworld_vm_server import ACCESSIBILITY_NAMESPACES, vm_under_test
 
+APP_FIXTURES = frozenset({"desktop", "vm"})
+
 
 @pytest.fixture(scope="module")
 def desktop(tmp_path_factory):

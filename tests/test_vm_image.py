@@ -109,6 +109,7 @@ def test_the_setup_of_a_task_runs_with_the_images_tools(box, tmp_path):
     assert Path(box.host_home, "Desktop", "note.txt").read_text() == "hi\n"
 
 
+@pytest.mark.apps
 def test_ctrl_alt_t_opens_the_terminal_a_task_activates(tmp_path):
     press = Step(type="execute", parameters={"command": ["xdotool", "key", "ctrl+alt+t"]})
     activate = Step(type="activate_window", parameters={"window_name": "Terminal"})

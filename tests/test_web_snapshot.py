@@ -15,6 +15,9 @@ from subagents.web import web_processors
 from subagents.web_tools import _match_option
 from tests.web_site import browser_session, serve_site
 
+APP_FIXTURES = frozenset({"session"})
+"""The fixtures here that start a real application: their tests are marked `apps`."""
+
 LOGIN_MARKDOWN = (
     "# Sign in\n\n"
     'User name [1]<input type=text name="user" placeholder="alice" value=""> '

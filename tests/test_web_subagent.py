@@ -22,12 +22,11 @@ from subagents.browser import BrowserSession
 from subagents.nudge import SUBAGENT_TEXT_REPLY_NUDGE
 from subagents.web import DelegateWebTool
 from subagents.web_tools import web_tools
+from tests.tool_calls import call
 from tests.tool_context import run_context as tool_run_context
 from tests.web_site import REPORT_CSV, ShopHandler, browser_session, serve_site
 
-
-def call(name: str, **arguments) -> dict:
-    return {"name": name, "input": arguments}
+pytestmark = pytest.mark.apps
 
 
 class SlowShopHandler(ShopHandler):

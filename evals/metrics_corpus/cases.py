@@ -31,7 +31,10 @@ from PIL import Image as PILImage
 from pptx import Presentation
 from pptx.util import Inches, Pt
 
-Case = dict[str, Any]
+try:
+    from .corpus_calls import Case, call_case, with_paths
+except ImportError:  # imported by bare name, this folder on sys.path (osworld_scores.py)
+    from corpus_calls import Case, call_case, with_paths
 _BUILDERS: dict[str, Callable[[Path], None]] = {}
 
 
@@ -1338,15 +1341,7 @@ def _libreoffice_xlsx(folder: Path, names: list[str], outdir: Path) -> None:
 
 
 def _resolve(case: Case, folder: Path) -> Case:
-    if case["func"] in _VALUE_METRICS:
-        return case
-
-    def path(name: Any) -> Any:
-        if isinstance(name, list):
-            return [path(n) for n in name]
-        return str(folder / name) if isinstance(name, str) else name
-
-    return {**case, "result": path(case["result"]), "expected": path(case.get("expected"))}
+    return case if case["func"] in _VALUE_METRICS else with_paths(case, folder)
 
 
 def call(metrics: dict[str, Callable[..., float]], case: Case) -> float:
@@ -1356,4 +1351,4 @@ def call(metrics: dict[str, Callable[..., float]], case: Case) -> float:
         return function(case["result"], case["options"]["rules"])
     if case["func"] == "diff_text_file":
         return function(case["result"], case["expected"])
-    return function(case["result"], case["expected"], **case["options"])
+    return call_case(metrics, case)

@@ -13,7 +13,6 @@ import struct
 import subprocess
 import zipfile
 import zlib
-from collections.abc import Callable
 from io import BytesIO
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,13 @@ from docx.enum.text import WD_BREAK, WD_PARAGRAPH_ALIGNMENT, WD_TAB_ALIGNMENT
 from docx.oxml import parse_xml
 from docx.shared import Inches, Pt, RGBColor
 
-Case = dict[str, Any]
+try:
+    from .corpus_calls import Case, call_case, with_paths
+except ImportError:  # imported by bare name, this folder on sys.path (osworld_scores.py)
+    from corpus_calls import Case, call_case, with_paths
+
+call = call_case
+"""A case run through a metric table: the result, its expected value when it has one, the options."""
 Paragraph = str | tuple[tuple[str, dict[str, Any]], ...]
 """Body text, or runs of (text, {property: value}) (see `_add_run`)."""
 
@@ -575,24 +580,4 @@ def build(folder: Path) -> dict[str, Case]:
         capture_output=True,
         timeout=300,
     )
-    return {case_id: _resolve(case, folder) for case_id, case in CASES.items()}
-
-
-def _resolve(case: Case, folder: Path) -> Case:
-    def path(name: Any) -> Any:
-        if isinstance(name, list):
-            return [path(n) for n in name]
-        return str(folder / name) if isinstance(name, str) else name
-
-    resolved = {**case, "result": path(case["result"])}
-    if "expected" in case:
-        resolved["expected"] = path(case["expected"])
-    return resolved
-
-
-def call(metrics: dict[str, Callable[..., float]], case: Case) -> float:
-    """Run one resolved case through `metrics` (a name -> function table)."""
-    function = metrics[case["func"]]
-    if "expected" not in case:
-        return function(case["result"], **case["options"])
-    return function(case["result"], case["expected"], **case["options"])
+    return {case_id: with_paths(case, folder) for case_id, case in CASES.items()}

@@ -21,7 +21,13 @@ from typing import Any
 import openpyxl
 from docx import Document
 
-Case = dict[str, Any]
+try:
+    from .corpus_calls import Case, call_case
+except ImportError:  # imported by bare name, this folder on sys.path (osworld_scores.py)
+    from corpus_calls import Case, call_case
+
+call = call_case
+"""A case run through a metric table: the result, its expected value when it has one, the options."""
 
 
 @dataclass(frozen=True)
@@ -779,8 +785,3 @@ def _paths(value: Any, folder: Path) -> Any:
     if isinstance(value, list):
         return [_paths(item, folder) for item in value]
     return value
-
-
-def call(metrics: dict[str, Callable[..., float]], case: Case) -> float:
-    """Run one resolved case through `metrics` (a name -> function table), as the scorer does."""
-    return metrics[case["func"]](case["result"], case["expected"], **case["options"])

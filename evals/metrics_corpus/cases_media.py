@@ -15,7 +15,10 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageEnhance, ImageFilter
 
-Case = dict[str, Any]
+try:
+    from .corpus_calls import Case, call_case, with_paths
+except ImportError:  # imported by bare name, this folder on sys.path (osworld_scores.py)
+    from corpus_calls import Case, call_case, with_paths
 _PICTURES: dict[str, Callable[[], Image.Image]] = {}
 _TEXTS: dict[str, str] = {}
 
@@ -419,16 +422,7 @@ def build(folder: Path) -> dict[str, Case]:
         draw().save(folder / name)
     for name, text in _TEXTS.items():
         (folder / name).write_text(text)
-    return {case_id: _resolve(case, folder) for case_id, case in CASES.items()}
-
-
-def _resolve(case: Case, folder: Path) -> Case:
-    def path(name: Any) -> Any:
-        if isinstance(name, list):
-            return [path(n) for n in name]
-        return str(folder / name) if isinstance(name, str) else name
-
-    return {**case, "result": path(case["result"]), "expected": path(case["expected"])}
+    return {case_id: with_paths(case, folder) for case_id, case in CASES.items()}
 
 
 def call(metrics: dict[str, Callable[..., float]], case: Case) -> float:
@@ -438,4 +432,4 @@ def call(metrics: dict[str, Callable[..., float]], case: Case) -> float:
         return function(case["result"])
     if case["func"] in _RULE_METRICS:
         return function(case["result"], case["options"]["rule"])
-    return function(case["result"], case["expected"], **case["options"])
+    return call_case(metrics, case)

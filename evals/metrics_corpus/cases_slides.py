@@ -28,7 +28,13 @@ from pptx.enum.dml import MSO_THEME_COLOR
 from pptx.oxml import parse_xml
 from pptx.util import Inches
 
-Case = dict[str, Any]
+try:
+    from .corpus_calls import Case, call_case
+except ImportError:  # imported by bare name, this folder on sys.path (osworld_scores.py)
+    from corpus_calls import Case, call_case
+
+call = call_case
+"""A case run through a metric table: the result, its expected value when it has one, the options."""
 _BUILDERS: dict[str, Callable[[Path], None]] = {}
 
 
@@ -794,11 +800,3 @@ def build(folder: Path) -> dict[str, Case]:
         if "expected" in case:
             resolved[case_id]["expected"] = resolve(case["expected"])
     return resolved
-
-
-def call(metrics: dict[str, Callable[..., float]], case: Case) -> float:
-    """Run one resolved case through `metrics` (a name -> function table)."""
-    function = metrics[case["func"]]
-    if "expected" not in case:
-        return function(case["result"], **case["options"])
-    return function(case["result"], case["expected"], **case["options"])
