@@ -27,9 +27,9 @@ from evals.failures import AGENT, SETUP, TaskFailure
 from evals.results import ERROR_FILE, RESULT_FILE, SCORE_FILE, is_done, read_score, write_error
 from evals.rollouts import rollout_dir
 from evals.suite_runner import JobOutcome, SuiteJob, SuiteOptions, job_result_dir
-from judge import judge_rollouts, load_evidence
-from judge.evidence import EVIDENCE_FILE, START_FOLDER
+from judge.evidence import EVIDENCE_FILE, START_FOLDER, load_evidence
 from judge.judge import ROLE as JUDGE_ROLE
+from judge.judge import judge_rollouts
 from stateact.runtime import RoleModels
 
 BEST_OF_FILE = "best_of.json"

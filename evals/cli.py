@@ -8,7 +8,7 @@ import json
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -19,7 +19,6 @@ from evals import osworld_bridge as bridge
 from evals import settings
 from evals.suite import OFFICE_SUITE, discover
 from evals.task import TaskError
-from evals.validate import ValidationRow, validate_suite
 from sandbox.isolation import NO_ISOLATION_WARNING, bwrap_problem, check_isolation
 from sandbox.settings import DEFAULT_ISOLATION
 from stateact.app.arguments import check_budgets, check_models
@@ -27,6 +26,9 @@ from stateact.app.exit_codes import ExitCode
 from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, with_role_options
 from stateact.app.signals import Terminated, stop_signals_as_interrupt
 from stateact.app.variants import FULL_HARNESS
+
+if TYPE_CHECKING:
+    from evals.validate import ValidationRow
 
 eval_app = typer.Typer(
     help="Task suites: validate reference solutions, run and compare harnesses.", no_args_is_help=True
@@ -68,6 +70,8 @@ def validate(
     out = out or Path("runs") / f"validate-{datetime.now():%Y%m%d-%H%M%S}"
     console.print(f"Validating {len(tasks)} task(s) from {suite} into {out} with {workers} worker(s)")
     started = time.monotonic()
+    from evals.validate import validate_suite
+
     rows = validate_suite(tasks, out, cache_dir=cache, workers=workers, on_row=_progress)
     console.print(validation_table(rows))
     elapsed = time.monotonic() - started

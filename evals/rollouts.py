@@ -11,9 +11,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from judge import collect_evidence, take_start
 from judge import settings as judge_settings
-from judge.evidence import EVIDENCE_FILE, START_FOLDER
+from judge.evidence import EVIDENCE_FILE, START_FOLDER, collect_evidence, take_start
 from sandbox.base import Sandbox
 from stateact.app.config import RunConfig
 

@@ -16,10 +16,9 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from evals.metrics import INFEASIBLE
 from evals.osworld_layout import is_osworld_layout, meta_task_files
 from evals.paths import HomeMap
-from evals.task import Task, TaskError, load_task, task_domain
+from evals.task import INFEASIBLE, Task, TaskError, load_task, task_domain
 from evals.task_ports import task_ports
 
 SOLUTION_SUFFIX = ".solution.json"

@@ -17,6 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+INFEASIBLE = "infeasible"
+"""Not a metric function: the task scores 1 only when the agent declared it infeasible (see evals/scoring.py)."""
+
 
 class TaskError(ValueError):
     """A task file is malformed or names something that cannot be provided."""
@@ -111,7 +114,7 @@ class Task(BaseModel):
 
     @property
     def infeasible(self) -> bool:
-        return "infeasible" in self.evaluator.funcs()
+        return INFEASIBLE in self.evaluator.funcs()
 
 
 def load_task(path: Path) -> Task:

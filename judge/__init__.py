@@ -1,6 +1,2 @@
-"""Best-of-N: a narration-blind judge that picks one of N rollouts of a task from their final states."""
-
-from judge.evidence import Evidence, collect_evidence, load_evidence, take_start
-from judge.judge import Pick, judge_rollouts
-
-__all__ = ["Evidence", "Pick", "collect_evidence", "judge_rollouts", "load_evidence", "take_start"]
+"""Best-of-N: a narration-blind judge that picks one of N rollouts of a task from their final states
+(`judge.evidence` reads a rollout's state, `judge.judge` compares them and picks)."""

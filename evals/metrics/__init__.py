@@ -29,9 +29,7 @@ from evals.metrics.slides import compare_pptx_files
 from evals.metrics.table import check_table_options, compare_table
 from evals.metrics.text import check_include_exclude, compare_csv, diff_text_file, exact_match
 from evals.osworld_bridge import BridgeError, bridged_metric, bridged_names, configured_python
-
-INFEASIBLE = "infeasible"
-"""Not a function: the task scores 1 only when the agent declared it infeasible (see evals/scoring.py)."""
+from evals.task import INFEASIBLE
 
 METRICS: dict[str, Callable[..., float]] = {
     "compare_table": compare_table,

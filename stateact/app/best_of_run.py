@@ -31,7 +31,8 @@ from evals.runner import TaskOutcome
 from evals.suite import SuiteTask
 from evals.suite_runner import RUN_FOLDER, SuiteJob, SuiteOptions
 from evals.task import load_task, task_domain
-from judge import Evidence, Pick, judge_rollouts, load_evidence
+from judge.evidence import Evidence, load_evidence
+from judge.judge import Pick, judge_rollouts
 from sandbox.base import Sandbox, SandboxError
 from sandbox.pool import LocalSlot
 from stateact.app.config import RunConfig
