@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +13,7 @@ from evals.results import ERROR_FILE, RESULT_FILE
 from evals.suite_runner import SuiteOptions, run_suite
 from stateact.app.exit_codes import ExitCode
 from tests.file_server import served_files
+from tests.test_eval_errors import run_task_command
 from tests.test_eval_runner import run_cli
 
 REPO = Path(__file__).resolve().parent.parent
@@ -158,24 +156,7 @@ def test_a_suite_runs_past_an_unreadable_task_and_fails_unscorable_ones_before_t
 
 def test_run_task_fails_an_unscorable_task_with_exit_3_before_the_model(suite, tmp_path):
     task = suite / "examples" / "os" / "made-up-metric.json"
-    args = [
-        "--task",
-        str(task),
-        "--model",
-        f"scripted:{tmp_path / 'never-read.json'}",
-        "--harness",
-        "bash-only",
-    ]
-    paths = ["--no-display", "--cache", str(tmp_path / "cache"), "--results", str(tmp_path / "results")]
-    paths += ["--runs-root", str(tmp_path / "runs"), "--workdir", str(tmp_path / "home")]
-    done = subprocess.run(
-        [sys.executable, "-m", "stateact", "run", *args, *paths],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "COLUMNS": "300"},
-    )
+    done = run_task_command(tmp_path, task, f"scripted:{tmp_path / 'never-read.json'}")
     assert done.returncode == ExitCode.ERROR == 3, done.stdout + done.stderr
     assert "pre-flight check" in done.stdout and "metric compare_holograms" in done.stdout
     assert not (tmp_path / "runs").exists() and not (tmp_path / "home").exists()  # no sandbox, no model

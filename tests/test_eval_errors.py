@@ -237,14 +237,12 @@ def test_a_provider_that_fails_before_the_first_turn_is_an_agent_error(tmp_path,
     assert server.requests == {GOLD_BOOK: 1}  # the pre-flight check's fetch; nothing was scored
 
 
-def test_run_task_exits_3_on_an_error_and_prints_it(tmp_path, server):
-    task = book_task(tmp_path, server.url("/gold/late.xlsx"))
-    script = tmp_path / "finish.json"
-    script.write_text(json.dumps([{"tool_calls": [{"name": "finish", "input": {"summary": "done"}}]}]))
-    args = ["--task", str(task), "--model", f"scripted:{script}", "--harness", "bash-only", "--no-display"]
+def run_task_command(tmp_path: Path, task: Path, model: str) -> subprocess.CompletedProcess:
+    """`stateact run --task TASK` under bash-only, no display, with every folder under `tmp_path`."""
+    args = ["--task", str(task), "--model", model, "--harness", "bash-only", "--no-display"]
     paths = ["--cache", str(tmp_path / "cache"), "--results", str(tmp_path / "results")]
     paths += ["--runs-root", str(tmp_path / "runs"), "--workdir", str(tmp_path / "home")]
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "stateact", "run", *args, *paths],
         cwd=REPO,
         capture_output=True,
@@ -252,6 +250,13 @@ def test_run_task_exits_3_on_an_error_and_prints_it(tmp_path, server):
         timeout=300,
         env={**os.environ, "COLUMNS": "300"},
     )
+
+
+def test_run_task_exits_3_on_an_error_and_prints_it(tmp_path, server):
+    task = book_task(tmp_path, server.url("/gold/late.xlsx"))
+    script = tmp_path / "finish.json"
+    script.write_text(json.dumps([{"tool_calls": [{"name": "finish", "input": {"summary": "done"}}]}]))
+    done = run_task_command(tmp_path, task, f"scripted:{script}")
     assert done.returncode == ExitCode.ERROR == 3, done.stdout + done.stderr
     assert "error in scoring" in done.stdout and "HTTP 404" in done.stdout
     [error] = (tmp_path / "results").rglob(ERROR_FILE)
