@@ -202,11 +202,18 @@ def _open(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
     return {"path": path, "window": title}
 
 
+STAND_IN_WINDOWS = {"Google Chrome": "Chromium", "google-chrome": "chromium", "Google-chrome": "Chromium"}
+"""Window titles and classes of an application the toolkit may run a stand-in for, and the stand-in's:
+where Chrome is not installed, `google-chrome` is Chromium, whose windows say so."""
+
+
 def _wmctrl(action: str) -> StepHandler:
     def handler(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
         name = params.get("window_name", "")
         flags = ("x" if params.get("by_class") else "") + ("F" if params.get("strict") else "")
         result = sandbox.run(f"wmctrl -{flags}{action} {quote(name)}", timeout=15)
+        if not result.ok and name in STAND_IN_WINDOWS:
+            result = sandbox.run(f"wmctrl -{flags}{action} {quote(STAND_IN_WINDOWS[name])}", timeout=15)
         record = {"window_name": name, "matched": result.ok}
         if not result.ok:
             shown = "; ".join(window_titles(sandbox)) or "none"

@@ -99,3 +99,8 @@ def test_chrome_open_tabs_shows_the_pages(tmp_path):
         assert wait_for_window(sandbox, "probe-tab", timeout=60).startswith("probe-tab")
         with pytest.raises(SetupError, match="no window titled with 'other-tab'"):
             wait_for_window(sandbox, "other-tab", timeout=1)
+        # the corpus's chrome tasks then raise the browser by Google Chrome's title, which Chromium lacks
+        [raised] = run_steps(
+            [Step(type="activate_window", parameters={"window_name": "Google Chrome"})], sandbox, context
+        )
+        assert raised["matched"] and "failed" not in raised
