@@ -284,6 +284,20 @@ def runtime_urls(task: Task) -> list[str]:
     return _unique(urls)
 
 
+def local_gaps(task: Task, cache: FileCache) -> list[str]:
+    """What a local sandbox on this machine lacks for `task`: a known application (`APP_PROGRAMS`) that is
+    not installed, a site it reaches at run time that does not answer (the check's `lacks`, without the
+    file probes; an application the check does not know, such as a task's own, is not judged)."""
+    needs = [
+        n for n in machine_needs(task) if not n.startswith(APP_PREFIX) or n[len(APP_PREFIX) :] in APP_PROGRAMS
+    ]
+    with UrlProbe(cache) as probe:
+        if NEED_NETWORK in needs:
+            probe.ask_all(runtime_urls(task))
+        gaps = [_network_gap(task, probe) if need == NEED_NETWORK else local_gap(need) for need in needs]
+    return [gap for gap in gaps if gap]
+
+
 def check_task(entry: SuiteTask, probe: UrlProbe) -> TaskCheck:
     """One task's row; never raises for what the task file says."""
     check = TaskCheck(entry.domain, entry.id, str(entry.path), problem=entry.problem)

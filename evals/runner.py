@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evals.cache import FileCache
-from evals.check import preflight
+from evals.check import local_gaps, preflight
 from evals.failures import AGENT, SCORING, SETUP, TaskFailure
 from evals.needs import missing_needs
 from evals.paths import HomeMap
@@ -97,7 +97,8 @@ def map_task(task: Task, sandbox: Sandbox) -> Task:
 def prepare_task(task_path: Path, sandbox: Sandbox, cache_dir: Path) -> PreparedTask:
     """Load the task file, map its paths for `sandbox`, and run its setup steps there; raises PortTaken
     (evals/task_ports.py) first when the sandbox shares this machine's network and a port of the task is
-    served already, and SetupError when the task needs a VM the sandbox is not (evals/needs.py)."""
+    served already, and SetupError when the task needs a VM the sandbox is not (evals/needs.py) or, on a
+    local sandbox, what this machine lacks (an application, a site that does not answer)."""
     raw = load_task(task_path)
     check_evaluator_known(raw)
     if sandbox.shares_host_network:
@@ -105,8 +106,10 @@ def prepare_task(task_path: Path, sandbox: Sandbox, cache_dir: Path) -> Prepared
     needs = missing_needs(raw, sandbox)
     if needs:
         raise SetupError(needs)
-    task = map_task(raw, sandbox)
     cache = FileCache(cache_dir)
+    if not sandbox.full_system and (gaps := local_gaps(raw, cache)):
+        raise SetupError(f"this machine lacks what the task needs: {'; '.join(gaps)}")
+    task = map_task(raw, sandbox)
     context = SetupContext(cache=cache, task_dir=Path(task_path).resolve().parent)
     run_steps(task.config, sandbox, context)
     return PreparedTask(task, Path(task_path), task_domain(task_path, raw), cache, context.records)

@@ -80,6 +80,7 @@ def test_sudo_takes_the_images_password_and_refuses_system_changes(box):
         ("install-module.json", "needs a VM: the setup runs `sudo apt-get`"),
         ("remove-package.json", "needs a VM: the checker reads the installed packages"),
         ("terminal-size.json", "needs a VM: the checker reads the desktop's accessibility tree"),
+        ("unreachable-site.json", "this machine lacks what the task needs: network: https://shop.invalid/"),
         ("end-background-job.json", 0.0),
         ("screen-lock.json", 0.0),
     ],
