@@ -294,7 +294,12 @@ def local_gaps(task: Task, cache: FileCache) -> list[str]:
     with UrlProbe(cache) as probe:
         if NEED_NETWORK in needs:
             probe.ask_all(runtime_urls(task))
-        gaps = [_network_gap(task, probe) if need == NEED_NETWORK else local_gap(need) for need in needs]
+        return _gaps(task, needs, probe)
+
+
+def _gaps(task: Task, needs: list[str], probe: UrlProbe) -> list[str]:
+    """Why a local sandbox here cannot give each of `needs` (network judged by the probe's answers)."""
+    gaps = [_network_gap(task, probe) if need == NEED_NETWORK else local_gap(need) for need in needs]
     return [gap for gap in gaps if gap]
 
 
@@ -312,10 +317,7 @@ def check_task(entry: SuiteTask, probe: UrlProbe) -> TaskCheck:
         if problem := probe.file_problem(need):
             check.unreachable.append(f"{need.role} {need.url}: {problem}")
     check.needs = machine_needs(task)
-    for need in check.needs:
-        gap = _network_gap(task, probe) if need == NEED_NETWORK else local_gap(need)
-        if gap:
-            check.lacks.append(gap)
+    check.lacks += _gaps(task, check.needs, probe)
     if vm := vm_need(task):
         check.needs.append(NEED_VM)
         check.lacks.append(vm)
