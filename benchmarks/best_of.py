@@ -20,9 +20,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from evals.comparison import aggregate  # noqa: E402
-from evals.suite_runner import SuiteOptions, run_suite  # noqa: E402
-from evals.task_metrics import collect_metrics  # noqa: E402
+from evals.reports.comparison import aggregate  # noqa: E402
+from evals.reports.task_metrics import collect_metrics  # noqa: E402
+from evals.running.jobs import SuiteOptions  # noqa: E402
+from evals.running.suite_runner import run_suite  # noqa: E402
 from tests.best_of_scripts import MODEL, RolloutRouter, judge_turn, rollout  # noqa: E402
 from tests.wire_servers import AnthropicWireServer  # noqa: E402
 

@@ -3,11 +3,11 @@
     python benchmarks/checker_sensitivity.py [SUITE | --suite SUITE] [--task ID ...] [--out DIR] [--validated DIR]
     python benchmarks/checker_sensitivity.py --suite evals/suites/long
 
-Every task's reference solution is replayed (evals/validate.py, one task at a time) unless
+Every task's reference solution is replayed (evals/running/validate.py, one task at a time) unless
 `--validated` names the output folder of an earlier `stateact eval validate --out DIR`, whose homes
 then hold the deliverables. Each deliverable is mutated once per requirement kind it has (a wrong
-value, a missing row, a wrong format, an extra change: evals/mutators.py) and the task re-scored
-(evals/sensitivity.py). Prints one line per mutation, per task `caught/total`, the mutations that
+value, a missing row, a wrong format, an extra change: evals/authoring/mutators.py) and the task re-scored
+(evals/authoring/sensitivity.py). Prints one line per mutation, per task `caught/total`, the mutations that
 were missed, and last `checker_sensitivity=<caught>/<total>` (with the share). Checkpoints that read
 a running program (a desktop app's status port) are not re-scored and are counted per task as `live`.
 """
@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from evals.authoring.sensitivity import TaskSensitivity, task_sensitivity  # noqa: E402
 from evals.fixtures.build import build_fixtures  # noqa: E402
-from evals.sensitivity import TaskSensitivity, task_sensitivity  # noqa: E402
-from evals.suite import OFFICE_SUITE, SuiteTask, discover  # noqa: E402
-from evals.validate import validate_task  # noqa: E402
+from evals.running.suite import OFFICE_SUITE, SuiteTask, discover  # noqa: E402
+from evals.running.validate import validate_task  # noqa: E402
 
 
 def measure(task: SuiteTask, out: Path, validated: Path | None) -> TaskSensitivity:

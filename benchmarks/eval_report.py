@@ -18,11 +18,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from PIL import Image  # noqa: E402
 
-from evals.html_report import write_html_report  # noqa: E402
-from evals.results import task_result_dir, write_results  # noqa: E402
-from evals.suite_runner import RUN_FOLDER  # noqa: E402
-from evals.task_metrics import collect_metrics  # noqa: E402
-from stateact.events import (  # noqa: E402
+from evals.reports.html_report import write_html_report  # noqa: E402
+from evals.reports.task_metrics import collect_metrics  # noqa: E402
+from evals.running.jobs import RUN_FOLDER  # noqa: E402
+from evals.running.results import task_result_dir, write_results  # noqa: E402
+from stateact.kernel.events import (  # noqa: E402
     Compaction,
     GateVerdict,
     MessageEvent,
@@ -31,9 +31,9 @@ from stateact.events import (  # noqa: E402
     ToolCall,
     ToolResultEvent,
 )
-from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, Usage  # noqa: E402
-from stateact.roles import role_of_scope  # noqa: E402
-from stateact.runlog import RunLog  # noqa: E402
+from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, Usage  # noqa: E402
+from stateact.kernel.roles import role_of_scope  # noqa: E402
+from stateact.kernel.runlog import RunLog  # noqa: E402
 
 HARNESSES = ("stateact", "pixel", "bash-only", "no-act", "no-verify", "no-sustain")
 DOMAINS = ("calc", "writer", "impress", "web", "multi", "desktop")

@@ -1,8 +1,8 @@
-"""The finish gate's accuracy on the corpus of right and wrong deliverables (evals/gate_corpus/).
+"""The finish gate's accuracy on the corpus of right and wrong deliverables (evals/authoring/gate_corpus/).
 
     PYTHONPATH=. python benchmarks/gate_accuracy.py [--cases ID,ID] [--model SPEC] [--workers N] [--out DIR]
 
-Each case is staged as a run would be (evals/gate_corpus.py: the task's setup on a fresh local
+Each case is staged as a run would be (evals/authoring/gate_corpus.py: the task's setup on a fresh local
 sandbox, the gate's baseline, the case's steps); then the pre-gate alone judges it, and with
 `--model` (e.g. `relay:DIR` or `anthropic:MODEL`) the full FinishGate does too, with that model in
 the gate role. Per case: expected and actual verdicts. Last line: key=value pairs (catch rate =
@@ -23,8 +23,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from evals.authoring.gate_corpus import (  # noqa: E402
+    GateCase,
+    gate_verdict,
+    load_cases,
+    pregate_verdict,
+    rates,
+    staged_case,
+)
 from evals.fixtures.build import build_fixtures  # noqa: E402
-from evals.gate_corpus import GateCase, gate_verdict, load_cases, pregate_verdict, rates, staged_case  # noqa: E402
 
 
 @dataclass

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import openpyxl
 
-from gate.pregate import formula_consistency
+from gate.inspect.pregate import formula_consistency
 from sandbox.local import LocalSandbox
 from sandbox.toolkit import TOOLKIT_BIN
 

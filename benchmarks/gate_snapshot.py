@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from gate.snapshot import Snapshot
+from gate.inspect.snapshot import Snapshot
 from sandbox.local import LocalSandbox
 
 

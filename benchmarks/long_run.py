@@ -27,21 +27,21 @@ from pydantic import BaseModel
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sandbox.local import LocalSandbox  # noqa: E402
-from stateact.cache_prefix import request_blocks, shared_prefix_tokens  # noqa: E402
-from stateact.context import build_context_manager  # noqa: E402
-from stateact.loop import AgentLoop, Budget  # noqa: E402
-from stateact.meter import Meter  # noqa: E402
-from stateact.models.base import ModelRequest, ModelResponse  # noqa: E402
-from stateact.models.catalog import lookup  # noqa: E402
-from stateact.models.scripted import ScriptedProvider  # noqa: E402
-from stateact.prompts import render_main_prompt  # noqa: E402
-from stateact.runlog import RunLog  # noqa: E402
-from stateact.runtime import RoleModels, RunContext  # noqa: E402
-from stateact.tokens import counter  # noqa: E402
-from stateact.tools.base import Tool, ToolResult  # noqa: E402
-from stateact.tools.bash import BashTool  # noqa: E402
-from stateact.tools.finish import FinishTool  # noqa: E402
-from stateact.tools.plan import Plan, PlanTool, plan_injection  # noqa: E402
+from stateact.kernel.cache_prefix import request_blocks, shared_prefix_tokens  # noqa: E402
+from stateact.kernel.context import build_context_manager  # noqa: E402
+from stateact.kernel.loop import AgentLoop, Budget  # noqa: E402
+from stateact.kernel.meter import Meter  # noqa: E402
+from stateact.kernel.models.base import ModelRequest, ModelResponse  # noqa: E402
+from stateact.kernel.models.catalog import lookup  # noqa: E402
+from stateact.kernel.models.scripted import ScriptedProvider  # noqa: E402
+from stateact.kernel.prompts import render_main_prompt  # noqa: E402
+from stateact.kernel.runlog import RunLog  # noqa: E402
+from stateact.kernel.runtime import RoleModels, RunContext  # noqa: E402
+from stateact.kernel.tokens import counter  # noqa: E402
+from stateact.kernel.tools.base import Tool, ToolResult  # noqa: E402
+from stateact.kernel.tools.bash import BashTool  # noqa: E402
+from stateact.kernel.tools.finish import FinishTool  # noqa: E402
+from stateact.kernel.tools.plan import Plan, PlanTool, plan_injection  # noqa: E402
 
 MODEL = "scripted"
 COMMANDS = (

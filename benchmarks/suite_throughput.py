@@ -22,8 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from evals.suite import discover  # noqa: E402
-from evals.suite_runner import SuiteOptions, run_suite  # noqa: E402
+from evals.running.jobs import SuiteOptions  # noqa: E402
+from evals.running.suite import discover  # noqa: E402
+from evals.running.suite_runner import run_suite  # noqa: E402
 
 DEFAULT_SUITE = ROOT / "tests" / "fixtures" / "evalsuite"
 DEFAULT_HARNESSES = "no-verify,bash-only"

@@ -1,1 +1,1 @@
-"""OSWorld compatibility: task files, setup steps, getters, metrics, scoring and results."""
+"""Evaluation: OSWorld compatibility (`evals.osworld`), running tasks and suites (`evals.running`), reports (`evals.reports`), task authoring (`evals.authoring`) and the `eval` commands (`evals.cli`)."""

@@ -15,10 +15,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from evals import osworld_bridge as bridge
 from evals import settings
-from evals.suite import OFFICE_SUITE, discover
-from evals.task import TaskError
+from evals.osworld import bridge
+from evals.osworld.task import TaskError
+from evals.running.suite import OFFICE_SUITE, discover
 from sandbox.isolation import NO_ISOLATION_WARNING, bwrap_problem, check_isolation
 from sandbox.settings import DEFAULT_ISOLATION
 from stateact.app.arguments import check_budgets, check_models
@@ -28,7 +28,7 @@ from stateact.app.signals import Terminated, stop_signals_as_interrupt
 from stateact.app.variants import FULL_HARNESS
 
 if TYPE_CHECKING:
-    from evals.validate import ValidationRow
+    from evals.running.validate import ValidationRow
 
 eval_app = typer.Typer(
     help="Task suites: validate reference solutions, run and compare harnesses.", no_args_is_help=True
@@ -70,7 +70,7 @@ def validate(
     out = out or Path("runs") / f"validate-{datetime.now():%Y%m%d-%H%M%S}"
     console.print(f"Validating {len(tasks)} task(s) from {suite} into {out} with {workers} worker(s)")
     started = time.monotonic()
-    from evals.validate import validate_suite
+    from evals.running.validate import validate_suite
 
     rows = validate_suite(tasks, out, cache_dir=cache, workers=workers, on_row=_progress)
     console.print(validation_table(rows))
@@ -136,7 +136,7 @@ def check_command(
 ) -> None:
     """Read every task without running an agent: one row per task (loads; unsupported steps, getters and
     metrics; unreachable files; what it needs of the machine), then `scorable=N/M local=K/M`."""
-    from evals.check import check_suite, summary_line
+    from evals.running.check import check_suite, summary_line
 
     try:
         bridge.use_python(osworld_python)
@@ -233,8 +233,9 @@ def run_command(
 ) -> None:
     """Run every task of SUITE under each harness, then print and save the comparison table."""
     from evals.fixtures.build import build_fixtures
-    from evals.suite_progress import SuiteProgress
-    from evals.suite_runner import SuiteOptions, plan_jobs, run_suite
+    from evals.running.jobs import SuiteOptions, plan_jobs
+    from evals.running.suite_progress import SuiteProgress
+    from evals.running.suite_runner import run_suite
     from sandbox.pool_file import pool_from_options
 
     try:
@@ -319,8 +320,8 @@ def _report_retired(retired) -> None:
 
 def write_tables(results: Path, print_table: bool = False) -> list[Path]:
     """Write summary.md, summary.csv and tasks.csv into `results`; optionally print the table."""
-    from evals.comparison import aggregate, tasks_csv, to_csv, to_markdown, to_rich
-    from evals.task_metrics import collect_metrics
+    from evals.reports.comparison import aggregate, tasks_csv, to_csv, to_markdown, to_rich
+    from evals.reports.task_metrics import collect_metrics
 
     metrics = collect_metrics(results)
     rows = aggregate(metrics)
@@ -343,7 +344,7 @@ def report(
     out: Annotated[Path | None, typer.Option(help="Report folder (default: <results>/report).")] = None,
 ) -> None:
     """Write the static HTML report (summary with charts, one trajectory page per task) and the tables."""
-    from evals.html_report import write_html_report
+    from evals.reports.html_report import write_html_report
 
     if not Path(results).is_dir():
         errors.print(f"[red]error:[/red] {escape(str(results))} is not a folder")

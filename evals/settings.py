@@ -24,7 +24,7 @@ SHEET_PRECISION = 4
 FUZZY_THRESHOLD = 85.0
 """Default `threshold` (0-100) of a `compare_table`/`sheet_fuzzy` `fuzzy_match` sub-rule."""
 OSWORLD_BRIDGE_TIMEOUT_S = 600.0
-"""Timeout of one metric call run in the user's OSWorld environment (evals/metrics/bridge.py)."""
+"""Timeout of one metric call run in the user's OSWorld environment (evals/osworld/bridge.py)."""
 DEFAULT_ZOOM = 100.0
 """The zoom scale `compare_table`/`zoom` reads when a sheet sets none."""
 SHAPE_TOLERANCE = 0.005
@@ -39,7 +39,7 @@ VALIDATE_MAX_TURNS = 80
 VALIDATE_MAX_SECONDS = 900.0
 """Wall-clock seconds one task's validation run may take."""
 
-# The finish gate's accuracy corpus (evals/gate_corpus.py)
+# The finish gate's accuracy corpus (evals/authoring/gate_corpus.py)
 GATE_CORPUS_STEP_TIMEOUT_S = 180.0
 """Timeout of one shell command of a case's steps (a LibreOffice conversion included)."""
 GATE_CORPUS_MIN_SHARE = 0.4
@@ -61,7 +61,7 @@ REFERENCE_MODEL = "reference"
 TRAJECTORY_TEXT_CAP_CHARS = 6_000
 """A tool input or result longer than this is cut in the trajectory viewer."""
 
-# Suite engines (evals/engines)
+# Suite engines (evals/running/engines)
 ENGINE_LOCAL = "local"
 """Jobs in threads on this machine, one per pool slot."""
 ENGINE_RAY = "ray"
@@ -75,7 +75,7 @@ RAY_JOB_ATTEMPTS = 3
 RAY_CLOSE_TIMEOUT_S = 30.0
 """How long the driver waits for the slots' actors to remove their scratch folders at the end."""
 
-# Checker sensitivity (evals/mutators.py, benchmarks/checker_sensitivity.py)
+# Checker sensitivity (evals/authoring/mutators.py, benchmarks/checker_sensitivity.py)
 MUTATION_RECALC_TIMEOUT_S = 120.0
 """Timeout of recalculating a mutated workbook with headless LibreOffice."""
 MUTATION_FONT_STEP_PT = 4

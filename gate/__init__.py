@@ -1,6 +1,1 @@
-"""The finish gate: a fresh, narration-blind, read-only reviewer of the saved deliverable."""
-
-from gate.gate import FinishGate, sandbox_clock
-from gate.verdict import CheckItem, Finding, Verdict
-
-__all__ = ["CheckItem", "FinishGate", "Finding", "Verdict", "sandbox_clock"]
+"""Reviewers of a saved deliverable: `gate.inspect` reads a sandbox's state, `gate.review` is the finish gate, `gate.judge` picks among best-of-N rollouts."""

@@ -1,6 +1,6 @@
 """Every tunable number of the finish gate, defined once.
 
-The number of rounds is `stateact.settings.GATE_MAX_ROUNDS` (shared with the harness).
+The number of rounds is `stateact.kernel.settings.GATE_MAX_ROUNDS` (shared with the harness).
 """
 
 GATE_MAX_TURNS = 40

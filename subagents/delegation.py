@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from stateact.events import GuiReportEvent, SubagentReportEvent, WebReportEvent
-from stateact.loop import AgentLoop, Budget, LoopOutcome
-from stateact.runtime import RunContext
-from stateact.tools.base import ToolResult
+from stateact.kernel.events import GuiReportEvent, SubagentReportEvent, WebReportEvent
+from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome
+from stateact.kernel.runtime import RunContext
+from stateact.kernel.tools.base import ToolResult
 from subagents import settings
 
 DONE, FAIL, INCOMPLETE, ERROR = "DONE", "FAIL", "INCOMPLETE", "ERROR"

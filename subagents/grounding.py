@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import math
 
-from stateact import settings as harness_settings
-from stateact.models.role_settings import RoleSettings
-from subagents.screen import Scaler, model_size
+from stateact.kernel import settings as harness_settings
+from stateact.kernel.models.role_settings import RoleSettings
+from subagents.scaler import Scaler, model_size
 
 RELATIVE_SPAN = 1000
 """The span of `relative1000` coordinates."""

@@ -14,10 +14,10 @@ from dataclasses import replace
 
 from pydantic import BaseModel, Field
 
-from stateact.events import GuiBudgetSpent, GuiScreenshotFailed
-from stateact.loop import LoopOutcome
-from stateact.runtime import RunContext
-from stateact.tools.base import Tool, ToolResult
+from stateact.kernel.events import GuiBudgetSpent, GuiScreenshotFailed
+from stateact.kernel.loop import LoopOutcome
+from stateact.kernel.runtime import RunContext
+from stateact.kernel.tools.base import Tool, ToolResult
 from subagents import settings
 from subagents.delegation import GUI_FORM, SubagentReport, brief_text, delegation_budget, run_delegation
 from subagents.gui_tools import ReportProgressTool

@@ -7,11 +7,12 @@ from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
-from stateact.messages import ToolSpec
-from stateact.tools.base import Tool, ToolResult
+from stateact.kernel.messages import ToolSpec
+from stateact.kernel.tools.base import Tool, ToolResult
 from subagents import settings
 from subagents.gui_actions import ActionError, ComputerAction, action_code
-from subagents.screen import CoordinateError, Screen
+from subagents.scaler import CoordinateError
+from subagents.screen import Screen
 
 ERROR_TAIL_CHARS = 1500
 

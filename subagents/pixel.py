@@ -9,8 +9,8 @@ is how an infeasible task is declared).
 
 from __future__ import annotations
 
-from stateact.loop import Budget
-from stateact.runtime import RunContext
+from stateact.kernel.loop import Budget
+from stateact.kernel.runtime import RunContext
 from subagents.screen_loop import ScreenLoop, build_screen_loop
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stateact.context import ContextPipeline, build_context_manager
-from stateact.context_processors import CapOutputs, Processor, StripImages
-from stateact.loop import AgentLoop, Budget, LoopOutcome
-from stateact.messages import ImageBlock, TextBlock
-from stateact.models.base import ModelProvider
-from stateact.runtime import RunContext
+from stateact.kernel.context import ContextPipeline, build_context_manager
+from stateact.kernel.context_processors import CapOutputs, Processor, StripImages
+from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome
+from stateact.kernel.messages import ImageBlock, TextBlock
+from stateact.kernel.models.base import ModelProvider
+from stateact.kernel.runtime import RunContext
 from subagents import settings
 from subagents.action_formats import format_model, format_prompt, format_tools
 from subagents.gui_tools import ComputerTool

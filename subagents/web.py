@@ -16,12 +16,12 @@ from playwright.sync_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
 from sandbox.base import SandboxError
-from stateact.context import build_context_manager
-from stateact.context_processors import CollapseObservations, Processor, StripImages
-from stateact.events import WebBrowserError
-from stateact.loop import AgentLoop
-from stateact.runtime import RunContext
-from stateact.tools.base import Tool, ToolResult
+from stateact.kernel.context import build_context_manager
+from stateact.kernel.context_processors import CollapseObservations, Processor, StripImages
+from stateact.kernel.events import WebBrowserError
+from stateact.kernel.loop import AgentLoop
+from stateact.kernel.runtime import RunContext
+from stateact.kernel.tools.base import Tool, ToolResult
 from subagents import settings
 from subagents.browser import BrowserSession, error_summary
 from subagents.delegation import WEB_FORM, brief_text, delegation_budget, run_delegation

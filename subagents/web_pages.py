@@ -16,8 +16,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from stateact.events import WebPageSaved, WebPageSaveError
-from stateact.runlog import RunLog
+from stateact.kernel.events import WebPageSaved, WebPageSaveError
+from stateact.kernel.runlog import RunLog
 from subagents.dom_markdown import VIEWPORT_LINE, PageSnapshot
 
 PAGES_DIR = "web_pages"

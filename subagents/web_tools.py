@@ -20,7 +20,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import BaseModel, Field
 
 from sandbox.base import SandboxError
-from stateact.tools.base import Tool, ToolResult
+from stateact.kernel.tools.base import Tool, ToolResult
 from subagents import settings
 from subagents.browser import BrowserSession, WebActionError, error_summary
 from subagents.dom_markdown import find_lines

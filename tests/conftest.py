@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from sandbox.local import LocalSandbox
-from stateact.runlog import RunLog
+from stateact.kernel.runlog import RunLog
 from tests.wire_servers import AnthropicWireServer, OpenAIWireServer, Turn, WireServer
 
 

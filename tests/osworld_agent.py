@@ -9,11 +9,11 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from sandbox.base import Sandbox
-from stateact.loop import AgentLoop
-from stateact.meter import Meter
-from stateact.models.scripted import ScriptedProvider
-from stateact.runlog import RunLog
-from stateact.tools.base import Tool, ToolResult
+from stateact.kernel.loop import AgentLoop
+from stateact.kernel.meter import Meter
+from stateact.kernel.models.scripted import ScriptedProvider
+from stateact.kernel.runlog import RunLog
+from stateact.kernel.tools.base import Tool, ToolResult
 
 
 class ShellTool(Tool):

@@ -4,7 +4,7 @@
     stateact run "..." --gui-model openai:player@http://127.0.0.1:P/v1 --roles roles.toml
 
 Each `POST /v1/chat/completions` becomes a relay request in DIR, exactly as `relay:DIR` writes it
-(`NNNN-SCOPE.request.txt` to read, `.request.json`, images as PNG; `stateact.models.relay`), and the
+(`NNNN-SCOPE.request.txt` to read, `.request.json`, images as PNG; `stateact.kernel.models.relay`), and the
 reply file (`NNNN-SCOPE.reply.txt` or `.reply.json`, answerable with `stateact relay DIR --watch`)
 goes back as a chat completion: its text as `content`, its calls as `tool_calls`. A request without
 tools (a native text format such as UI-TARS') takes the whole reply as text. A client that times out
@@ -23,9 +23,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
-from stateact.models.base import ModelRequest, ModelResponse
-from stateact.models.relay import RelayProvider
+from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
+from stateact.kernel.models.base import ModelRequest, ModelResponse
+from stateact.kernel.models.relay import RelayProvider
 
 CHAT_PATH = "/v1/chat/completions"
 DEFAULT_OUTPUT_TOKENS = 4096

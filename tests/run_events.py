@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stateact.events import Event, read_events
+from stateact.kernel.events import Event, read_events
 
 
 def logged_events(events_path: Path, kind: str | None = None) -> list[Event]:

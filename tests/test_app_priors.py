@@ -13,11 +13,11 @@ from tool_context import run_context
 from sandbox.local import LocalSandbox
 from stateact.app.harness import build_main_loop
 from stateact.app.variants import get_variant
-from stateact.loop import Budget
-from stateact.messages import TextBlock, ToolResultBlock, ToolUseBlock
-from stateact.prompts.app_priors import APP_PRIORS, PRIORS_DIR, open_window_titles, select_priors
-from stateact.runtime import RoleModels
-from stateact.tools.bash import BashTool
+from stateact.kernel.loop import Budget
+from stateact.kernel.messages import TextBlock, ToolResultBlock, ToolUseBlock
+from stateact.kernel.prompts.app_priors import APP_PRIORS, PRIORS_DIR, open_window_titles, select_priors
+from stateact.kernel.runtime import RoleModels
+from stateact.kernel.tools.bash import BashTool
 
 WINDOW_WAIT_S = 20.0
 """Longest a test window may take to show up in the window list."""

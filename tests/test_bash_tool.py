@@ -9,9 +9,9 @@ import pytest
 from tool_context import run_context
 
 from sandbox import settings as sandbox_settings
-from stateact import settings
-from stateact.tools.base import ToolResult
-from stateact.tools.bash import OUTPUTS_INSIDE, BashTool
+from stateact.kernel import settings
+from stateact.kernel.tools.base import ToolResult
+from stateact.kernel.tools.bash import OUTPUTS_INSIDE, BashTool
 from tests.tool_calls import invoke
 
 

@@ -135,7 +135,7 @@ def test_the_suite_table_has_pass_at_n_and_pick_accuracy(suite_run):
     assert budget["usd"] == pytest.approx(sum(r["usd"] for r in budget["rollouts"]) + budget["judge_usd"])
     assert budget["judge_usd"] > 0
     assert "pass@N" in (root / "summary.md").read_text()
-    from evals.html_report import write_html_report
+    from evals.reports.html_report import write_html_report
 
     assert "pick acc" in write_html_report(root).read_text()
 
@@ -191,7 +191,8 @@ def test_stateact_run_best_of_copies_the_picked_home_into_the_work_folder(
 
 def test_best_of_3_on_a_pool_of_three_vm_doubles(anthropic_server, tmp_path):
     """Each rollout on its own VM slot (a VM server over a local home, reset by restoring a copy)."""
-    from evals.suite_runner import SuiteOptions, run_suite
+    from evals.running.jobs import SuiteOptions
+    from evals.running.suite_runner import run_suite
     from sandbox.local import LocalSandbox
     from sandbox.pool_file import load_pool
     from tests.osworld_vm_server import VMServer
@@ -299,7 +300,7 @@ def test_bad_best_of_options_are_clear_errors(tmp_path):
 
 
 def test_the_work_folder_ends_as_the_picked_home(tmp_path):
-    from stateact.app.best_of_run import mirror
+    from evals.running.best_of_run import mirror
 
     picked, work = tmp_path / "picked", tmp_path / "work"
     (picked / "Documents").mkdir(parents=True)

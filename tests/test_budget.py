@@ -13,11 +13,11 @@ import pytest
 
 from stateact.app.config import RunConfig
 from stateact.app.run import RunResult, execute
-from stateact.messages import Usage
-from stateact.meter import Meter
-from stateact.models.catalog import cost_usd
-from stateact.runlog import RunLog
-from stateact.runtime import RoleModels, RunContext
+from stateact.kernel.messages import Usage
+from stateact.kernel.meter import Meter
+from stateact.kernel.models.catalog import cost_usd
+from stateact.kernel.runlog import RunLog
+from stateact.kernel.runtime import RoleModels, RunContext
 from tests.run_events import logged_events
 from tests.wire_servers import AnthropicWireServer, anthropic_reply
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from stateact.messages import Usage
-from stateact.models.catalog import cost_usd, lookup
+from stateact.kernel.messages import Usage
+from stateact.kernel.models.catalog import cost_usd, lookup
 
 
 @pytest.mark.parametrize(

@@ -24,14 +24,14 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
-from evals.cache import FileCache
-from evals.chrome.history import EMPTY_HISTORY_URL
-from evals.chrome.profile import PROFILE
-from evals.chrome.websites import RecreationSite, recreation_page
-from evals.getters import GetterContext, fetch
-from evals.metrics import METRICS
-from evals.setup import SetupContext, run_steps
-from evals.task import Getter, Step, TaskError
+from evals.osworld.cache import FileCache
+from evals.osworld.chrome.history import EMPTY_HISTORY_URL
+from evals.osworld.chrome.profile import PROFILE
+from evals.osworld.chrome.websites import RecreationSite, recreation_page
+from evals.osworld.getters import GetterContext, fetch
+from evals.osworld.metrics import METRICS
+from evals.osworld.setup import SetupContext, run_steps
+from evals.osworld.task import Getter, Step, TaskError
 from sandbox.base import Sandbox
 from sandbox.local import LocalSandbox
 from sandbox.toolkit import TOOLKIT_BIN

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from stateact.app.exit_codes import ExitCode
-from stateact.events import read_events
-from stateact.runlog import load_message
+from stateact.kernel.events import read_events
+from stateact.kernel.runlog import load_message
 
 REPO = Path(__file__).resolve().parents[1]
 QUICKSTART = REPO / "stateact" / "examples" / "quickstart.json"
@@ -223,7 +223,7 @@ def test_bad_arguments_are_refused_before_anything_starts(tmp_path, case):
 def test_a_key_is_not_needed_for_another_endpoint_and_the_version_is_printed(tmp_path):
     from importlib.metadata import version
 
-    from stateact.models import missing_api_key
+    from stateact.kernel.models import missing_api_key
 
     assert missing_api_key("openai:qwen@http://127.0.0.1:8000/v1") is None
     assert missing_api_key("anthropic:claude@http://127.0.0.1:9/") is None

@@ -12,23 +12,23 @@ from PIL import Image
 from pydantic import BaseModel
 
 from sandbox.local import LocalSandbox
-from stateact.cache_prefix import prefix_breaks
-from stateact.compaction import Compactor, apply_compaction, pairing_problems
-from stateact.context import ContextPipeline, build_context_manager
-from stateact.context_processors import PLACEHOLDER, CapOutputs, StripImages
-from stateact.events import read_events
-from stateact.loop import AgentLoop, Budget
-from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
-from stateact.meter import Meter
-from stateact.models import create_model
-from stateact.models.anthropic_provider import to_wire
-from stateact.models.base import ModelRequest
-from stateact.models.scripted import ScriptedProvider
-from stateact.runlog import RunLog, load_message
-from stateact.runtime import RoleModels, RunContext
-from stateact.stall import StallDetector
-from stateact.tokens import counter, image_tokens
-from stateact.tools.base import Tool, ToolResult
+from stateact.kernel.cache_prefix import prefix_breaks
+from stateact.kernel.compaction import Compactor, apply_compaction, pairing_problems
+from stateact.kernel.context import ContextPipeline, build_context_manager
+from stateact.kernel.context_processors import PLACEHOLDER, CapOutputs, StripImages
+from stateact.kernel.events import read_events
+from stateact.kernel.loop import AgentLoop, Budget
+from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from stateact.kernel.meter import Meter
+from stateact.kernel.models import create_model
+from stateact.kernel.models.anthropic_provider import to_wire
+from stateact.kernel.models.base import ModelRequest
+from stateact.kernel.models.scripted import ScriptedProvider
+from stateact.kernel.runlog import RunLog, load_message
+from stateact.kernel.runtime import RoleModels, RunContext
+from stateact.kernel.stall import StallDetector
+from stateact.kernel.tokens import counter, image_tokens
+from stateact.kernel.tools.base import Tool, ToolResult
 from tests.run_events import logged_events
 from tests.wire_servers import AnthropicWireServer, anthropic_prompt_too_long, anthropic_reply
 
@@ -193,7 +193,7 @@ def test_every_screenshot_of_the_newest_batch_stays():
 
 
 def test_long_tool_output_is_capped_in_the_view_only(monkeypatch):
-    from stateact import settings
+    from stateact.kernel import settings
 
     monkeypatch.setattr(settings, "CONTEXT_TOOL_OUTPUT_CAP_CHARS", 1000)
     monkeypatch.setattr(settings, "CONTEXT_REPORT_CAP_CHARS", 300)

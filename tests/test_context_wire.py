@@ -3,15 +3,15 @@ validate every request the way the vendors do (tool_use/tool_result pairing, rol
 
 from __future__ import annotations
 
-from stateact.compaction import Compactor
-from stateact.context import ContextPipeline
-from stateact.context_processors import CapOutputs, StripImages
-from stateact.events import read_events
-from stateact.loop import AgentLoop
-from stateact.models import create_model
-from stateact.models.scripted import ScriptedProvider
-from stateact.stall import StallDetector
-from stateact.tokens import counter
+from stateact.kernel.compaction import Compactor
+from stateact.kernel.context import ContextPipeline
+from stateact.kernel.context_processors import CapOutputs, StripImages
+from stateact.kernel.events import read_events
+from stateact.kernel.loop import AgentLoop
+from stateact.kernel.models import create_model
+from stateact.kernel.models.scripted import ScriptedProvider
+from stateact.kernel.stall import StallDetector
+from stateact.kernel.tokens import counter
 from tests.test_context import PLAN, TASK, make_loop
 from tests.wire_servers import (
     AnthropicWireServer,

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from tool_context import run_context
 
-from stateact import settings
-from stateact.tools.edit import EditTool
+from stateact.kernel import settings
+from stateact.kernel.tools.edit import EditTool
 from tests.tool_calls import invoke
 
 

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from evals.check import check_suite
-from evals.local_machine import SUDO
-from evals.results import ERROR_FILE, RESULT_FILE
-from evals.suite_runner import SuiteOptions, run_suite
+from evals.osworld.local_machine import SUDO
+from evals.running.check import check_suite
+from evals.running.jobs import SuiteOptions
+from evals.running.results import ERROR_FILE, RESULT_FILE
+from evals.running.suite_runner import run_suite
 from stateact.app.exit_codes import ExitCode
 from tests.file_server import served_files
 from tests.test_eval_errors import run_task_command

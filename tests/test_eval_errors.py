@@ -14,17 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from evals.cache import DownloadError, FileCache, url_key
 from evals.cli import write_tables
-from evals.html_report import write_html_report
-from evals.results import ARTIFACTS_DIR, ERROR_FILE, RESULT_FILE, is_done
-from evals.runner import TaskOutcome, run_task_file
-from evals.suite_runner import SuiteOptions, run_suite
+from evals.osworld.cache import DownloadError, FileCache, url_key
+from evals.reports.html_report import write_html_report
+from evals.running.jobs import SuiteOptions
+from evals.running.results import ARTIFACTS_DIR, ERROR_FILE, RESULT_FILE, is_done
+from evals.running.runner import TaskOutcome, run_task_file
+from evals.running.suite_runner import run_suite
 from sandbox.base import Sandbox
 from stateact.app.config import RunConfig
 from stateact.app.exit_codes import ExitCode
 from stateact.app.run import execute
-from stateact.runtime import RoleModels
+from stateact.kernel.runtime import RoleModels
 from tests.file_server import FileServer, served_files
 from tests.osworld_agent import scripted_agent
 from tests.osworld_artifacts import sales_book

@@ -13,19 +13,20 @@ from PIL import Image
 from playwright.sync_api import Page, sync_playwright
 from pydantic import BaseModel
 
-from evals.results import task_result_dir, write_results
-from evals.runner import run_task_file
-from evals.suite_runner import RUN_FOLDER, SuiteOptions, run_suite
-from evals.task_metrics import collect_metrics
-from evals.trajectory import osworld_steps
+from evals.reports.task_metrics import collect_metrics
+from evals.reports.trajectory import osworld_steps
+from evals.running.jobs import RUN_FOLDER, SuiteOptions
+from evals.running.results import task_result_dir, write_results
+from evals.running.runner import run_task_file
+from evals.running.suite_runner import run_suite
 from sandbox.local import LocalSandbox
-from stateact.events import Compaction, GateVerdict, Response, RunEnd, RunStart, read_events
-from stateact.loop import AgentLoop
-from stateact.messages import Usage
-from stateact.meter import Meter
-from stateact.models.scripted import ScriptedProvider
-from stateact.runlog import RunLog
-from stateact.tools.base import Tool, ToolResult
+from stateact.kernel.events import Compaction, GateVerdict, Response, RunEnd, RunStart, read_events
+from stateact.kernel.loop import AgentLoop
+from stateact.kernel.messages import Usage
+from stateact.kernel.meter import Meter
+from stateact.kernel.models.scripted import ScriptedProvider
+from stateact.kernel.runlog import RunLog
+from stateact.kernel.tools.base import Tool, ToolResult
 from subagents.settings import WEB_CHROMIUM_ARGS, WEB_CHROMIUM_PATH
 from tests.osworld_agent import scripted_agent
 from tests.test_eval_runner import SUITE, run_cli

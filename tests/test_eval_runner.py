@@ -18,11 +18,12 @@ import typer
 from typer.testing import CliRunner
 
 from evals.cli import eval_app, report
-from evals.suite_runner import SuiteOptions, run_suite
-from evals.task_metrics import collect_metrics
+from evals.reports.task_metrics import collect_metrics
+from evals.running.jobs import SuiteOptions
+from evals.running.suite_runner import run_suite
 from sandbox.processes import tagged_pids
 from stateact.app.exit_codes import ExitCode
-from stateact.events import read_events
+from stateact.kernel.events import read_events
 
 APP_FIXTURES = frozenset({"results"})
 """The fixtures here that start a real application: their tests are marked `apps`."""

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from evals.cache import FileCache
 from evals.cli import eval_app
 from evals.fixtures.build import build_fixtures
-from evals.suite import OFFICE_SUITE, SuiteTask, discover
-from evals.validate import ValidationRow, validate_task
+from evals.osworld.cache import FileCache
+from evals.running.suite import OFFICE_SUITE, SuiteTask, discover
+from evals.running.validate import ValidationRow, validate_task
 
 SUITE = discover(OFFICE_SUITE)
 BY_ID = {task.id: task for task in SUITE}

@@ -15,7 +15,7 @@ from typing import Any, Union, get_args, get_origin
 import pytest
 
 from stateact.app.resume import load_run_state
-from stateact.events import (
+from stateact.kernel.events import (
     EVENT_TYPES,
     Event,
     EventLogError,
@@ -27,8 +27,8 @@ from stateact.events import (
     ToolResultEvent,
     read_events,
 )
-from stateact.messages import Message, TextBlock, Usage
-from stateact.runlog import RunLog
+from stateact.kernel.messages import Message, TextBlock, Usage
+from stateact.kernel.runlog import RunLog
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from stateact.app.exit_codes import ExitCode
-from stateact.events import GateStart, read_events
+from stateact.kernel.events import GateStart, read_events
 
 REPO = Path(__file__).resolve().parents[1]
 CHECK = {"requirement": "out.txt says yes", "result": "pass", "evidence": "cat printed yes"}

@@ -11,20 +11,20 @@ import openpyxl
 import pytest
 from docx import Document
 
-from gate import FinishGate
 from gate import settings as gate_settings
-from gate.deliverables import mentioned_paths
-from gate.pregate import run_pregate
+from gate.inspect.deliverables import mentioned_paths
+from gate.inspect.pregate import run_pregate
+from gate.review import FinishGate
 from sandbox.local import LocalSandbox
 from stateact.app.harness import build_main_loop
 from stateact.app.variants import get_variant
-from stateact.events import read_events
-from stateact.loop import AgentLoop, Budget
-from stateact.messages import ToolUseBlock
-from stateact.meter import Meter
-from stateact.runlog import RunLog
-from stateact.runtime import RoleModels, RunContext
-from stateact.tools.finish import FinishTool
+from stateact.kernel.events import read_events
+from stateact.kernel.loop import AgentLoop, Budget
+from stateact.kernel.messages import ToolUseBlock
+from stateact.kernel.meter import Meter
+from stateact.kernel.runlog import RunLog
+from stateact.kernel.runtime import RoleModels, RunContext
+from stateact.kernel.tools.finish import FinishTool
 from tests.run_events import logged_events
 from tests.tool_calls import turn_calling
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from gate import FinishGate
-from gate.cell_refs import cell_references
-from gate.probes import run_probe
+from gate.inspect.cell_refs import cell_references
+from gate.inspect.probes import run_probe
+from gate.review import FinishGate
 from gate.settings import GATE_NAMED_CELLS_MAX
 from tests.test_gate import make_context, verdict
 

@@ -15,13 +15,13 @@ import openpyxl
 import pptx
 import pytest
 
-from gate import FinishGate
 from gate import settings as gate_settings
-from gate.changes import describe_changes, load_baseline, take_baseline
-from gate.changes.baseline import BASELINE_DIR
-from gate.changes.documents import odt_paragraphs
-from stateact.events import read_events
-from stateact.runlog import RunLog, load_message
+from gate.inspect.changes import describe_changes, load_baseline, take_baseline
+from gate.inspect.changes.baseline import BASELINE_DIR
+from gate.inspect.changes.documents import odt_paragraphs
+from gate.review import FinishGate
+from stateact.kernel.events import read_events
+from stateact.kernel.runlog import RunLog, load_message
 from tests.osworld_vm_server import served_vm
 from tests.test_cli_task import SOLUTION, TASK
 from tests.test_cli_task import run_cli as run_task_cli

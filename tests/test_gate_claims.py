@@ -8,10 +8,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from gate import FinishGate
 from gate import settings as gate_settings
-from stateact.messages import ToolUseBlock
-from stateact.tools.finish import FinishTool
+from gate.review import FinishGate
+from stateact.kernel.messages import ToolUseBlock
+from stateact.kernel.tools.finish import FinishTool
 from tests.run_events import logged_events
 from tests.test_gate import after_error, make_context, tool_result_texts
 from tests.tool_calls import turn_calling
@@ -113,7 +113,7 @@ def test_three_invalid_verdicts_end_the_round_undecided_then_a_fresh_round_decid
 
 
 def test_verdict_tool_describes_the_checklist_shape():
-    from gate.tools import VerdictTool
+    from gate.review.tools import VerdictTool
 
     spec = VerdictTool().spec()
     assert '"requirement"' in spec.description and '"pass" | "fail" | "unverifiable"' in spec.description

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from evals import settings
-from evals.fixtures.build import build_fixtures
-from evals.gate_corpus import (
+from evals.authoring.gate_corpus import (
     CORPUS_DIR,
     KINDS,
     CaseError,
@@ -20,7 +19,8 @@ from evals.gate_corpus import (
     staged_case,
     suite_tasks,
 )
-from stateact.events import read_events
+from evals.fixtures.build import build_fixtures
+from stateact.kernel.events import read_events
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from gate.deliverables import mentioned_paths
+from gate.inspect.deliverables import mentioned_paths
 
 CASES = [
     (

@@ -12,8 +12,8 @@ from test_toolkit_open_documents import desktop, open_odt, paragraphs_after_libr
 from toolkit_helpers import run_tool
 
 from gate import settings
-from gate.deliverables import MentionedPath
-from gate.pregate import run_pregate
+from gate.inspect.deliverables import MentionedPath
+from gate.inspect.pregate import run_pregate
 
 pytestmark = pytest.mark.apps
 

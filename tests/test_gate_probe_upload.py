@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.probes import PROBE_FILE, ProbeError, run_probe
+from gate.inspect.probes import PROBE_FILE, ProbeError, run_probe
 from tests.osworld_vm_server import REAL_SERVER_VARIABLE, served_vm, vm_under_test
 
 pytest_plugins = ["tests.gate_fixtures"]

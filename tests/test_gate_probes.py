@@ -14,7 +14,7 @@ import pytest
 from docx.shared import Pt
 from openpyxl.chart import BarChart, Reference
 
-from gate.tools import (
+from gate.review.tools import (
     FileFacts,
     InspectDocument,
     InspectPresentation,
@@ -23,7 +23,7 @@ from gate.tools import (
     ReadData,
     Screenshot,
 )
-from stateact.messages import ToolUseBlock
+from stateact.kernel.messages import ToolUseBlock
 
 pytest_plugins = ["tests.gate_fixtures"]
 
@@ -218,7 +218,7 @@ def test_spreadsheet_probe_reads_ods_saved_by_libreoffice(sandbox):
 def test_changed_files_include_app_data_in_hidden_folders_but_not_caches(sandbox):
     import time
 
-    from gate.probes import run_probe
+    from gate.inspect.probes import run_probe
     from gate.settings import GATE_CHANGED_FILES_SKIP
 
     home = Path(sandbox.home)

@@ -16,8 +16,8 @@ import openpyxl
 import pytest
 
 from gate import settings
-from gate.deliverables import mentioned_paths
-from gate.pregate import run_pregate
+from gate.inspect.deliverables import mentioned_paths
+from gate.inspect.pregate import run_pregate
 from sandbox.processes import tagged_pids
 from sandbox.toolkit import TOOLKIT_BIN
 

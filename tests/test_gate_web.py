@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from evals.fixtures.site import site_zip
-from gate import FinishGate
-from gate.web_read import ReadPage, allowed_sites, site_of
-from stateact.events import read_events
-from stateact.messages import ToolUseBlock
-from stateact.runtime import RoleModels
+from gate.review import FinishGate
+from gate.review.web_read import ReadPage, allowed_sites, site_of
+from stateact.kernel.events import read_events
+from stateact.kernel.messages import ToolUseBlock
+from stateact.kernel.runtime import RoleModels
 from subagents.web import DelegateWebTool
 from subagents.web_pages import saved_pages
 from tests.tool_calls import turn_calling

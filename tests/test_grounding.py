@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from stateact.models.role_settings import RoleSettings
+from stateact.kernel.models.role_settings import RoleSettings
 from subagents.grounding import coordinate_note, scaler_for, smart_resize
-from subagents.screen import CoordinateError
+from subagents.scaler import CoordinateError
 
 SCREEN = (1920, 1080)
 """Shown to a model at 1366x768 (FWXGA)."""

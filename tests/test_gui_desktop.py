@@ -21,16 +21,16 @@ import pytest
 
 from sandbox.local import LocalSandbox
 from stateact.app.variants import get_variant
-from stateact.cache_prefix import prefix_breaks
-from stateact.events import read_events
-from stateact.loop import AgentLoop, Budget
-from stateact.meter import Meter
-from stateact.runlog import RunLog
-from stateact.runtime import RoleModels, RunContext
+from stateact.kernel.cache_prefix import prefix_breaks
+from stateact.kernel.events import read_events
+from stateact.kernel.loop import AgentLoop, Budget
+from stateact.kernel.meter import Meter
+from stateact.kernel.runlog import RunLog
+from stateact.kernel.runtime import RoleModels, RunContext
 from subagents.gui import DelegateGuiTool, DelegateInput, run_gui_subgoal
 from subagents.nudge import SUBAGENT_TEXT_REPLY_NUDGE
 from subagents.pixel import build_pixel_loop
-from subagents.screen import Scaler
+from subagents.scaler import Scaler
 from subagents.settings import GUI_KEEP_SCREENSHOTS, GUI_SCREENSHOT_STRIP_CHUNK, SUBAGENT_TEXT_REPLY_NUDGES
 
 pytestmark = pytest.mark.apps

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from stateact.meter import Meter
-from stateact.models.role_settings import RoleSettings
-from stateact.runlog import RunLog
-from stateact.runtime import RoleModels, RunContext
+from stateact.kernel.meter import Meter
+from stateact.kernel.models.role_settings import RoleSettings
+from stateact.kernel.runlog import RunLog
+from stateact.kernel.runtime import RoleModels, RunContext
 from subagents.grounding import RELATIVE_SPAN, smart_resize
 from subagents.gui import run_gui_subgoal
 from tests.test_gui_desktop import TkApp, desktop, tk_app  # noqa: F401 (fixtures)

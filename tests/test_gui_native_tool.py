@@ -8,15 +8,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from stateact import settings
-from stateact.messages import Message
-from stateact.models import parse_spec
-from stateact.models.anthropic_provider import AnthropicProvider, to_wire
-from stateact.models.base import ModelRequest
-from stateact.models.catalog import CATALOG, lookup
+from stateact.kernel import settings
+from stateact.kernel.messages import Message
+from stateact.kernel.models import parse_spec
+from stateact.kernel.models.anthropic_provider import AnthropicProvider, to_wire
+from stateact.kernel.models.base import ModelRequest
+from stateact.kernel.models.catalog import CATALOG, lookup
 from subagents.gui_actions import ComputerAction
 from subagents.gui_tools import ComputerTool, DoneTool
-from subagents.screen import Scaler, Screen
+from subagents.scaler import Scaler
+from subagents.screen import Screen
 
 
 def request() -> ModelRequest:

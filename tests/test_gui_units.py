@@ -6,13 +6,14 @@ import json
 
 import pytest
 
-from stateact.context_processors import PLACEHOLDER, StripImages
-from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
-from stateact.models.scripted import ScriptedProvider
+from stateact.kernel.context_processors import PLACEHOLDER, StripImages
+from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from stateact.kernel.models.scripted import ScriptedProvider
 from subagents.delegation import GUI_FORM, SubagentReport, brief_text
 from subagents.gui_actions import ActionError, ComputerAction, action_code, parse_keys
 from subagents.gui_tools import ComputerTool
-from subagents.screen import CoordinateError, Scaler, Screen, image_tokens, model_size
+from subagents.scaler import CoordinateError, Scaler, image_tokens, model_size
+from subagents.screen import Screen
 from subagents.screen_loop import screen_context
 from tests.run_events import logged_events
 from tests.test_context import TASK, make_loop, run_context, steps

@@ -109,7 +109,7 @@ def test_the_office_toolkit_and_the_gate_probes_run_inside(box):
     """The toolkit's folder sits inside the hidden checkout: every folder on the way must be traversable."""
     import openpyxl
 
-    from gate.probes import run_probe
+    from gate.inspect.probes import run_probe
 
     book = openpyxl.Workbook()
     book.active["A1"] = "inside"

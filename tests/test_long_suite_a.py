@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from evals.authoring.mutators import EXTRA, ROW, VALUE
+from evals.authoring.sensitivity import task_sensitivity
 from evals.fixtures.build import build_fixtures
-from evals.mutators import EXTRA, ROW, VALUE
-from evals.sensitivity import task_sensitivity
-from evals.suite import SuiteTask, discover
-from evals.task import load_task
+from evals.osworld.task import load_task
+from evals.running.suite import SuiteTask, discover
 from tests.test_eval_suite import assert_downloads_resolve
 from tests.web_site import serve_site
 

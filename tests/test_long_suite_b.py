@@ -1,5 +1,5 @@
-"""The long suite's event, course, procurement and project tasks (evals/long_events_tasks.py): structure
-and fixtures. The task files are written by `python -m evals.long_events_tasks`.
+"""The long suite's event, course, procurement and project tasks (evals/authoring/long_events_tasks.py): structure
+and fixtures. The task files are written by `python -m evals.authoring.long_events_tasks`.
 
 Full validation of a long task takes minutes; run it with
 `stateact eval validate evals/suites/long --task conference-pack` (and
@@ -14,9 +14,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from evals.authoring.long_events_tasks import LONG_SUITE, SPECS
 from evals.fixtures.build import PROGRAMS, build_fixtures
-from evals.long_events_tasks import LONG_SUITE, SPECS
-from evals.suite import SuiteTask, discover
+from evals.running.suite import SuiteTask, discover
 from sandbox.local import LocalSandbox
 from tests.docker_stand_in import free_port
 from tests.test_eval_suite import assert_downloads_resolve

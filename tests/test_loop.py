@@ -7,15 +7,15 @@ import time
 import pytest
 from pydantic import BaseModel, Field
 
-from stateact import settings
-from stateact.context import PassThrough
-from stateact.loop import AgentLoop, Budget
-from stateact.messages import Message, TextBlock, ToolResultBlock
-from stateact.meter import Meter
-from stateact.models.base import ContextLengthError, ModelRequest, ModelResponse
-from stateact.models.scripted import ScriptedProvider
-from stateact.runlog import RunLog, load_message
-from stateact.tools.base import Tool, ToolResult
+from stateact.kernel import settings
+from stateact.kernel.context import PassThrough
+from stateact.kernel.loop import AgentLoop, Budget
+from stateact.kernel.messages import Message, TextBlock, ToolResultBlock
+from stateact.kernel.meter import Meter
+from stateact.kernel.models.base import ContextLengthError, ModelRequest, ModelResponse
+from stateact.kernel.models.scripted import ScriptedProvider
+from stateact.kernel.runlog import RunLog, load_message
+from stateact.kernel.tools.base import Tool, ToolResult
 from tests.run_events import logged_events
 from tests.tool_calls import call
 

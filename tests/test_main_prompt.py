@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.toolkit import toolkit_programs
-from stateact.prompts import read_prompt, render_main_prompt, select_sections
+from stateact.kernel.prompts import read_prompt, render_main_prompt, select_sections
 
 FULL = {"bash", "str_replace_based_edit_tool", "plan", "delegate_gui", "delegate_web", "finish"}
 VARIANT_TOOLS = {
@@ -87,7 +87,7 @@ def test_prompt_files_have_balanced_sections():
 
 
 def test_main_and_gate_prompts_state_the_same_rule_on_open_documents():
-    from gate.pregate import OPEN_DOCUMENT_RULE
+    from gate.inspect.pregate import OPEN_DOCUMENT_RULE
 
     gate_prompt = (
         (Path(__file__).parent.parent / "gate" / "prompts" / "gate.md")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evals.metrics import METRICS
+from evals.osworld.metrics import METRICS
 
 APP_FIXTURES = frozenset({"built"})
 """The fixtures here that start a real application: their tests are marked `apps`."""

@@ -16,9 +16,9 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from evals.cache import FileCache
-from evals.setup import SetupContext, run_steps, wait_for_window, window_titles
-from evals.task import Step
+from evals.osworld.cache import FileCache
+from evals.osworld.setup import SetupContext, run_steps, wait_for_window, window_titles
+from evals.osworld.task import Step
 from sandbox.local import LocalSandbox
 from sandbox.office_profile import PROFILE_SETTINGS, PROFILE_USER_DIR, SETTINGS_NAME
 from sandbox.processes import tagged_pids

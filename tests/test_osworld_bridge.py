@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from evals import osworld_bridge
-from evals.runner import run_task_file
-from evals.scoring import check_evaluator_known
-from evals.task import Task, TaskError
+from evals.osworld import bridge as osworld_bridge
+from evals.osworld.scoring import check_evaluator_known
+from evals.osworld.task import Task, TaskError
+from evals.running.runner import run_task_file
 from tests.osworld_agent import scripted_agent
 
 METRICS_MODULE = """

@@ -1,4 +1,4 @@
-"""The harness's own run (`evals.runner.run_task`, scripted model, bash-only variant) on an OSWorld VM
+"""The harness's own run (`evals.running.runner.run_task`, scripted model, bash-only variant) on an OSWorld VM
 served by the test double: task setup, the agent's bash over the VM's relay shell, scoring, results."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from evals.runner import run_task
+from evals.running.runner import run_task
 from stateact.app.config import RunConfig
-from stateact.runtime import RoleModels
+from stateact.kernel.runtime import RoleModels
 from tests.osworld_vm_server import served_vm
 from tests.test_osworld_tasks import FIXTURES, cache  # noqa: F401  (the cache fixture)
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from evals.suite import discover
-from evals.task import TaskError
+from evals.osworld.task import TaskError
+from evals.running.suite import discover
 from tests.pool_suites import file_check, write_task
 from tests.test_eval_runner import run_cli
 

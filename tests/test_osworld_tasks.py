@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from evals.cache import CacheMiss, FileCache, url_key
-from evals.paths import HomeMap
-from evals.runner import prepare_task, run_task_file
-from evals.setup import SetupContext, SetupError, run_steps
-from evals.task import Step, TaskError, load_task
+from evals.osworld.cache import CacheMiss, FileCache, url_key
+from evals.osworld.paths import HomeMap
+from evals.osworld.setup import SetupContext, SetupError, run_steps
+from evals.osworld.task import Step, TaskError, load_task
+from evals.running.runner import prepare_task, run_task_file
 from tests.file_server import served_files
 from tests.osworld_agent import scripted_agent
 from tests.osworld_artifacts import docx_file, pptx_file, sales_book

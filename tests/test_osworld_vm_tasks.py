@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from evals.cache import FileCache
-from evals.runner import run_task_file
-from evals.setup import SetupContext, SetupError, run_steps, wait_for_window
-from evals.task import Step
+from evals.osworld.cache import FileCache
+from evals.osworld.setup import SetupContext, SetupError, run_steps, wait_for_window
+from evals.osworld.task import Step
+from evals.running.runner import run_task_file
 from sandbox.local import LocalSandbox
 from tests.docker_stand_in import free_port
 from tests.osworld_agent import scripted_agent

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from tool_context import run_context
 
-from stateact.events import read_events
-from stateact.loop import AgentLoop
-from stateact.messages import TextBlock
-from stateact.models.scripted import ScriptedProvider
-from stateact.tools.plan import PLAN_FILE, Plan, PlanError, PlanTool, plan_injection
+from stateact.kernel.events import read_events
+from stateact.kernel.loop import AgentLoop
+from stateact.kernel.messages import TextBlock
+from stateact.kernel.models.scripted import ScriptedProvider
+from stateact.kernel.tools.plan import PLAN_FILE, Plan, PlanError, PlanTool, plan_injection
 from tests.tool_calls import invoke
 
 

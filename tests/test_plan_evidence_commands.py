@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from gate.guard import check_command
-from stateact.evidence import EvidenceChecker
-from stateact.messages import ToolUseBlock
-from stateact.tools.plan import Plan, PlanTool
+from gate.review.guard import check_command
+from stateact.kernel.evidence import EvidenceChecker
+from stateact.kernel.messages import ToolUseBlock
+from stateact.kernel.tools.plan import Plan, PlanTool
 from tests.file_server import served_files
 from tests.tool_context import run_context
 

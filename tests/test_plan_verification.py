@@ -5,8 +5,8 @@ from __future__ import annotations
 import openpyxl
 import pytest
 
-from stateact.evidence import EvidenceChecker, FileContains
-from stateact.tools.plan import Plan, PlanTool
+from stateact.kernel.evidence import EvidenceChecker, FileContains
+from stateact.kernel.tools.plan import Plan, PlanTool
 from tests.run_events import logged_events
 from tests.tool_calls import invoke
 from tests.tool_context import run_context

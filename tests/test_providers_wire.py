@@ -11,16 +11,22 @@ import pytest
 from PIL import Image
 from pydantic import BaseModel
 
-from stateact.loop import AgentLoop, Budget
-from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
-from stateact.meter import Meter
-from stateact.models import create_model
-from stateact.models.anthropic_provider import AnthropicProvider
-from stateact.models.base import ContextLengthError, ModelRequest, ProviderError, RetryableError, with_retries
-from stateact.models.catalog import lookup
-from stateact.models.openai_provider import ERROR_PREFIX, OpenAIProvider, _calls_from_text, to_wire
-from stateact.runlog import load_message
-from stateact.tools.base import Tool, ToolResult
+from stateact.kernel.loop import AgentLoop, Budget
+from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from stateact.kernel.meter import Meter
+from stateact.kernel.models import create_model
+from stateact.kernel.models.anthropic_provider import AnthropicProvider
+from stateact.kernel.models.base import (
+    ContextLengthError,
+    ModelRequest,
+    ProviderError,
+    RetryableError,
+    with_retries,
+)
+from stateact.kernel.models.catalog import lookup
+from stateact.kernel.models.openai_provider import ERROR_PREFIX, OpenAIProvider, _calls_from_text, to_wire
+from stateact.kernel.runlog import load_message
+from stateact.kernel.tools.base import Tool, ToolResult
 from tests.run_events import logged_events
 from tests.wire_servers import (
     AnthropicWireServer,

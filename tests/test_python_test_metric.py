@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evals import settings
-from evals.metrics import METRICS, MetricUnsupported, check_metric_options
+from evals.osworld.metrics import METRICS, MetricUnsupported, check_metric_options
 
 check_suite = METRICS["check_python_file_by_test_suite"]
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from evals.suite_runner import SuiteOptions, run_suite
+from evals.running.jobs import SuiteOptions
+from evals.running.suite_runner import run_suite
 from sandbox.leftovers import REGISTRY
 from tests.pool_suites import file_check, marker_suite, write_task
 from tests.test_eval_runner import HARNESSES, SUITE, run_cli

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from stateact.events import read_events
-from stateact.loop import AgentLoop, Budget
-from stateact.messages import ReasoningBlock
-from stateact.meter import Meter
-from stateact.models.anthropic_provider import AnthropicProvider
-from stateact.models.base import ModelRequest
-from stateact.runlog import load_message
-from stateact.tools.base import Tool, ToolResult
+from stateact.kernel.events import read_events
+from stateact.kernel.loop import AgentLoop, Budget
+from stateact.kernel.messages import ReasoningBlock
+from stateact.kernel.meter import Meter
+from stateact.kernel.models.anthropic_provider import AnthropicProvider
+from stateact.kernel.models.base import ModelRequest
+from stateact.kernel.runlog import load_message
+from stateact.kernel.tools.base import Tool, ToolResult
 from tests.wire_servers import anthropic_reply
 
 

@@ -15,11 +15,11 @@ import openai
 import pytest
 from PIL import Image
 
-from stateact import settings
-from stateact.messages import Message, TextBlock
-from stateact.models import create_model
-from stateact.models.base import ModelRequest
-from stateact.models.relay import pending_stem, reply_path, write_atomic
+from stateact.kernel import settings
+from stateact.kernel.messages import Message, TextBlock
+from stateact.kernel.models import create_model
+from stateact.kernel.models.base import ModelRequest
+from stateact.kernel.models.relay import pending_stem, reply_path, write_atomic
 from tests.relay_endpoint import RelayEndpoint, serve
 from tests.test_providers_wire import make_loop
 

@@ -16,18 +16,18 @@ import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
-from stateact import settings
 from stateact.app.cli import app
 from stateact.app.config import RunConfig
 from stateact.app.run import execute
-from stateact.events import read_events
-from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
-from stateact.models import create_model
-from stateact.models.base import ModelRequest, ModelResponse, ProviderError
-from stateact.models.relay import RelayProvider, error_path, pending_stem, rejected_count, reply_path
-from stateact.models.relay_reply import ReplyError, parse_reply
-from stateact.runtime import RoleModels
-from stateact.tools.finish import FinishTool
+from stateact.kernel import settings
+from stateact.kernel.events import read_events
+from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
+from stateact.kernel.models import create_model
+from stateact.kernel.models.base import ModelRequest, ModelResponse, ProviderError
+from stateact.kernel.models.relay import RelayProvider, error_path, pending_stem, rejected_count, reply_path
+from stateact.kernel.models.relay_reply import ReplyError, parse_reply
+from stateact.kernel.runtime import RoleModels
+from stateact.kernel.tools.finish import FinishTool
 
 TASK = "Write the word relay-ok into ~/out/result.txt."
 POLL_S = 0.05

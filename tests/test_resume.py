@@ -16,8 +16,8 @@ import pytest
 from sandbox.processes import tagged_pids
 from stateact.app.exit_codes import ExitCode
 from stateact.app.resume import load_run_state
-from stateact.events import read_events
-from stateact.loop import UNKNOWN_OUTCOME
+from stateact.kernel.events import read_events
+from stateact.kernel.loop import UNKNOWN_OUTCOME
 
 REPO = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "COLUMNS": "300"}

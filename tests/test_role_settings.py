@@ -5,16 +5,16 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from stateact import settings
 from stateact.app.cli import app
 from stateact.app.role_options import role_settings, settings_warnings
-from stateact.loop import AgentLoop, Budget
-from stateact.messages import Message, Usage
-from stateact.meter import Meter
-from stateact.models import create_model
-from stateact.models.base import ContextLengthError
-from stateact.models.role_settings import RoleSettings, max_output_tokens, model_info
-from stateact.runtime import RoleModels
+from stateact.kernel import settings
+from stateact.kernel.loop import AgentLoop, Budget
+from stateact.kernel.messages import Message, Usage
+from stateact.kernel.meter import Meter
+from stateact.kernel.models import create_model
+from stateact.kernel.models.base import ContextLengthError
+from stateact.kernel.models.role_settings import RoleSettings, max_output_tokens, model_info
+from stateact.kernel.runtime import RoleModels
 from tests.test_providers_wire import Echo, Finish, request_of
 from tests.wire_servers import openai_reply
 

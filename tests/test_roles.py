@@ -3,10 +3,10 @@
 import pytest
 from typer.testing import CliRunner
 
-from evals.results import model_key
+from evals.running.results import model_key
 from stateact.app.cli import app
-from stateact.models import RoleSettings
-from stateact.roles import (
+from stateact.kernel.models import RoleSettings
+from stateact.kernel.roles import (
     MAIN,
     OTHER_ROLES,
     ROLE_NAMES,
@@ -15,7 +15,7 @@ from stateact.roles import (
     numbered_scope,
     role_of_scope,
 )
-from stateact.runtime import RoleModels
+from stateact.kernel.runtime import RoleModels
 
 LOCAL = "openai:small@http://127.0.0.1:1/v1"
 

@@ -13,7 +13,7 @@ from sandbox.base import BrowserPlace, SandboxError
 from sandbox.local import LocalSandbox
 from sandbox.osworld import OSWorldSandbox
 from stateact.app.config import RunConfig
-from stateact.runtime import RoleModels
+from stateact.kernel.runtime import RoleModels
 
 
 def config(**fields) -> RunConfig:

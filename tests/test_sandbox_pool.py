@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from evals.suite_runner import SuiteOptions, run_suite
+from evals.running.jobs import SuiteOptions
+from evals.running.suite_runner import run_suite
 from sandbox.local import LocalSandbox
 from sandbox.pool import SlotRetired, VMSlot
 from sandbox.pool_file import PoolError, load_pool, pool_from_options

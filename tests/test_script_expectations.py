@@ -9,9 +9,9 @@ import pytest
 
 from stateact.app.config import RunConfig
 from stateact.app.run import execute
-from stateact.events import read_events
-from stateact.models.script_expectations import exit_code
-from stateact.runtime import RoleModels
+from stateact.kernel.events import read_events
+from stateact.kernel.models.script_expectations import exit_code
+from stateact.kernel.runtime import RoleModels
 
 
 def bash(command: str, **expect) -> dict:

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from evals.cache import FileCache
-from evals.comparison import summarize
-from evals.runner import run_task_file
-from evals.setup import SetupContext, run_steps
-from evals.task import Step
-from evals.task_metrics import collect_metrics
+from evals.osworld.cache import FileCache
+from evals.osworld.setup import SetupContext, run_steps
+from evals.osworld.task import Step
+from evals.reports.comparison import summarize
+from evals.reports.task_metrics import collect_metrics
+from evals.running.runner import run_task_file
 from tests.osworld_agent import scripted_agent
 from tests.osworld_vm_server import served_vm
 

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from evals.engines.port_claims import PortClaims
 from evals.fixtures.build import build_fixtures
-from evals.runner import run_task_file
-from evals.suite import OFFICE_SUITE, SuiteTask, discover
-from evals.suite_runner import SuiteJob
-from evals.task import Task
-from evals.task_ports import task_ports
+from evals.osworld.task import Task
+from evals.running.engines.port_claims import PortClaims
+from evals.running.jobs import SuiteJob
+from evals.running.runner import run_task_file
+from evals.running.suite import OFFICE_SUITE, SuiteTask, discover
+from evals.running.task_ports import task_ports
 from sandbox.local import LocalSandbox
 from sandbox.pool import LocalSlot, VMSlot
 from tests.test_eval_runner import run_cli

@@ -21,11 +21,11 @@ from PIL import Image
 from pptx import Presentation
 
 from evals import settings
-from evals.cache import FileCache
-from evals.getters import GetterContext, fetch
-from evals.getters_time import resolve_relative_time
-from evals.setup import SetupContext, run_steps
-from evals.task import Getter, Step, TaskError
+from evals.osworld.cache import FileCache
+from evals.osworld.getters import GetterContext, fetch
+from evals.osworld.getters_time import resolve_relative_time
+from evals.osworld.setup import SetupContext, run_steps
+from evals.osworld.task import Getter, Step, TaskError
 from sandbox.base import SandboxUnsupported
 from sandbox.local import LocalSandbox
 from tests.osworld_vm_server import ACCESSIBILITY_NAMESPACES, vm_under_test

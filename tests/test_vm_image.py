@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from evals.cache import FileCache
-from evals.needs import missing_needs
-from evals.setup import SetupContext, run_steps, wait_for_window
-from evals.task import Step, load_task
+from evals.osworld.cache import FileCache
+from evals.osworld.needs import missing_needs
+from evals.osworld.setup import SetupContext, run_steps, wait_for_window
+from evals.osworld.task import Step, load_task
 from sandbox.isolation import bwrap_problem
 from sandbox.local import LocalSandbox
 from sandbox.runtime import runtime_ready

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from stateact.context_processors import run_processors
-from stateact.messages import Message, TextBlock, ToolResultBlock
+from stateact.kernel.context_processors import run_processors
+from stateact.kernel.messages import Message, TextBlock, ToolResultBlock
 from subagents import settings
 from subagents.browser import WebActionError
 from subagents.dom_markdown import OBSERVATION_MARK, cap_around_viewport, find_lines, render_page

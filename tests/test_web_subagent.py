@@ -13,10 +13,10 @@ import pytest
 from sandbox.base import SandboxError
 from sandbox.isolation import CHECKOUT
 from sandbox.local import LocalSandbox
-from stateact.events import read_events
-from stateact.loop import AgentLoop
-from stateact.messages import ToolUseBlock
-from stateact.runtime import RoleModels, RunContext
+from stateact.kernel.events import read_events
+from stateact.kernel.loop import AgentLoop
+from stateact.kernel.messages import ToolUseBlock
+from stateact.kernel.runtime import RoleModels, RunContext
 from subagents import settings
 from subagents.browser import BrowserSession
 from subagents.nudge import SUBAGENT_TEXT_REPLY_NUDGE

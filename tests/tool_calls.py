@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from stateact.messages import ToolUseBlock
-from stateact.tools.base import Tool, ToolResult
+from stateact.kernel.messages import ToolUseBlock
+from stateact.kernel.tools.base import Tool, ToolResult
 
 
 def invoke(tool: Tool, **arguments: Any) -> ToolResult:

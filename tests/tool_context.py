@@ -7,9 +7,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sandbox.local import LocalSandbox
-from stateact.meter import Meter
-from stateact.runlog import RunLog
-from stateact.runtime import RoleModels, RunContext
+from stateact.kernel.meter import Meter
+from stateact.kernel.runlog import RunLog
+from stateact.kernel.runtime import RoleModels, RunContext
 
 
 @contextmanager

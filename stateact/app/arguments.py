@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from stateact.models import missing_api_key, parse_spec
+from stateact.kernel.models import missing_api_key, parse_spec
 
 
 def check_budgets(

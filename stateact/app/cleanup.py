@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from sandbox.leftovers import REGISTRY, Leftover, remove, stale
-from stateact.events import RunStart, read_events
+from stateact.kernel.events import RunStart, read_events
 
 
 def resumable_runs(runs_root: Path) -> Iterator[tuple[Path, str]]:

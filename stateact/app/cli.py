@@ -12,18 +12,18 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from evals import osworld_bridge as bridge
+from evals.osworld import bridge
 from sandbox.base import SandboxError
 from sandbox.isolation import NO_ISOLATION_WARNING
 from sandbox.settings import DEFAULT_ISOLATION
-from stateact import settings
 from stateact.app.arguments import check_budgets, check_models
 from stateact.app.config import RunConfig, absolute_path
 from stateact.app.exit_codes import ExitCode, exit_code_for
 from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, settings_warnings, with_role_options
 from stateact.app.signals import Terminated, stop_signals_as_interrupt
 from stateact.app.variants import FULL_HARNESS, default_turns_text
-from stateact.runtime import RoleModels
+from stateact.kernel import settings
+from stateact.kernel.runtime import RoleModels
 
 if TYPE_CHECKING:
     from stateact.app.run import RunResult
@@ -136,8 +136,8 @@ def run(
 
 
 def _run_best_of(config: RunConfig, best_of: int) -> RunResult:
-    """N rollouts and the judge's pick (stateact/app/best_of_run.py); the pick's run result."""
-    from stateact.app.best_of_run import run_best_of
+    """N rollouts and the judge's pick (evals/running/best_of_run.py); the pick's run result."""
+    from evals.running.best_of_run import run_best_of
 
     console.print(f"best of {best_of}: rollouts in {config.runs_root / config.run_id}")
     done = run_best_of(config, best_of)
@@ -146,12 +146,12 @@ def _run_best_of(config: RunConfig, best_of: int) -> RunResult:
 
 
 def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path, best_of: int = 1) -> None:
-    from evals.results import ERROR_FILE
-    from evals.runner import run_task
+    from evals.running.results import ERROR_FILE
+    from evals.running.runner import run_task
     from stateact.app.progress import ProgressPrinter
 
     if best_of > 1:
-        from stateact.app.best_of_run import run_task_best_of
+        from evals.running.best_of_run import run_task_best_of
 
         outcome = run_task_best_of(task, config, cache, results, best_of)
     else:
@@ -238,7 +238,7 @@ def resume(
 def show(run_dir: Annotated[Path, typer.Argument(help="A run folder.")]) -> None:
     """A readable summary of a run: steps, tool calls, results, verdict and cost."""
     from stateact.app.show import render_run
-    from stateact.events import EventLogError
+    from stateact.kernel.events import EventLogError
 
     if not (run_dir / "events.jsonl").exists():
         errors.print(f"[red]error:[/red] {run_dir} has no events.jsonl")

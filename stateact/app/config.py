@@ -11,9 +11,9 @@ from pydantic import BaseModel, Field, PlainSerializer, PlainValidator, field_va
 from sandbox.backends import SandboxOptions, SandboxSpec, make_sandbox, parse_spec
 from sandbox.base import Sandbox, SandboxError
 from sandbox.settings import DEFAULT_ISOLATION
-from stateact import settings
 from stateact.app.variants import FULL_HARNESS
-from stateact.runtime import RoleModels
+from stateact.kernel import settings
+from stateact.kernel.runtime import RoleModels
 
 
 def absolute_path(path: Path | str) -> Path:

@@ -79,7 +79,7 @@ def _isolation() -> tuple[bool, str]:
 
 
 def _tiktoken() -> tuple[bool, str]:
-    from stateact.tokens import ENCODING, counter
+    from stateact.kernel.tokens import ENCODING, counter
 
     return True, f"{ENCODING}: {counter().text('hello world')} tokens for 'hello world'"
 

@@ -4,21 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from gate import FinishGate
-from gate.guard import check_command
+from gate.review import FinishGate
+from gate.review.guard import check_command
 from stateact.app.variants import HarnessVariant
-from stateact.context import build_context_manager
-from stateact.events import Event
-from stateact.evidence import EvidenceChecker
-from stateact.loop import AgentLoop, Budget
-from stateact.prompts import render_main_prompt
-from stateact.prompts.app_priors import open_window_titles, select_priors
-from stateact.runtime import RunContext
-from stateact.tools.base import Tool
-from stateact.tools.bash import BashTool
-from stateact.tools.edit import EditTool
-from stateact.tools.finish import FinishTool
-from stateact.tools.plan import PLAN_FILE, Plan, PlanTool, plan_injection
+from stateact.kernel.context import build_context_manager
+from stateact.kernel.events import Event
+from stateact.kernel.evidence import EvidenceChecker
+from stateact.kernel.loop import AgentLoop, Budget
+from stateact.kernel.prompts import render_main_prompt
+from stateact.kernel.prompts.app_priors import open_window_titles, select_priors
+from stateact.kernel.runtime import RunContext
+from stateact.kernel.tools.base import Tool
+from stateact.kernel.tools.bash import BashTool
+from stateact.kernel.tools.edit import EditTool
+from stateact.kernel.tools.finish import FinishTool
+from stateact.kernel.tools.plan import PLAN_FILE, Plan, PlanTool, plan_injection
 from subagents.gui import DelegateGuiTool
 from subagents.pixel import build_pixel_loop
 from subagents.web import DelegateWebTool

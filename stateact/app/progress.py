@@ -7,7 +7,7 @@ import json
 from rich.console import Console
 from rich.markup import escape
 
-from stateact.events import (
+from stateact.kernel.events import (
     Compaction,
     ErrorEvent,
     Event,

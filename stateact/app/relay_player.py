@@ -12,8 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from stateact import settings
-from stateact.models.relay import error_path, pending_stem, rejected_count, reply_path, write_atomic
+from stateact.kernel import settings
+from stateact.kernel.models.relay import error_path, pending_stem, rejected_count, reply_path, write_atomic
 
 END_OF_REPLY = "."
 """A line holding only this ends a typed reply."""

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stateact.app.config import RunConfig
-from stateact.compaction import apply_compaction
-from stateact.events import (
+from stateact.kernel.compaction import apply_compaction
+from stateact.kernel.events import (
     Compaction,
     Event,
     EventLogError,
@@ -26,12 +26,12 @@ from stateact.events import (
     RunStart,
     read_events,
 )
-from stateact.loop import UNKNOWN_OUTCOME, AgentLoop
-from stateact.messages import Message, TextBlock, ToolResultBlock, Usage
-from stateact.meter import Meter
-from stateact.roles import MAIN, role_of_scope
-from stateact.runlog import load_message
-from stateact.runtime import RunContext
+from stateact.kernel.loop import UNKNOWN_OUTCOME, AgentLoop
+from stateact.kernel.messages import Message, TextBlock, ToolResultBlock, Usage
+from stateact.kernel.meter import Meter
+from stateact.kernel.roles import MAIN, role_of_scope
+from stateact.kernel.runlog import load_message
+from stateact.kernel.runtime import RunContext
 
 RESUME_NOTE = (
     "The run was stopped and has been resumed. Files persist, but programs that were running "

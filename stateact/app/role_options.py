@@ -1,8 +1,8 @@
 """Command-line options of the roles' models and settings, shared by `stateact run` and `stateact eval run`.
 
-    --gui-model SPEC ...         a role's model, one flag per role of `stateact.roles` (default: the main
+    --gui-model SPEC ...         a role's model, one flag per role of `stateact.kernel.roles` (default: the main
                                  model); --judge-model SPEC is the best-of-N judge's, with --best-of N
-    --roles FILE                 a TOML file with one table per role (`stateact.models.role_settings`)
+    --roles FILE                 a TOML file with one table per role (`stateact.kernel.models.role_settings`)
     --max-tokens ROLE=N          output tokens of a role's replies
     --temperature ROLE=X
     --context-window ROLE=N      the context window of a role's model (e.g. a local server's limit)
@@ -21,10 +21,15 @@ from typing import Annotated, Any
 
 import typer
 
-from judge.options import BestOfOption
-from stateact.models import parse_spec
-from stateact.models.role_settings import RoleSettings, apply_flags, load_roles_file, unknown_model_warning
-from stateact.roles import MAIN, OTHER_ROLES, ROLE_NAMES, ROLES
+from gate.judge.options import BestOfOption
+from stateact.kernel.models import parse_spec
+from stateact.kernel.models.role_settings import (
+    RoleSettings,
+    apply_flags,
+    load_roles_file,
+    unknown_model_warning,
+)
+from stateact.kernel.roles import MAIN, OTHER_ROLES, ROLE_NAMES, ROLES
 
 RolesFileOption = Annotated[
     Path | None,

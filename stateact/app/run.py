@@ -8,8 +8,8 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 
-from gate import sandbox_clock
-from gate.changes import take_baseline
+from gate.inspect.changes import take_baseline
+from gate.inspect.facts import sandbox_clock
 from sandbox.base import Sandbox
 from sandbox.processes import kill_tagged
 from stateact.app.arguments import check_models
@@ -18,12 +18,12 @@ from stateact.app.harness import build_main_loop
 from stateact.app.resume import ResumeError, RunState, load_run_state, restore_loop
 from stateact.app.signals import shielded
 from stateact.app.variants import get_variant
-from stateact.events import ErrorEvent, RunEnd, RunStart, SandboxWarning
-from stateact.loop import AgentLoop, Budget, LoopOutcome
-from stateact.meter import Meter
-from stateact.roles import ROLE_NAMES
-from stateact.runlog import EventListener, RunLog
-from stateact.runtime import RunContext
+from stateact.kernel.events import ErrorEvent, RunEnd, RunStart, SandboxWarning
+from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome
+from stateact.kernel.meter import Meter
+from stateact.kernel.roles import ROLE_NAMES
+from stateact.kernel.runlog import EventListener, RunLog
+from stateact.kernel.runtime import RunContext
 
 
 @dataclass

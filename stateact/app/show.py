@@ -11,7 +11,15 @@ from rich.markup import escape
 from rich.table import Table
 
 from stateact.app.progress import preview
-from stateact.events import Event, MessageEvent, Request, Response, ToolCall, ToolResultEvent, read_events
+from stateact.kernel.events import (
+    Event,
+    MessageEvent,
+    Request,
+    Response,
+    ToolCall,
+    ToolResultEvent,
+    read_events,
+)
 
 RESULT_PREVIEW_CHARS = 400
 

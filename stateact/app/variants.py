@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from stateact import settings
+from stateact.kernel import settings
 
 FULL_HARNESS = "stateact"
 """The variant with every part on: a run's default, and the one reference solutions are validated through."""

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stateact.models.base import ModelProvider
-from stateact.models.role_settings import ActionFormat
-from stateact.tools.base import Tool
+from stateact.kernel.models.base import ModelProvider
+from stateact.kernel.models.role_settings import ActionFormat
+from stateact.kernel.tools.base import Tool
 from subagents.action_formats.qwen import QwenComputerUseTool
 from subagents.action_formats.uitars import UITarsModel, UITarsTool
 from subagents.gui_tools import ComputerTool, DoneTool, FailTool

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
-from stateact.tools.base import Tool, ToolResult
+from stateact.kernel.tools.base import Tool, ToolResult
 from subagents.gui_actions import ComputerAction
 from subagents.gui_tools import ComputerTool
 

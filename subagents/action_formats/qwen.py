@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from stateact.messages import ToolSpec
+from stateact.kernel.messages import ToolSpec
 from subagents import settings
 from subagents.action_formats.native import (
     Ending,

@@ -15,8 +15,8 @@ import uuid
 
 from pydantic import BaseModel, Field
 
-from stateact.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
-from stateact.models.base import ModelProvider, ModelRequest, ModelResponse
+from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from stateact.kernel.models.base import ModelProvider, ModelRequest, ModelResponse
 from subagents.action_formats.native import (
     Ending,
     FormatError,

@@ -1,6 +1,6 @@
 """Read-only probes of saved files, run INSIDE the sandbox.
 
-gate/probes.py places this file in the sandbox once (beside the office toolkit, whose folder
+gate/inspect/probes.py places this file in the sandbox once (beside the office toolkit, whose folder
 is on sys.path here) and then calls `main` with a request; it prints one JSON object. It
 depends only on the standard library and the toolkit's `_odt` and `_officekit`; openpyxl, python-docx and
 python-pptx are imported when present. Every file is opened for reading only; SQLite
@@ -33,7 +33,7 @@ import urllib.parse
 import xml.etree.ElementTree as ET
 import zipfile
 
-import _odt  # the office toolkit's .odt reader; the toolkit's folder is on sys.path (see gate/probes.py)
+import _odt  # the office toolkit's .odt reader; the toolkit's folder is on sys.path (see gate/inspect/probes.py)
 from _officekit import drawing_kinds
 
 OOXML_MAIN = {

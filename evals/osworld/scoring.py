@@ -1,0 +1,167 @@
+"""Scoring a task: postconfig, then each metric on its getters' inputs, combined by `conj`.
+
+As in OSWorld: `infeasible` scores 1 only when the agent declared the task
+infeasible, and any other task scores 0 when it did. With several metrics,
+`and` scores 0 when any metric scores 0 and otherwise averages; `or` stops at
+the first 1 (score 1) and otherwise takes the maximum.
+
+An `infeasible` entry in a list of metrics is one checkpoint (the agent declared
+the task infeasible) beside the others (e.g. the inputs left intact).
+
+Partial credit (OSWorld 2.0 style): with `and`, every metric is a checkpoint
+and all of them are evaluated; `partial` is the mean of their scores and
+`binary` is true when all of them score 1. With `or`, `partial` is the score.
+
+Errors that are not the agent's raise ScoringError, and the task gets no score
+(evals/running/failures.py): a postconfig step that cannot be done, a getter that raises
+(an expected file that is neither cached nor downloadable), and a metric that
+raises MetricUnsupported (a rule or option not implemented here). A missing
+agent file is a score (`vm_file` gives None, the metric scores 0). Difference
+from OSWorld: any other exception in a metric (e.g. the agent saved a corrupt
+file) is recorded with its error and scores 0 instead of aborting the evaluation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evals.osworld.cache import FileCache
+from evals.osworld.getters import GetterContext, fetch
+from evals.osworld.metrics import INFEASIBLE, BridgeError, MetricUnsupported, find_metric
+from evals.osworld.setup import SetupContext, SetupError, run_steps
+from evals.osworld.support import unsupported_message, unsupported_parts
+from evals.osworld.task import Task, TaskError
+from sandbox.base import Sandbox
+
+
+class ScoringError(RuntimeError):
+    """The task cannot be scored for a reason that is not the agent's; `what` names the failing part."""
+
+    def __init__(self, what: str, message: str) -> None:
+        super().__init__(message)
+        self.what = what
+
+
+@dataclass
+class ScoreReport:
+    """The task's score and how each metric contributed."""
+
+    score: float
+    parts: list[dict[str, Any]] = field(default_factory=list)
+    conj: str = "and"
+    postconfig: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def partial(self) -> float:
+        """The fraction of checkpoints met: the mean score of the parts (`and`), else the score."""
+        if self.conj != "and" or not self.parts:
+            return self.score
+        return sum(part["score"] for part in self.parts) / len(self.parts)
+
+    @property
+    def binary(self) -> bool:
+        """Every checkpoint met."""
+        return self.score == 1.0 and all(part["score"] == 1.0 for part in self.parts)
+
+    @property
+    def checkpoints(self) -> tuple[int, int]:
+        """(met, total) checkpoints."""
+        return sum(part["score"] == 1.0 for part in self.parts), len(self.parts)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "score": self.score,
+            "partial": self.partial,
+            "binary": self.binary,
+            "conj": self.conj,
+            "parts": self.parts,
+            "postconfig": self.postconfig,
+        }
+
+
+def check_evaluator_known(task: Task) -> None:
+    """Raise TaskError before any work when the task names a setup step, a metric, a metric rule or
+    option, or a getter we do not have (evals/running/check.py)."""
+    unsupported = unsupported_parts(task)
+    if unsupported:
+        raise TaskError(unsupported_message(task, unsupported))
+
+
+def score_task(
+    task: Task,
+    sandbox: Sandbox,
+    cache: FileCache,
+    work_dir: Path,
+    declared_infeasible: bool,
+    task_dir: Path = Path("."),
+) -> ScoreReport:
+    """Run the postconfig steps, then score. `task` must already be path-mapped for `sandbox`."""
+    check_evaluator_known(task)
+    evaluator = task.evaluator
+    post = SetupContext(cache=cache, task_dir=task_dir, output_dir=Path(work_dir), stage="postconfig")
+    try:
+        run_steps(evaluator.postconfig, sandbox, post)
+    except SetupError as exc:
+        raise ScoringError("postconfig", f"{type(exc).__name__}: {exc}") from exc
+    report = ScoreReport(score=0.0, conj=evaluator.conj, postconfig=post.records)
+    funcs = evaluator.funcs()
+    if funcs == [INFEASIBLE] or (declared_infeasible and INFEASIBLE not in funcs):
+        report.score = float(funcs == [INFEASIBLE] and declared_infeasible)
+        report.parts.append({"func": INFEASIBLE, "declared": declared_infeasible, "score": report.score})
+        return report
+    context = GetterContext(sandbox=sandbox, cache=cache, work_dir=Path(work_dir))
+    scores: list[float] = []
+    for index, name in enumerate(funcs):
+        if name == INFEASIBLE:
+            part = {"func": INFEASIBLE, "declared": declared_infeasible, "score": float(declared_infeasible)}
+        else:
+            part = _score_one(name, index, evaluator, context)
+        report.parts.append(part)
+        value = part["score"]
+        if evaluator.conj == "or" and value == 1.0:
+            report.score = 1.0
+            return report
+        scores.append(value)
+    if evaluator.conj == "and":
+        report.score = 0.0 if 0.0 in scores else sum(scores) / len(scores)
+    else:
+        report.score = max(scores)
+    return report
+
+
+def _input(role: str, name: str, index: int, evaluator: Any, context: GetterContext) -> Any:
+    """A metric's `result` or `expected` input; a getter that raises is a ScoringError."""
+    getter = evaluator.nth(role, index)
+    try:
+        return fetch(getter, context)
+    except Exception as exc:  # the getter could not make the input: not the agent's failure
+        kind = getter.type if getter is not None else "?"
+        what = f"{role} input ({kind}) of metric {index + 1} ({name})"
+        raise ScoringError(what, f"{type(exc).__name__}: {exc}") from exc
+
+
+def _score_one(name: str, index: int, evaluator: Any, context: GetterContext) -> dict[str, Any]:
+    part: dict[str, Any] = {"func": name, "score": 0.0}
+    options = evaluator.nth("options", index) or {}
+    result = _input("result", name, index, evaluator, context)
+    has_expected = evaluator.nth("expected", index) is not None
+    expected = _input("expected", name, index, evaluator, context)
+    part["inputs"] = [_preview(result), _preview(expected)]
+    metric = find_metric(name)
+    try:
+        value = metric(result, expected, **options) if has_expected else metric(result, **options)
+    except (MetricUnsupported, BridgeError) as exc:
+        raise ScoringError(f"metric {index + 1} ({name})", f"{type(exc).__name__}: {exc}") from exc
+    except Exception as exc:  # recorded, scored 0 (OSWorld would abort the evaluation)
+        part["error"] = f"{type(exc).__name__}: {exc}"
+        return part
+    part["score"] = float(value)
+    return part
+
+
+def _preview(value: Any, limit: int = 300) -> str:
+    """A short text of a metric input for the score report (file paths, command outputs, rules)."""
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -1,0 +1,148 @@
+"""OSWorld task files: pydantic models and a loader.
+
+A task file is JSON with `id`, `instruction`, `config` (setup steps),
+`evaluator` and bookkeeping fields. Unknown fields are kept, so a task file
+round-trips unchanged. Read as OSWorld reads it: the bookkeeping fields
+(`source`, `snapshot`, `proxy`, ...) may have any shape, a missing or null
+`config` is no steps, and an empty `result` or `expected` (`{}`) is no getter.
+A task whose `func` is empty loads, but cannot be scored (OSWorld's DesktopEnv
+fails to set it up: it has no metric function of that name).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+INFEASIBLE = "infeasible"
+"""Not a metric function: the task scores 1 only when the agent declared it infeasible (see evals/osworld/scoring.py)."""
+
+
+class TaskError(ValueError):
+    """A task file is malformed or names something that cannot be provided."""
+
+
+class Step(BaseModel):
+    """One setup step: `{type, parameters}`."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str
+    parameters: dict[str, Any] = Field(default_factory=dict)
+
+
+class Getter(BaseModel):
+    """Where a metric's input comes from: `{type: vm_file | cloud_file | rule | vm_command_line, ...}`."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str
+
+    def params(self) -> dict[str, Any]:
+        return self.model_dump(exclude={"type"})
+
+
+class Evaluator(BaseModel):
+    """`func` is one metric name or a list combined by `conj` (`and` | `or`)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    func: str | list[str]
+    result: Getter | list[Getter | None] | None = None
+    expected: Getter | list[Getter | None] | None = None
+    options: dict[str, Any] | list[dict[str, Any] | None] = Field(default_factory=dict)
+    conj: str = "and"
+    postconfig: list[Step] = Field(default_factory=list)
+
+    @field_validator("result", "expected", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: Any) -> Any:
+        """`{}` (a whole value or a list entry) is no getter, as OSWorld skips an empty one."""
+        if isinstance(value, list):
+            return [entry or None for entry in value]
+        return value or None
+
+    @field_validator("conj")
+    @classmethod
+    def _known_conj(cls, value: str) -> str:
+        if value not in ("and", "or"):
+            raise ValueError(f"conj must be 'and' or 'or', not {value!r}")
+        return value
+
+    def getters(self) -> list[Getter]:
+        """Every result and expected getter the evaluator names."""
+        found = []
+        for value in (self.result, self.expected):
+            found.extend(g for g in (value if isinstance(value, list) else [value]) if g is not None)
+        return found
+
+    def funcs(self) -> list[str]:
+        return [self.func] if isinstance(self.func, str) else list(self.func)
+
+    def nth(self, field: str, index: int) -> Any:
+        """The getter or options of metric `index` (a single value applies to a single metric)."""
+        value = getattr(self, field)
+        if isinstance(self.func, str):
+            return value
+        if isinstance(value, list):
+            return value[index] if index < len(value) else None
+        return value if field == "options" and not value else None
+
+
+class Task(BaseModel):
+    """An OSWorld task file."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    instruction: str
+    config: list[Step] = Field(default_factory=list)
+    evaluator: Evaluator
+    related_apps: list[str] = Field(default_factory=list)
+    snapshot: Any = None
+    source: Any = None
+    proxy: Any = None
+    possibility_of_env_change: Any = None
+
+    @field_validator("config", mode="before")
+    @classmethod
+    def _no_config_is_no_steps(cls, value: Any) -> Any:
+        return [] if value is None else value
+
+    @property
+    def infeasible(self) -> bool:
+        return INFEASIBLE in self.evaluator.funcs()
+
+
+def load_task(path: Path) -> Task:
+    """Read and validate a task file; raises TaskError naming the file and the problem."""
+    path = Path(path)
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise TaskError(f"task file not found: {path}") from exc
+    except json.JSONDecodeError as exc:
+        raise TaskError(f"{path} is not valid JSON: {exc}") from exc
+    try:
+        return Task.model_validate(raw)
+    except ValidationError as exc:
+        raise TaskError(f"{path} is not an OSWorld task: {validation_summary(exc)}") from None
+
+
+def validation_summary(exc: ValidationError, limit: int = 3) -> str:
+    """A validation error on one line: each failing field and why (`evaluator: Input should be ...`)."""
+    problems = [
+        f"{'.'.join(str(part) for part in error['loc']) or 'the file'}: {error['msg']}"
+        for error in exc.errors()[:limit]
+    ]
+    more = exc.error_count() - limit
+    return "; ".join(problems) + (f"; and {more} more" if more > 0 else "")
+
+
+def task_domain(path: Path, task: Task) -> str:
+    """The domain folder of a task: its parent folder in OSWorld's `examples/<domain>/<id>.json` layout."""
+    parent = Path(path).resolve().parent.name
+    return parent or (task.related_apps[0] if task.related_apps else "default")

@@ -1,0 +1,1 @@
+"""What is drawn from a results folder: per-task metrics, comparisons, trajectories, charts and the HTML report."""

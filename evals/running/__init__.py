@@ -1,0 +1,1 @@
+"""Running tasks and suites: the pre-flight check of what a suite needs, one task end to end, a suite's jobs on threads or Ray, best-of-N rollouts, the ports fixed-port tasks claim, the results store and its failures, and validating reference solutions."""

@@ -1,0 +1,203 @@
+"""OSWorld's results layout, derived from a run folder.
+
+`results/<harness>/<model>/<domain>/<task_id>/` holds `traj.jsonl` (one line
+per tool call of the main agent, in the order the run made them: step_num,
+action_timestamp, action, response, reward, done, info, screenshot_file; the
+calls of subagents it delegated to are in `info.subagent_steps`),
+`<model>` is the main model, with a `+roles-HASH` suffix when other roles have their own models or
+settings (`model_key`). `step_<n>_<timestamp>.png` for steps whose result (or, failing that, a subagent
+inside it) carried a screenshot, `result.txt` (one float) and
+`score.json` (how each metric scored), and `artifacts/`: a copy of every file
+the scoring fetched (the agent's `vm_file` deliverables and the expected files),
+as scored, under their `dest` names. `args.json` sits at the model level. A
+task folder with `result.txt` is done and is skipped on a re-run. A task that
+failed for a reason that is not the agent's (evals/running/failures.py) has `error.json`
+instead of `result.txt`: it is not done, and runs again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from evals.running.failures import TaskFailure
+from stateact.kernel.events import MessageEvent, ToolCall, ToolResultEvent, read_events
+from stateact.kernel.messages import ImageBlock, Message
+from stateact.kernel.roles import MAIN
+from stateact.kernel.runtime import RoleModels
+
+RESULT_FILE = "result.txt"
+ERROR_FILE = "error.json"
+SCORE_FILE = "score.json"
+ARTIFACTS_DIR = "artifacts"
+_UNSAFE = re.compile(r"[^\w.\-@+=]+")
+
+
+def safe_name(value: str) -> str:
+    """A folder name for a model spec or task id (`anthropic:claude/x` -> `anthropic_claude_x`)."""
+    return _UNSAFE.sub("_", value).strip("_") or "unnamed"
+
+
+ROLES_KEY_CHARS = 8
+"""Hex digits of the hash that tells apart runs whose other roles differ."""
+
+
+def model_key(main: str, models: RoleModels) -> str:
+    """The run identity of a set of role models: `main`, plus a short hash of the other roles' specs and
+    every role's settings when any is set, so changing any role's model makes a new results folder."""
+    others = {role: spec for role, spec in models.others().items() if spec}
+    settings = {
+        role: values
+        for role, options in models.settings.items()
+        if (values := options.model_dump(exclude_defaults=True))
+    }
+    if not others and not settings:
+        return main
+    canonical = json.dumps({"roles": others, "settings": settings}, sort_keys=True)
+    return f"{main}+roles-{hashlib.sha256(canonical.encode()).hexdigest()[:ROLES_KEY_CHARS]}"
+
+
+def task_result_dir(results_root: Path, harness: str, model: str, domain: str, task_id: str) -> Path:
+    return Path(results_root) / safe_name(harness) / safe_name(model) / safe_name(domain) / safe_name(task_id)
+
+
+def is_done(task_dir: Path) -> bool:
+    """Scored: `result.txt` is there (a folder with only `error.json` is not done)."""
+    return (Path(task_dir) / RESULT_FILE).is_file()
+
+
+def read_score(task_dir: Path) -> float:
+    return float((Path(task_dir) / RESULT_FILE).read_text().strip())
+
+
+def fresh_artifacts_dir(task_dir: Path) -> Path:
+    """An empty `artifacts/` folder in `task_dir` (an earlier attempt's files go) for the files scored."""
+    folder = Path(task_dir) / ARTIFACTS_DIR
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    return folder
+
+
+def _stamp(epoch: float) -> str:
+    return time.strftime("%Y%m%d@%H%M%S", time.localtime(epoch))
+
+
+SUBAGENT_STEPS = "subagent_steps"
+"""The `info` key of a traj.jsonl line listing the tool calls of the subagents that ran inside it."""
+
+
+def _tool_result_images(message: Message) -> dict[str, list[str]]:
+    """Image paths of each tool_result block of a message, by tool_use id."""
+    return {
+        block.tool_use_id: [b.path for b in block.content if isinstance(b, ImageBlock) and b.path]
+        for block in message.tool_results()
+    }
+
+
+def trajectory_steps(run_dir: Path) -> list[dict[str, Any]]:
+    """One step per tool call of the run's main agent, with the model's words that came with it.
+
+    OSWorld's traj.jsonl has one line per top-level action, so the tool calls of subagents
+    (scopes `gui#N`, `web#N`, `gate#N`) go into the `info` of the main call they ran inside
+    (a delegation, or finish with its gate), under `subagent_steps`. Tool calls are matched
+    to their results by (scope, id): each loop's model numbers its ids on its own.
+    """
+    events_path = Path(run_dir) / "events.jsonl"
+    if not events_path.exists():
+        return []
+    steps: list[dict[str, Any]] = []
+    orphans: list[dict[str, Any]] = []  # subagent calls before any main call
+    by_call: dict[tuple[str, str], dict[str, Any]] = {}
+    last_words: dict[str, str] = {}
+    for event in read_events(events_path):
+        scope = event.scope
+        if isinstance(event, MessageEvent):
+            if event.message.role == "assistant":
+                last_words[scope] = event.message.text()
+            for call_id, images in _tool_result_images(event.message).items():
+                if (scope, call_id) in by_call:
+                    by_call[(scope, call_id)]["_images"] = images
+        elif isinstance(event, ToolCall):
+            action = {"tool": event.name, "input": event.input}
+            if scope == MAIN:
+                step = {
+                    "step_num": len(steps) + 1,
+                    "action_timestamp": _stamp(event.t),
+                    "action": action,
+                    "response": last_words.get(scope, ""),
+                    "reward": 0,
+                    "done": False,
+                    "info": {"scope": scope},
+                    "screenshot_file": None,
+                }
+                if orphans:
+                    step["info"][SUBAGENT_STEPS], orphans = orphans, []
+                steps.append(step)
+            else:
+                step = {"scope": scope, "action": action, "response": last_words.get(scope, "")}
+                holder = steps[-1]["info"].setdefault(SUBAGENT_STEPS, []) if steps else orphans
+                holder.append(step)
+            by_call[(scope, event.id)] = step
+        elif isinstance(event, ToolResultEvent) and (scope, event.id) in by_call:
+            step = by_call[(scope, event.id)]
+            fields = step["info"] if scope == MAIN else step
+            fields.update(is_error=event.is_error, result=event.text)
+            if scope == MAIN:
+                step["done"] = event.terminal
+    for step in steps:
+        inner = [image for sub in step["info"].get(SUBAGENT_STEPS, []) for image in sub.pop("_images", [])]
+        step["_images"] = step.get("_images") or inner
+    return steps
+
+
+def write_results(
+    task_dir: Path,
+    run_dir: Path | None,
+    score: float,
+    details: dict[str, Any],
+    final_screenshot: bytes | None = None,
+) -> Path:
+    """Write traj.jsonl, step screenshots, score.json and (last) result.txt into `task_dir`; an earlier
+    attempt's error.json goes."""
+    task_dir = Path(task_dir)
+    task_dir.mkdir(parents=True, exist_ok=True)
+    steps = trajectory_steps(run_dir) if run_dir is not None else []
+    for step in steps:
+        images = step.pop("_images", [])
+        if images and (Path(run_dir) / images[-1]).is_file():
+            name = f"step_{step['step_num']}_{step['action_timestamp']}.png"
+            shutil.copyfile(Path(run_dir) / images[-1], task_dir / name)
+            step["screenshot_file"] = name
+    if final_screenshot and steps and steps[-1]["screenshot_file"] is None:
+        name = f"step_{steps[-1]['step_num']}_{steps[-1]['action_timestamp']}.png"
+        (task_dir / name).write_bytes(final_screenshot)
+        steps[-1]["screenshot_file"] = name
+    if steps:
+        steps[-1]["reward"] = score
+    with (task_dir / "traj.jsonl").open("w", encoding="utf-8") as handle:
+        for step in steps:
+            handle.write(json.dumps(step, ensure_ascii=False, default=str) + "\n")
+    (task_dir / SCORE_FILE).write_text(json.dumps(details, indent=2, default=str), encoding="utf-8")
+    (task_dir / ERROR_FILE).unlink(missing_ok=True)
+    (task_dir / RESULT_FILE).write_text(f"{score}\n", encoding="utf-8")
+    return task_dir
+
+
+def write_error(task_dir: Path, failure: TaskFailure, details: dict[str, Any]) -> Path:
+    """Write `error.json`: the failure, with `details` such as the task id and the run folder."""
+    task_dir = Path(task_dir)
+    task_dir.mkdir(parents=True, exist_ok=True)
+    path = task_dir / ERROR_FILE
+    path.write_text(json.dumps({**details, **failure.as_dict()}, indent=2, default=str), encoding="utf-8")
+    return path
+
+
+def write_args(model_dir: Path, args: dict[str, Any]) -> None:
+    """`args.json` one level above the domains, as OSWorld's runner writes it."""
+    Path(model_dir).mkdir(parents=True, exist_ok=True)
+    (Path(model_dir) / "args.json").write_text(json.dumps(args, indent=2, default=str), encoding="utf-8")

@@ -1,0 +1,274 @@
+"""Running one OSWorld task file end to end: setup, the agent, scoring, results.
+
+    outcome = run_task(task_path, config, cache_dir, results_dir)     # the harness, as `config` says
+    outcome = run_task_file(task_path, sandbox, run_agent, cache_dir, results_dir, model="anthropic:...")
+
+Before any sandbox starts or model is called, the pre-flight check (evals/running/check.py) fails a task
+that cannot be scored here (an unsupported step, getter, metric or option; a file to download or an
+expected file that is neither cached nor downloadable) with error.json.
+
+`run_task` is the one way the harness runs a task file: `stateact run --task`, every suite job
+(evals/running/suite_runner.py) and every validation (evals/running/validate.py) go through it. `run_task_file` takes
+any agent: `run_agent(instruction, sandbox) -> run_dir` runs it on the (path-mapped) instruction in
+the started sandbox and returns the run folder. If the run's `result.json` carries `"infeasible": true`, the agent
+declared the task infeasible. The three stages are also callable one by one:
+`prepare_task` (load, map paths, run `config`), `score_prepared` (postconfig,
+metrics; the files it scored are kept in the task's `artifacts/`), `write_results` (evals/running/results.py).
+
+On a VM, a setup or postconfig step that failed is only recorded, as OSWorld does: `score.json`'s
+`setup_degraded` lists them, and the reports mark the task (on a local sandbox such a step fails the
+setup, evals/osworld/setup.py). A stage that fails for a reason that is not the agent's (evals/running/failures.py) ends
+the task with `error.json` and no `result.txt`: the setup raised, the harness
+raised or its run ended with an error before the first turn (`result.json`
+status `error`, `turns` 0), or scoring raised (ScoringError). The outcome then
+carries the failure instead of a score, and the task runs again next time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from evals.osworld.cache import FileCache
+from evals.osworld.needs import missing_needs
+from evals.osworld.paths import HomeMap
+from evals.osworld.scoring import ScoreReport, check_evaluator_known, score_task
+from evals.osworld.setup import SetupContext, SetupError, degraded_steps, run_steps
+from evals.osworld.task import Task, load_task, task_domain
+from evals.running.check import local_gaps, preflight
+from evals.running.failures import AGENT, SCORING, SETUP, TaskFailure
+from evals.running.results import (
+    fresh_artifacts_dir,
+    is_done,
+    model_key,
+    read_score,
+    task_result_dir,
+    write_args,
+    write_error,
+    write_results,
+)
+from evals.running.rollouts import run_rollout
+from evals.running.task_ports import check_ports_free
+from sandbox.base import Sandbox, SandboxError
+from stateact.app.config import RunConfig
+from stateact.app.run import execute
+from stateact.app.signals import shielded
+from stateact.app.variants import FULL_HARNESS
+from stateact.kernel.runlog import EventListener
+
+RunAgent = Callable[[str, Sandbox], Path]
+
+
+@dataclass
+class PreparedTask:
+    """A task mapped onto a sandbox, its setup done."""
+
+    task: Task
+    path: Path
+    domain: str
+    cache: FileCache
+    setup_records: list[dict]
+
+    @property
+    def instruction(self) -> str:
+        return self.task.instruction
+
+
+@dataclass
+class TaskOutcome:
+    """A scored task (`score`), or one that failed for a reason that is not the agent's (`failure`)."""
+
+    score: float | None
+    result_dir: Path
+    skipped: bool = False
+    report: ScoreReport | None = None
+    run_dir: Path | None = None
+    failure: TaskFailure | None = None
+
+
+def map_task(task: Task, sandbox: Sandbox) -> Task:
+    """The task with `/home/user` paths pointing at the sandbox's home (see evals/osworld/paths.py)."""
+    home_map = HomeMap(sandbox.home)
+    return Task.model_validate(home_map.apply(task.model_dump(mode="json", exclude_unset=True)))
+
+
+def prepare_task(task_path: Path, sandbox: Sandbox, cache_dir: Path) -> PreparedTask:
+    """Load the task file, map its paths for `sandbox`, and run its setup steps there; raises PortTaken
+    (evals/running/task_ports.py) first when the sandbox shares this machine's network and a port of the task is
+    served already, and SetupError when the task needs a VM the sandbox is not (evals/osworld/needs.py) or, on a
+    local sandbox, what this machine lacks (an application, a site that does not answer)."""
+    raw = load_task(task_path)
+    check_evaluator_known(raw)
+    if sandbox.shares_host_network:
+        check_ports_free(raw)
+    needs = missing_needs(raw, sandbox)
+    if needs:
+        raise SetupError(needs)
+    cache = FileCache(cache_dir)
+    if not sandbox.full_system and (gaps := local_gaps(raw, cache)):
+        raise SetupError(f"this machine lacks what the task needs: {'; '.join(gaps)}")
+    task = map_task(raw, sandbox)
+    context = SetupContext(cache=cache, task_dir=Path(task_path).resolve().parent)
+    run_steps(task.config, sandbox, context)
+    return PreparedTask(task, Path(task_path), task_domain(task_path, raw), cache, context.records)
+
+
+def _run_result(run_dir: Path | None) -> dict:
+    """The run's result.json, or {} when there is none (or it is torn)."""
+    if run_dir is None:
+        return {}
+    try:
+        result = json.loads((Path(run_dir) / "result.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return result if isinstance(result, dict) else {}
+
+
+def declared_infeasible(run_dir: Path | None) -> bool:
+    """Whether the run's result.json says the agent declared the task infeasible."""
+    return bool(_run_result(run_dir).get("infeasible", False))
+
+
+def failed_before_first_turn(run_dir: Path | None) -> TaskFailure | None:
+    """The failure of a run whose result.json has status `error` and 0 turns (e.g. the provider failed)."""
+    result = _run_result(run_dir)
+    if result.get("status") != "error" or result.get("turns") != 0:
+        return None
+    message = str(result.get("text") or "the run ended with an error before the agent's first turn")
+    return TaskFailure(AGENT, "agent run, before its first turn", message)
+
+
+def score_prepared(
+    prepared: PreparedTask, sandbox: Sandbox, run_dir: Path | None, work_dir: Path
+) -> ScoreReport:
+    """Score the task; every file a getter fetches (the agent's and the expected ones) lands in `work_dir`."""
+    return score_task(
+        prepared.task,
+        sandbox,
+        prepared.cache,
+        work_dir,
+        declared_infeasible(run_dir),
+        task_dir=prepared.path.resolve().parent,
+    )
+
+
+def run_task_file(
+    task_path: Path,
+    sandbox: Sandbox,
+    run_agent: RunAgent,
+    cache_dir: Path,
+    results_dir: Path,
+    model: str = "unknown",
+    harness: str = FULL_HARNESS,
+    result_dir: Path | None = None,
+    start: Callable[[], None] | None = None,
+) -> TaskOutcome:
+    """Pre-flight check (evals/running/check.py), setup, agent, scoring and results for one task file; a task
+    with result.txt is skipped. `result_dir`: where its results go (default: its folder of the OSWorld
+    layout; a best-of-N rollout's own folder otherwise). `start`: starts `sandbox`, called once the
+    pre-flight check passed (None: it is started already).
+
+    Raises TaskError only when the task file cannot be read (there is no task id to file an error
+    under); any later failure that is not the agent's is written to error.json and returned."""
+    raw = load_task(task_path)
+    layout_dir = task_result_dir(results_dir, harness, model, task_domain(task_path, raw), raw.id)
+    result_dir = result_dir or layout_dir
+    if is_done(result_dir):
+        return TaskOutcome(read_score(result_dir), result_dir, skipped=True)
+    write_args(
+        layout_dir.parent.parent, {"harness": harness, "model": model, "results_dir": str(results_dir)}
+    )
+    run_dir: Path | None = None
+
+    def failed(failure: TaskFailure) -> TaskOutcome:
+        write_error(result_dir, failure, {"task_id": raw.id, "run_dir": str(run_dir) if run_dir else None})
+        return TaskOutcome(None, result_dir, run_dir=run_dir, failure=failure)
+
+    checked = preflight(raw, FileCache(cache_dir))
+    if checked is not None:  # before any sandbox or model work
+        return failed(checked)
+    if start is not None:
+        start()
+    try:
+        prepared = prepare_task(task_path, sandbox, cache_dir)
+    except Exception as exc:  # the task could not be set up: not the agent's failure
+        return failed(TaskFailure.from_exception(SETUP, exc))
+    try:
+        run_dir = run_agent(prepared.instruction, sandbox)
+    except Exception as exc:  # the harness itself raised
+        return failed(TaskFailure.from_exception(AGENT, exc))
+    early = failed_before_first_turn(run_dir)
+    if early is not None:
+        return failed(early)
+    screenshot = _final_screenshot(sandbox)
+    try:
+        report = score_prepared(prepared, sandbox, run_dir, fresh_artifacts_dir(result_dir))
+    except Exception as exc:  # ScoringError, or a fault of the scorer itself
+        return failed(TaskFailure.from_exception(SCORING, exc))
+    details = {"task_id": raw.id, "setup": prepared.setup_records, **report.as_dict()}
+    details["setup_degraded"] = degraded_steps(prepared.setup_records + report.postconfig)
+    write_results(result_dir, run_dir, report.score, details, screenshot)
+    return TaskOutcome(report.score, result_dir, report=report, run_dir=run_dir)
+
+
+def run_task(
+    task_path: Path,
+    config: RunConfig,
+    cache_dir: Path,
+    results_dir: Path,
+    *,
+    sandbox: Sandbox | None = None,
+    model: str | None = None,
+    listener: EventListener | None = None,
+    result_dir: Path | None = None,
+    rollout: bool = False,
+) -> TaskOutcome:
+    """The harness on one task file: setup, a run of `config` on the task's instruction (the task's
+    apps named), scoring, results (`run_task_file`).
+
+    sandbox: a started sandbox to run in (None: a fresh one as `config` says, closed at the end).
+    model: the model's name in the results folder (None: `config`'s models).
+    result_dir, rollout: a best-of-N rollout's folder, where the start state and the final state's
+    evidence for the judge are saved around the run (evals/running/rollouts.py)."""
+    apps = load_task(task_path).related_apps
+
+    def run_agent(instruction: str, sandbox: Sandbox) -> Path:
+        run = config.model_copy(update={"instruction": instruction, "apps": apps})
+        if rollout and result_dir is not None:
+            return run_rollout(
+                run, sandbox, result_dir, lambda: execute(run, listener, sandbox=sandbox).run_dir
+            )
+        return Path(execute(run, listener, sandbox=sandbox).run_dir)
+
+    def run_in(sandbox: Sandbox, start: Callable[[], None] | None = None) -> TaskOutcome:
+        key = model or model_key(config.models.main, config.models)
+        return run_task_file(
+            task_path,
+            sandbox,
+            run_agent,
+            cache_dir,
+            results_dir,
+            model=key,
+            harness=config.harness,
+            result_dir=result_dir,
+            start=start,
+        )
+
+    if sandbox is not None:
+        return run_in(sandbox)
+    home = config.workdir or Path(config.runs_root) / config.run_id / "home"
+    own = config.make_sandbox(home)
+    try:
+        return run_in(own, start=own.start)
+    finally:
+        with shielded():
+            own.close()
+
+
+def _final_screenshot(sandbox: Sandbox) -> bytes | None:
+    try:
+        return sandbox.screenshot()
+    except (SandboxError, OSError):
+        return None

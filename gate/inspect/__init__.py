@@ -1,0 +1,1 @@
+"""Reading a sandbox's state for a reviewer: snapshots, baselines and diffs of what changed, the deliverables an instruction names, deterministic pre-checks, and the findings they produce. Shared by the finish gate and the best-of-N judge."""

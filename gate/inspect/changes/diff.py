@@ -1,0 +1,86 @@
+"""The structured diff of the state: the baseline's files now, against their copies from the task start.
+
+    diff = state_diff(sandbox, baseline)   # files added, removed, changed, each with its sections
+
+The same listing as the baseline's runs again (same named paths, same rules); only files whose
+SHA-256 (or, without one, size and mtime) differ are read back through `sandbox.read_file`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gate import settings
+from gate.inspect.changes.baseline import DCONF_PATH, Baseline, list_state
+from gate.inspect.changes.formats import describe
+from gate.inspect.changes.model import FileDiff, Section
+
+TOO_LARGE = "(not compared: larger than GATE_BASELINE_FILE_MAX_BYTES)"
+
+
+@dataclass
+class StateDiff:
+    baseline_files: int
+    files: list[FileDiff] = field(default_factory=list)
+    not_described: int = 0
+    """Changed files beyond GATE_DIFF_MAX_FILES, listed without detail."""
+
+    @property
+    def summary(self) -> dict:
+        counts = {s: sum(f.status == s for f in self.files) for s in ("changed", "added", "removed")}
+        return {"baseline_files": self.baseline_files, **counts}
+
+
+def state_diff(sandbox, baseline: Baseline) -> StateDiff:
+    """Compare the sandbox's files now with `baseline`."""
+    listing = list_state(sandbox, baseline.named)
+    now = {f["path"]: f for f in listing["files"]}
+    result = StateDiff(baseline_files=len(baseline.files))
+    for path, fact in now.items():
+        old = baseline.files.get(path)
+        if old is None and _created(fact, baseline):
+            result.files.append(FileDiff(path, "added", f"{fact['size']} bytes"))
+        elif old is not None and _differs(old, fact):
+            result.files.append(FileDiff(path, "changed", f"{old['size']} → {fact['size']} bytes"))
+    for path in baseline.files:
+        if path != DCONF_PATH and path not in now and (listing["more"] == 0 or not sandbox.exists(path)):
+            result.files.append(FileDiff(path, "removed"))
+    if DCONF_PATH in baseline.files and listing["dconf"] is not None:
+        dconf = listing["dconf"].encode("utf-8")
+        if dconf != baseline.old_bytes(DCONF_PATH):
+            result.files.append(FileDiff(DCONF_PATH, "changed", "dconf dump /"))
+    for index, item in enumerate(result.files):
+        if item.status == "removed":
+            continue
+        if index >= settings.GATE_DIFF_MAX_FILES:
+            result.not_described += 1
+        elif item.path in now and now[item.path]["sha256"] is None:
+            item.sections = [Section("content", [TOO_LARGE])]
+        else:
+            item.sections = _sections(sandbox, baseline, item, listing["dconf"])
+    return result
+
+
+def _created(fact: dict, baseline: Baseline) -> bool:
+    """A file missing from the baseline is new, unless the baseline was full and the file is older."""
+    return not baseline.more or baseline.taken_at is None or fact["mtime"] > baseline.taken_at
+
+
+def _differs(old: dict, new: dict) -> bool:
+    if old.get("sha256") and new.get("sha256"):
+        return old["sha256"] != new["sha256"]
+    return (old["size"], old["mtime"]) != (new["size"], new["mtime"])
+
+
+def _sections(sandbox, baseline: Baseline, item: FileDiff, dconf: str | None) -> list[Section]:
+    old = baseline.old_bytes(item.path)
+    if item.status == "changed" and old is None:
+        return [Section("content", ["(no baseline copy: the file was too large or the baseline was full)"])]
+    try:
+        new = dconf.encode("utf-8") if item.path == DCONF_PATH else sandbox.read_file(item.path)
+    except OSError as exc:
+        return [Section("content", [f"(could not read it now: {exc})"])]
+    try:
+        return describe(item.path, old, new)
+    except Exception as exc:  # a file a parser cannot read must not end the round
+        return [Section("content", [f"(could not compare: {type(exc).__name__}: {str(exc)[:200]})"])]

@@ -1,0 +1,48 @@
+"""Which diff a file gets, by its name and content."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import PurePosixPath
+
+from gate.inspect.changes.documents import diff_docx, diff_odt
+from gate.inspect.changes.model import Section
+from gate.inspect.changes.sheets import diff_workbooks
+from gate.inspect.changes.slides import diff_odp, diff_pptx
+from gate.inspect.changes.tables import diff_sqlite
+from gate.inspect.changes.text import decode, diff_keys, diff_lines
+
+Differ = Callable[[bytes | None, bytes | None], list[Section]]
+
+STRUCTURED: dict[str, Differ] = {
+    "xlsx": diff_workbooks,
+    "xlsm": diff_workbooks,
+    "docx": diff_docx,
+    "odt": diff_odt,
+    "pptx": diff_pptx,
+    "odp": diff_odp,
+    "db": diff_sqlite,
+    "sqlite": diff_sqlite,
+    "sqlite3": diff_sqlite,
+}
+SETTINGS_KINDS = {"json": "json", "ini": "ini", "cfg": "ini", "conf": "ini", "desktop": "ini", "list": "ini"}
+"""Extensions read as key = value settings; other text files get a line diff."""
+SQLITE_MAGIC = b"SQLite format 3\0"
+
+
+def describe(path: str, old: bytes | None, new: bytes | None) -> list[Section]:
+    """The changes from `old` to `new` (None: the file did not exist) of the file at `path`."""
+    name = PurePosixPath(path).name.lower()
+    extension = name.rsplit(".", 1)[-1] if "." in name else ""
+    differ = STRUCTURED.get(extension)
+    if differ is None and any((data or b"").startswith(SQLITE_MAGIC) for data in (old, new)):
+        differ = diff_sqlite
+    if differ is not None:
+        return differ(old, new)
+    old_text, new_text = decode(old), decode(new)
+    if old_text is None or new_text is None:
+        return [Section("binary content", [f"{len(old or b'')} → {len(new or b'')} bytes"])]
+    kind = "ini" if path.startswith("dconf:") else SETTINGS_KINDS.get(extension)
+    if name == "preferences":  # Chrome/Chromium settings are JSON without an extension
+        kind = "json"
+    return diff_keys(old_text, new_text, kind) if kind else diff_lines(old_text, new_text)

@@ -1,0 +1,333 @@
+"""How a loop's history becomes a request: one context pipeline, configured by every role.
+
+    pipeline = build_context_manager(context, model.name, processors, plan=plan, notes=[plan_note])
+    AgentLoop(..., context=pipeline)
+
+`ContextManager` is the protocol the loop calls; `PassThrough` sends the whole history unchanged.
+`ContextPipeline` is the manager of every role's loop (main, GUI, web, gate, pixel):
+
+- view: the history through the role's processors (`stateact.kernel.context_processors`: output caps,
+  chunked image stripping, collapsed web observations), deterministic, so the view of a history
+  only grows at its end and the provider's cached prefix stays valid between chunks;
+- compaction: before a request whose estimated prompt passes the threshold share of the window,
+  the oldest turns become a summary (`stateact.kernel.compaction`);
+- notes: the stall note and the role's live notes (the plan) go after the latest message, past the
+  cache breakpoint;
+- overflow: when the provider refuses a request as too long, only that request is made smaller: it
+  is compacted harder, and if that is not enough (or there is nothing to compact) its largest texts
+  and images are cut. The window stays the model's own, unless the provider's error states a
+  smaller one.
+
+Estimates use the offline tokenizer, scaled by the ratio of the provider's reported prompt size to
+the estimate of the previous request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from stateact.kernel import settings
+from stateact.kernel.block_cuts import BlockCuts, user_blocks
+from stateact.kernel.compaction import Compactor, apply_compaction, choose_split, pairing_problems
+from stateact.kernel.context_processors import CapOutputs, Processor, StripImages, run_processors
+from stateact.kernel.events import (
+    Compaction,
+    CompactionSkipped,
+    ContextCut,
+    ContextOverflow,
+    ContextWindow,
+    Event,
+    Response,
+    Stall,
+)
+from stateact.kernel.messages import Message, TextBlock
+from stateact.kernel.models.catalog import lookup
+from stateact.kernel.stall import StallDetector
+from stateact.kernel.tokens import TokenCounter, counter
+
+if TYPE_CHECKING:
+    from stateact.kernel.loop import AgentLoop
+    from stateact.kernel.runtime import RunContext
+
+Injection = Callable[[], str | None]
+"""Live text appended after the latest message of every request (e.g. the plan)."""
+PlanSource = Callable[[], str | None]
+RATIO_BOUNDS = (0.5, 3.0)
+"""Limits on the reported/estimated token ratio, so one odd report cannot derail compaction."""
+
+
+class ContextManager(Protocol):
+    def before_request(self, loop: AgentLoop) -> None:
+        """May rewrite `loop.messages` for good (compaction); logs what it did."""
+
+    def view(self, messages: list[Message]) -> list[Message]:
+        """The request's messages: a transformed copy, the history untouched."""
+
+    def notes(self) -> list[str]:
+        """Texts for the end of this request, after the cache breakpoint."""
+
+    def on_overflow(self, loop: AgentLoop) -> bool:
+        """The provider said the request was too long: make the retried one smaller (compact the
+        history, or cut blocks of the view) without changing the window for later turns; True to retry."""
+
+
+class PassThrough:
+    """Sends the history as it is and cannot recover from an overflow."""
+
+    def before_request(self, loop: AgentLoop) -> None:
+        return None
+
+    def view(self, messages: list[Message]) -> list[Message]:
+        return messages
+
+    def notes(self) -> list[str]:
+        return []
+
+    def on_overflow(self, loop: AgentLoop) -> bool:
+        return False
+
+
+def default_processors() -> list[Processor]:
+    """Output caps and chunked image stripping with the run-wide settings."""
+    return [CapOutputs(), StripImages()]
+
+
+class ContextPipeline:
+    """ContextManager for one loop: view processors, compaction, notes and overflow recovery.
+
+    With `compactor` None nothing is compacted; with `cut_blocks` False no block is cut after an
+    overflow; with `stall` None no stall notes are given. `notes` follow the stall note.
+    """
+
+    def __init__(
+        self,
+        *,
+        window: int,
+        compactor: Compactor | None,
+        processors: Sequence[Processor] | None = None,
+        plan: PlanSource | None = None,
+        notes: Sequence[Injection] = (),
+        threshold: float = settings.CONTEXT_COMPACT_THRESHOLD,
+        keep_recent_share: float = settings.CONTEXT_KEEP_RECENT_SHARE,
+        cut_blocks: bool = True,
+        stall: StallDetector | None = None,
+        tokens: TokenCounter | None = None,
+    ) -> None:
+        self.window = window
+        self.compactor = compactor
+        self.processors = list(default_processors() if processors is None else processors)
+        self.plan = plan
+        self.note_sources = list(notes)
+        self.threshold = threshold
+        self.keep_recent_share = keep_recent_share
+        self.cut_blocks = cut_blocks
+        self.cuts = BlockCuts()
+        self.stall = stall
+        self.tokens = tokens or counter()
+        self.ratio = 1.0
+        self.compactions = 0
+        self._loop: AgentLoop | None = None
+        self._preamble = 0
+        self._sent_estimate = 0
+        self._stated_maximum: int | None = None
+        self._memo: tuple[Message | None, int, list[Message], int] = (None, 0, [], 0)
+
+    # -- ContextManager protocol ---------------------------------------------------
+    def before_request(self, loop: AgentLoop) -> None:
+        self._attach(loop)
+        if self.stall is not None:
+            self.stall.observe(loop.messages)
+        if self.compactor is not None and self.estimate(loop.messages) > self.threshold * self.window:
+            self.compact(loop, "threshold")
+
+    def view(self, messages: list[Message]) -> list[Message]:
+        view, size = self._view(messages)
+        self._sent_estimate = self._preamble + size
+        return view
+
+    def notes(self) -> list[str]:
+        """The stall note (while stalled), then the role's notes, each asked once per request."""
+        return [text for source in (self.stall_note, *self.note_sources) if (text := source())]
+
+    def on_overflow(self, loop: AgentLoop) -> bool:
+        """The provider refused the last request: shrink the next one below a target; True to retry.
+
+        The target (a share of the refused prompt, at most the threshold) holds for this request
+        only; the window changes only to a smaller one the provider's error stated.
+        """
+        self._attach(loop)
+        if self._stated_maximum is not None and self._stated_maximum < self.window:
+            loop.log.emit(ContextWindow(scope=loop.scope, window=self._stated_maximum, was=self.window))
+            self.window = self._stated_maximum
+        self._stated_maximum = None
+        refused = self._sent_estimate * self.ratio
+        target = int(min(self.threshold * self.window, refused * settings.CONTEXT_OVERFLOW_TARGET_SHARE))
+        compacted = self.compactor is not None and self.compact(loop, "overflow", target)
+        cut = self.cut_blocks and self.estimate(loop.messages) > target and self.cut_largest(loop, target)
+        return compacted or cut
+
+    def stall_note(self) -> str | None:
+        """The stall detector's runtime note, if the agent is stalled."""
+        return self.stall() if self.stall is not None else None
+
+    # -- accounting -----------------------------------------------------------------
+    def estimate(self, messages: list[Message]) -> int:
+        """Estimated prompt tokens of the next request built from `messages`."""
+        return int((self._preamble + self._view(messages)[1]) * self.ratio)
+
+    def _view(self, messages: list[Message]) -> tuple[list[Message], int]:
+        last, length, view, size = self._memo
+        if messages and messages[-1] is last and len(messages) == length:
+            return view, size
+        view = run_processors(self.processors, self.cuts.apply(messages))
+        size = self.tokens.messages(view)
+        self._memo = (messages[-1] if messages else None, len(messages), view, size)
+        return view, size
+
+    def _attach(self, loop: AgentLoop) -> None:
+        if self._loop is loop:
+            return
+        if self._loop is not None:
+            raise RuntimeError("a ContextPipeline serves one loop; build one per loop")
+        self._loop = loop
+        self._preamble = self.tokens.preamble(loop.system_prompt, [t.spec() for t in loop.tools.values()])
+        loop.log.subscribe(self._on_event)
+        if self.stall is not None:
+            self.stall.on_stall = lambda sign, note: loop.log.emit(
+                Stall(scope=loop.scope, sign=sign, note=note)
+            )
+
+    def _on_event(self, event: Event) -> None:
+        """Calibrate estimates with the prompt size the provider reported for our last request,
+        and note the window a context-length error stated."""
+        if self._loop is None or event.scope != self._loop.scope:
+            return
+        if isinstance(event, ContextOverflow):
+            self._stated_maximum = event.maximum
+        if not isinstance(event, Response):
+            return
+        usage = event.usage
+        reported = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+        if reported > 0 and self._sent_estimate > 0:
+            self.ratio = min(max(reported / self._sent_estimate, RATIO_BOUNDS[0]), RATIO_BOUNDS[1])
+
+    # -- compaction -----------------------------------------------------------------
+    def compact(self, loop: AgentLoop, reason: str, budget: int | None = None) -> bool:
+        """Replace the oldest turns of `loop.messages` with a summary; False if nothing could go.
+
+        The turns kept verbatim fill a share of `budget` tokens (the window unless given).
+        """
+        assert self.compactor is not None
+        history = loop.messages
+        view, _ = self._view(history)
+        before = self.estimate(history)
+        keep_tokens = int((budget or self.window) * self.keep_recent_share / self.ratio)
+        split = choose_split(history, [self.tokens.message(m) for m in view], keep_tokens)
+        if split is None:
+            loop.log.emit(CompactionSkipped(scope=loop.scope, reason=reason, messages=len(history)))
+            return False
+        summary = self.compactor.summarize(history, split, self.plan() if self.plan else None)
+        compacted = apply_compaction(history, summary.text, split - 1)
+        problems = pairing_problems(compacted)
+        if problems:
+            loop.log.emit(CompactionSkipped(scope=loop.scope, reason=reason, problems=problems))
+            return False
+        history[:] = compacted
+        if summary.usage is not None:
+            loop.meter.add("compactor", summary.usage, summary.usd)
+        self.compactions += 1
+        loop.log.emit(
+            Compaction(
+                scope=loop.scope,
+                reason=reason,
+                summary=summary.text,
+                replaced=split - 1,
+                kept=len(compacted) - 1,
+                tokens_before=before,
+                tokens_after=self.estimate(history),
+                window=self.window,
+                fallback=bool(summary.error),
+                error=summary.error,
+                model=summary.model,
+                usage=summary.usage,
+            )
+        )
+        return True
+
+    def cut_largest(self, loop: AgentLoop, target: int) -> bool:
+        """Cut the largest texts and images of the view, largest first, until the estimate fits
+        `target` tokens; each cut keeps at least a small share of the window. False if none was cut."""
+        floor = int(self.window * settings.CONTEXT_CUT_KEEP_SHARE)
+        cut = False
+        while (excess := self.estimate(loop.messages) - target) > 0:
+            view, _ = self._view(loop.messages)
+            sizes = [
+                (self.tokens.block(seen), block, seen)
+                for block, seen in user_blocks(loop.messages, view)
+                if block not in self.cuts
+            ]
+            tokens, block, seen = max(sizes, key=lambda size: size[0], default=(0, None, None))
+            if block is None or tokens <= floor:
+                break
+            keep = max(tokens - int(excess / self.ratio), floor)
+            keep_chars = len(seen.text) * keep // tokens if isinstance(seen, TextBlock) else 0
+            replacement, saved = self.cuts.cut(block, keep_chars, loop.log)
+            self._memo = (None, 0, [], 0)
+            cut = True
+            loop.log.emit(
+                ContextCut(
+                    scope=loop.scope,
+                    block=block.type,
+                    tokens_before=tokens,
+                    tokens_after=self.tokens.block(replacement),
+                    saved=str(saved),
+                    target=target,
+                )
+            )
+        return cut
+
+
+def build_context_manager(
+    context: RunContext,
+    model_name: str,
+    processors: Sequence[Processor] | None = None,
+    enabled: bool = True,
+    *,
+    plan: PlanSource | None = None,
+    notes: Sequence[Injection] = (),
+    window: int | None = None,
+) -> ContextPipeline:
+    """The context pipeline of one loop of a run, for any role.
+
+    `processors` shape each request's view (by default output caps and chunked image stripping);
+    `model_name` picks the context window from the catalog (unless `window` is given); the run's
+    compactor role summarizes old turns, carrying `plan` into every summary; `notes` (the plan, a
+    step count) end each request after the stall note. With `enabled` False (the no-sustain
+    variant) only tool-output caps and the notes remain.
+    """
+    window = window or lookup(model_name).context_window
+    if not enabled:
+        return ContextPipeline(
+            window=window, compactor=None, processors=[CapOutputs()], notes=notes, cut_blocks=False
+        )
+    tokens = counter()
+    return ContextPipeline(
+        window=window,
+        compactor=Compactor(lambda: context.provider("compactor"), tokens),
+        processors=processors,
+        plan=plan,
+        notes=notes,
+        stall=StallDetector(),
+        tokens=tokens,
+    )
+
+
+__all__ = [
+    "ContextManager",
+    "ContextPipeline",
+    "Injection",
+    "PassThrough",
+    "build_context_manager",
+    "default_processors",
+]

@@ -1,0 +1,98 @@
+"""What every part of one run shares: the run folder, the sandbox, the log, the meter and the models."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pydantic
+from pydantic import Field, field_validator
+
+from sandbox.base import Sandbox
+from stateact.kernel.events import ModelSettingsWarning
+from stateact.kernel.meter import Meter
+from stateact.kernel.models import ModelProvider, RoleSettings, create_model, parse_spec
+from stateact.kernel.models.role_settings import unknown_model_warning
+from stateact.kernel.roles import OTHER_ROLES, ROLE_NAMES
+from stateact.kernel.runlog import RunLog
+
+_RoleSpecs = pydantic.create_model(
+    "_RoleSpecs", main=(str, ...), **{role: (str | None, None) for role in OTHER_ROLES}
+)
+"""A model spec field for every role (`stateact.kernel.roles`)."""
+
+
+class RoleModels(_RoleSpecs):
+    """The model spec of each role (a role left empty uses the main model) and each role's settings."""
+
+    settings: dict[str, RoleSettings] = Field(default_factory=dict)
+    """Per-role model settings (`stateact.kernel.models.role_settings`); a role without an entry uses defaults."""
+
+    @field_validator(*ROLE_NAMES)
+    @classmethod
+    def _valid_spec(cls, spec: str | None) -> str | None:
+        if spec is not None:
+            parse_spec(spec)
+        return spec
+
+    @field_validator("settings")
+    @classmethod
+    def _known_roles(cls, settings: dict[str, RoleSettings]) -> dict[str, RoleSettings]:
+        unknown = sorted(set(settings) - set(ROLE_NAMES))
+        if unknown:
+            raise ValueError(
+                f"settings for unknown role(s) {', '.join(unknown)}; roles are {', '.join(ROLE_NAMES)}"
+            )
+        return settings
+
+    def others(self) -> dict[str, str | None]:
+        """The model spec of each role besides main (None: the main model)."""
+        return {role: getattr(self, role) for role in OTHER_ROLES}
+
+    def spec_for(self, role: str) -> str:
+        return getattr(self, role, None) or self.main
+
+    def settings_for(self, role: str) -> RoleSettings:
+        return self.settings.get(role) or RoleSettings()
+
+
+@dataclass
+class RunContext:
+    """Shared by the main agent, its subagents, the gate and context management."""
+
+    run_dir: Path
+    task: str
+    sandbox: Sandbox
+    log: RunLog
+    meter: Meter
+    models: RoleModels
+    max_usd: float | None = None
+    """The run's dollar budget: every loop of the run (main, gui, web, gate) spends from it."""
+    _providers: dict[str, ModelProvider] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def dollar_budget(self, own_usd: float | None = None) -> float | None:
+        """The run-wide spend (the meter's total) at which a loop starting now must stop.
+
+        That is the run's budget, or sooner when the loop has its own cap of `own_usd` dollars: a loop
+        never gets more than what remains of the run's budget. None: no dollar limit at all.
+        """
+        own = None if own_usd is None else self.meter.total_usd + own_usd
+        return min((limit for limit in (self.max_usd, own) if limit is not None), default=None)
+
+    @property
+    def dollars_spent(self) -> bool:
+        """True once the run's dollar budget is used up."""
+        return self.max_usd is not None and self.meter.total_usd >= self.max_usd
+
+    def provider(self, role: str) -> ModelProvider:
+        """The provider of a role, built once per run (a scripted role keeps its place in its script)."""
+        with self._lock:
+            if role not in self._providers:
+                options = self.models.settings_for(role)
+                self._providers[role] = create_model(self.models.spec_for(role), role, options)
+                warning = unknown_model_warning(role, self._providers[role].name, options)
+                if warning:
+                    self.log.emit(ModelSettingsWarning(scope=role, message=warning))
+            return self._providers[role]
