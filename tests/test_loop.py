@@ -306,7 +306,7 @@ class DropOldest(PassThrough):
     def __init__(self) -> None:
         self.overflows = 0
 
-    def on_overflow(self, loop: AgentLoop) -> bool:
+    def on_overflow(self, loop: AgentLoop, maximum: int | None = None) -> bool:
         self.overflows += 1
         loop.messages[:] = [Message.user_text("(earlier work summarised)"), *loop.messages[3:]]
         return True

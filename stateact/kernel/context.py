@@ -19,12 +19,14 @@
   smaller one.
 
 Estimates use the offline tokenizer, scaled by the ratio of the provider's reported prompt size to
-the estimate of the previous request.
+the estimate of the previous request. The loop hands its manager the usage of each response and the
+window an overflow stated: a manager holds nothing of the run but its own loop, so a finished loop
+is released with it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from stateact.kernel import settings
@@ -35,19 +37,18 @@ from stateact.kernel.events import (
     Compaction,
     CompactionSkipped,
     ContextCut,
-    ContextOverflow,
     ContextWindow,
-    Event,
-    Response,
     Stall,
 )
-from stateact.kernel.messages import Message, TextBlock
+from stateact.kernel.messages import Message, TextBlock, Usage
+from stateact.kernel.meter import Meter
 from stateact.kernel.models.catalog import lookup
+from stateact.kernel.runlog import RunLog
 from stateact.kernel.stall import StallDetector
 from stateact.kernel.tokens import TokenCounter, counter
+from stateact.kernel.tools.base import Tool
 
 if TYPE_CHECKING:
-    from stateact.kernel.loop import AgentLoop
     from stateact.kernel.runtime import RunContext
 
 Injection = Callable[[], str | None]
@@ -57,8 +58,19 @@ RATIO_BOUNDS = (0.5, 3.0)
 """Limits on the reported/estimated token ratio, so one odd report cannot derail compaction."""
 
 
+class ManagedLoop(Protocol):
+    """What a context manager reads and rewrites of the loop it serves (an `AgentLoop`)."""
+
+    scope: str
+    messages: list[Message]
+    system_prompt: str
+    tools: Mapping[str, Tool]
+    log: RunLog
+    meter: Meter
+
+
 class ContextManager(Protocol):
-    def before_request(self, loop: AgentLoop) -> None:
+    def before_request(self, loop: ManagedLoop) -> None:
         """May rewrite `loop.messages` for good (compaction); logs what it did."""
 
     def view(self, messages: list[Message]) -> list[Message]:
@@ -67,15 +79,19 @@ class ContextManager(Protocol):
     def notes(self) -> list[str]:
         """Texts for the end of this request, after the cache breakpoint."""
 
-    def on_overflow(self, loop: AgentLoop) -> bool:
-        """The provider said the request was too long: make the retried one smaller (compact the
-        history, or cut blocks of the view) without changing the window for later turns; True to retry."""
+    def after_response(self, usage: Usage) -> None:
+        """The provider answered the last request and reported its usage."""
+
+    def on_overflow(self, loop: ManagedLoop, maximum: int | None = None) -> bool:
+        """The provider said the request was too long (its error stating a `maximum` prompt size, or
+        None): make the retried one smaller (compact the history, or cut blocks of the view) without
+        changing the window for later turns; True to retry."""
 
 
 class PassThrough:
     """Sends the history as it is and cannot recover from an overflow."""
 
-    def before_request(self, loop: AgentLoop) -> None:
+    def before_request(self, loop: ManagedLoop) -> None:
         return None
 
     def view(self, messages: list[Message]) -> list[Message]:
@@ -84,7 +100,10 @@ class PassThrough:
     def notes(self) -> list[str]:
         return []
 
-    def on_overflow(self, loop: AgentLoop) -> bool:
+    def after_response(self, usage: Usage) -> None:
+        return None
+
+    def on_overflow(self, loop: ManagedLoop, maximum: int | None = None) -> bool:
         return False
 
 
@@ -127,14 +146,13 @@ class ContextPipeline:
         self.tokens = tokens or counter()
         self.ratio = 1.0
         self.compactions = 0
-        self._loop: AgentLoop | None = None
+        self._loop: ManagedLoop | None = None
         self._preamble = 0
         self._sent_estimate = 0
-        self._stated_maximum: int | None = None
         self._memo: tuple[Message | None, int, list[Message], int] = (None, 0, [], 0)
 
     # -- ContextManager protocol ---------------------------------------------------
-    def before_request(self, loop: AgentLoop) -> None:
+    def before_request(self, loop: ManagedLoop) -> None:
         self._attach(loop)
         if self.stall is not None:
             self.stall.observe(loop.messages)
@@ -150,17 +168,22 @@ class ContextPipeline:
         """The stall note (while stalled), then the role's notes, each asked once per request."""
         return [text for source in (self.stall_note, *self.note_sources) if (text := source())]
 
-    def on_overflow(self, loop: AgentLoop) -> bool:
+    def after_response(self, usage: Usage) -> None:
+        """Calibrate estimates with the prompt size the provider reported for our last request."""
+        reported = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+        if reported > 0 and self._sent_estimate > 0:
+            self.ratio = min(max(reported / self._sent_estimate, RATIO_BOUNDS[0]), RATIO_BOUNDS[1])
+
+    def on_overflow(self, loop: ManagedLoop, maximum: int | None = None) -> bool:
         """The provider refused the last request: shrink the next one below a target; True to retry.
 
         The target (a share of the refused prompt, at most the threshold) holds for this request
-        only; the window changes only to a smaller one the provider's error stated.
+        only; the window changes only to a smaller `maximum` the provider's error stated.
         """
         self._attach(loop)
-        if self._stated_maximum is not None and self._stated_maximum < self.window:
-            loop.log.emit(ContextWindow(scope=loop.scope, window=self._stated_maximum, was=self.window))
-            self.window = self._stated_maximum
-        self._stated_maximum = None
+        if maximum is not None and maximum < self.window:
+            loop.log.emit(ContextWindow(scope=loop.scope, window=maximum, was=self.window))
+            self.window = maximum
         refused = self._sent_estimate * self.ratio
         target = int(min(self.threshold * self.window, refused * settings.CONTEXT_OVERFLOW_TARGET_SHARE))
         compacted = self.compactor is not None and self.compact(loop, "overflow", target)
@@ -185,35 +208,19 @@ class ContextPipeline:
         self._memo = (messages[-1] if messages else None, len(messages), view, size)
         return view, size
 
-    def _attach(self, loop: AgentLoop) -> None:
+    def _attach(self, loop: ManagedLoop) -> None:
         if self._loop is loop:
             return
         if self._loop is not None:
             raise RuntimeError("a ContextPipeline serves one loop; build one per loop")
         self._loop = loop
         self._preamble = self.tokens.preamble(loop.system_prompt, [t.spec() for t in loop.tools.values()])
-        loop.log.subscribe(self._on_event)
         if self.stall is not None:
-            self.stall.on_stall = lambda sign, note: loop.log.emit(
-                Stall(scope=loop.scope, sign=sign, note=note)
-            )
-
-    def _on_event(self, event: Event) -> None:
-        """Calibrate estimates with the prompt size the provider reported for our last request,
-        and note the window a context-length error stated."""
-        if self._loop is None or event.scope != self._loop.scope:
-            return
-        if isinstance(event, ContextOverflow):
-            self._stated_maximum = event.maximum
-        if not isinstance(event, Response):
-            return
-        usage = event.usage
-        reported = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
-        if reported > 0 and self._sent_estimate > 0:
-            self.ratio = min(max(reported / self._sent_estimate, RATIO_BOUNDS[0]), RATIO_BOUNDS[1])
+            log, scope = loop.log, loop.scope
+            self.stall.on_stall = lambda sign, note: log.emit(Stall(scope=scope, sign=sign, note=note))
 
     # -- compaction -----------------------------------------------------------------
-    def compact(self, loop: AgentLoop, reason: str, budget: int | None = None) -> bool:
+    def compact(self, loop: ManagedLoop, reason: str, budget: int | None = None) -> bool:
         """Replace the oldest turns of `loop.messages` with a summary; False if nothing could go.
 
         The turns kept verbatim fill a share of `budget` tokens (the window unless given).
@@ -255,7 +262,7 @@ class ContextPipeline:
         )
         return True
 
-    def cut_largest(self, loop: AgentLoop, target: int) -> bool:
+    def cut_largest(self, loop: ManagedLoop, target: int) -> bool:
         """Cut the largest texts and images of the view, largest first, until the estimate fits
         `target` tokens; each cut keeps at least a small share of the window. False if none was cut."""
         floor = int(self.window * settings.CONTEXT_CUT_KEEP_SHARE)
@@ -327,6 +334,7 @@ __all__ = [
     "ContextManager",
     "ContextPipeline",
     "Injection",
+    "ManagedLoop",
     "PassThrough",
     "build_context_manager",
     "default_processors",

@@ -199,11 +199,14 @@ class AgentLoop:
                         scope=self.scope, message=str(exc), maximum=exc.maximum, recoveries=recoveries
                     )
                 )
-                if recoveries >= settings.CONTEXT_OVERFLOW_RECOVERIES or not self.context.on_overflow(self):
+                if recoveries >= settings.CONTEXT_OVERFLOW_RECOVERIES or not self.context.on_overflow(
+                    self, exc.maximum
+                ):
                     raise
                 recoveries += 1
                 request = self.build_request()
         self.turns += 1
+        self.context.after_response(response.usage)
         usd = self.model.info.cost(response.usage)  # the catalog's prices, or the role's stated ones
         self.meter.add(self.role, response.usage, usd)
         self.log.emit(
