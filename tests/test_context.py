@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import json
+import weakref
 from pathlib import Path
 
 import pytest
@@ -319,6 +321,30 @@ def test_one_overflow_mid_run_leaves_the_window_for_later_turns(tmp_path):
     later = compactions[1:]
     assert len(later) <= 1, "after the recovery the run compacts only near the real window"
     assert all(e.reason == "threshold" and e.tokens_before > 0.8 * window for e in later)
+
+
+def test_finished_loops_are_released_with_their_pipelines(tmp_path):
+    """A pipeline holds nothing of the run but its loop: once a loop is done nothing keeps it alive."""
+    log = RunLog(tmp_path / "run")
+    loops, pipelines = [], []
+    for number in range(3):
+        policy = policy_for(100_000, None)
+        loop = AgentLoop(
+            scope=f"gui#{number + 1}",
+            model=ScriptedProvider(steps(2, screenshot_every=1)),
+            tools=[Produce(), Finish()],
+            system_prompt="Act.",
+            log=log,
+            meter=Meter(),
+            context=policy,
+        )
+        assert loop.run(TASK).status == "finished"
+        loops.append(weakref.ref(loop))
+        pipelines.append(weakref.ref(policy))
+        del loop, policy
+    gc.collect()
+    assert [ref() for ref in loops + pipelines] == [None] * 6
+    assert log._listeners == []
 
 
 def test_first_request_over_the_window_cuts_the_task_text(tmp_path):
