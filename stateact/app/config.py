@@ -37,6 +37,18 @@ SandboxSpecField = Annotated[
 """A sandbox spec in a config: text in config.json, parsed in memory."""
 
 
+class TaskRun(BaseModel):
+    """The task file a run does (`stateact run --task`), so its resume sets it up again and scores it."""
+
+    file: Path
+    cache: Path
+    results: Path
+    model: str
+    """The model's name in the results folder."""
+    result_dir: Path | None = None
+    """Where its results go when not in the results folder's layout (a best-of-N rollout's folder)."""
+
+
 class RunConfig(BaseModel):
     instruction: str
     models: RoleModels
@@ -64,6 +76,7 @@ class RunConfig(BaseModel):
     main prompt, with the instruction's words and the windows open at the start."""
     labels: dict[str, str] = Field(default_factory=dict)
     """Free-form tags (suite, task id) carried into results."""
+    task: TaskRun | None = None
 
     @field_validator("workdir", "runs_root")
     @classmethod

@@ -1,15 +1,17 @@
 """Rebuilding a stopped run from its event log, so it can go on where it stopped.
 
 The log is the source of truth: the main conversation is replayed from its
-`message` events with each `compaction` applied where it happened; spend comes
-from `response` events; a tool call left without a result (the process died
-during it) gets a result saying its outcome is unknown.
+`message` events with each `compaction` applied where it happened and each earlier resume's notice
+put back; spend comes from `response` events and from the compactions' summary calls; a tool call
+left without a result (the process died during it) gets a result saying its outcome is unknown,
+with the steps its subagent had logged when it was a delegation.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,20 +26,20 @@ from stateact.kernel.events import (
     Response,
     RunResumed,
     RunStart,
+    ToolCall,
+    ToolResultEvent,
     read_events,
 )
 from stateact.kernel.loop import UNKNOWN_OUTCOME, AgentLoop
 from stateact.kernel.messages import Message, TextBlock, ToolResultBlock, Usage
 from stateact.kernel.meter import Meter
-from stateact.kernel.roles import MAIN, role_of_scope
+from stateact.kernel.roles import MAIN, is_numbered_scope, role_of_scope
 from stateact.kernel.runlog import load_message
 from stateact.kernel.runtime import RunContext
 
-RESUME_NOTE = (
-    "The run was stopped and has been resumed. Files persist, but programs that were running "
-    "(open applications, the shell's variables and background jobs) were restarted. Check the "
-    "state you rely on before going on."
-)
+STEPS_SHOWN = 12
+"""The latest steps of an interrupted delegation's subagent that its result lists."""
+STEP_TEXT_CHARS = 240
 
 
 class ResumeError(RuntimeError):
@@ -104,6 +106,8 @@ def load_run_state(run_dir: Path) -> RunState:
             spend.append((event.role or role_of_scope(scope), event.usage, event.usd))
             pending[scope] += 1
             main_turns += scope == MAIN
+        elif isinstance(event, Compaction) and event.usage is not None:
+            spend.append(("compactor", event.usage, event.usd))
         elif isinstance(event, LoopEnd):
             completed[role_of_scope(scope)] += pending.pop(scope, 0)
         if scope != MAIN:
@@ -112,6 +116,8 @@ def load_run_state(run_dir: Path) -> RunState:
             history.append(load_message(event.message, run_dir))
         elif isinstance(event, Compaction):
             history = apply_compaction(history, event.summary, event.replaced)
+        elif isinstance(event, RunResumed) and event.note and history:
+            history[-1] = with_text(history[-1], event.note)
     completed[MAIN] = main_turns
     status = _read_status(run_dir)
     elapsed += (last_t - segment_start) if segment_start is not None else 0.0
@@ -137,8 +143,12 @@ def _read_status(run_dir: Path) -> str:
         return ""
 
 
-def restore_loop(loop: AgentLoop, state: RunState, context: RunContext) -> None:
-    """Put a fresh main loop where the stopped one was, and tell the agent what happened."""
+def with_text(message: Message, text: str) -> Message:
+    return Message(role=message.role, content=[*message.content, TextBlock(text=text)])
+
+
+def restore_loop(loop: AgentLoop, state: RunState, context: RunContext, note: str) -> None:
+    """Put a fresh main loop where the stopped one was, and tell the agent what happened (`note`)."""
     if not state.history:
         raise ResumeError("the run stopped before its first message; start it again instead")
     loop.restore(state.history, state.main_turns, state.elapsed_s)
@@ -148,21 +158,71 @@ def restore_loop(loop: AgentLoop, state: RunState, context: RunContext) -> None:
     last = loop.messages[-1]
     unanswered = last.tool_uses() if last.role == "assistant" else []
     notes: list[TextBlock | ToolResultBlock] = [
-        ToolResultBlock(tool_use_id=call.id, content=[TextBlock(text=UNKNOWN_OUTCOME)], is_error=True)
+        ToolResultBlock(
+            tool_use_id=call.id,
+            content=[TextBlock(text=interrupted_call_text(state.events, call.id))],
+            is_error=True,
+        )
         for call in unanswered
     ]
     if last.role == "assistant" and not unanswered:
         notes.append(TextBlock(text="Continue the task with a tool call; call `finish` when it is complete."))
-    notes.append(TextBlock(text=RESUME_NOTE))
-    if last.role == "user":
-        loop.messages[-1] = Message(role="user", content=[*last.content, TextBlock(text=RESUME_NOTE)])
+    notes.append(TextBlock(text=note))
+    if last.role == "user":  # logged with the RunResumed event below, which a later resume replays
+        loop.messages[-1] = with_text(last, note)
     else:
         loop.append(Message(role="user", content=notes))
     context.log.emit(
         RunResumed(
-            turns=state.main_turns, messages=len(loop.messages), unknown_outcomes=[c.id for c in unanswered]
+            turns=state.main_turns,
+            messages=len(loop.messages),
+            unknown_outcomes=[c.id for c in unanswered],
+            note=note if last.role == "user" else "",
         )
     )
+
+
+def interrupted_call_text(events: Sequence[Event], call_id: str) -> str:
+    """The result of a main-agent call the stop cut short: its outcome is unknown, and when it was a
+    delegation, the steps its subagent had logged (calls and results) and its latest words."""
+    start = next(
+        (i for i, e in enumerate(events) if isinstance(e, ToolCall) and e.scope == MAIN and e.id == call_id),
+        None,
+    )
+    later = events[start + 1 :] if start is not None else []
+    scope = next((e.scope for e in later if is_numbered_scope(e.scope)), None)
+    if scope is None:
+        return UNKNOWN_OUTCOME
+    results = {e.id: e for e in later if isinstance(e, ToolResultEvent) and e.scope == scope}
+    calls = [e for e in later if isinstance(e, ToolCall) and e.scope == scope]
+    lines = [
+        f"The run was interrupted during this call, while its subagent {scope} was working: the call "
+        f"returned no report. What {scope} had done before the stop ({len(calls)} steps"
+        + (f", the latest {STEPS_SHOWN} shown" if len(calls) > STEPS_SHOWN else "")
+        + "):"
+    ]
+    for call in calls[-STEPS_SHOWN:]:
+        result = results.get(call.id)
+        outcome = _clip(result.text) if result is not None else "no result: the stop came during this step"
+        failed = " (error)" if result is not None and result.is_error else ""
+        lines.append(
+            f"- {call.name} {_clip(json.dumps(call.input, ensure_ascii=False))} -> {outcome}{failed}"
+        )
+    if not calls:
+        lines.append("- no step finished")
+    words = [
+        e.message.text() for e in later if isinstance(e, MessageEvent) and e.scope == scope
+        and e.message.role == "assistant" and e.message.text().strip()
+    ]  # fmt: skip
+    if words:
+        lines.append(f"Its latest words: {_clip(words[-1])}")
+    lines.append("Check the machine's state before doing any of this again: the steps above took effect.")
+    return "\n".join(lines)
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= STEP_TEXT_CHARS else text[:STEP_TEXT_CHARS] + "…"
 
 
 def _restore_spend(meter: Meter, state: RunState) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
@@ -11,12 +12,12 @@ from pathlib import Path
 from gate.inspect.changes import take_baseline
 from gate.inspect.facts import sandbox_clock
 from sandbox.base import Sandbox
-from sandbox.processes import kill_tagged
 from stateact.app.arguments import check_models
 from stateact.app.config import RunConfig
 from stateact.app.harness import build_main_loop
 from stateact.app.resume import ResumeError, RunState, load_run_state, restore_loop
 from stateact.app.signals import shielded
+from stateact.app.survival import carry_tmp, end_leftovers, resume_note
 from stateact.app.variants import get_variant
 from stateact.kernel.events import ErrorEvent, RunEnd, RunStart, SandboxWarning
 from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome
@@ -63,26 +64,62 @@ def execute(
     return _drive(config, None, listener, sandbox)
 
 
-def resume(
-    run_dir: Path, listener: EventListener | None = None, **budget_overrides: float | None
-) -> RunResult:
-    """Continue a stopped run from its log; budgets may be raised through `budget_overrides`."""
+CARRIED_TMP = "carried-tmp"
+"""The run folder's place for the stopped sandbox's /tmp between the stop's clean-up and the new start."""
+ResumeNote = Callable[[Sandbox], str]
+"""Given the resumed run's started sandbox, the notice that tells the agent what survived the stop."""
+
+
+def load_resumable(run_dir: Path) -> RunState:
+    """A stopped run's state; raises ResumeError when it finished or cannot be read, ValueError when a
+    role's model spec is no longer valid."""
     state = load_run_state(run_dir)
     if state.status == "finished":
         raise ResumeError(f"{run_dir} already finished; nothing to resume")
-    models = state.config.models
-    check_models(models.spec_for(role) for role in ROLE_NAMES)
-    for tag in state.sandbox_tags:  # processes a killed harness left behind
-        kill_tagged(tag)
+    check_models(state.config.models.spec_for(role) for role in ROLE_NAMES)
+    return state
+
+
+def resume(
+    run_dir: Path, listener: EventListener | None = None, **budget_overrides: float | None
+) -> RunResult:
+    """Continue a stopped run from its log in a sandbox of its own; budgets may be raised through
+    `budget_overrides`. What the stopped sandbox left is ended, its /tmp carried into the new one."""
+    state = load_resumable(run_dir)
+    leftovers = end_leftovers(state.sandbox_tags, Path(run_dir) / CARRIED_TMP)
+
+    def note(sandbox: Sandbox) -> str:
+        return resume_note(sandbox, leftovers, carry_tmp(leftovers, sandbox), ())
+
+    return _drive(resumed_config(state, run_dir, budget_overrides), state, listener, note=note)
+
+
+def resume_in(
+    state: RunState,
+    run_dir: Path,
+    sandbox: Sandbox,
+    note: str,
+    listener: EventListener | None = None,
+    **budget_overrides: float | None,
+) -> RunResult:
+    """Continue a stopped run in a sandbox the caller started (and closes), telling the agent `note`."""
+    config = resumed_config(state, run_dir, budget_overrides)
+    return _drive(config, state, listener, sandbox, note=lambda _: note)
+
+
+def resumed_config(state: RunState, run_dir: Path, budget_overrides: dict[str, float | None]) -> RunConfig:
     updates = {k: v for k, v in budget_overrides.items() if v is not None}
-    config = state.config.model_copy(
+    return state.config.model_copy(
         update={**updates, "runs_root": Path(run_dir).parent, "run_id": Path(run_dir).name}
     )
-    return _drive(config, state, listener)
 
 
 def _drive(
-    config: RunConfig, state: RunState | None, listener: EventListener | None, given: Sandbox | None = None
+    config: RunConfig,
+    state: RunState | None,
+    listener: EventListener | None,
+    given: Sandbox | None = None,
+    note: ResumeNote | None = None,
 ) -> RunResult:
     variant = get_variant(config.harness)
     run_dir = run_dir_of(config)
@@ -97,6 +134,7 @@ def _drive(
     loop = None
     try:
         sandbox.start()
+        resume_text = note(sandbox) if state is not None and note is not None else ""
         instruction = (state.instruction if state else "") or config.instruction
         context = RunContext(run_dir, instruction, sandbox, log, meter, config.models, config.max_usd)
         started_at = state.task_started_at if state else sandbox_clock(sandbox)
@@ -125,7 +163,7 @@ def _drive(
         if state is None:
             outcome = loop.run(instruction)
         else:
-            restore_loop(loop, state, context)
+            restore_loop(loop, state, context, resume_text)
             outcome = loop.resume()
     except KeyboardInterrupt as exc:
         outcome = LoopOutcome("interrupted", str(exc) or "stopped by the user", loop.turns if loop else 0)

@@ -258,6 +258,7 @@ class ContextPipeline:
                 error=summary.error,
                 model=summary.model,
                 usage=summary.usage,
+                usd=round(summary.usd, 6),
             )
         )
         return True

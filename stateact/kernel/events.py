@@ -166,6 +166,8 @@ class RunResumed(Event):
     turns: int
     messages: int
     unknown_outcomes: list[str] = Field(default_factory=list)
+    note: str = ""
+    """The resume notice added to the run's last user message (a resume of it adds it back)."""
 
 
 class SandboxWarning(Event):
@@ -201,6 +203,7 @@ class Compaction(Event):
     error: str = ""
     model: str = ""
     usage: Usage | None = None
+    usd: float = 0.0
 
 
 class CompactionSkipped(Event):
