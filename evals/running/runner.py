@@ -22,6 +22,10 @@ the task with `error.json` and no `result.txt`: the setup raised, the harness
 raised or its run ended with an error before the first turn (`result.json`
 status `error`, `turns` 0), or scoring raised (ScoringError). The outcome then
 carries the failure instead of a score, and the task runs again next time.
+
+`resume_task` continues a `--task` run that was stopped (its run folder's config names the task): in a
+new local sandbox the task's setup steps that start programs are run again (not those that place
+files, which the agent may have changed), the agent goes on, and the task is scored as any other.
 """
 
 from __future__ import annotations
@@ -52,13 +56,19 @@ from evals.running.results import (
 from evals.running.rollouts import run_rollout
 from evals.running.task_ports import check_ports_free
 from sandbox.base import Sandbox, SandboxError
-from stateact.app.config import RunConfig
-from stateact.app.run import execute
+from stateact.app.config import RunConfig, TaskRun
+from stateact.app.resume import ResumeError
+from stateact.app.run import CARRIED_TMP, execute, load_resumable, resume_in
 from stateact.app.signals import shielded
+from stateact.app.survival import carry_tmp, end_leftovers, resume_note
 from stateact.app.variants import FULL_HARNESS
 from stateact.kernel.runlog import EventListener
 
 RunAgent = Callable[[str, Sandbox], Path]
+PROGRAM_STEPS = {"launch", "open", "chrome_open_tabs", "activate_window"}
+"""Setup steps that start programs (or act on their windows): what a resume in a new sandbox redoes."""
+WAIT_STEPS = {"execute", "command", "sleep"}
+"""Steps redone when they follow a redone program step: they wait for what it started."""
 
 
 @dataclass
@@ -113,6 +123,27 @@ def prepare_task(task_path: Path, sandbox: Sandbox, cache_dir: Path) -> Prepared
     context = SetupContext(cache=cache, task_dir=Path(task_path).resolve().parent)
     run_steps(task.config, sandbox, context)
     return PreparedTask(task, Path(task_path), task_domain(task_path, raw), cache, context.records)
+
+
+def restart_programs(task_path: Path, sandbox: Sandbox, cache_dir: Path) -> PreparedTask:
+    """The task mapped onto a new sandbox over its kept files, with the setup steps that start programs
+    run again: each program step and the wait steps right after it (see PROGRAM_STEPS)."""
+    raw = load_task(task_path)
+    task = map_task(raw, sandbox)
+    steps, follows = [], False
+    for step in task.config:
+        follows = step.type in PROGRAM_STEPS or (follows and step.type in WAIT_STEPS)
+        steps += [step] if follows else []
+    cache = FileCache(cache_dir)
+    context = SetupContext(cache=cache, task_dir=Path(task_path).resolve().parent)
+    run_steps(steps, sandbox, context)
+    return PreparedTask(task, Path(task_path), task_domain(task_path, raw), cache, context.records)
+
+
+def restarted_programs(records: list[dict]) -> list[str]:
+    """What the redone steps started, as the resume notice names it."""
+    named = {"launch": "command", "open": "path", "chrome_open_tabs": "urls"}
+    return [f"{r['type']} {r[named[r['type']]]}" for r in records if r["type"] in named]
 
 
 def _run_result(run_dir: Path | None) -> dict:
@@ -180,33 +211,49 @@ def run_task_file(
     write_args(
         layout_dir.parent.parent, {"harness": harness, "model": model, "results_dir": str(results_dir)}
     )
-    run_dir: Path | None = None
-
-    def failed(failure: TaskFailure) -> TaskOutcome:
-        write_error(result_dir, failure, {"task_id": raw.id, "run_dir": str(run_dir) if run_dir else None})
-        return TaskOutcome(None, result_dir, run_dir=run_dir, failure=failure)
-
     checked = preflight(raw, FileCache(cache_dir))
     if checked is not None:  # before any sandbox or model work
-        return failed(checked)
+        return _failed(result_dir, raw, None, checked)
     if start is not None:
         start()
+    return _set_up_and_run(
+        result_dir,
+        raw,
+        sandbox,
+        lambda: prepare_task(task_path, sandbox, cache_dir),
+        lambda prepared: run_agent(prepared.instruction, sandbox),
+    )
+
+
+def _failed(result_dir: Path, raw: Task, run_dir: Path | None, failure: TaskFailure) -> TaskOutcome:
+    write_error(result_dir, failure, {"task_id": raw.id, "run_dir": str(run_dir) if run_dir else None})
+    return TaskOutcome(None, result_dir, run_dir=run_dir, failure=failure)
+
+
+def _set_up_and_run(
+    result_dir: Path,
+    raw: Task,
+    sandbox: Sandbox,
+    prepare: Callable[[], PreparedTask],
+    run_agent: Callable[[PreparedTask], Path],
+) -> TaskOutcome:
+    """Setup (`prepare`), the agent, scoring and results; a failure that is not the agent's is error.json."""
     try:
-        prepared = prepare_task(task_path, sandbox, cache_dir)
+        prepared = prepare()
     except Exception as exc:  # the task could not be set up: not the agent's failure
-        return failed(TaskFailure.from_exception(SETUP, exc))
+        return _failed(result_dir, raw, None, TaskFailure.from_exception(SETUP, exc))
     try:
-        run_dir = run_agent(prepared.instruction, sandbox)
+        run_dir = run_agent(prepared)
     except Exception as exc:  # the harness itself raised
-        return failed(TaskFailure.from_exception(AGENT, exc))
+        return _failed(result_dir, raw, None, TaskFailure.from_exception(AGENT, exc))
     early = failed_before_first_turn(run_dir)
     if early is not None:
-        return failed(early)
+        return _failed(result_dir, raw, run_dir, early)
     screenshot = _final_screenshot(sandbox)
     try:
         report = score_prepared(prepared, sandbox, run_dir, fresh_artifacts_dir(result_dir))
     except Exception as exc:  # ScoringError, or a fault of the scorer itself
-        return failed(TaskFailure.from_exception(SCORING, exc))
+        return _failed(result_dir, raw, run_dir, TaskFailure.from_exception(SCORING, exc))
     details = {"task_id": raw.id, "setup": prepared.setup_records, **report.as_dict()}
     details["setup_degraded"] = degraded_steps(prepared.setup_records + report.postconfig)
     write_results(result_dir, run_dir, report.score, details, screenshot)
@@ -233,9 +280,17 @@ def run_task(
     result_dir, rollout: a best-of-N rollout's folder, where the start state and the final state's
     evidence for the judge are saved around the run (evals/running/rollouts.py)."""
     apps = load_task(task_path).related_apps
+    key = model or model_key(config.models.main, config.models)
+    task_run = TaskRun(
+        file=Path(task_path).resolve(),
+        cache=Path(cache_dir).resolve(),
+        results=Path(results_dir).resolve(),
+        model=key,
+        result_dir=Path(result_dir).resolve() if result_dir else None,
+    )
 
     def run_agent(instruction: str, sandbox: Sandbox) -> Path:
-        run = config.model_copy(update={"instruction": instruction, "apps": apps})
+        run = config.model_copy(update={"instruction": instruction, "apps": apps, "task": task_run})
         if rollout and result_dir is not None:
             return run_rollout(
                 run, sandbox, result_dir, lambda: execute(run, listener, sandbox=sandbox).run_dir
@@ -243,7 +298,6 @@ def run_task(
         return Path(execute(run, listener, sandbox=sandbox).run_dir)
 
     def run_in(sandbox: Sandbox, start: Callable[[], None] | None = None) -> TaskOutcome:
-        key = model or model_key(config.models.main, config.models)
         return run_task_file(
             task_path,
             sandbox,
@@ -265,6 +319,48 @@ def run_task(
     finally:
         with shielded():
             own.close()
+
+
+def resume_task(
+    run_dir: Path, listener: EventListener | None = None, **budget_overrides: float | None
+) -> TaskOutcome:
+    """Continue a stopped `--task` run and score it. What the stopped sandbox left is ended (its /tmp
+    carried over); a VM is used as it is, a new local sandbox gets the task's programs started again;
+    the agent is told what survived. Raises ResumeError when the run is not a task's or not resumable."""
+    run_dir = Path(run_dir)
+    state = load_resumable(run_dir)
+    task = state.config.task
+    if task is None:
+        raise ResumeError(f"{run_dir} is not a task file's run")
+    raw = load_task(task.file)
+    layout_dir = task_result_dir(
+        task.results, state.config.harness, task.model, task_domain(task.file, raw), raw.id
+    )
+    result_dir = task.result_dir or layout_dir
+    if is_done(result_dir):
+        return TaskOutcome(read_score(result_dir), result_dir, skipped=True)
+    leftovers = end_leftovers(state.sandbox_tags, run_dir / CARRIED_TMP)
+    sandbox = state.config.make_sandbox(state.config.workdir or run_dir / "home")
+    carried: list[str] = []
+
+    def prepare() -> PreparedTask:
+        sandbox.start()
+        carried.extend(carry_tmp(leftovers, sandbox))
+        if sandbox.full_system:  # the machine kept running: nothing to start again
+            return PreparedTask(
+                map_task(raw, sandbox), task.file, task_domain(task.file, raw), FileCache(task.cache), []
+            )
+        return restart_programs(task.file, sandbox, task.cache)
+
+    def run_agent(prepared: PreparedTask) -> Path:
+        note = resume_note(sandbox, leftovers, carried, restarted_programs(prepared.setup_records))
+        return Path(resume_in(state, run_dir, sandbox, note, listener, **budget_overrides).run_dir)
+
+    try:
+        return _set_up_and_run(result_dir, raw, sandbox, prepare, run_agent)
+    finally:
+        with shielded():
+            sandbox.close()
 
 
 def _final_screenshot(sandbox: Sandbox) -> bytes | None:

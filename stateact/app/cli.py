@@ -146,7 +146,6 @@ def _run_best_of(config: RunConfig, best_of: int) -> RunResult:
 
 
 def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path, best_of: int = 1) -> None:
-    from evals.running.results import ERROR_FILE
     from evals.running.runner import run_task
     from stateact.app.progress import ProgressPrinter
 
@@ -156,6 +155,13 @@ def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path, be
         outcome = run_task_best_of(task, config, cache, results, best_of)
     else:
         outcome = run_task(task, config, cache, results, listener=ProgressPrinter(console))
+    _report_task(outcome)
+
+
+def _report_task(outcome) -> None:
+    """Print a task file's score (or why it was not scored) and exit with the run's code."""
+    from evals.running.results import ERROR_FILE
+
     if outcome.failure is not None:
         failure = outcome.failure
         console.print(
@@ -211,21 +217,26 @@ def resume(
     max_usd: Annotated[float | None, typer.Option(help="Raise the dollar budget.")] = None,
     max_minutes: Annotated[float | None, typer.Option(help="Raise the wall-time budget.")] = None,
 ) -> None:
-    """Continue a stopped run (crash, kill, Ctrl-C, spent budget, provider outage) from its log."""
+    """Continue a stopped run (crash, kill, Ctrl-C, spent budget, provider outage) from its log; a
+    `--task` run has the programs of its setup started again and is scored at its end."""
     from stateact.app.progress import ProgressPrinter
-    from stateact.app.resume import ResumeError
+    from stateact.app.resume import ResumeError, load_run_state
     from stateact.app.run import resume as resume_run
 
     try:
         check_budgets(max_steps, max_usd, max_minutes)
+        budgets = {
+            "max_turns": max_steps,
+            "max_usd": max_usd,
+            "max_seconds": max_minutes * 60 if max_minutes is not None else None,
+        }
         with stop_signals_as_interrupt():
-            result = resume_run(
-                run_dir,
-                ProgressPrinter(console),
-                max_turns=max_steps,
-                max_usd=max_usd,
-                max_seconds=max_minutes * 60 if max_minutes is not None else None,
-            )
+            if load_run_state(run_dir).config.task is not None:
+                from evals.running.runner import resume_task
+
+                _report_task(resume_task(run_dir, ProgressPrinter(console), **budgets))
+                return
+            result = resume_run(run_dir, ProgressPrinter(console), **budgets)
     except (ResumeError, ValueError) as exc:
         errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(ExitCode.USAGE) from None

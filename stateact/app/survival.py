@@ -95,6 +95,8 @@ def resume_note(sandbox: Sandbox, leftovers: Leftovers, carried: list[str], rest
     if leftovers.staged_tmp is not None:
         kept = f"carried over: {', '.join(carried)}" if carried else "empty, so nothing was carried over"
         lines.append(f"The sandbox's own /tmp was {kept}.")
+    elif sandbox.resolve("/tmp") != Path("/tmp"):
+        lines.append("The sandbox's own /tmp was not kept: what you had put there is gone.")
     if leftovers.programs:
         named = leftovers.programs[:PROGRAMS_NAMED]
         more = (
