@@ -242,6 +242,42 @@ def test_gate_cannot_change_the_deliverable_through_or_past_the_guard(tmp_path, 
     ).exists()  # the restore copies are dropped
 
 
+def test_listings_run_in_the_gate_shell_and_writes_through_them_are_refused_or_undone(tmp_path, sandbox):
+    home = Path(sandbox.home)
+    path = home / "sales.xlsx"
+    write_sales(path)
+    logs = home / "logs"
+    logs.mkdir()
+    (logs / "a.log").write_text("ERROR disk full\n")
+    (logs / "b.log").write_text("all fine\n")
+    sneaky = (
+        "find ~/logs -name b.log -exec python3 -c "
+        "\"import sys; print('x', file=open(sys.argv[1], chr(119)))\" {} \\;"
+    )
+    finding = {"problem": "D6 unchecked", "location": f"{path} Sales!D6", "evidence": "none"}
+    turns = [
+        turn_calling("bash", command="dpkg -l --no-pager coreutils"),
+        turn_calling("bash", command=f"unzip -Z1 {path}"),
+        turn_calling("bash", command="find ~/logs -name '*.log' -exec grep -l ERROR {} +"),
+        turn_calling("bash", command="find ~/logs -name '*.log' -exec rm {} +"),
+        after_error(turn_calling("bash", command=sneaky), "`rm`"),
+        verdict(False, [finding]),
+    ]
+    context = make_context(tmp_path, sandbox, instruction_for(str(path)), turns)
+
+    result = FinishGate(context, task_started_at=time.time() - 5).review()
+
+    results = [r.text() for m in context.provider("gate").requests[-1].messages for r in m.tool_results()]
+    assert "coreutils" in results[0] and "[exit code 0]" in results[0]
+    assert "xl/workbook.xml" in results[1].splitlines()
+    assert str(logs / "a.log") in results[2] and "b.log" not in results[2]
+    assert "Refused: inside `find -exec`: `rm`" in results[3]
+    assert "[exit code 0]" in results[4]  # past the guard: the fingerprint catches it
+    assert sorted(p.name for p in logs.iterdir()) == ["a.log", "b.log"]
+    assert (logs / "b.log").read_text() == "all fine\n"
+    assert f"changed: {logs / 'b.log'}" in result.violations
+
+
 def test_three_fail_rounds_exhaust_the_gate(tmp_path, sandbox):
     path = Path(sandbox.home) / "sales.xlsx"
     write_sales(path, totals=[12, 25, 99, 7.5])

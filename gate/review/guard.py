@@ -11,7 +11,9 @@ Refused: output redirections except to /dev/null or another descriptor; commands
 write or delete files (rm, mv, cp, touch, chmod, tee, dd, ...); in-place editors
 (`sed -i`, `perl -i`); text editors; package managers; process and window control
 (kill; wmctrl and xdotool except listing and reading windows); office programs (soffice
-can overwrite or convert files); interpreters run on a script file or on stdin;
+can overwrite or convert files); find's -delete, -fprint and -fls (the command of an `-exec` is
+checked as any command); dpkg other than its queries and unzip other than listing, testing or
+printing (judged by the action the options ask for, so `dpkg -l --no-pager` and `unzip -Z1` pass); interpreters run on a script file or on stdin;
 `python -c`/`perl -e`/`node -e` code that matches a write pattern (open for writing,
 .save(, .write(, os.remove, shutil, subprocess, ...) or looks a name up at run time
 (getattr, vars, globals, __dict__, ...); command substitution inside
@@ -110,13 +112,37 @@ _PACKAGE_MANAGERS = {
     "yarn", "pnpm", "conda", "mamba", "gem", "cargo", "uv", "poetry", "easy_install", "brew",
 }  # fmt: skip
 _PACKAGE_QUERIES = {
-    "dpkg": {"-l", "--list", "-L", "--listfiles", "-s", "--status", "-S", "--search", "--get-selections"},
+    "dpkg": {
+        "-l", "--list", "-L", "--listfiles", "-s", "--status", "-S", "--search", "-p", "--print-avail",
+        "--get-selections", "-C", "--audit", "-V", "--verify", "-c", "--contents", "-I", "--info", "-f",
+        "--field", "--print-architecture", "--print-foreign-architectures", "--compare-versions", "--help",
+        "--version",
+    },
     "pip": {"list", "show", "freeze"},
     "pip3": {"list", "show", "freeze"},
     "apt": {"list", "show", "policy", "search"},
-}
+}  # fmt: skip
 """Package managers' calls that only read what is installed (`dpkg -l`, `pip list`, `apt list --installed`):
-dpkg's first word is one of its query actions, the others' first word that is not an option is a query."""
+dpkg's action is one of its queries and none of its changing actions (`_DPKG_CHANGES`; its other
+options, such as --no-pager, change nothing by themselves); the others' first word that is not an
+option is a query."""
+_DPKG_CHANGES = {
+    "-i", "--install", "-r", "--remove", "-P", "--purge", "--unpack", "--configure", "--triggers-only",
+    "--set-selections", "--clear-selections", "--update-avail", "--merge-avail", "--clear-avail",
+    "--forget-old-unavail", "-A", "--record-avail", "--add-architecture", "--remove-architecture", "-x",
+    "--extract", "-X", "--vextract", "-b", "--build", "-e", "--control",
+}  # fmt: skip
+_UNZIP_READ_MODES = set("lpctvzZ")
+"""unzip's options that list (-l, -v, -Z zipinfo), test (-t) or print (-p, -c to stdout, -z comment) an
+archive instead of extracting it; any of them, alone or in a bundle (`-Z1`, `-qql`), makes the call
+read-only."""
+_FIND_WRITES = {"-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
+_FIND_RUNS = {"-exec", "-execdir", "-ok", "-okdir"}
+"""find's actions that run a command on each file: the command is checked like any other."""
+_FIND_END = "\\;"
+"""The word an escaped or quoted `;` (find's `-exec ... \\;` terminator) is read as; a bare `;` stays
+the shell's separator."""
+_ESCAPED_SEMICOLON = re.compile(r"""(?<!\S)(?:\\;|';'|";")(?!\S)""")
 _INTERPRETERS = {"python", "python3", "perl", "ruby", "node", "nodejs", "php", "lua", "Rscript", "osascript"}
 _SHELLS = {"bash", "sh", "dash", "zsh", "ksh", "fish"}
 _CODE_FLAGS = {"-c", "-e", "-E", "--eval", "-r"}
@@ -189,6 +215,7 @@ def check_command(command: str) -> str | None:
 
 
 def _split(command: str) -> list[str]:
+    command = _ESCAPED_SEMICOLON.sub(lambda _: "'" + _FIND_END + "'", command)
     lexer = shlex.shlex(command, posix=True, punctuation_chars="();<>|&\n")
     lexer.whitespace_split = True
     lexer.whitespace = " \t\r"
@@ -226,7 +253,8 @@ def _check_words(words: list[str]) -> str | None:
 def _is_package_query(name: str, args: list[str]) -> bool:
     queries = _PACKAGE_QUERIES[name]
     if name == "dpkg":
-        return bool(args) and args[0] in queries and all(a in queries or not a.startswith("-") for a in args)
+        options = [a.split("=", 1)[0] for a in args if a.startswith("-")]
+        return any(o in queries for o in options) and not any(o in _DPKG_CHANGES for o in options)
     return next((a for a in args if not a.startswith("-")), "") in queries
 
 
@@ -269,19 +297,19 @@ def _check_command_word(words: list[str], index: int) -> tuple[str | None, int |
         return "`sed` with a `w` or `e` command writes files or runs commands", None
     if name in ("awk", "gawk") and any("inplace" in a or re.search(r">\s*\"", a) for a in args):
         return "`awk` with inplace or `> file` writes files", None
-    if name == "find" and any(
-        a in {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf", "-fls"} for a in args
-    ):
-        return (
-            "`find` with -delete/-exec/-fprint can change files; use plain `find` and run reads separately",
-            None,
-        )
+    if name == "find":
+        return _check_find(args), None
     if name == "tar" and not any(
         a in {"-t", "--list", "-tf", "-tvf", "-ztf", "-tzf"} or a.startswith("-t") for a in args
     ):
         return "`tar` is allowed only to list an archive (`tar -tf`)", None
-    if name == "unzip" and not any(a in {"-l", "-p", "-t", "-v", "-Z", "-lv", "-tq"} for a in args):
-        return "`unzip` is allowed only to list, test or print to stdout (`unzip -l`, `unzip -p`)", None
+    if name == "unzip" and not any(
+        a.startswith("-") and not a.startswith("--") and _UNZIP_READ_MODES & set(a[1:]) for a in args
+    ):
+        return (
+            "`unzip` is allowed only to list, test or print to stdout (`unzip -l`, `unzip -Z1`, `unzip -p`)",
+            None,
+        )
     if name in {"gzip", "gunzip", "bzip2", "xz", "zstd"} and not any(
         a in {"-c", "-l", "-t", "--stdout"} for a in args
     ):
@@ -301,6 +329,27 @@ def _check_command_word(words: list[str], index: int) -> tuple[str | None, int |
     if name in _INTERPRETERS:
         return _check_interpreter(name, args), None
     return None, None
+
+
+def _check_find(args: list[str]) -> str | None:
+    """find may search and print; -delete and -fprint/-fls write, and an -exec command is checked as any
+    command (`-exec grep -l x {} +` passes, `-exec rm {} +` does not)."""
+    for position, arg in enumerate(args):
+        if arg in _FIND_WRITES:
+            return f"`find` with {arg} deletes or writes files"
+        if arg not in _FIND_RUNS:
+            continue
+        command: list[str] = []
+        for word in args[position + 1 :]:
+            if word == _FIND_END or (word == "+" and command[-1:] == ["{}"]):
+                break
+            command.append(word)
+        if not command or command[0] == "{}":
+            return f"`find {arg}` without a command, or running the files it finds, cannot be checked"
+        refusal = _check_words(command)
+        if refusal:
+            return f"inside `find {arg}`: {refusal}"
+    return None
 
 
 def _check_window_tool(name: str, args: list[str]) -> str | None:
