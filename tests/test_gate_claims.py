@@ -118,3 +118,18 @@ def test_verdict_tool_describes_the_checklist_shape():
     spec = VerdictTool().spec()
     assert '"requirement"' in spec.description and '"pass" | "fail" | "unverifiable"' in spec.description
     assert spec.input_schema["properties"]["checklist"]["items"]["$ref"].endswith("CheckItem")
+
+
+def test_verdict_tool_says_how_an_infeasibility_checklist_reads_and_counts_rejections_plainly():
+    from gate.review.tools import VerdictTool
+    from tests.tool_calls import invoke
+
+    tool = VerdictTool(max_invalid=3)
+    assert "each checklist item is one point of the claim" in tool.spec().description
+    failed_item = {"requirement": "~/Desktop exists", "result": "fail", "evidence": "ls"}
+    results = [invoke(tool, verdict="PASS", checklist=[failed_item]) for _ in range(3)]
+
+    assert "write each item as a point of the claim" in results[0].text
+    assert "(Rejected verdict 1; 2 more end the review undecided.)" in results[0].text
+    assert results[2].terminal and "That was rejected verdict call 3 of 3" in results[2].text
+    assert "3th" not in results[2].text

@@ -192,6 +192,10 @@ class VerdictTool(Tool):
         '{"requirement": "...", "result": "pass" | "fail" | "unverifiable", "evidence": "what you read"}. '
         "FAIL needs at least one finding: an object "
         '{"problem": "...", "location": "file and sheet!cell, paragraph, slide...", "evidence": "..."}. '
+        "When you judge a claim that the task is infeasible, each checklist item is one point of the claim "
+        'written as the claim states it ("no file holiday.xcf anywhere under home", "GIMP is not '
+        'installed"), and its result says whether your check confirms that point: pass when it does, fail '
+        "when the machine shows otherwise (a fail means the claim does not hold, so the verdict is FAIL). "
         f"After {settings.GATE_MAX_INVALID_VERDICTS} rejected verdict calls the review ends undecided."
     )
 
@@ -214,7 +218,11 @@ class VerdictTool(Tool):
             if self.verdict == "PASS" and not self.checklist:
                 raise ValueError("a PASS verdict needs the checklist of requirements you tested")
             if self.verdict == "PASS" and any(item.result == "fail" for item in self.checklist):
-                raise ValueError("a checklist item failed: the verdict must be FAIL, with a finding for it")
+                raise ValueError(
+                    "a checklist item failed: the verdict must be FAIL, with a finding for it (judging an "
+                    "infeasibility claim, write each item as a point of the claim, e.g. 'no ~/Desktop folder', "
+                    "so that pass means your check confirms it)"
+                )
             return self
 
     def __init__(self, max_invalid: int = settings.GATE_MAX_INVALID_VERDICTS) -> None:
@@ -234,7 +242,8 @@ class VerdictTool(Tool):
                 f"{result.text}\n(Rejected verdict {len(self.rejected)}; {left} more end the review undecided.)"
             )
         return ToolResult(
-            text=f"{result.text}\nThat was the {self.max_invalid}th rejected verdict call: the review ends undecided.",
+            text=f"{result.text}\nThat was rejected verdict call {len(self.rejected)} of {self.max_invalid}: "
+            "the review ends undecided.",
             is_error=True,
             terminal=True,
             data={"invalid_verdicts": list(self.rejected)},
