@@ -577,6 +577,31 @@ def test_bare_file_names_are_looked_up_under_home(sandbox):
     assert "Not certain: the location was inferred" in absent.notes[0]
 
 
+def test_a_file_in_my_home_folder_saved_elsewhere_fails_and_a_running_script_is_no_deliverable(sandbox):
+    home = Path(sandbox.home)
+    elsewhere = home / "Documents" / "errors.txt"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text("ERROR disk full\n")
+    script = home / "my_process.sh"
+    script.write_text("while true; do sleep 1; done\n")
+    os.utime(script, (time.time() - 600, time.time() - 600))
+    started = time.time() - 60
+    task = "Collect the ERROR lines of ~/Documents/app.log into errors.txt in my home folder."
+
+    wrong_folder = run_pregate(sandbox, mentioned_paths(task), started)
+    process = run_pregate(
+        sandbox,
+        mentioned_paths(
+            "Currently, the program my_process.sh is running in the system and I want to end it."
+        ),
+        started,
+    )
+
+    [finding] = wrong_folder.findings  # the words name the folder: certain, a FAIL
+    assert finding.location == "~/errors.txt" and str(elsewhere) in finding.evidence
+    assert process.findings == [] and process.notes == []
+
+
 def test_relative_path_in_the_instruction_is_found_in_the_home_folder(tmp_path, sandbox):
     memo = Path(sandbox.home) / "Documents" / "memo.docx"
     memo.parent.mkdir()

@@ -281,6 +281,18 @@ CORPUS: list[tuple[str, list[tuple[str, bool]]]] = [
     ),
     ("Create a file named todo.md with three empty checkboxes.", [("~/todo.md", True)]),
     (
+        "Currently, the program my_process.sh is running in the system and I want to end the process.",
+        [("~/my_process.sh", False)],  # a running program the task acts on, not its output
+    ),
+    (
+        "Open my photo holiday.xcf in GIMP, crop it to a square and export it as holiday.png.",
+        [("~/holiday.xcf", False), ("~/holiday.png", True)],
+    ),
+    (
+        "Collect every line with ERROR from the .log files in ~/logs into errors.txt in my home folder.",
+        [("~/logs", False), ("~/errors.txt", True)],
+    ),
+    (
         "Open ~/data/q1.xlsx and save the totals as totals.csv.",  # Save As starts in the document's folder
         [("~/data/q1.xlsx", False), ("~/data/totals.csv", True)],
     ),
@@ -310,6 +322,9 @@ def test_the_corpus_is_large_enough():
         ("Save it as Documents/out.csv.", [False]),  # relative: taken from the home folder, a guess
         ("Save it as out.csv.", [False]),
         ("Save it as out.csv in Documents.", [False]),
+        ("Write the error lines to errors.txt in my home folder.", [True]),  # the words name the folder
+        ("In Documents/memo.docx in my home folder, fix the typos.", [True]),
+        ("Open my photo holiday.xcf in GIMP and export it as holiday.png.", [False, False]),
     ],
 )
 def test_only_paths_written_in_full_are_exact(instruction: str, exact: list[bool]) -> None:

@@ -10,13 +10,15 @@ bare file name goes into the folder named beside it ("report.csv in Documents", 
 letter.docx", "in the same folder"), else into the folder of the file named before it in the same
 sentence (where Save As starts), else into the folder named last before it in its sentence ("the
 exports are in ~/close/ (a.csv, b.csv)"; anywhere before it when "there" follows the name), else into
-the home folder. These are guesses: `exact` is False.
+the home folder. These are guesses (`exact` is False), except where the words name the home folder
+right after the name ("errors.txt in my home folder" is exactly `~/errors.txt`).
 
 Which: a path is an output when a producing verb (save, export, write, create, ...) comes shortly
 before it in its sentence or a word right before it says so ("into", "to", "as"), unless a verb or
 preposition right before it makes it a source ("export ~/a.docx to PDF", "using ~/in.csv"). A "save
 (the workbook | it) (in place)" without a path marks the file it refers to. A lone path is an output,
-as a default rather than a statement (`role_stated` False). Only the instruction text is read.
+as a default rather than a statement (`role_stated` False), unless the words say it is a program that
+runs ("my_process.sh is running"): the task acts on it. Only the instruction text is read.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from dataclasses import dataclass
 _EXTENSIONS = (
     "xlsx|xlsm|xls|ods|ots|csv|tsv|docx|doc|odt|ott|rtf|pptx|ppt|odp|otp|odg|pdf|txt|md|json|xml|html|htm|db|"
     "sqlite|sqlite3|sql|png|jpg|jpeg|svg|gif|bmp|webp|zip|tar|gz|tgz|7z|py|sh|tex|yaml|yml|toml|ini|cfg|conf|"
-    "log|mp3|mp4|wav|ogg|mov|avi|mkv|epub|vcf|ics|ipynb"
+    "log|mp3|mp4|wav|ogg|mov|avi|mkv|epub|vcf|ics|ipynb|xcf|psd|tif|tiff|ico|webm|flac|m4a|rar|bz2|xz|srt|bib|"
+    "eml|cpp|java|dotx|xltx|potx"
 )
 _HAS_EXTENSION = re.compile(rf"[^/]*[\w\-]\.(?:{_EXTENSIONS})$", re.IGNORECASE)
 _BARE_NAME = re.compile(rf"[\w\-.]*[\w\-]\.(?:{_EXTENSIONS})", re.IGNORECASE)
@@ -57,6 +60,14 @@ _BEFORE_NAME = re.compile(
 )
 """A folder named right before a bare file name: "to the Desktop as letter.docx"."""
 _THERE = re.compile(r"[\s,)]*there\b", re.IGNORECASE)
+_IN_HOME = re.compile(
+    r"\s*,?\s*(?:which\s+is\s+|that\s+is\s+|located\s+|stored\s+|saved\s+)?(?:in|inside|under|at)\s+"
+    r"(?:my|the|your)\s+home(?:\s+(?:folder|directory))?\b",
+    re.IGNORECASE,
+)
+"""The home folder named right after a name: "errors.txt in my home folder" is exactly ~/errors.txt."""
+_RUNNING = re.compile(r"[\s\"'”’`]*(?:is|are|was|keeps)\s+(?:still\s+|currently\s+)?running\b", re.IGNORECASE)
+"""A program the instruction says runs ("my_process.sh is running"): what the task acts on, never its output."""
 
 _OUTPUT_VERBS = re.compile(
     r"\b(save|saved|saving|export(?!s?\s+(?:is|are|was|were|sits?|lives?)\b)|exported|write|written|create|"
@@ -140,7 +151,9 @@ def mentioned_paths(instruction: str) -> list[MentionedPath]:
         roles.append(roles[-1] if listed else _role(text, item.start))
     for index in _saved_without_path(text, items):
         roles[index] = True
-    if len(items) == 1 and not roles[0]:
+    running = [_RUNNING.match(text, item.end) is not None for item in items]
+    roles = [False if run else role for role, run in zip(roles, running, strict=True)]
+    if len(items) == 1 and not roles[0] and not running[0]:
         return [MentionedPath(items[0].path, True, items[0].exact, role_stated=False)]
     return [
         MentionedPath(item.path, bool(role), item.exact, role_stated=role is not None)
@@ -200,6 +213,9 @@ def _place_bare_names(text: str, found: list[_Found]) -> None:
     """Put each bare file name into the folder the words around it name (see the module doc)."""
     by_start = {item.start: item for item in found}
     for index, item in enumerate(found):
+        if not item.exact and _IN_HOME.match(text, _quote_end(text, item.end)):
+            item.exact = True  # the home folder is where a bare or relative name is taken from
+            continue
         if not item.bare:
             continue
         name = item.path[2:]
