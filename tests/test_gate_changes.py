@@ -245,6 +245,49 @@ def test_settings_files_change_by_key(sandbox, log):
     assert "autoSave" not in text
 
 
+def xcu(*items: tuple[str, str, str]) -> str:
+    """A registrymodifications.xcu holding `(path, prop, value)` items, as LibreOffice writes it."""
+    body = "".join(
+        f'<item oor:path="{path}"><prop oor:name="{prop}" oor:op="fuse"><value>{value}</value></prop></item>\n'
+        for path, prop, value in items
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<oor:items xmlns:oor="http://openoffice.org/2001/registry" '
+        f'xmlns:xs="http://www.w3.org/2001/XMLSchema">\n{body}</oor:items>\n'
+    )
+
+
+WINDOW = (
+    "/org.openoffice.Office.Views/Windows/org.openoffice.Office.Views:WindowType['swriter/10336']",
+    "Data",
+)
+PICK_LIST = ("/org.openoffice.Office.Histories/Histories/ItemList/file:///home/user/a.docx", "Title")
+AUTOSAVE = ("/org.openoffice.Office.Common/Save/Document", "AutoSaveTimeIntervall")
+
+
+def test_office_profile_changes_an_app_makes_as_it_runs_are_left_out_and_settings_show_by_key(sandbox, log):
+    profile = Path(sandbox.home) / ".config" / "libreoffice" / "4" / "user" / "registrymodifications.xcu"
+    profile.parent.mkdir(parents=True, exist_ok=True)
+    profile.write_text(xcu((*WINDOW, "V2,V,0"), (*AUTOSAVE, "10")))
+    task = "Fix the typos in ~/a.txt."
+
+    opened_and_closed = changes_after(
+        sandbox,
+        log,
+        task,
+        lambda: profile.write_text(xcu((*WINDOW, "V2,V,128"), (*PICK_LIST, "a"), (*AUTOSAVE, "10"))),
+    )
+    profile.write_text(xcu((*WINDOW, "V2,V,0"), (*AUTOSAVE, "10")))
+    set_autosave = changes_after(
+        sandbox, log, task, lambda: profile.write_text(xcu((*WINDOW, "V2,V,9"), (*AUTOSAVE, "3")))
+    )
+
+    assert "registrymodifications" not in opened_and_closed
+    assert "nothing changed" in opened_and_closed
+    assert f'{AUTOSAVE[0]}/{AUTOSAVE[1]}: "10" → "3"' in set_autosave
+    assert "Views" not in set_autosave and "@@" not in set_autosave
+
+
 def test_thousands_of_changed_cells_are_capped(sandbox, log):
     path = Path(sandbox.home) / "big.xlsx"
     write_book(path, {"Data": [[row * 10 + col for col in range(10)] for row in range(500)]})

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from gate import settings
 from gate.inspect.changes.baseline import DCONF_PATH, Baseline, list_state
-from gate.inspect.changes.formats import describe
+from gate.inspect.changes.formats import describe, is_settings
 from gate.inspect.changes.model import FileDiff, Section
 
 TOO_LARGE = "(not compared: larger than GATE_BASELINE_FILE_MAX_BYTES)"
@@ -49,15 +49,20 @@ def state_diff(sandbox, baseline: Baseline) -> StateDiff:
         dconf = listing["dconf"].encode("utf-8")
         if dconf != baseline.old_bytes(DCONF_PATH):
             result.files.append(FileDiff(DCONF_PATH, "changed", "dconf dump /"))
+    described = []
     for index, item in enumerate(result.files):
         if item.status == "removed":
-            continue
-        if index >= settings.GATE_DIFF_MAX_FILES:
+            pass
+        elif index >= settings.GATE_DIFF_MAX_FILES:
             result.not_described += 1
         elif item.path in now and now[item.path]["sha256"] is None:
             item.sections = [Section("content", [TOO_LARGE])]
         else:
             item.sections = _sections(sandbox, baseline, item, listing["dconf"])
+            if not item.sections and item.status == "changed" and is_settings(item.path):
+                continue  # only the keys an app rewrites as it runs changed (GATE_DIFF_APP_STATE_KEYS)
+        described.append(item)
+    result.files = described
     return result
 
 

@@ -25,9 +25,25 @@ STRUCTURED: dict[str, Differ] = {
     "sqlite": diff_sqlite,
     "sqlite3": diff_sqlite,
 }
-SETTINGS_KINDS = {"json": "json", "ini": "ini", "cfg": "ini", "conf": "ini", "desktop": "ini", "list": "ini"}
+SETTINGS_KINDS = {
+    "json": "json", "ini": "ini", "cfg": "ini", "conf": "ini", "desktop": "ini", "list": "ini", "xcu": "xcu",
+}  # fmt: skip
 """Extensions read as key = value settings; other text files get a line diff."""
 SQLITE_MAGIC = b"SQLite format 3\0"
+
+
+def settings_kind(path: str) -> str | None:
+    """How a settings file is read (json, ini, xcu), or None for a file that is not one."""
+    name = PurePosixPath(path).name.lower()
+    if path.startswith("dconf:"):
+        return "ini"
+    if name == "preferences":  # Chrome/Chromium settings are JSON without an extension
+        return "json"
+    return SETTINGS_KINDS.get(name.rsplit(".", 1)[-1] if "." in name else "")
+
+
+def is_settings(path: str) -> bool:
+    return settings_kind(path) is not None
 
 
 def describe(path: str, old: bytes | None, new: bytes | None) -> list[Section]:
@@ -42,7 +58,5 @@ def describe(path: str, old: bytes | None, new: bytes | None) -> list[Section]:
     old_text, new_text = decode(old), decode(new)
     if old_text is None or new_text is None:
         return [Section("binary content", [f"{len(old or b'')} → {len(new or b'')} bytes"])]
-    kind = "ini" if path.startswith("dconf:") else SETTINGS_KINDS.get(extension)
-    if name == "preferences":  # Chrome/Chromium settings are JSON without an extension
-        kind = "json"
+    kind = settings_kind(path)
     return diff_keys(old_text, new_text, kind) if kind else diff_lines(old_text, new_text)

@@ -6,8 +6,12 @@ from __future__ import annotations
 import configparser
 import difflib
 import json
+from xml.etree import ElementTree
 
+from gate import settings
 from gate.inspect.changes.model import Section, sections, short, value_text
+
+OOR = "{http://openoffice.org/2001/registry}"
 
 ABSENT = "(not set)"
 
@@ -32,15 +36,18 @@ def diff_lines(old: str, new: str) -> list[Section]:
 
 
 def diff_keys(old: str, new: str, kind: str) -> list[Section]:
-    """Key-level changes of a settings text (`kind` json or ini); lines when either side does not parse."""
+    """Key-level changes of a settings text (`kind` json, ini or xcu); lines when either side does not parse.
+    Keys an application rewrites as it runs (`GATE_DIFF_APP_STATE_KEYS`: window places, recent files) are
+    left out."""
     try:
         before, after = flatten_settings(old, kind), flatten_settings(new, kind)
-    except (ValueError, configparser.Error):
+    except (ValueError, configparser.Error, ElementTree.ParseError):
         return diff_lines(old, new)
     changes = [
         f"{key}: {_setting(before, key)} → {_setting(after, key)}"
         for key in sorted(before.keys() | after.keys())
-        if key not in before or key not in after or before[key] != after[key]
+        if (key not in before or key not in after or before[key] != after[key])
+        and not key.startswith(settings.GATE_DIFF_APP_STATE_KEYS)
     ]
     return sections(("settings changed", changes))
 
@@ -54,6 +61,11 @@ def flatten_settings(text: str, kind: str) -> dict[str, object]:
         return {}
     if kind == "json":
         return _flatten_json(json.loads(text), "")
+    if kind == "xcu":
+        found: dict[str, object] = {}
+        for item in ElementTree.fromstring(text):
+            _flatten_xcu(item, item.get(f"{OOR}path", ""), found)
+        return found
     parser = configparser.ConfigParser(interpolation=None, strict=False, delimiters=("=",))
     parser.optionxform = str  # keys keep their case
     try:
@@ -75,3 +87,13 @@ def _flatten_json(value: object, prefix: str) -> dict[str, object]:
             found.update(_flatten_json(item, f"{prefix}[{index}]"))
         return found
     return {prefix or "(root)": value}
+
+
+def _flatten_xcu(element: ElementTree.Element, prefix: str, found: dict[str, object]) -> None:
+    """LibreOffice's registrymodifications.xcu: `path/node/.../prop` -> the prop's value text."""
+    for child in element:
+        name = child.get(f"{OOR}name", "")
+        if child.tag == "prop":
+            found[f"{prefix}/{name}"] = "".join(v.text or "" for v in child.iter("value"))
+        elif child.tag == "node":
+            _flatten_xcu(child, f"{prefix}/{name}", found)
