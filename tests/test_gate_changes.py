@@ -114,6 +114,56 @@ def test_docx_paragraph_text_and_style_changes(sandbox, log):
     assert "First point." not in text
 
 
+MEMO = [
+    "Office move",
+    "DRAFT - do not circulate",
+    "Acme Corporation will move to its new office at 12 Harbour Road on 3 June.",
+    "Desks are packed on 31 May; label every box with your name.",
+    "Questions about the move go to facilities@acme.example.",
+]
+
+
+def write_memo(path: Path, paragraphs: list[str]) -> None:
+    document = docx.Document()
+    for text in paragraphs:
+        document.add_paragraph(text)
+    document.save(path)
+
+
+@pytest.mark.parametrize(
+    ("kept", "expected"),
+    [
+        (  # the DRAFT line deleted, and the paragraphs after it touched up (a date, a full stop)
+            [MEMO[0], MEMO[2].replace("3 June", "4 June"), MEMO[3], MEMO[4].rstrip(".") + " today."],
+            [
+                "paragraphs removed (1):\n    ¶2 (old): “DRAFT - do not circulate”",
+                "¶2 (¶3 before): “Acme Corporation will move to its new office at 12 Harbour Road on 3 June.” → "
+                "“Acme Corporation will move to its new office at 12 Harbour Road on 4 June.”",
+                "¶4 (¶5 before): “Questions about the move go to facilities@acme.example.” → ",
+            ],
+        ),
+        (  # the wrong paragraph deleted: the packing date, the DRAFT line kept
+            [MEMO[0], MEMO[1], MEMO[2], MEMO[4]],
+            [
+                "paragraphs removed (1):\n    ¶4 (old): “Desks are packed on 31 May; label every box with your name.”"
+            ],
+        ),
+    ],
+    ids=["draft-deleted", "wrong-paragraph-deleted"],
+)
+def test_a_deleted_paragraph_reads_as_removed_not_as_later_ones_shifted(sandbox, log, kept, expected):
+    path = Path(sandbox.home) / "memo.docx"
+    write_memo(path, MEMO)
+
+    text = changes_after(
+        sandbox, log, "Delete the DRAFT line from ~/memo.docx.", lambda: write_memo(path, kept)
+    )
+
+    for line in expected:
+        assert line in text
+    assert "“DRAFT - do not circulate” →" not in text and "paragraphs added" not in text
+
+
 def test_pptx_slide_text_change_and_added_slide(sandbox, log):
     path = Path(sandbox.home) / "deck.pptx"
     deck = pptx.Presentation()

@@ -7,14 +7,13 @@ import io
 import tempfile
 import zipfile
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from pathlib import Path
 from xml.etree import ElementTree
 
 import docx
 from docx.table import Table
 
-from gate.inspect.changes.model import Section, sections, short
+from gate.inspect.changes.model import Section, align, sections, short
 from gate.inspect.changes.run_format import runs_format
 from sandbox.toolkit import toolkit_module
 
@@ -72,33 +71,28 @@ def odt_paragraphs(data: bytes | None) -> list[Paragraph]:
 
 
 def diff_paragraphs(before: list[Paragraph], after: list[Paragraph]) -> list[Section]:
-    """Paragraphs changed, added, removed, restyled and reformatted; numbers are 1-based, old numbers for
-    removed ones."""
+    """Paragraphs changed, added, removed, restyled and reformatted, matched by content (`align`); numbers
+    are 1-based, old numbers for removed ones."""
     changed, added, removed, restyled, reformatted = [], [], [], [], []
-    matcher = SequenceMatcher(None, [p.text for p in before], [p.text for p in after], autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
-                if before[i].style != after[j].style:
-                    restyled.append(f"¶{j + 1} {_quote(after[j].text)}: {_style_change(before[i], after[j])}")
-                if before[i].format != after[j].format:
-                    reformatted.append(
-                        f"¶{j + 1} {_quote(after[j].text)}: {_format_change(before[i], after[j])}"
-                    )
-            continue
-        paired = min(i2 - i1, j2 - j1) if tag == "replace" else 0
-        for k in range(paired):
-            old, new = before[i1 + k], after[j1 + k]
-            line = f"¶{j1 + k + 1}: {_quote(old.text)} → {_quote(new.text)}"
+    for kind, i, j in align([p.text for p in before], [p.text for p in after]):
+        if kind == "removed":
+            removed.append(f"¶{i + 1} (old): {_quote(before[i].text)}")
+        elif kind == "added":
+            added.append(f"¶{j + 1}: {_quote(after[j].text)} [{_describe(after[j])}]")
+        elif kind == "changed":
+            old, new = before[i], after[j]
+            number = f"¶{j + 1}" if i == j else f"¶{j + 1} (¶{i + 1} before)"
+            line = f"{number}: {_quote(old.text)} → {_quote(new.text)}"
             if old.style != new.style:
                 line += f"; {_style_change(old, new)}"
             if old.format != new.format:
                 line += f"; {_format_change(old, new)}"
             changed.append(line)
-        removed += [f"¶{i + 1} (old): {_quote(before[i].text)}" for i in range(i1 + paired, i2)]
-        added += [
-            f"¶{j + 1}: {_quote(after[j].text)} [{_describe(after[j])}]" for j in range(j1 + paired, j2)
-        ]
+        else:
+            if before[i].style != after[j].style:
+                restyled.append(f"¶{j + 1} {_quote(after[j].text)}: {_style_change(before[i], after[j])}")
+            if before[i].format != after[j].format:
+                reformatted.append(f"¶{j + 1} {_quote(after[j].text)}: {_format_change(before[i], after[j])}")
     return sections(
         ("paragraphs changed", changed),
         ("paragraphs added", added),

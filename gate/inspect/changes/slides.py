@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 from xml.etree import ElementTree
 
 import pptx
 
 from gate.inspect.changes.documents import ODF_TEXT, odf_root
-from gate.inspect.changes.model import Section, sections, short
+from gate.inspect.changes.model import Section, align, sections, short
 from gate.inspect.changes.run_format import runs_format
 
 ODF_DRAW = "urn:oasis:names:tc:opendocument:xmlns:drawing:1.0"
@@ -57,21 +56,18 @@ def _frame_text(frame: ElementTree.Element) -> str:
 
 
 def diff_decks(before: Deck, after: Deck) -> list[Section]:
+    """Slides matched by content (`align` over each slide's texts), then their shapes the same way."""
     changed, added, removed, reformatted = [], [], [], []
     old_slides, new_slides = before.slides, after.slides
-    matcher = SequenceMatcher(
-        None, [_key(s) for s in old_slides], [_key(s) for s in new_slides], autojunk=False
-    )
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
-                reformatted += _format_changes(before, i, after, j, range(len(new_slides[j])))
-            continue
-        paired = min(i2 - i1, j2 - j1) if tag == "replace" else 0
-        for k in range(paired):
-            changed += _text_changes(j1 + k + 1, old_slides[i1 + k], new_slides[j1 + k])
-        removed += [f"slide {i + 1} (old): {_summary(old_slides[i])}" for i in range(i1 + paired, i2)]
-        added += [f"slide {j + 1}: {_summary(new_slides[j])}" for j in range(j1 + paired, j2)]
+    for kind, i, j in align([_key(s) for s in old_slides], [_key(s) for s in new_slides]):
+        if kind == "equal":
+            reformatted += _format_changes(before, i, after, j, range(len(new_slides[j])))
+        elif kind == "changed":
+            changed += _text_changes(j + 1, old_slides[i], new_slides[j])
+        elif kind == "removed":
+            removed.append(f"slide {i + 1} (old): {_summary(old_slides[i])}")
+        else:
+            added.append(f"slide {j + 1}: {_summary(new_slides[j])}")
     return sections(
         ("slide texts changed", changed),
         ("slides added", added),
@@ -107,12 +103,15 @@ def _format_changes(before: Deck, i: int, after: Deck, j: int, shapes: range) ->
 
 
 def _text_changes(number: int, before: Slide, after: Slide) -> list[str]:
+    """A slide's shape texts matched by content: edited, added and removed shapes."""
     lines = []
-    matcher = SequenceMatcher(None, before, after, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        old = " | ".join(before[i1:i2]).replace("\n", " / ")
-        new = " | ".join(after[j1:j2]).replace("\n", " / ")
-        lines.append(f"slide {number}: “{short(old)}” → “{short(new)}”")
+    for kind, i, j in align(before, after):
+        old = "" if i is None else before[i].replace("\n", " / ")
+        new = "" if j is None else after[j].replace("\n", " / ")
+        if kind == "changed":
+            lines.append(f"slide {number}: “{short(old)}” → “{short(new)}”")
+        elif kind == "removed":
+            lines.append(f"slide {number}: shape text removed: “{short(old)}”")
+        elif kind == "added":
+            lines.append(f"slide {number}: shape text added: “{short(new)}”")
     return lines
