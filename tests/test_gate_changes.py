@@ -164,6 +164,24 @@ def test_a_deleted_paragraph_reads_as_removed_not_as_later_ones_shifted(sandbox,
     assert "“DRAFT - do not circulate” →" not in text and "paragraphs added" not in text
 
 
+def test_an_occurrence_left_unreplaced_is_shown_where_it_still_is(sandbox, log):
+    path = Path(sandbox.home) / "policy.docx"
+    policy = [
+        "Contractor Access Policy",
+        "A Contractor must wear a badge.",
+        "Managers review contractor access.",
+    ]
+    write_memo(path, policy)
+    task = f'In {path}, replace every "Contractor" with "Vendor" and "contractor" with "vendor".'
+    assert take_baseline(sandbox, log.run_dir, task, log, task_started_at=None) is not None
+    write_memo(path, [t.replace("Contractor", "Vendor") for t in policy])  # the lower-case one is missed
+
+    text = describe_changes(sandbox, log.run_dir, log, "gate#1", task)
+
+    assert "“contractor” still occurs (1):\n    ¶3: “Managers review contractor access.”" in text
+    assert "“Contractor” still occurs" not in text
+
+
 def test_pptx_slide_text_change_and_added_slide(sandbox, log):
     path = Path(sandbox.home) / "deck.pptx"
     deck = pptx.Presentation()

@@ -237,7 +237,9 @@ class FinishGate:
             notes="\n".join(f"- {n}" for n in notes) or "(none)",
             recent=recent,
             open_documents=open_documents,
-            changes=describe_changes(self.context.sandbox, self.context.run_dir, self.context.log, scope),
+            changes=describe_changes(
+                self.context.sandbox, self.context.run_dir, self.context.log, scope, self.context.task
+            ),
         )
 
     def _home_state(self) -> tuple[str, str]:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from gate.inspect.changes.baseline import Baseline, BaselineError, load_baseline, take_baseline
 from gate.inspect.changes.diff import StateDiff, state_diff
+from gate.inspect.changes.remaining import texts_to_remove
 from gate.inspect.changes.render import render
 from sandbox.base import Sandbox
 from stateact.kernel.events import GateChanges
@@ -15,13 +16,14 @@ from stateact.kernel.runlog import RunLog
 NO_BASELINE = "(unknown: no copy of the files was taken when the task started)"
 
 
-def describe_changes(sandbox: Sandbox, run_dir: Path, log: RunLog, scope: str) -> str:
-    """The state diff against the run's baseline as text, logged as a `gate_changes` event."""
+def describe_changes(sandbox: Sandbox, run_dir: Path, log: RunLog, scope: str, instruction: str = "") -> str:
+    """The state diff against the run's baseline as text, logged as a `gate_changes` event; with the
+    `instruction`, it says where the texts it asks to replace or remove still occur."""
     baseline = load_baseline(run_dir)
     if baseline is None:
         return NO_BASELINE
     try:
-        diff = state_diff(sandbox, baseline)
+        diff = state_diff(sandbox, baseline, texts_to_remove(instruction))
     except (BaselineError, OSError, ValueError) as exc:
         log.emit(GateChanges(scope=scope, error=f"{type(exc).__name__}: {exc}"))
         return f"(could not compare with the task start: {exc})"

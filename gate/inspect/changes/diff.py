@@ -14,6 +14,7 @@ from gate import settings
 from gate.inspect.changes.baseline import DCONF_PATH, Baseline, list_state
 from gate.inspect.changes.formats import describe, is_settings
 from gate.inspect.changes.model import FileDiff, Section
+from gate.inspect.changes.remaining import still_occurs
 
 TOO_LARGE = "(not compared: larger than GATE_BASELINE_FILE_MAX_BYTES)"
 
@@ -31,8 +32,9 @@ class StateDiff:
         return {"baseline_files": self.baseline_files, **counts}
 
 
-def state_diff(sandbox, baseline: Baseline) -> StateDiff:
-    """Compare the sandbox's files now with `baseline`."""
+def state_diff(sandbox, baseline: Baseline, remaining: list[str] | None = None) -> StateDiff:
+    """Compare the sandbox's files now with `baseline`; in each changed or added file, say where the
+    `remaining` texts (ones the instruction asks to replace or remove) still occur."""
     listing = list_state(sandbox, baseline.named)
     now = {f["path"]: f for f in listing["files"]}
     result = StateDiff(baseline_files=len(baseline.files))
@@ -58,7 +60,7 @@ def state_diff(sandbox, baseline: Baseline) -> StateDiff:
         elif item.path in now and now[item.path]["sha256"] is None:
             item.sections = [Section("content", [TOO_LARGE])]
         else:
-            item.sections = _sections(sandbox, baseline, item, listing["dconf"])
+            item.sections = _sections(sandbox, baseline, item, listing["dconf"], remaining or [])
             if not item.sections and item.status == "changed" and is_settings(item.path):
                 continue  # only the keys an app rewrites as it runs changed (GATE_DIFF_APP_STATE_KEYS)
         described.append(item)
@@ -77,7 +79,9 @@ def _differs(old: dict, new: dict) -> bool:
     return (old["size"], old["mtime"]) != (new["size"], new["mtime"])
 
 
-def _sections(sandbox, baseline: Baseline, item: FileDiff, dconf: str | None) -> list[Section]:
+def _sections(
+    sandbox, baseline: Baseline, item: FileDiff, dconf: str | None, remaining: list[str]
+) -> list[Section]:
     old = baseline.old_bytes(item.path)
     if item.status == "changed" and old is None:
         return [Section("content", ["(no baseline copy: the file was too large or the baseline was full)"])]
@@ -86,6 +90,7 @@ def _sections(sandbox, baseline: Baseline, item: FileDiff, dconf: str | None) ->
     except OSError as exc:
         return [Section("content", [f"(could not read it now: {exc})"])]
     try:
-        return describe(item.path, old, new)
+        found = describe(item.path, old, new)
+        return found + still_occurs(item.path, new, remaining) if item.path != DCONF_PATH else found
     except Exception as exc:  # a file a parser cannot read must not end the round
         return [Section("content", [f"(could not compare: {type(exc).__name__}: {str(exc)[:200]})"])]
