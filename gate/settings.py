@@ -59,9 +59,11 @@ GATE_BASELINE_TIMEOUT_S = 120.0
 """How long listing and hashing the baseline's files in the sandbox may take."""
 GATE_BASELINE_DOCUMENT_EXTENSIONS = (
     "xlsx", "xlsm", "xls", "ods", "csv", "tsv", "docx", "odt", "pptx", "odp", "txt", "md", "json",
-    "db", "sqlite", "sqlite3", "ini", "cfg", "conf", "toml", "yaml", "yml", "xml",
+    "db", "sqlite", "sqlite3", "ini", "cfg", "conf", "toml", "yaml", "yml", "xml", "log", "sh", "py",
 )  # fmt: skip
-"""File types of the home folder the baseline copies (files the task names are copied whatever their type)."""
+"""File types of the home folder the baseline copies (files the task names are copied whatever their type):
+documents, data, settings, and the logs and scripts tasks read as their inputs ("the .log files in my logs
+folder", which names no path)."""
 GATE_BASELINE_SETTINGS_PATHS = (
     "~/.bashrc", "~/.profile", "~/.gitconfig", "~/.vimrc",
     "~/.config/Code/User/settings.json", "~/.config/Code/User/keybindings.json",

@@ -356,6 +356,22 @@ def test_office_profile_changes_an_app_makes_as_it_runs_are_left_out_and_setting
     assert "Views" not in set_autosave and "@@" not in set_autosave
 
 
+def test_the_inputs_under_a_folder_the_instruction_names_by_word_are_in_the_baseline(sandbox, log):
+    logs = Path(sandbox.home) / "logs"
+    logs.mkdir()
+    for day in range(1, 7):
+        (logs / f"app-0{day}.log").write_text(f"INFO start\nERROR day {day}\n")
+    task = "Count the ERROR lines of the six .log files in my logs folder and write the total to errors.txt in my home folder."
+
+    text = changes_after(sandbox, log, task, lambda: (logs / "app-03.log").write_text("INFO start\n"))
+
+    recorded = load_baseline(log.run_dir).files
+    assert sorted(p for p in recorded if p.endswith(".log")) == [
+        str(logs / f"app-0{d}.log") for d in range(1, 7)
+    ]
+    assert f"~ changed: {logs / 'app-03.log'}" in text and "-ERROR day 3" in text
+
+
 def test_thousands_of_changed_cells_are_capped(sandbox, log):
     path = Path(sandbox.home) / "big.xlsx"
     write_book(path, {"Data": [[row * 10 + col for col in range(10)] for row in range(500)]})
