@@ -78,6 +78,8 @@ def test_true_infeasible_claim_passes_and_ends_the_run_infeasible(tmp_path, sand
     # the claim is the one piece of the agent's words the gate sees
     system = context.provider("gate").requests[0].system
     assert MARKER not in system and MARKER in context.provider("gate").requests[0].messages[0].text()
+    # a round without web tools is not told of them
+    assert "read_page" not in system and "web_pages" not in system
 
 
 def test_three_invalid_verdicts_end_the_round_undecided_then_a_fresh_round_decides(tmp_path, sandbox):
@@ -133,3 +135,13 @@ def test_verdict_tool_says_how_an_infeasibility_checklist_reads_and_counts_rejec
     assert "(Rejected verdict 1; 2 more end the review undecided.)" in results[0].text
     assert results[2].terminal and "That was rejected verdict call 3 of 3" in results[2].text
     assert "3th" not in results[2].text
+
+
+def test_the_web_part_of_the_prompt_names_only_the_web_tools_the_round_has():
+    from gate.review.finish_gate import web_values_section
+
+    assert web_values_section({"bash", "verdict"}) == ""
+    only_read = web_values_section({"bash", "read_page"})
+    assert "`read_page(url, render=true)`" in only_read and "web_pages" not in only_read
+    assert "next page" in only_read
+    assert "`web_pages` lists" in web_values_section({"read_page", "web_pages"})

@@ -166,6 +166,9 @@ class WritingPageHandler(SimpleHTTPRequestHandler):
 
 @pytest.mark.apps
 def test_read_page_renders_scripts_but_lets_only_reads_of_the_task_sites_out(site):
+    static = ReadPage({site_of(site)}).run(ReadPage.Input(url=f"{site}/rates/"))
+    assert "The page runs scripts" in static.text and "`render: true`" in static.text
+    assert "| USD | 0.9231 |" not in static.text
     rates = ReadPage({site_of(site)}).run(ReadPage.Input(url=f"{site}/rates/", render=True))
     assert not rates.is_error and "| USD | 0.9231 |" in rates.text, rates.text
     with serve_site(WritingPageHandler) as writer:

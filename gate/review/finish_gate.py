@@ -171,12 +171,13 @@ class FinishGate:
                 number, [], "the gate's model could not be set up", f"{type(exc).__name__}: {exc}"
             )
         snapshot = self._take_snapshot(scope, [p.path for p in self.paths])
+        tools = self._tools()
         loop = AgentLoop(
             scope=scope,
             role=ROLE,
             model=model,
-            tools=self._tools(),
-            system_prompt=self._system_prompt(),
+            tools=tools,
+            system_prompt=self._system_prompt({tool.name for tool in tools}),
             log=self.context.log,
             meter=self.context.meter,
             budget=Budget(
@@ -213,14 +214,18 @@ class FinishGate:
             VerdictTool(),
         ]
 
-    def _system_prompt(self) -> str:
+    def _system_prompt(self, tools: set[str]) -> str:
+        """The gate's prompt; its web part names only the web tools this round has."""
         start = ""
         if self.task_started_at is not None:
             stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.task_started_at))
             start = f" The task started at {stamp} (epoch {self.task_started_at:.0f}); files the task asks for must be newer."
         template = (PROMPTS / "gate.md").read_text(encoding="utf-8")
         return template.format(
-            home=self.context.sandbox.home, start_line=start, open_document_rule=OPEN_DOCUMENT_RULE
+            home=self.context.sandbox.home,
+            start_line=start,
+            open_document_rule=OPEN_DOCUMENT_RULE,
+            web_values=web_values_section(tools),
         )
 
     def _task_text(self, facts: list[dict], scope: str, notes: list[str], claim: str | None = None) -> str:
@@ -294,6 +299,30 @@ class FinishGate:
                 )
             )
         return violations
+
+
+def web_values_section(tools: set[str]) -> str:
+    """The prompt's "Web values" part for a round with these tools ("" when it has no web tool)."""
+    reads = []
+    if "read_page" in tools:
+        reads.append(
+            "`read_page(url)` reads a page of the task's sites (GET only; other sites are refused), and "
+            "`read_page(url, render=true)` reads it after its JavaScript ran, for pages whose content is built "
+            "by scripts (read_page says when a page looks script-built); follow the page's own links to its "
+            "other pages (next page, page 2 of 3) the same way"
+        )
+    if "web_pages" in tools:
+        reads.append(
+            "`web_pages` lists and shows the pages the web subagent's browser saw, JavaScript-rendered content "
+            "included (only those it visited)"
+        )
+    if not reads:
+        return ""
+    return (
+        "## Web values\nWhen the task is about a web page, compare the deliverable with the page itself. "
+        + "; ".join(reads)
+        + ". In the shell, `curl -sL URL` (to stdout only) works too.\n"
+    )
 
 
 def _verdict_from(outcome: LoopOutcome, number: int, violations: list[str]) -> Verdict:

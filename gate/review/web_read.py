@@ -146,7 +146,14 @@ class ReadPage(Tool):
             return ToolResult(text=f"{head}\nNot a text page; its body is not shown.", is_error=status >= 400)
         text = body.decode(_charset(headers), errors="replace")
         if kind in ("text/html", "application/xhtml+xml") or (not kind and "<html" in text[:1000].lower()):
+            scripts = len(BeautifulSoup(text, "html.parser").find_all("script"))
             text = page_markdown(text)
+            if scripts:
+                head += (
+                    f"\nThe page runs scripts ({scripts} script elements): what they build (tables, lists, later "
+                    "pages) is missing from this static read, so an empty table here does not mean no items. "
+                    "Read it again with `render: true` to see it as a browser shows it."
+                )
         return ToolResult(text=f"{head}\n\n{window(text, offset)}", is_error=status >= 400)
 
 
