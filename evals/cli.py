@@ -20,7 +20,8 @@ from evals.osworld import bridge
 from evals.osworld.task import TaskError
 from evals.running.suite import OFFICE_SUITE, discover
 from sandbox.isolation import NO_ISOLATION_WARNING, bwrap_problem, check_isolation
-from sandbox.settings import DEFAULT_ISOLATION
+from sandbox.netns import NETWORK_OPTION_HELP, check_network
+from sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK
 from stateact.app.arguments import check_budgets, check_models
 from stateact.app.exit_codes import ExitCode
 from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, with_role_options
@@ -229,6 +230,7 @@ def run_command(
         str,
         typer.Option(help="Local sandbox isolation: `bwrap` (bubblewrap) or `none` (host processes)."),
     ] = DEFAULT_ISOLATION,
+    network: Annotated[str, typer.Option(help=NETWORK_OPTION_HELP)] = DEFAULT_NETWORK,
     osworld_python: Annotated[str | None, typer.Option(help=bridge.OPTION_HELP)] = None,
 ) -> None:
     """Run every task of SUITE under each harness, then print and save the comparison table."""
@@ -247,6 +249,7 @@ def run_command(
         check_engine(engine, address)
         if check_isolation(isolation) == "bwrap" and not slots and (problem := bwrap_problem()):
             raise ValueError(problem)
+        check_network(network)
     except (ValueError, bridge.BridgeError) as exc:
         errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
@@ -268,6 +271,7 @@ def run_command(
         engine=engine,
         address=address,
         isolation=isolation,
+        network=network,
         best_of=role_options.best_of,
     )
     try:

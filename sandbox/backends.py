@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.base import Sandbox, SandboxError
-from sandbox.settings import DEFAULT_ISOLATION
+from sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK
 
 BACKEND_MODULES = ("sandbox.local", "sandbox.osworld")
 """The modules that register a backend, in the order the error for an unknown spec names them."""
@@ -34,6 +34,8 @@ class SandboxOptions:
     """How a sandbox on this machine is isolated (sandbox/isolation.py)."""
     hidden: tuple[Path, ...] = ()
     """Host folders an isolated sandbox must not see."""
+    network: str = DEFAULT_NETWORK
+    """An isolated sandbox's network: `own` (a namespace of its own) or `host` (sandbox/netns.py)."""
     cdp_url: str | None = None
     """A running Chrome's DevTools endpoint the web subagent attaches to (`Sandbox.web_browser_url`)."""
 

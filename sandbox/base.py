@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -150,6 +150,17 @@ class Sandbox(ABC):
         """Where the web subagent's browser runs: attached to `web_browser_url` when one is given, else
         launched on this machine."""
         return BrowserPlace.ATTACHED if self.web_browser_url else BrowserPlace.HOST
+
+    def harness_url(self, url: str) -> str:
+        """`url` (an address as the sandbox's processes use it) as this machine's harness reaches the same
+        server; the same URL unless the sandbox has a loopback of its own on this machine."""
+        return url
+
+    def reach_host_ports(self, ports: Iterable[int]) -> None:
+        """Make each of `ports` on this machine's 127.0.0.1 reachable inside on the same port (the task's
+        own sites on this machine); nothing to do where the sandbox shares this machine's network or is
+        another machine."""
+        return None
 
     def cdp_url(self) -> str:
         """The DevTools address of the sandbox's Chrome (`cdp_port`) as this machine reaches it."""

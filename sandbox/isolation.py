@@ -5,11 +5,14 @@ file system holds only the installed system read-only (`SYSTEM_FOLDERS`; the har
 that lie there hidden under empty tmpfs), the work folder at /home/user, a private /tmp (a host
 folder, so files there survive between commands), empty /run and /var/tmp, the toolkit's bin folder
 (read-only, at `SANDBOX_TOOLKIT`) and the sandbox Python (read-only, at its host path), the X
-display's socket, and the host network. Other host folders (other homes, /root, /mnt, checkouts,
+display's socket. With `own_network` the holder makes a network namespace too (sandbox/netns.py);
+otherwise the sandbox shares the host's network. Other host folders (other homes, /root, /mnt, checkouts,
 data) are not there at all. Every process of the sandbox enters those namespaces with `nsenter`
 (`command`), so they all share one PID namespace: `ps -e` shows the sandbox's processes only, and
 none can signal the harness. Closing ends the holder, and the kernel ends every process of the
-namespace with it.
+namespace with it. bubblewrap reads its options from a file descriptor (`--args`), and the holder
+gets no environment of the harness's, so the holder (PID 1 inside) names no host path in its command
+line or environment.
 
 When the harness runs as root, the holder makes its namespaces as root and every process enters them
 as `SANDBOX_UID` (root ignores RLIMIT_NPROC, and a root process could read everything); the work
@@ -57,6 +60,8 @@ NO_USER_NAMESPACES = (
     "--isolation none"
 )
 
+HOLDER_PATH = "/usr/bin:/bin"
+"""The holder's whole environment: where it finds `sleep`."""
 NO_ISOLATION_WARNING = "--isolation none: the agent's commands run as host processes"
 
 
@@ -163,6 +168,7 @@ class BwrapNamespace:
         x_socket: str | None,
         image: ImageFiles | None = None,
         host_runtime: Path | None = None,
+        own_network: bool = False,
     ) -> None:
         self.host_home = host_home
         self.host_tmp = host_tmp
@@ -170,6 +176,7 @@ class BwrapNamespace:
         self.host_runtime = host_runtime
         self.hidden = [p for p in hidden if p.exists()]
         self.x_socket = x_socket
+        self.own_network = own_network
         self._holder: subprocess.Popen | None = None
         self._pid = 0
 
@@ -181,10 +188,15 @@ class BwrapNamespace:
             if folder is not None:
                 give_to_sandbox_user(folder)
         info_read, info_write = os.pipe()
+        options = os.memfd_create("bwrap-args")
         try:
+            layout = ["--info-fd", str(info_write), *self._layout()]
+            os.write(options, b"".join(arg.encode() + b"\0" for arg in layout))
+            os.lseek(options, 0, os.SEEK_SET)
             self._holder = subprocess.Popen(
-                ["bwrap", "--info-fd", str(info_write), *self._layout(), "sleep", "infinity"],
-                pass_fds=[info_write],
+                ["bwrap", "--args", str(options), "sleep", "infinity"],
+                pass_fds=[info_write, options],
+                env={"PATH": HOLDER_PATH},
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -192,6 +204,7 @@ class BwrapNamespace:
             )
         finally:
             os.close(info_write)
+            os.close(options)
         with os.fdopen(info_read) as info:
             text = info.read()
         if not text:
@@ -207,6 +220,7 @@ class BwrapNamespace:
             "--unshare-pid",
             "--unshare-ipc",
             "--unshare-uts",
+            *(["--unshare-net"] if self.own_network else []),
             "--hostname",
             SANDBOX_HOSTNAME,
         ]
@@ -243,7 +257,8 @@ class BwrapNamespace:
                 str(self.host_runtime),
                 runtime_folder(),
             ]
-        if self.x_socket:
+        if self.x_socket:  # its path socket: the abstract one is the host network's
+            args += ["--perms", "1777", "--dir", os.path.dirname(self.x_socket)]
             args += ["--ro-bind", self.x_socket, self.x_socket]
         return [*args, "--chdir", SANDBOX_HOME]
 
@@ -265,12 +280,27 @@ class BwrapNamespace:
         """`argv` wrapped to run inside the namespaces, in `cwd` (a path as the sandbox sees it)."""
         if not self._pid:
             raise SandboxError("the sandbox's namespaces are not started")
-        enter = ["nsenter", "-t", str(self._pid), "-m", "-p", "-i", "-u", "-r", f"--wdns={cwd}"]
+        enter = ["nsenter", "-t", str(self._pid), "-m", "-p", "-i", "-u", *self._net(), "-r", f"--wdns={cwd}"]
         if os.geteuid() == 0:
             enter += ["-S", str(SANDBOX_UID), "-G", str(SANDBOX_UID)]
         else:
             enter += ["-U", "--preserve-credentials"]
         return [*enter, "--", *argv]
+
+    def _net(self) -> list[str]:
+        return ["-n"] if self.own_network else []
+
+    def network_entry(self) -> list[str]:
+        """The nsenter prefix of a host process that joins the sandbox's network only (and its user
+        namespace when the harness is not root), keeping the harness's files and PID namespace."""
+        if not self._pid:
+            raise SandboxError("the sandbox's namespaces are not started")
+        user = [] if os.geteuid() == 0 else ["-U", "--preserve-credentials"]
+        return ["nsenter", "-t", str(self._pid), "-n", *user]
+
+    def namespace_file(self, kind: str) -> str:
+        """The /proc path of the holder's namespace `kind` (net, user)."""
+        return f"/proc/{self._pid}/ns/{kind}"
 
     def stop(self) -> None:
         if self._holder is not None:

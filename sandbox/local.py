@@ -3,6 +3,8 @@
 With `isolation="bwrap"` every process (commands, shells, launched applications, GUI actions) runs
 inside the namespaces of sandbox/isolation.py and sees the work folder as /home/user; with
 `isolation="none"` they are host processes with only HOME changed (the work folder's own path).
+An isolated sandbox has a network of its own (`network="own"`, sandbox/netns.py) unless it is given
+the host's (`network="host"`).
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from shlex import quote
 from typing import IO
+from urllib.parse import urlsplit, urlunsplit
 
 from sandbox import backends, desktop_state, settings
 from sandbox.backends import SandboxOptions, SandboxSpec
@@ -36,6 +39,7 @@ from sandbox.isolation import (
 )
 from sandbox.leftovers import image_folder, register, release, remove_stale, tmp_folder
 from sandbox.marker_shell import NONINTERACTIVE_ENV
+from sandbox.netns import LOOPBACK_NAMES, SandboxNetwork, check_network
 from sandbox.office_profile import install_office_profile
 from sandbox.processes import TAG_VARIABLE, kill_tagged
 from sandbox.runtime import require_runtime
@@ -48,7 +52,6 @@ class LocalSandbox(Sandbox):
     """A work folder (the task's home), an optional private Xvfb display, and the processes started in it."""
 
     shares_host_files = True
-    shares_host_network = True
 
     def __init__(
         self,
@@ -58,9 +61,11 @@ class LocalSandbox(Sandbox):
         window_manager: bool = True,
         isolation: str = "none",
         hidden: Sequence[Path] = (),
+        network: str = settings.DEFAULT_NETWORK,
     ) -> None:
         try:
             self.isolation = check_isolation(isolation)
+            self.network = check_network(network)
         except ValueError as exc:
             raise SandboxError(str(exc)) from None
         self.host_home = str(Path(workdir).resolve())
@@ -68,6 +73,7 @@ class LocalSandbox(Sandbox):
         self.home = SANDBOX_HOME if isolation == "bwrap" else self.host_home
         self._hidden = [Path(p).resolve() for p in hidden]
         self._namespace: BwrapNamespace | None = None
+        self._network: SandboxNetwork | None = None
         self._host_tmp: Path | None = None
         self._host_state: Path | None = None
         """Generated files of the VM image (passwd, group, hostname) and the session bus's folder."""
@@ -77,6 +83,7 @@ class LocalSandbox(Sandbox):
         self._shells: list[BashSession] = []
         self._launched: list[subprocess.Popen] = []
         self.env: dict[str, str] = {}
+        self.warnings: list[str] = []
         self._started = False
 
     # -- lifecycle -----------------------------------------------------------
@@ -85,6 +92,7 @@ class LocalSandbox(Sandbox):
             return
         remove_stale()  # what sandboxes of dead harnesses left
         register(self.tag)
+        self.warnings = []
         Path(self.host_home).mkdir(parents=True, exist_ok=True)
         install_office_profile(Path(self.host_home))
         self.env = self._environment()
@@ -151,9 +159,21 @@ class LocalSandbox(Sandbox):
             x_socket,
             write_image_files(self._host_state / "etc", *inside_ids()),
             host_runtime,
+            own_network=self.has_own_network,
         )
         self._namespace.start()
+        if self.has_own_network:
+            self._start_network()
         self._start_session_bus(host_runtime / "bus")
+
+    def _start_network(self) -> None:
+        self._network = SandboxNetwork(
+            self._namespace.network_entry(), {TAG_VARIABLE: self.tag}, self._host_state / "pasta.pid"
+        )
+        userns = None if os.geteuid() == 0 else self._namespace.namespace_file("user")
+        warning = self._network.start(self._namespace.namespace_file("net"), userns)
+        if warning:
+            self.warnings.append(warning)
 
     def _start_session_bus(self, host_socket: Path) -> None:
         """A session D-Bus inside (dconf-service starts on it when a setting is written); the image's
@@ -182,6 +202,9 @@ class LocalSandbox(Sandbox):
                 proc.kill()
             proc.wait()
         self._launched.clear()
+        if self._network is not None:
+            self._network.stop()
+            self._network = None
         if self._namespace is not None:
             self._namespace.stop()
             self._namespace = None
@@ -200,6 +223,36 @@ class LocalSandbox(Sandbox):
         """Whether the sandbox's processes run inside bubblewrap's namespaces."""
         return self.isolation == "bwrap"
 
+    @property
+    def has_own_network(self) -> bool:
+        """Whether the sandbox's processes are in a network namespace of their own (sandbox/netns.py)."""
+        return self.isolated and self.network == "own"
+
+    @property
+    def shares_host_network(self) -> bool:
+        return not self.has_own_network
+
+    def reach_host_ports(self, ports: Iterable[int]) -> None:
+        """Forward the host's 127.0.0.1:PORT of each of `ports` into a sandbox with a network of its own,
+        on the same port (a site on this machine that the task names); a port a process inside serves
+        already stays the sandbox's own."""
+        self._require_started()
+        if self._network is not None:
+            for port in ports:
+                self._network.bring_in(port)
+
+    def harness_url(self, url: str) -> str:
+        """`url` as the harness reaches what the sandbox's processes reach at it: a loopback address of a
+        sandbox with a network of its own goes through a relay into it, unless it is a host port
+        forwarded in."""
+        parts = urlsplit(url)
+        if self._network is None or parts.hostname not in LOOPBACK_NAMES:
+            return url
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        if port in self._network.brought_in:
+            return url
+        return urlunsplit(parts._replace(netloc=f"127.0.0.1:{self._network.inward(port)}"))
+
     def browser_place(self) -> BrowserPlace:
         """An isolated sandbox starts the web subagent's Chromium inside its namespaces, so the browser
         sees the files and network its processes see."""
@@ -212,7 +265,7 @@ class LocalSandbox(Sandbox):
         return self.env.get("DISPLAY")
 
     def cdp_url(self) -> str:
-        return f"http://127.0.0.1:{self.cdp_port}"  # the sandbox's loopback is this machine's
+        return self.harness_url(f"http://127.0.0.1:{self.cdp_port}")
 
     # -- paths -------------------------------------------------------------------
     def path_variables(self) -> Mapping[str, str]:
@@ -390,7 +443,11 @@ def _read_local_spec(text: str) -> str:
 
 def _build(spec: SandboxSpec, options: SandboxOptions) -> LocalSandbox:
     return LocalSandbox(
-        options.workdir, display=options.display, isolation=options.isolation, hidden=options.hidden
+        options.workdir,
+        display=options.display,
+        isolation=options.isolation,
+        hidden=options.hidden,
+        network=options.network,
     )
 
 

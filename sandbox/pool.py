@@ -35,7 +35,7 @@ from sandbox.local import LocalSandbox
 from sandbox.osworld import OSWorldSandbox
 
 THIS_MACHINE = "this machine"
-"""The network of local sandboxes: this machine's loopback."""
+"""The network of local sandboxes that share this machine's loopback."""
 RESET_OUTPUT_CHARS = 500
 """How much of a failed reset command's output a retirement reason quotes."""
 
@@ -86,14 +86,22 @@ class LocalSlot(Slot):
     display: bool = True
     isolation: str = settings.DEFAULT_ISOLATION
     hidden: tuple[Path, ...] = ()
+    network_mode: str = settings.DEFAULT_NETWORK
+    """An isolated sandbox's network (sandbox/netns.py): `own`, or this machine's (`host`)."""
 
     @property
     def network(self) -> str | None:
-        return THIS_MACHINE
+        """None for isolated sandboxes with a network of their own: their jobs serve on any port."""
+        own = self.isolation == "bwrap" and self.network_mode == "own"
+        return None if own else THIS_MACHINE
 
     def lease(self, workdir: Path) -> Sandbox:
         return LocalSandbox(
-            Path(workdir) / "home", display=self.display, isolation=self.isolation, hidden=self.hidden
+            Path(workdir) / "home",
+            display=self.display,
+            isolation=self.isolation,
+            hidden=self.hidden,
+            network=self.network_mode,
         )
 
 

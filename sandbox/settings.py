@@ -6,6 +6,14 @@ from pathlib import Path
 ISOLATION_MODES = ("bwrap", "none")
 """`bwrap`: every process of a local sandbox runs inside bubblewrap; `none`: plain host processes."""
 DEFAULT_ISOLATION = "bwrap"
+NETWORK_MODES = ("own", "host")
+"""`own`: an isolated sandbox has a network namespace of its own (sandbox/netns.py); `host`: it shares
+this machine's network, loopback included (a task that needs the host's services)."""
+DEFAULT_NETWORK = "own"
+PASTA_START_TIMEOUT_S = 10.0
+"""How long pasta may take to set up the sandbox's outbound route."""
+RELAY_CHUNK_BYTES = 65536
+"""What a relay between the harness and a sandbox's namespace reads at once."""
 
 SANDBOX_HOME = "/home/user"
 """The home folder as the sandbox's processes see it (an OSWorld VM's)."""

@@ -1,10 +1,11 @@
 """Chromium inside an isolated local sandbox, for the web subagent.
 
 The browser is started through the sandbox's process launcher (`LocalSandbox.spawn`), so it lives in
-the sandbox's namespaces: it sees the sandbox's files only (its home at /home/user, not the checkout or
-the run folder), shows in the sandbox's `ps -e`, and has the sandbox's resource limits. The network is
-shared, so Playwright attaches over CDP on loopback: Chromium picks a free port and writes it into
-DevToolsActivePort in its profile folder, which lives in the sandbox's /tmp and goes with it.
+the sandbox's namespaces: it sees the sandbox's files and network only (its home at /home/user, not the
+checkout or the run folder; the sandbox's own loopback), shows in the sandbox's `ps -e`, and has the
+sandbox's resource limits. Chromium picks a free port of the sandbox's loopback and writes it into
+DevToolsActivePort in its profile folder, which lives in the sandbox's /tmp and goes with it;
+Playwright attaches over CDP through the sandbox's relay to that port (`LocalSandbox.harness_url`).
 
 Playwright tells an attached Chromium to save downloads in the harness's own temporary folder, which
 the sandbox does not see; they are staged in the profile folder instead, then taken from there by the
@@ -86,7 +87,7 @@ class SandboxChromium:
                     + (f": {said}" if said else "")
                 )
             time.sleep(settings.WEB_BROWSER_POLL_S)
-        self.endpoint = f"http://127.0.0.1:{port}"
+        self.endpoint = self.sandbox.harness_url(f"http://127.0.0.1:{port}")
         return self.endpoint
 
     def stage_downloads(self, browser: Browser) -> None:

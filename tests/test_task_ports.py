@@ -64,7 +64,7 @@ def test_a_queued_job_waits_while_a_running_one_on_its_network_names_its_port():
     jobs = [SuiteJob(web, "stateact"), SuiteJob(web, "bash-only"), SuiteJob(stock, "stateact")]
     queue = deque(enumerate(jobs))
     claims = PortClaims()
-    local1, local2 = LocalSlot("local1"), LocalSlot("local2")
+    local1, local2 = LocalSlot("local1", network_mode="host"), LocalSlot("local2", network_mode="host")
     vm = VMSlot("vm1", "http://127.0.0.1:9", reset="true")
     assert claims.take(queue, local1) == (0, jobs[0])
     assert claims.take(queue, local2) == (2, jobs[2])  # the second web job waits: its port is in use
@@ -72,6 +72,16 @@ def test_a_queued_job_waits_while_a_running_one_on_its_network_names_its_port():
     assert claims.take(queue, local2) is None
     claims.release(jobs[0], local1)
     assert claims.take(queue, local2) == (1, jobs[1]) and not queue
+
+
+def test_isolated_slots_with_networks_of_their_own_run_one_port_side_by_side():
+    web = office_task(WEB_TASK)
+    jobs = [SuiteJob(web, "stateact"), SuiteJob(web, "bash-only")]
+    queue = deque(enumerate(jobs))
+    claims = PortClaims()
+    assert LocalSlot("local1").network is None and LocalSlot("none", isolation="none").network
+    assert claims.take(queue, LocalSlot("local1")) == (0, jobs[0])
+    assert claims.take(queue, LocalSlot("local2")) == (1, jobs[1])
 
 
 @pytest.fixture(scope="module")
@@ -87,23 +97,26 @@ def _run_span(result_dir: Path) -> tuple[float, float]:
 
 
 @pytest.mark.apps
-def test_one_task_under_two_harnesses_on_two_workers_runs_one_after_the_other(cache, tmp_path):
+@pytest.mark.parametrize("network", ["own", "host"])
+def test_one_fixed_port_task_under_two_harnesses_on_two_workers(cache, tmp_path, network):
+    """Side by side where each sandbox has a network of its own; one after the other on the host's."""
     results = tmp_path / "results"
     harnesses = ("stateact", "no-verify")
     code, output = run_cli(
         "eval", "run", str(OFFICE_SUITE), "--harness", ",".join(harnesses), "--model", "reference",
         "--workers", "2", "--task", WEB_TASK, "--results", str(results), "--cache", str(cache), "--no-html",
+        "--network", network,
     )  # fmt: skip
     assert code == 0, output
     folders = [results / harness / "reference" / "web" / WEB_TASK for harness in harnesses]
     assert [(folder / "result.txt").read_text().strip() for folder in folders] == ["1.0", "1.0"], output
     (first_start, first_end), (second_start, second_end) = sorted(_run_span(folder) for folder in folders)
-    assert first_end <= second_start
+    assert (first_end <= second_start) == (network == "host")
 
 
 def test_a_task_whose_port_is_served_already_fails_its_setup_with_an_error(cache, tmp_path):
     listener = socket.create_server(("127.0.0.1", WEB_PORT))
-    sandbox = LocalSandbox(tmp_path / "home", display=False, isolation="bwrap")
+    sandbox = LocalSandbox(tmp_path / "home", display=False, isolation="bwrap", network="host")
     try:
         sandbox.start()
         outcome = run_task_file(

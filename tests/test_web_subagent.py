@@ -45,11 +45,11 @@ def site():
 
 
 @pytest.fixture
-def run_context(tmp_path, request):
+def run_context(tmp_path, request, site):
     """A run on a local sandbox without display (isolated as the test's parameter says; default none),
-    whose models play `script.json`."""
+    whose models play `script.json`, on a task that names the shop's site."""
     script = tmp_path / "script.json"
-    with tool_run_context(tmp_path, getattr(request, "param", "none")) as context:
+    with tool_run_context(tmp_path, getattr(request, "param", "none"), task=f"Shop at {site}/") as context:
         context.models = RoleModels(main=f"scripted:{script}")
         yield context, script
 
@@ -359,7 +359,7 @@ def test_attaches_over_cdp_and_leaves_the_browser_running(tmp_path, site):
 
 
 def test_in_an_isolated_sandbox_the_browser_runs_inside_and_downloads_land_in_its_home(tmp_path, site):
-    with browser_session(tmp_path / "home", isolation="bwrap") as session:
+    with browser_session(tmp_path / "home", isolation="bwrap", sites=[site]) as session:
         tools = {tool.name: tool for tool in web_tools(session)}
 
         def act(name: str, **arguments):
@@ -399,7 +399,7 @@ def test_a_browser_that_cannot_start_in_the_sandbox_is_a_clear_error(tmp_path, m
 
 @pytest.mark.parametrize("isolation", ["none", "bwrap"])
 def test_a_browser_that_went_away_is_started_again(tmp_path, site, isolation):
-    with browser_session(tmp_path, isolation=isolation) as session:
+    with browser_session(tmp_path, isolation=isolation, sites=[site]) as session:
         navigate = next(tool for tool in web_tools(session) if tool.name == "navigate")
         session.page.goto(f"{site}/help.html")
         session._browser.close()  # the browser dies between two actions

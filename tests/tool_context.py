@@ -7,21 +7,24 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sandbox.local import LocalSandbox
+from sandbox.netns import loopback_ports
 from stateact.kernel.meter import Meter
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.runtime import RoleModels, RunContext
 
 
 @contextmanager
-def run_context(root: Path, isolation: str = "none") -> Iterator[RunContext]:
-    """A started sandbox whose home is `root/home`, with a run log in `root/run`; closed on exit."""
+def run_context(root: Path, isolation: str = "none", task: str = "test task") -> Iterator[RunContext]:
+    """A started sandbox whose home is `root/home`, with a run log in `root/run`, for `task` (the sites on
+    this machine it names forwarded in, as a run does); closed on exit."""
     sandbox = LocalSandbox(root / "home", isolation=isolation)
     sandbox.start()
+    sandbox.reach_host_ports(loopback_ports(task))
     log = RunLog(root / "run")
     try:
         yield RunContext(
             run_dir=root / "run",
-            task="test task",
+            task=task,
             sandbox=sandbox,
             log=log,
             meter=Meter(),

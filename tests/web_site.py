@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs
 
 from sandbox.backends import SandboxOptions, make_sandbox
+from sandbox.netns import loopback_ports
 from subagents.browser import BrowserSession
 
 SITE_DIR = Path(__file__).parent / "sites" / "shop"
@@ -119,11 +120,13 @@ def serve_site(handler: type[SimpleHTTPRequestHandler] = ShopHandler) -> Iterato
 
 @contextmanager
 def browser_session(
-    home: Path, cdp_url: str | None = None, isolation: str = "none"
+    home: Path, cdp_url: str | None = None, isolation: str = "none", sites: Sequence[str] = ()
 ) -> Iterator[BrowserSession]:
-    """A started BrowserSession over a LocalSandbox whose home is `home`; both closed afterwards."""
+    """A started BrowserSession over a LocalSandbox whose home is `home`, the sites on this machine
+    among `sites` (URLs) forwarded in as for a task that names them; both closed afterwards."""
     sandbox = make_sandbox("local", SandboxOptions(home, isolation=isolation, cdp_url=cdp_url))
     sandbox.start()
+    sandbox.reach_host_ports(loopback_ports(" ".join(sites)))
     session = BrowserSession(sandbox)
     try:
         session.start()

@@ -1,5 +1,5 @@
 """`stateact run --best-of N`: N rollouts of one task in parallel (one after another for a task that
-serves on fixed ports), each in its own local sandbox from the same start, and the judge's pick as the
+serves on fixed ports when the sandboxes share this machine's network), each in its own local sandbox from the same start, and the judge's pick as the
 result.
 
     result, pick = run_best_of(config, 3)                     # an instruction
@@ -158,7 +158,8 @@ def run_task_best_of(
     jobs = [SuiteJob(suite_task, config.harness, k) for k in range(1, best_of + 1)]
     hidden = (Path(config.runs_root),)
     slots = [
-        LocalSlot(f"rollout{k}", config.display, config.isolation, hidden) for k in range(1, best_of + 1)
+        LocalSlot(f"rollout{k}", config.display, config.isolation, hidden, config.network)
+        for k in range(1, best_of + 1)
     ]
     outcomes = run_on_threads(options, jobs, slots, lambda *_: None, lambda _: None)
     outcome = finish_task(options, SuiteJob(suite_task, config.harness), outcomes)

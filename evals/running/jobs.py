@@ -30,7 +30,7 @@ from evals.running.rollouts import best_of_key, rollout_budget, rollout_dir, tas
 from evals.running.runner import run_task
 from evals.running.suite import SuiteTask, discover, mapped_solution
 from sandbox.pool import LocalSlot, Slot, SlotRetired
-from sandbox.settings import DEFAULT_ISOLATION
+from sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK
 from stateact.app.config import RunConfig
 from stateact.app.variants import get_variant
 from stateact.kernel.models.role_settings import RoleSettings
@@ -73,6 +73,8 @@ class SuiteOptions:
     """The Ray cluster to join (None: start one on this machine)."""
     isolation: str = DEFAULT_ISOLATION
     """How local slots isolate their sandboxes: `bwrap` (bubblewrap, home at /home/user) or `none`."""
+    network: str = DEFAULT_NETWORK
+    """The network of isolated local sandboxes: `own` (jobs serve on any port side by side) or `host`."""
     best_of: int = 1
     """Rollouts of each task (evals/running/best_of.py); the judge picks the one that becomes the result."""
 
@@ -164,7 +166,8 @@ def local_slot(options: SuiteOptions, name: str) -> LocalSlot:
     task files, results or cache (the folder of a suite given as one file)."""
     suite = Path(options.suite).resolve()
     folders = (suite if suite.is_dir() else suite.parent, options.results, options.cache)
-    return LocalSlot(name, options.display, options.isolation, tuple(Path(p).resolve() for p in folders))
+    hidden = tuple(Path(p).resolve() for p in folders)
+    return LocalSlot(name, options.display, options.isolation, hidden, options.network)
 
 
 def unrun_outcome(options: SuiteOptions, job: SuiteJob, reason: str) -> JobOutcome:
@@ -248,6 +251,7 @@ def job_config(options: SuiteOptions, job: SuiteJob, models: RoleModels, result_
         harness=job.harness,
         display=options.display,
         isolation=options.isolation,
+        network=options.network,
         runs_root=result_dir,
         run_id=RUN_FOLDER,
         max_turns=options.max_turns,

@@ -54,7 +54,7 @@ from evals.running.results import (
     write_results,
 )
 from evals.running.rollouts import run_rollout
-from evals.running.task_ports import check_ports_free
+from evals.running.task_ports import check_ports_free, named_host_ports
 from sandbox.base import Sandbox, SandboxError
 from stateact.app.config import RunConfig, TaskRun
 from stateact.app.resume import ResumeError
@@ -107,7 +107,8 @@ def map_task(task: Task, sandbox: Sandbox) -> Task:
 def prepare_task(task_path: Path, sandbox: Sandbox, cache_dir: Path) -> PreparedTask:
     """Load the task file, map its paths for `sandbox`, and run its setup steps there; raises PortTaken
     (evals/running/task_ports.py) first when the sandbox shares this machine's network and a port of the task is
-    served already, and SetupError when the task needs a VM the sandbox is not (evals/osworld/needs.py) or, on a
+    served already, forwards the sites on this machine that the task names into a sandbox with a network
+    of its own, and raises SetupError when the task needs a VM the sandbox is not (evals/osworld/needs.py) or, on a
     local sandbox, what this machine lacks (an application, a site that does not answer)."""
     raw = load_task(task_path)
     check_evaluator_known(raw)
@@ -119,6 +120,7 @@ def prepare_task(task_path: Path, sandbox: Sandbox, cache_dir: Path) -> Prepared
     cache = FileCache(cache_dir)
     if not sandbox.full_system and (gaps := local_gaps(raw, cache)):
         raise SetupError(f"this machine lacks what the task needs: {'; '.join(gaps)}")
+    sandbox.reach_host_ports(named_host_ports(raw))
     task = map_task(raw, sandbox)
     context = SetupContext(cache=cache, task_dir=Path(task_path).resolve().parent)
     run_steps(task.config, sandbox, context)

@@ -1,10 +1,13 @@
-"""The loopback ports a task's setup serves on, and a check that they are free before its setup.
+"""The loopback ports a task's setup serves on, a check that they are free before its setup, and the
+ports of the sites on this machine that a task names.
 
-Sandboxes on one machine share its loopback network (sandbox.base.Sandbox.shares_host_network): two
+Sandboxes with a network of their own (sandbox/netns.py) each have a loopback of their own, and any
+number of runs of one task serve on its ports side by side. Sandboxes that share this machine's
+loopback (sandbox.base.Sandbox.shares_host_network: `--isolation none`, `--network host`) do not: two
 runs of a task whose setup starts a server on a fixed port cannot run side by side there. The second
 server cannot take the port, and the second run's setup, agent and checks would reach the first run's
-server instead. The suite engines therefore never run two jobs that name one port at once on one
-machine (evals/running/engines/port_claims.py), and a task whose port is taken before its setup fails its
+server instead. The suite engines therefore never run two jobs that name one port at once on such a
+shared network (evals/running/engines/port_claims.py), and a task whose port is taken before its setup fails its
 setup with an error that says so (never a score).
 
 The ports are read from the task's `launch` steps, the processes its setup starts and leaves running:
@@ -21,6 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from evals.osworld.task import Task
+from sandbox.netns import loopback_ports
 
 PORT_PATTERN = re.compile(
     r"""(?:localhost|127\.0\.0\.1|0\.0\.0\.0)["']?\s*[:,]\s*(\d{2,5})\b"""
@@ -46,6 +50,14 @@ def task_ports(task: Task) -> frozenset[int]:
         for match in PORT_PATTERN.finditer(text)
         if 0 < (port := int(next(group for group in match.groups() if group))) < 65536
     )
+
+
+def named_host_ports(task: Task) -> set[int]:
+    """The loopback ports of the sites on this machine that the task names: URLs on 127.0.0.1 or
+    localhost in its instruction and its setup steps, less the ports its own setup serves on. The
+    evaluator's URLs are not among them, so a sandbox with a network of its own cannot reach them."""
+    texts = [task.instruction, *(text for step in task.config for text in _strings(step.parameters))]
+    return set().union(*map(loopback_ports, texts)) - task_ports(task)
 
 
 def _strings(value: Any) -> Iterator[str]:

@@ -21,23 +21,25 @@ class RenderError(Exception):
     """The page could not be rendered (Chromium did not start, the page did not load)."""
 
 
-def rendered_html(url: str, allowed: Callable[[str], bool]) -> tuple[str, list[str]]:
+def rendered_html(
+    url: str, allowed: Callable[[str], bool], reach: Callable[[str], str] = str
+) -> tuple[str, list[str]]:
     """The page's HTML after its scripts ran, and the requests refused on the way (method and URL):
-    only GETs of URLs that `allowed` accepts go out.
+    only GETs of URLs that `allowed` accepts go out, each to where `reach` says its server is.
 
     Playwright's sync API runs in a thread of its own, so a browser the web subagent holds in this
     thread is not disturbed."""
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gate-render") as pool:
-        return pool.submit(_render, url, allowed).result()
+        return pool.submit(_render, url, allowed, reach).result()
 
 
-def _render(url: str, allowed: Callable[[str], bool]) -> tuple[str, list[str]]:
+def _render(url: str, allowed: Callable[[str], bool], reach: Callable[[str], str]) -> tuple[str, list[str]]:
     refused: list[str] = []
 
     def only_reads(route: Route) -> None:
         request = route.request
         if request.method == "GET" and allowed(request.url):
-            route.continue_()
+            route.continue_(url=reach(request.url))
         else:
             refused.append(f"{request.method} {request.url}")
             route.abort()

@@ -4,7 +4,9 @@
 
 `read_page` runs on the harness's host (not in the sandbox, so nothing is written into its home):
 GET only, `GATE_READ_PAGE_TIMEOUT_S`, at most `GATE_READ_PAGE_MAX_BYTES` read, redirects followed
-only to allowed sites. Allowed sites (host and port) are those of the URLs in the task instruction
+only to allowed sites. A site served inside a sandbox with a loopback of its own is reached through
+the sandbox's relay (`Sandbox.harness_url`), with the Host header the sandbox's processes would send.
+Allowed sites (host and port) are those of the URLs in the task instruction
 plus those of the pages the web subagent saved; nothing else, so loopback is reachable only when the
 task or the subagent used it. HTML becomes markdown through the web subagent's converter. A static
 fetch runs no JavaScript: `render` shows the page after its scripts ran (gate/review/page_render.py, where
@@ -14,6 +16,7 @@ only GETs of the allowed sites go out), and `web_pages` offers what the subagent
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
@@ -23,12 +26,12 @@ from pydantic import BaseModel, Field
 
 from gate import settings
 from gate.review.page_render import RenderError, rendered_html
+from sandbox.netns import URL_PATTERN
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
 from subagents.dom_markdown import html_to_markdown
 from subagents.web_pages import read_saved_page, saved_pages
 
-_URL = re.compile(r"https?://[^\s\"'<>`)\]]+", re.IGNORECASE)
 _TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml", "application/csv")
 _DROPPED_TAGS = ("script", "style", "noscript", "template", "svg", "head")
 
@@ -47,7 +50,7 @@ def site_of(url: str) -> str | None:
 
 def allowed_sites(task: str, run_dir: Path) -> set[str]:
     """The sites of the URLs in the instruction and of the pages the web subagent saved."""
-    urls = [m.group(0).rstrip(".,;:!?") for m in _URL.finditer(task)]
+    urls = [m.group(0).rstrip(".,;:!?") for m in URL_PATTERN.finditer(task)]
     urls += [page.url for page in saved_pages(run_dir)]
     return {site for site in map(site_of, urls) if site}
 
@@ -90,8 +93,10 @@ class ReadPage(Tool):
             default=False, description="Run the page's scripts in a headless browser before reading it."
         )
 
-    def __init__(self, sites: set[str]) -> None:
+    def __init__(self, sites: set[str], reach: Callable[[str], str] = str) -> None:
         self.sites = sites
+        self.reach = reach
+        """A URL -> the URL this machine reaches its server at (`Sandbox.harness_url`)."""
 
     def run(self, params: Input) -> ToolResult:
         url = params.url.strip()
@@ -103,7 +108,7 @@ class ReadPage(Tool):
                 if refusal:
                     return ToolResult.error(refusal)
                 try:
-                    status, headers, body, cut = _get(client, url)
+                    status, headers, body, cut = _get(client, self.reach(url), urlsplit(url).netloc)
                 except httpx.HTTPError as exc:
                     return ToolResult.error(f"GET {url} failed: {type(exc).__name__}: {exc}")
                 if status in (301, 302, 303, 307, 308) and headers.get("location"):
@@ -119,7 +124,9 @@ class ReadPage(Tool):
         if refusal:
             return ToolResult.error(refusal)
         try:
-            html, refused = rendered_html(url, allowed=lambda other: site_of(other) in self.sites)
+            html, refused = rendered_html(
+                url, allowed=lambda other: site_of(other) in self.sites, reach=self.reach
+            )
         except RenderError as exc:
             return ToolResult.error(f"Rendering {url} failed: {exc}")
         head = f"{url} rendered by a headless browser"
@@ -157,9 +164,10 @@ class ReadPage(Tool):
         return ToolResult(text=f"{head}\n\n{window(text, offset)}", is_error=status >= 400)
 
 
-def _get(client: httpx.Client, url: str) -> tuple[int, httpx.Headers, bytes, bool]:
-    """(status, headers, body up to the byte cap, whether the body was cut)."""
-    with client.stream("GET", url) as response:
+def _get(client: httpx.Client, url: str, host: str) -> tuple[int, httpx.Headers, bytes, bool]:
+    """(status, headers, body up to the byte cap, whether the body was cut) of a GET of `url` that
+    names `host` in its Host header."""
+    with client.stream("GET", url, headers={"Host": host}) as response:
         body = b""
         for chunk in response.iter_bytes():
             body += chunk
@@ -210,7 +218,7 @@ def web_tools_for_gate(context: RunContext) -> list[Tool]:
     tools: list[Tool] = []
     sites = allowed_sites(context.task, context.run_dir)
     if sites:
-        tools.append(ReadPage(sites))
+        tools.append(ReadPage(sites, context.sandbox.harness_url))
     if saved_pages(context.run_dir):
         tools.append(WebPages(context.run_dir))
     return tools

@@ -15,7 +15,8 @@ from rich.markup import escape
 from evals.osworld import bridge
 from sandbox.base import SandboxError
 from sandbox.isolation import NO_ISOLATION_WARNING
-from sandbox.settings import DEFAULT_ISOLATION
+from sandbox.netns import NETWORK_OPTION_HELP
+from sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK
 from stateact.app.arguments import check_budgets, check_models
 from stateact.app.config import RunConfig, absolute_path
 from stateact.app.exit_codes import ExitCode, exit_code_for
@@ -64,6 +65,7 @@ def run(
     isolation: Annotated[
         str, typer.Option(help="Local sandbox isolation: `bwrap` (bubblewrap) or `none` (host processes).")
     ] = DEFAULT_ISOLATION,
+    network: Annotated[str, typer.Option(help=NETWORK_OPTION_HELP)] = DEFAULT_NETWORK,
     runs_root: Annotated[Path, typer.Option(help="Where run folders are made.")] = Path("runs"),
     max_steps: Annotated[
         int | None,
@@ -102,6 +104,7 @@ def run(
             workdir=workdir,
             display=display,
             isolation=isolation,
+            network=network,
             cdp_url=cdp_url,
             runs_root=runs_root,
             max_turns=max_steps,

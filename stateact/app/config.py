@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field, PlainSerializer, PlainValidator, field_va
 
 from sandbox.backends import SandboxOptions, SandboxSpec, make_sandbox, parse_spec
 from sandbox.base import Sandbox, SandboxError
-from sandbox.settings import DEFAULT_ISOLATION
+from sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK
 from stateact.app.variants import FULL_HARNESS
 from stateact.kernel import settings
 from stateact.kernel.runtime import RoleModels
@@ -62,6 +62,9 @@ class RunConfig(BaseModel):
     isolation: Literal["bwrap", "none"] | None = DEFAULT_ISOLATION
     """How a local sandbox is isolated: `bwrap` (bubblewrap namespaces, home at /home/user) or `none`;
     None for a VM, which is a machine of its own."""
+    network: Literal["own", "host"] = DEFAULT_NETWORK
+    """An isolated local sandbox's network: `own` (a namespace of its own: the host's loopback out of
+    reach, the sites the task names forwarded in) or `host` (this machine's, loopback included)."""
     cdp_url: str | None = None
     """A running Chrome's DevTools endpoint for the web subagent (an OSWorld VM's, e.g. http://HOST:9222);
     without it the web subagent launches its own headless Chromium."""
@@ -98,6 +101,7 @@ class RunConfig(BaseModel):
             display=self.display,
             isolation=self.isolation,
             hidden=(self.runs_root,),
+            network=self.network,
             cdp_url=self.cdp_url,
         )
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from gate.inspect.changes import take_baseline
 from gate.inspect.facts import sandbox_clock
 from sandbox.base import Sandbox
+from sandbox.netns import loopback_ports
 from stateact.app.arguments import check_models
 from stateact.app.config import RunConfig
 from stateact.app.harness import build_main_loop
@@ -136,6 +137,7 @@ def _drive(
         sandbox.start()
         resume_text = note(sandbox) if state is not None and note is not None else ""
         instruction = (state.instruction if state else "") or config.instruction
+        sandbox.reach_host_ports(loopback_ports(instruction))  # the sites on this machine it names
         context = RunContext(run_dir, instruction, sandbox, log, meter, config.models, config.max_usd)
         started_at = state.task_started_at if state else sandbox_clock(sandbox)
         log.emit(
