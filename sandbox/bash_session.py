@@ -31,7 +31,8 @@ class BashSession(MarkerShell):
 
     A shell in an isolated sandbox gives `launcher` (the host argv that starts `DEFAULT_ARGV` inside,
     in a given sandbox folder), `preexec` (its resource limits), `inner_scratch` (where the shell
-    sees `scratch_dir`) and `is_dir` (whether a sandbox path is a folder).
+    sees `scratch_dir`) and `is_dir` (whether a sandbox path is a folder). `env` is the shell's whole
+    environment (the harness's when None), so an isolated sandbox's shell gets none of the harness's.
     """
 
     DEFAULT_ARGV = ("bash", "--noprofile", "--norc", "--noediting", "-i")
@@ -51,7 +52,7 @@ class BashSession(MarkerShell):
         self._scratch = Path(scratch_dir)
         self._scratch.mkdir(parents=True, exist_ok=True)
         self._start_cwd = cwd
-        self._env = {**os.environ, **(env or {}), **NONINTERACTIVE_ENV}
+        self._env = {**(os.environ if env is None else env), **NONINTERACTIVE_ENV}
         self._launcher = launcher
         self._preexec = preexec
         self._inner_scratch = inner_scratch or str(self._scratch)
