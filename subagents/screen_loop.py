@@ -58,20 +58,24 @@ class ScreenLoop(AgentLoop):
         return f"Step {self.turns + 1} of {self.step_limit}."
 
 
-def screen_processors(keep_screenshots: int | None = None) -> list[Processor]:
-    """The view of a screenshot loop: capped outputs, the newest screenshots kept and older ones
-    stripped a chunk at a time (so the cached prompt prefix survives between chunks)."""
-    keep = keep_screenshots or settings.GUI_KEEP_SCREENSHOTS
-    return [CapOutputs(), StripImages(keep=keep, chunk=settings.GUI_SCREENSHOT_STRIP_CHUNK)]
+def screen_processors(max_screenshots: int | None = None) -> list[Processor]:
+    """The view of a screenshot loop: capped outputs and the newest screenshots, older ones stripped a
+    chunk at a time (so the cached prompt prefix survives between chunks). With `max_screenshots` (a
+    role's `keep_screenshots`) no request carries more, whatever the batching, and the chunks shrink
+    to fit under it."""
+    chunk = settings.GUI_SCREENSHOT_STRIP_CHUNK
+    if max_screenshots is None:
+        return [CapOutputs(), StripImages(keep=settings.GUI_KEEP_SCREENSHOTS, chunk=chunk)]
+    return [CapOutputs(), StripImages.capped(max_screenshots, chunk)]
 
 
 def screen_context(
-    context: RunContext, model: ModelProvider, keep_screenshots: int | None = None
+    context: RunContext, model: ModelProvider, max_screenshots: int | None = None
 ) -> ContextPipeline:
     """The context pipeline of a screenshot loop (the GUI subagent, the pixel harness): its view
     processors, compaction near the model's window, stall notes and overflow cuts."""
     return build_context_manager(
-        context, model.name, screen_processors(keep_screenshots), window=model.info.context_window
+        context, model.name, screen_processors(max_screenshots), window=model.info.context_window
     )
 
 

@@ -194,6 +194,49 @@ def test_every_screenshot_of_the_newest_batch_stays():
     assert sum(len(m.images()) for m in view[:-1]) == 0
 
 
+def batch_history(turns: int, batch: int) -> list[Message]:
+    """An opening screenshot, then `turns` turns of `batch` actions that each answer with a screenshot."""
+    history = screenshot_history(1)
+    for turn in range(turns):
+        ids = [f"t{turn}-{i}" for i in range(batch)]
+        history.append(
+            Message(role="assistant", content=[ToolUseBlock(id=i, name="shot", input={}) for i in ids])
+        )
+        results = [
+            ToolResultBlock(tool_use_id=i, content=[TextBlock(text=i), ImageBlock.from_bytes(png(64, 40, n))])
+            for n, i in enumerate(ids)
+        ]
+        history.append(Message(role="user", content=results))
+    return history
+
+
+def test_a_capped_view_never_holds_more_images_than_the_cap():
+    for cap in (1, 2, 3, 6):
+        for batch in (1, 3, 5):
+            counts = [
+                sum(len(m.images()) for m in StripImages.capped(cap, 4)(batch_history(turns, batch)))
+                for turns in range(12)
+            ]
+            assert max(counts) <= cap and counts[-1] >= 1, (cap, batch, counts)
+    newest = StripImages.capped(2, 4)(batch_history(3, 3))[-1]
+    assert len(newest.images()) == 2 and newest.tool_results()[0].content[1] == TextBlock(text=PLACEHOLDER)
+
+
+def test_under_a_cap_screenshots_still_leave_in_chunks_as_large_as_it_allows():
+    one_a_turn = [
+        sum(len(m.images()) for m in StripImages.capped(2, 4)(screenshot_history(n))) for n in range(1, 9)
+    ]
+    assert one_a_turn == [1, 2, 1, 2, 1, 2, 1, 2]
+    wide = [
+        sum(len(m.images()) for m in StripImages.capped(6, 4)(screenshot_history(n))) for n in range(1, 13)
+    ]
+    assert wide == [
+        sum(len(m.images()) for m in StripImages(3, 4)(screenshot_history(n))) for n in range(1, 13)
+    ]
+    with pytest.raises(ValueError):
+        StripImages.capped(0, 4)
+
+
 def test_long_tool_output_is_capped_in_the_view_only(monkeypatch):
     from stateact.kernel import settings
 

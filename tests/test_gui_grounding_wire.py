@@ -21,7 +21,7 @@ from stateact.kernel.runtime import RoleModels, RunContext
 from subagents.grounding import RELATIVE_SPAN, smart_resize
 from subagents.gui import run_gui_subgoal
 from tests.test_gui_desktop import TkApp, desktop, tk_app  # noqa: F401 (fixtures)
-from tests.wire_servers import PNG_SIZE_OFFSET, openai_reply
+from tests.wire_servers import PNG_SIZE_OFFSET, image_count, openai_reply
 
 pytestmark = pytest.mark.apps
 
@@ -156,3 +156,49 @@ def test_each_convention_and_format_clicks_the_same_button(case, tk_app, openai_
     if case.action_format == "uitars":  # both actions of the reply are reported, as plain user text
         assert "Done: left_click at" in json.dumps(server.requests[1]["messages"][-1])
         assert "Done: key 'shift'" in json.dumps(server.requests[1]["messages"][-1])
+
+
+def batch_reply(action_format: str, step: int) -> dict:
+    """Three pointer moves in one reply, in the format's own words."""
+    points = [(100 + 40 * i, 100 + 20 * step) for i in range(3)]
+    if action_format == "uitars":
+        moves = "\n".join("hotkey(key='shift')" for _ in points)
+        return openai_reply(f"Thought: Three key presses.\nAction: {moves}")
+    if action_format == "qwen_computer_use":
+        calls = [("computer_use", {"action": "mouse_move", "coordinate": list(p)}) for p in points]
+        return openai_reply(tool_calls=calls)
+    return openai_reply(
+        tool_calls=[("computer", {"action": "mouse_move", "coordinate": list(p)}) for p in points]
+    )
+
+
+@pytest.mark.parametrize("action_format", ["tools", "uitars", "qwen_computer_use"])
+def test_no_request_carries_more_screenshots_than_the_role_keeps(
+    action_format,
+    desktop,  # noqa: F811
+    openai_server,
+    tmp_path,
+):
+    turns = 6
+    server = openai_server(
+        *(batch_reply(action_format, step) for step in range(turns)),
+        done_reply(Case(action_format, "pixels")),
+        max_images=2,
+    )
+    options = RoleSettings(action_format=action_format, keep_screenshots=2, max_tokens=1024)
+    context = RunContext(
+        run_dir=tmp_path / "run",
+        task="test",
+        sandbox=desktop,
+        log=RunLog(tmp_path / "run"),
+        meter=Meter(),
+        models=RoleModels(main=f"openai:local-grounding-model@{server.base_url}", settings={"gui": options}),
+    )
+    try:
+        report = run_gui_subgoal(context, "Move the pointer about", scope="gui#1")
+    finally:
+        context.log.close()
+
+    assert report.status == "DONE", report.text()
+    counts = [image_count(body) for body in server.requests]
+    assert len(counts) == turns + 1 and max(counts) == 2 and not server.problems, counts

@@ -634,6 +634,16 @@ def prompt_tokens(body: dict) -> int:
     return tokens
 
 
+def image_count(body: dict) -> int:
+    """The images of a chat request."""
+    return sum(
+        part.get("type") == "image_url"
+        for message in body.get("messages") or []
+        if isinstance(message.get("content"), list)
+        for part in message["content"]
+    )
+
+
 class OpenAIWireServer(WireServer):
     """POST /v1/chat/completions, checked like the OpenAI API checks it.
 
@@ -641,6 +651,8 @@ class OpenAIWireServer(WireServer):
     of many open-weight models served by vLLM do. With `context_window` set, a request
     whose prompt (estimated) plus `max_tokens` is over it gets vLLM's 400 error, as a
     server started with `--max-model-len` does; such a request is not a problem of the test.
+    With `max_images` set, a request with more images is rejected with vLLM's 400 error, as a server
+    started with `--limit-mm-per-prompt '{"image": N}'` does, and that is a problem of the test.
     """
 
     path = "/v1/chat/completions"
@@ -653,10 +665,12 @@ class OpenAIWireServer(WireServer):
         *,
         strict_alternation: bool = True,
         context_window: int | None = None,
+        max_images: int | None = None,
     ) -> None:
         super().__init__(turns)
         self.strict_alternation = strict_alternation
         self.context_window = context_window
+        self.max_images = max_images
 
     def handle(self, path: str, body: Any, headers: dict[str, str]) -> WireError | dict:
         if (
@@ -689,6 +703,10 @@ class OpenAIWireServer(WireServer):
             problems.append("model: you must provide a model parameter")
         if "max_tokens" in body and "max_completion_tokens" in body:
             problems.append("max_tokens and max_completion_tokens cannot both be set")
+        if self.max_images is not None and (count := image_count(body)) > self.max_images:
+            problems.append(
+                f"At most {self.max_images} image(s) may be provided in one prompt (got {count})."
+            )
         for i, tool in enumerate(body.get("tools", [])):
             where = f"tools[{i}]"
             function = tool.get("function") or {}
@@ -821,6 +839,7 @@ __all__ = [
     "anthropic_prompt_too_long",
     "anthropic_rate_limited",
     "anthropic_reply",
+    "image_count",
     "image_problem",
     "openai_context_exceeded",
     "openai_error",

@@ -7,6 +7,7 @@ processor changes something in a chunk: the provider's cached prefix survives be
 
     CapOutputs()                        long tool results keep head and tail
     StripImages(keep=3, chunk=4)        old screenshots become a placeholder, four at a time
+    StripImages.capped(2, chunk=4)      never more than two images, the older ones leaving two at a time
     CollapseObservations(mark, 2, 3)    old page observations keep only their header line
 """
 
@@ -121,15 +122,29 @@ class CapOutputs:
 class StripImages:
     """Old images become a placeholder a chunk at a time: with `keep` = 3 and `chunk` = 4, between 3
     and 6 images stay and the oldest 4 go together, so the prefix changes once every four images.
-    The images of the newest message always stay (a batch of actions shows every screenshot it took)."""
+    The images of the newest message stay too (a batch of actions shows every screenshot it took),
+    unless `cap` is set: then no view holds more than `cap` images, whatever the batching."""
 
     def __init__(
-        self, keep: int = settings.CONTEXT_KEEP_IMAGES, chunk: int = settings.CONTEXT_IMAGE_STRIP_CHUNK
+        self,
+        keep: int = settings.CONTEXT_KEEP_IMAGES,
+        chunk: int = settings.CONTEXT_IMAGE_STRIP_CHUNK,
+        cap: int | None = None,
     ) -> None:
-        if keep < 1:
-            raise ValueError("keep at least one image")
+        if keep < 1 or (cap is not None and cap < keep):
+            raise ValueError(f"keep at least one image, and no more than the cap (keep={keep}, cap={cap})")
         self.keep = keep
         self.chunk = chunk
+        self.cap = cap
+
+    @classmethod
+    def capped(cls, cap: int, chunk: int) -> StripImages:
+        """At most `cap` images, the oldest leaving in chunks as large as the cap allows: with cap 6
+        and chunk 4, 3 to 6 stay; with cap 2, 1 or 2 stay and they leave two at a time."""
+        if cap < 1:
+            raise ValueError(f"an image cap must be at least 1, got {cap}")
+        chunk = min(max(chunk, 1), cap)
+        return cls(keep=cap - chunk + 1, chunk=chunk, cap=cap)
 
     def __call__(self, messages: list[Message]) -> list[Message]:
         return _replace_oldest(
@@ -138,6 +153,7 @@ class StripImages:
             lambda _: TextBlock(text=PLACEHOLDER),
             self.keep,
             self.chunk,
+            cap=self.cap,
         )
 
 
@@ -172,12 +188,17 @@ def _replace_oldest(
     keep: int,
     chunk: int,
     role: str | None = None,
+    cap: int | None = None,
 ) -> list[Message]:
     """`messages` with their oldest matching blocks (of `role`'s messages, if given) replaced `chunk` at a
-    time, so that at least `keep` of them stay whole, and every one of the newest message."""
+    time, so that at least `keep` of them stay whole, and every one of the newest message; with `cap`,
+    the oldest beyond it go too, the newest message's included."""
     total = sum(matches(b) for b in _walk(messages, role))
     newest = sum(matches(b) for b in _walk(messages[-1:], role))
-    budget = chunked_excess(total, max(keep, newest), chunk)
+    kept = max(keep, newest) if cap is None else min(max(keep, newest), cap)
+    budget = chunked_excess(total, kept, chunk)
+    if cap is not None:
+        budget = max(budget, total - cap)
     if not budget:
         return messages
 

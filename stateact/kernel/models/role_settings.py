@@ -49,7 +49,8 @@ class RoleSettings(BaseModel):
     tool_choice: Literal["auto", "required", "none"] | None = None
     """Sent to the server when set (some servers need `auto` for tool calling)."""
     keep_screenshots: PositiveInt | None = None
-    """GUI roles: screenshots kept in the request."""
+    """GUI roles: the most screenshots one request carries, whatever the batching (a server's
+    `--limit-mm-per-prompt` or below); older ones leave in chunks that fit under it."""
     screenshot_max_edge: PositiveInt | None = None
     """GUI roles: longest edge of a screenshot sent (instead of the standard sizes)."""
     coordinates: Coordinates = "pixels"
