@@ -9,38 +9,61 @@ from stateact.kernel.context_processors import CapOutputs, Processor, StripImage
 from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome
 from stateact.kernel.messages import ImageBlock, TextBlock
 from stateact.kernel.models.base import ModelProvider
+from stateact.kernel.models.role_settings import ActionFormat
 from stateact.kernel.runtime import RunContext
 from subagents import settings
-from subagents.action_formats import format_model, format_prompt, format_tools
+from subagents.action_formats import (
+    WORDS,
+    FormatWords,
+    format_model,
+    format_prompt,
+    format_tools,
+    format_words,
+)
 from subagents.gui_tools import ComputerTool
 from subagents.nudge import NUDGE_OPTIONS
 from subagents.screen import Screen
 
 PROMPTS = Path(__file__).parent / "prompts"
 
-BUDGET_SPENT_NOTE = (
-    "Your step budget is spent: actions are no longer carried out. Call `report_progress` now with what "
-    "you verified on the screen (only what you saw) and what remains. If the latest screenshot shows the "
-    "goal achieved, call `done` instead."
-)
+
+def budget_spent_note(words: FormatWords) -> str:
+    """What the model is told once its step budget is spent, in its format's words."""
+    return (
+        "Your step budget is spent: actions are no longer carried out. Call "
+        f"{words.report_progress} now with what you verified on the screen (only what you saw) and what "
+        f"remains. If the latest screenshot shows the goal achieved, end with {words.done} instead."
+    )
 
 
-def load_prompt(name: str, addition: str = "") -> str:
-    """A prompt file, with `{{screen_skills}}` replaced by the shared screen-handling advice and
-    `addition` (an action format's instructions) at the end."""
+def load_prompt(name: str, action_format: ActionFormat = "tools") -> str:
+    """A prompt file with its placeholders filled in for `action_format`: `{{screen_skills}}` (the shared
+    screen-handling advice), `{{format}}` (how the format's model acts) and the format's words for
+    ending, `{{done}}`, `{{fail}}` and `{{report_progress}}`."""
     text = (PROMPTS / f"{name}.md").read_text(encoding="utf-8")
-    skills = (PROMPTS / "screen_skills.md").read_text(encoding="utf-8").rstrip()
-    text = text.replace("{{screen_skills}}", skills)
-    return f"{text.rstrip()}\n\n{addition}\n" if addition else text
+    words = format_words(action_format)
+    fills = {
+        "screen_skills": (PROMPTS / "screen_skills.md").read_text(encoding="utf-8").rstrip(),
+        "format": format_prompt(action_format),
+        "done": words.done,
+        "fail": words.fail,
+        "report_progress": words.report_progress,
+    }
+    for key, value in fills.items():
+        text = text.replace("{{" + key + "}}", value)
+    return text
 
 
 class ScreenLoop(AgentLoop):
     """An AgentLoop whose opening message carries the current screenshot and whose turns are counted aloud."""
 
-    def __init__(self, *, screen: Screen, computer: ComputerTool, **kwargs) -> None:
+    def __init__(
+        self, *, screen: Screen, computer: ComputerTool, words: FormatWords = WORDS["tools"], **kwargs
+    ) -> None:
         super().__init__(**kwargs)
         self.screen = screen
         self.computer = computer
+        self.words = words
         self.step_limit = self.budget.max_turns
         self.injections.append(self._step_note)
 
@@ -54,7 +77,7 @@ class ScreenLoop(AgentLoop):
 
     def _step_note(self) -> str:
         if self.computer.spent:
-            return BUDGET_SPENT_NOTE
+            return budget_spent_note(self.words)
         return f"Step {self.turns + 1} of {self.step_limit}."
 
 
@@ -87,15 +110,16 @@ def build_screen_loop(
     options = context.models.settings_for(role)
     screen = Screen(context.sandbox, options=options)
     computer = ComputerTool(screen)
-    model = format_model(options.action_format, context.provider(role))
+    model = format_model(options, context.provider(role))
     return ScreenLoop(
         screen=screen,
         computer=computer,
+        words=format_words(options.action_format),
         scope=scope,
         role=role,
         model=model,
         tools=format_tools(options.action_format, computer),
-        system_prompt=load_prompt(prompt, format_prompt(options.action_format)),
+        system_prompt=load_prompt(prompt, options.action_format),
         log=context.log,
         meter=context.meter,
         budget=budget,

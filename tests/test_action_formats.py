@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from subagents.action_formats.native import Ending, FormatError
-from subagents.action_formats.qwen import QwenComputerUse, qwen_action
-from subagents.action_formats.uitars import USER_HELP, parse_actions, point, split_reply
+from stateact.kernel.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from stateact.kernel.models.base import ModelRequest
+from stateact.kernel.models.scripted import ScriptedProvider
+from subagents.action_formats.native import Ending, FormatError, NativeActionTool
+from subagents.action_formats.qwen import QwenComputerUse, QwenComputerUseTool, QwenModel, qwen_action
+from subagents.action_formats.uitars import (
+    USER_HELP,
+    UITarsInput,
+    UITarsTool,
+    parse_actions,
+    point,
+    split_reply,
+)
 from subagents.gui_actions import ComputerAction
+from subagents.gui_tools import ComputerTool
+from subagents.screen import Scaler, Screen
+from subagents.screen_loop import load_prompt
 
 
 def one(text: str) -> ComputerAction | Ending:
@@ -166,3 +181,112 @@ def test_qwen_drag_starts_where_the_pointer_is():
         qwen({"action": "terminate"})
     with pytest.raises(FormatError, match="needs `coordinate`"):
         qwen({"action": "mouse_move"})
+
+
+def test_uitars_report_progress_carries_what_was_verified_and_what_remains():
+    """Mapped as UI-TARS' action space is given: a function in its prompt's list of actions."""
+    action = "report_progress(verified='The dialog is open', remaining='Press OK')"
+    assert parse_actions(action) == [Ending("INCOMPLETE", "The dialog is open", "Press OK")]
+
+
+def native_tool(kind: type[NativeActionTool]) -> NativeActionTool:
+    return kind(ComputerTool(Screen(None, Scaler.for_screen((1280, 800)))))
+
+
+def test_a_progress_report_ends_the_loop_only_once_the_budget_is_spent():
+    tool = native_tool(UITarsTool)
+    call = UITarsInput(action="report_progress(verified='Calc is open', remaining='the chart')")
+    assert tool.run(call).is_error
+    tool.computer.spent = True
+    result = tool.run(call)
+    assert result.terminal and result.data == {
+        "status": "INCOMPLETE",
+        "verified": "Calc is open",
+        "remaining": "the chart",
+    }
+
+
+def test_an_ending_that_says_nothing_reports_the_last_step():
+    tool = native_tool(QwenComputerUseTool)
+    tool.last_step = "Done: left_click at (87, 100)."
+    result = tool.run(QwenComputerUse(action="terminate", status="success"))
+    assert result.data == {
+        "status": "DONE",
+        "summary": "Ended with status DONE after the last step: Done: left_click at (87, 100). "
+        "(no description given).",
+    }
+    said = tool.run(QwenComputerUse(action="terminate", status="success", summary="The file is saved."))
+    assert said.data["summary"] == "The file is saved."
+    assert "summary" not in json.dumps(tool.spec().input_schema)  # the model's schema stays Qwen's
+
+
+def test_qwen_terminate_takes_the_text_of_its_reply():
+    inner = ScriptedProvider(
+        [
+            {
+                "text": "Saved.",
+                "tool_calls": [
+                    {"name": "computer_use", "input": {"action": "terminate", "status": "success"}}
+                ],
+            }
+        ]
+    )
+    request = ModelRequest(
+        system="s", messages=[Message(role="user", content=[TextBlock(text="go")])], tools=[]
+    )
+    (_, call) = QwenModel(inner).complete(request).content
+    assert call.input == {"action": "terminate", "status": "success", "summary": "Saved."}
+
+
+def test_qwen_with_tools_in_prompt_speaks_text_only():
+    tool = native_tool(QwenComputerUseTool)
+    inner = ScriptedProvider(
+        [
+            {
+                "text": 'Next.\n<tool_call>\n{"name": "computer_use", "arguments": {"action": "wait", "time": 1}}\n</tool_call>'
+            }
+        ]
+    )
+    history = [
+        Message(role="user", content=[TextBlock(text="go")]),
+        Message(
+            role="assistant", content=[ToolUseBlock(id="c1", name="computer_use", input={"action": "wait"})]
+        ),
+        Message(
+            role="user",
+            content=[
+                ToolResultBlock(tool_use_id="c1", content=[TextBlock(text="Done: wait.")], is_error=True)
+            ],
+        ),
+    ]
+    response = QwenModel(inner, tools_in_prompt=True).complete(
+        ModelRequest(system="You act.", messages=history, tools=[tool.spec()])
+    )
+    sent = inner.requests[0]
+    assert sent.tools == [] and sent.system.startswith("You act.\n\n# Tools\n")
+    assert '{"type": "function", "function": {"name": "computer_use"' in sent.system
+    assert "The screen's resolution is 1280x800." in sent.system
+    assert (
+        sent.messages[1].text()
+        == '<tool_call>\n{"name": "computer_use", "arguments": {"action": "wait"}}\n</tool_call>'
+    )
+    assert sent.messages[2].text() == "<tool_response>\nError: Done: wait.\n</tool_response>"
+    assert [b.text for b in response.content if isinstance(b, TextBlock)] == ["Next."]
+    assert [(b.name, b.input) for b in response.content if isinstance(b, ToolUseBlock)] == [
+        ("computer_use", {"action": "wait", "time": 1})
+    ]
+
+
+@pytest.mark.parametrize("prompt", ["gui", "pixel"])
+def test_each_format_prompt_names_only_its_own_actions(prompt):
+    tools, uitars, qwen_text = (load_prompt(prompt, f) for f in ("tools", "uitars", "qwen_computer_use"))
+    for text in (tools, uitars, qwen_text):
+        assert "{{" not in text
+    assert "`computer` tool" in tools and "`zoom`" in tools and "`done`" in tools
+    for text in (uitars, qwen_text):
+        assert "`computer`" not in text and "zoom" not in text and "`screenshot`" not in text
+        assert "`done`" not in text and "`fail`" not in text and "Several actions in one turn" not in text
+    assert "finished(content=" in uitars and "call_user()" in uitars and "computer_use" not in uitars
+    assert "left_click_drag" not in uitars and "0–1000" not in uitars
+    assert "`terminate` with status `success`" in qwen_text and "finished(" not in qwen_text
+    assert "one action per reply" in uitars and "one call per reply" in qwen_text

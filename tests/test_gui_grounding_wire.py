@@ -113,6 +113,24 @@ def done_reply(case: Case) -> dict:
     return openai_reply(tool_calls=[("done", {"summary": "The dialog is closed"})])
 
 
+def delegate_to(
+    server, sandbox, options: RoleSettings, tmp_path, subgoal: str, name: str = "local-grounding-model"
+):
+    """The report of one GUI delegation whose role's model `name` is served by the wire `server`."""
+    context = RunContext(
+        run_dir=tmp_path / "run",
+        task="test",
+        sandbox=sandbox,
+        log=RunLog(tmp_path / "run"),
+        meter=Meter(),
+        models=RoleModels(main=f"openai:{name}@{server.base_url}", settings={"gui": options}),
+    )
+    try:
+        return run_gui_subgoal(context, subgoal, scope="gui#1")
+    finally:
+        context.log.close()
+
+
 @pytest.mark.parametrize(
     "case", CASES, ids=lambda c: f"{c.action_format}-{c.coordinates}{'-native' if c.native_size else ''}"
 )
@@ -127,19 +145,9 @@ def test_each_convention_and_format_clicks_the_same_button(case, tk_app, openai_
         return click_reply(case, x, y)
 
     server = openai_server(click, lambda body: done_reply(case))
-    spec = f"openai:local-grounding-model@{server.base_url}"
-    context = RunContext(
-        run_dir=tmp_path / "run",
-        task="test",
-        sandbox=app.sandbox,
-        log=RunLog(tmp_path / "run"),
-        meter=Meter(),
-        models=RoleModels(main=spec, settings={"gui": case.options}),
+    report = delegate_to(
+        server, app.sandbox, case.options, tmp_path, "Close the welcome dialog with its OK button"
     )
-    try:
-        report = run_gui_subgoal(context, "Close the welcome dialog with its OK button", scope="gui#1")
-    finally:
-        context.log.close()
 
     assert app.wait("layout") and app.state()["dialog_open"] is False, report.text()
     assert report.status == "DONE" and "The dialog is closed" in report.detail, report.text()
@@ -186,18 +194,7 @@ def test_no_request_carries_more_screenshots_than_the_role_keeps(
         max_images=2,
     )
     options = RoleSettings(action_format=action_format, keep_screenshots=2, max_tokens=1024)
-    context = RunContext(
-        run_dir=tmp_path / "run",
-        task="test",
-        sandbox=desktop,
-        log=RunLog(tmp_path / "run"),
-        meter=Meter(),
-        models=RoleModels(main=f"openai:local-grounding-model@{server.base_url}", settings={"gui": options}),
-    )
-    try:
-        report = run_gui_subgoal(context, "Move the pointer about", scope="gui#1")
-    finally:
-        context.log.close()
+    report = delegate_to(server, desktop, options, tmp_path, "Move the pointer about")
 
     assert report.status == "DONE", report.text()
     counts = [image_count(body) for body in server.requests]

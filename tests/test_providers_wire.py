@@ -24,7 +24,7 @@ from stateact.kernel.models.base import (
     with_retries,
 )
 from stateact.kernel.models.catalog import lookup
-from stateact.kernel.models.openai_provider import ERROR_PREFIX, OpenAIProvider, _calls_from_text, to_wire
+from stateact.kernel.models.openai_provider import ERROR_PREFIX, OpenAIProvider, calls_from_text, to_wire
 from stateact.kernel.runlog import load_message
 from stateact.kernel.tools.base import Tool, ToolResult
 from tests.run_events import logged_events
@@ -511,7 +511,7 @@ def test_openai_tool_call_written_in_text_is_recovered(openai_server, run_log):
 
 
 def test_openai_recovered_call_alone_leaves_no_text():
-    calls, text = _calls_from_text(
+    calls, text = calls_from_text(
         '<tool_call>\n{"name": "echo", "arguments": {"text": "a"}}\n</tool_call>', {"echo"}
     )
     assert [c.name for c in calls] == ["echo"] and text == ""

@@ -5,21 +5,47 @@
     qwen_computer_use  Qwen2.5-VL's `computer_use` function (`qwen.py`)
 
 A GUI role names its format as `action_format` in its settings; the coordinates in it follow the role's
-`coordinates` convention (`subagents/grounding.py`).
+`coordinates` convention (`subagents/grounding.py`). Each format has its own prompt section
+(`prompts/format_<name>.md`) and its own words for ending: `FormatWords`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from stateact.kernel.models.base import ModelProvider
-from stateact.kernel.models.role_settings import ActionFormat
+from stateact.kernel.models.role_settings import ActionFormat, RoleSettings
 from stateact.kernel.tools.base import Tool
-from subagents.action_formats.qwen import QwenComputerUseTool
+from subagents.action_formats.qwen import QwenComputerUseTool, QwenModel
 from subagents.action_formats.uitars import UITarsModel, UITarsTool
 from subagents.gui_tools import ComputerTool, DoneTool, FailTool
 
 PROMPTS = Path(__file__).parent.parent / "prompts"
+
+
+@dataclass(frozen=True)
+class FormatWords:
+    """How a format's model is told to end: with the goal achieved, failed, or with a progress report."""
+
+    done: str
+    fail: str
+    report_progress: str
+
+
+WORDS: dict[str, FormatWords] = {
+    "tools": FormatWords("`done`", "`fail`", "`report_progress`"),
+    "uitars": FormatWords(
+        "`finished(content='...')`",
+        "`call_user()`",
+        "`report_progress(verified='...', remaining='...')`",
+    ),
+    "qwen_computer_use": FormatWords(
+        "`terminate` with status `success`",
+        "`terminate` with status `failure`",
+        "the `report_progress` function",
+    ),
+}
 
 
 def format_tools(action_format: ActionFormat, computer: ComputerTool) -> list[Tool]:
@@ -31,13 +57,20 @@ def format_tools(action_format: ActionFormat, computer: ComputerTool) -> list[To
     return [computer, DoneTool(), FailTool()]
 
 
-def format_model(action_format: ActionFormat, model: ModelProvider) -> ModelProvider:
-    """The role's provider as the format needs it spoken to."""
-    return UITarsModel(model) if action_format == "uitars" else model
+def format_model(options: RoleSettings, model: ModelProvider) -> ModelProvider:
+    """The role's provider as its format needs it spoken to."""
+    if options.action_format == "uitars":
+        return UITarsModel(model)
+    if options.action_format == "qwen_computer_use":
+        return QwenModel(model, tools_in_prompt=options.tools_in_prompt)
+    return model
 
 
 def format_prompt(action_format: ActionFormat) -> str:
-    """What the system prompt adds for the format (empty for our own tools)."""
-    if action_format == "tools":
-        return ""
+    """The system prompt's section on how the format's model acts."""
     return (PROMPTS / f"format_{action_format}.md").read_text(encoding="utf-8").strip()
+
+
+def format_words(action_format: ActionFormat) -> FormatWords:
+    """The format's words for ending."""
+    return WORDS[action_format]

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
+from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.kernel.tools.base import Tool, ToolResult
 from subagents.gui_actions import ComputerAction
 from subagents.gui_tools import ComputerTool
 
 SCREEN_NOW = "The screen now:"
 """How the `computer` tool's result text ends when a screenshot follows."""
+ERROR_PREFIX = "Error: "
+"""Starts the text of a failed action's result when the conversation is sent as plain text."""
 
 
 class FormatError(ValueError):
@@ -21,16 +25,22 @@ class FormatError(ValueError):
 
 @dataclass(frozen=True)
 class Ending:
-    """A native action that ends the loop: DONE with a summary, or FAIL with a reason. Without a text of
-    its own (Qwen's `terminate` has only a status) the report takes the model's text of that turn."""
+    """A native action that ends the loop: DONE with what was achieved, FAIL with a reason, or (once the
+    step budget is spent) INCOMPLETE with what was verified and what remains. An ending without a text
+    of its own gets a short account of the last step (`NativeActionTool`)."""
 
-    status: Literal["DONE", "FAIL"]
+    status: Literal["DONE", "FAIL", "INCOMPLETE"]
     text: str
+    remaining: str = ""
 
-    @property
-    def shown(self) -> str:
-        """The tool result's text."""
-        return self.text or f"Ended with status {self.status}."
+    def result(self, account: str) -> ToolResult:
+        """The terminal tool result: its text (or `account`) under the report's key for the status."""
+        text = self.text or account
+        field = {"DONE": "summary", "FAIL": "reason", "INCOMPLETE": "verified"}[self.status]
+        data = {"status": self.status, field: text}
+        if self.status == "INCOMPLETE":
+            data["remaining"] = self.remaining
+        return ToolResult(text=text, terminal=True, data=data)
 
 
 NativeAction = ComputerAction | Ending
@@ -49,10 +59,17 @@ class NativeActionTool(Tool):
 
     def __init__(self, computer: ComputerTool) -> None:
         self.computer = computer
+        self.last_step = ""
+        """The outcome of the latest action carried out, for an ending that says nothing itself."""
 
     def parse(self, params: BaseModel) -> list[NativeAction]:
         """The actions of one call; FormatError when it cannot be understood."""
         raise NotImplementedError
+
+    def account(self, ending: Ending) -> str:
+        """A short account of an ending that carries no text: its status and the last step before it."""
+        last = f" after the last step: {self.last_step}" if self.last_step else " before any action"
+        return f"Ended with status {ending.status}{last} (no description given)."
 
     def run(self, params: BaseModel) -> ToolResult:
         try:
@@ -63,14 +80,41 @@ class NativeActionTool(Tool):
         reports: list[str] = []
         for action in actions:
             if isinstance(action, Ending):
-                field = "summary" if action.status == "DONE" else "reason"
-                return ToolResult(
-                    text=action.shown, terminal=True, data={"status": action.status, field: action.text}
-                )
+                if action.status == "INCOMPLETE" and not self.computer.spent:
+                    return ToolResult.error("Not done: report progress only once the step budget is spent.")
+                return action.result(self.account(action))
             result = self.computer.run(action)
             reports.append(result.text.removesuffix(SCREEN_NOW).rstrip())
+            self.last_step = reports[-1]
             if result.is_error:
                 break
         if len(reports) > 1:  # every action's outcome, then the one screenshot after the last
             return replace(result, text="\n".join([*reports, SCREEN_NOW] if result.images else reports))
         return result
+
+
+def plain_messages(
+    messages: list[Message], call_text: Callable[[ToolUseBlock], str], result_text: Callable[[str], str]
+) -> list[Message]:
+    """A conversation as text and images only, for a template that renders neither tool calls nor tool
+    messages: an assistant turn is its text plus `call_text` of each call, a tool result is user text
+    (`result_text` of it, `Error: ` first for a failed one) followed by its images."""
+    return [_plain(m, call_text, result_text) for m in messages]
+
+
+def _plain(
+    message: Message, call_text: Callable[[ToolUseBlock], str], result_text: Callable[[str], str]
+) -> Message:
+    if message.role == "assistant":
+        parts = [message.text(), *(call_text(call) for call in message.tool_uses())]
+        text = "\n".join(p for p in parts if p.strip())
+        return Message(role="assistant", content=[TextBlock(text=text or "(no reply)")])
+    content: list[TextBlock | ImageBlock] = []
+    for block in message.content:
+        if isinstance(block, ToolResultBlock):
+            text = block.text() or "(no output)"
+            content.append(TextBlock(text=result_text(ERROR_PREFIX + text if block.is_error else text)))
+            content.extend(b for b in block.content if isinstance(b, ImageBlock))
+        elif isinstance(block, TextBlock | ImageBlock):
+            content.append(block)
+    return Message(role="user", content=content or [TextBlock(text="(nothing)")])

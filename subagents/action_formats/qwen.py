@@ -4,17 +4,27 @@
 
 Actions: key (`keys`), type (`text`), mouse_move, left_click, left_click_drag (from where the pointer
 is to `coordinate`), right_click, middle_click, double_click, scroll (`pixels`: positive up, negative
-down), wait (`time` seconds), terminate (`status`: success or failure). The call arrives as a
-structured tool call or as `<tool_call>{...}</tool_call>` text, which the OpenAI provider recovers.
+down), wait (`time` seconds), terminate (`status`: success or failure; the reply's text says what
+was achieved). The call arrives as a structured tool call or as `<tool_call>{...}</tool_call>` text.
+
+Qwen2.5-VL's chat template renders neither a request's `tools` nor an assistant's `tool_calls`. With the
+role's `tools_in_prompt`, `QwenModel` does what Qwen's computer-use cookbook does: the function schemas
+and the `<tool_call>` output format go into the system message, past calls go back as that text and
+their results as `<tool_response>` user text, and calls are read from the reply's text.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field
+from pydantic.json_schema import SkipJsonSchema
 
-from stateact.kernel.messages import ToolSpec
+from stateact.kernel.messages import TextBlock, ToolSpec, ToolUseBlock
+from stateact.kernel.models.base import ModelProvider, ModelRequest, ModelResponse
+from stateact.kernel.models.openai_provider import calls_from_text
 from subagents import settings
 from subagents.action_formats.native import (
     Ending,
@@ -22,10 +32,13 @@ from subagents.action_formats.native import (
     NativeAction,
     NativeActionTool,
     computer_action,
+    plain_messages,
 )
 from subagents.gui_actions import Point
 
 CLICKS = ("left_click", "right_click", "middle_click", "double_click")
+TOOLS_PROMPT = Path(__file__).parent.parent / "prompts" / "qwen_tools.md"
+"""Qwen's function-calling section of the system message, with `{{tools}}` for the schemas."""
 
 
 class QwenComputerUse(BaseModel):
@@ -54,6 +67,8 @@ class QwenComputerUse(BaseModel):
     pixels: float | None = Field(None, description="For action=scroll.")
     time: float | None = Field(None, description="For action=wait.")
     status: Literal["success", "failure"] | None = Field(None, description="For action=terminate.")
+    summary: SkipJsonSchema[str | None] = None
+    """Not in the schema: the text of the reply that called terminate, filled in by `QwenModel`."""
 
 
 def qwen_action(call: QwenComputerUse, pointer: list[float] | None) -> NativeAction:
@@ -83,7 +98,7 @@ def qwen_action(call: QwenComputerUse, pointer: list[float] | None) -> NativeAct
         return computer_action(action="wait", duration=call.time)
     if call.status is None:
         raise FormatError("terminate needs `status`: success or failure")
-    return Ending("DONE" if call.status == "success" else "FAIL", "")  # the report takes the turn's text
+    return Ending("DONE" if call.status == "success" else "FAIL", (call.summary or "").strip())
 
 
 class QwenComputerUseTool(NativeActionTool):
@@ -116,3 +131,71 @@ class QwenComputerUseTool(NativeActionTool):
         if params.coordinate is not None:
             self.pointer = list(params.coordinate)
         return [action]
+
+
+def tool_call_text(call: ToolUseBlock) -> str:
+    """A call as Qwen writes it: `<tool_call>` around its name and arguments."""
+    arguments = call.input if call.raw_arguments is None else call.raw_arguments
+    return f"<tool_call>\n{json.dumps({'name': call.name, 'arguments': arguments})}\n</tool_call>"
+
+
+def tool_response_text(text: str) -> str:
+    """A result as Qwen's template wraps a tool message."""
+    return f"<tool_response>\n{text}\n</tool_response>"
+
+
+def tools_section(tools: list[ToolSpec]) -> str:
+    """The system message's function-calling section for `tools`."""
+    schemas = "\n".join(
+        json.dumps(
+            {
+                "type": "function",
+                "function": {"name": t.name, "description": t.description, "parameters": t.input_schema},
+            }
+        )
+        for t in tools
+    )
+    return TOOLS_PROMPT.read_text(encoding="utf-8").strip().replace("{{tools}}", schemas)
+
+
+class QwenModel(ModelProvider):
+    """The role's provider, speaking Qwen2.5-VL's format: a `terminate` call carries its reply's text,
+    and with `tools_in_prompt` the schemas, calls and results travel as text (the module's docstring)."""
+
+    def __init__(self, inner: ModelProvider, *, tools_in_prompt: bool = False) -> None:
+        self.inner = inner
+        self.tools_in_prompt = tools_in_prompt
+        self.name = inner.name
+        self.spec = inner.spec
+        self.options = inner.options
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        if not self.tools_in_prompt:
+            return self._with_summaries(self.inner.complete(request))
+        text_request = ModelRequest(
+            system=f"{request.system.rstrip()}\n\n{tools_section(request.tools)}",
+            messages=plain_messages(request.messages, tool_call_text, tool_response_text),
+            tools=[],
+            max_tokens=request.max_tokens,
+            injected_blocks=request.injected_blocks,
+            scope=request.scope,
+        )
+        response = self.inner.complete(text_request)
+        text = "\n".join(b.text for b in response.content if isinstance(b, TextBlock))
+        calls, text = calls_from_text(text, {t.name for t in request.tools})
+        response.content = [*([TextBlock(text=text)] if text else []), *calls]
+        return self._with_summaries(response)
+
+    @staticmethod
+    def _with_summaries(response: ModelResponse) -> ModelResponse:
+        """The response with its text given to each `terminate` call as what was achieved."""
+        text = "\n".join(b.text for b in response.content if isinstance(b, TextBlock)).strip()
+        for block in response.content:
+            if (
+                isinstance(block, ToolUseBlock)
+                and block.name == QwenComputerUseTool.name
+                and block.input.get("action") == "terminate"
+                and text
+            ):
+                block.input.setdefault("summary", text)
+        return response

@@ -1,7 +1,7 @@
 """UI-TARS' text action format: `Thought: ...` then `Action: click(start_box='(x,y)')`.
 
 UI-TARS answers in plain text, not tool calls. `UITarsModel` wraps the role's provider: it sends the
-conversation as plain text and images (no tools), and turns each reply's `Action:` part into one call
+conversation as plain text and images (no tools; its own replies, `Action:` included, as it wrote them), and turns each reply's `Action:` part into one call
 of the `uitars` tool, which parses and runs it. Points are given as `(x,y)`,
 `<|box_start|>(x,y)<|box_end|>`, `<point>x y</point>` or a box `[x1, y1, x2, y2]` (its centre), in
 the role's coordinate convention.
@@ -15,7 +15,7 @@ import uuid
 
 from pydantic import BaseModel, Field
 
-from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from stateact.kernel.messages import TextBlock, ToolUseBlock
 from stateact.kernel.models.base import ModelProvider, ModelRequest, ModelResponse
 from subagents.action_formats.native import (
     Ending,
@@ -23,6 +23,7 @@ from subagents.action_formats.native import (
     NativeAction,
     NativeActionTool,
     computer_action,
+    plain_messages,
 )
 
 ACTION_MARK = re.compile(r"^\s*Action\s*:", re.MULTILINE)
@@ -34,10 +35,9 @@ CLICKS |= {"right_single": "right_click", "middle": "middle_click"}
 FORMAT_HINT = (
     "Answer with `Thought: ...` and then `Action: ...`, e.g. Action: click(start_box='(120,240)'); "
     "the functions are click, left_double, right_single, drag, hotkey, type, scroll, wait, finished "
-    "and call_user."
+    "and call_user (and report_progress once the step budget is spent)."
 )
 USER_HELP = "asked for the user's help (call_user)"
-ERROR_PREFIX = "Error: "
 
 
 def point(box: object) -> list[float]:
@@ -91,9 +91,11 @@ def _action(name: str, arguments: dict[str, str], thought: str) -> NativeAction:
     if name == "wait":
         return computer_action(action="wait")
     if name == "finished":
-        return Ending("DONE", arguments.get("content") or thought or "finished")
+        return Ending("DONE", arguments.get("content") or thought)
     if name == "call_user":
         return Ending("FAIL", f"{USER_HELP}: {thought}" if thought else USER_HELP)
+    if name == "report_progress":
+        return Ending("INCOMPLETE", arguments.get("verified", ""), arguments.get("remaining", ""))
     raise FormatError(f"unknown action {name!r}")
 
 
@@ -134,21 +136,6 @@ class UITarsTool(NativeActionTool):
         return parse_actions(params.action, params.thought)
 
 
-def _plain(message: Message) -> Message:
-    """A message as text and images only: assistant turns as the text written, tool results as user text."""
-    if message.role == "assistant":
-        return Message(role="assistant", content=[TextBlock(text=message.text() or "(no reply)")])
-    content: list[TextBlock | ImageBlock] = []
-    for block in message.content:
-        if isinstance(block, ToolResultBlock):
-            text = block.text() or "(no output)"
-            content.append(TextBlock(text=ERROR_PREFIX + text if block.is_error else text))
-            content.extend(b for b in block.content if isinstance(b, ImageBlock))
-        elif isinstance(block, TextBlock | ImageBlock):
-            content.append(block)
-    return Message(role="user", content=content or [TextBlock(text="(nothing)")])
-
-
 class UITarsModel(ModelProvider):
     """The role's provider, speaking UI-TARS' text format: replies become calls of the `uitars` tool."""
 
@@ -161,7 +148,7 @@ class UITarsModel(ModelProvider):
     def complete(self, request: ModelRequest) -> ModelResponse:
         plain = ModelRequest(
             system=request.system,
-            messages=[_plain(m) for m in request.messages],
+            messages=plain_messages(request.messages, lambda _: "", str),
             tools=[],
             max_tokens=request.max_tokens,
             injected_blocks=request.injected_blocks,

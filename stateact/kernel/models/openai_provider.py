@@ -148,7 +148,7 @@ def _tool_use(call_id: str | None, name: str | None, arguments: object) -> ToolU
     return ToolUseBlock(id=call_id, name=name or "", raw_arguments=json.dumps(arguments))
 
 
-def _calls_from_text(text: str, tool_names: set[str]) -> tuple[list[ToolUseBlock], str]:
+def calls_from_text(text: str, tool_names: set[str]) -> tuple[list[ToolUseBlock], str]:
     """Recover tool calls a model wrote as JSON in its text (common with small local models).
 
     An object counts when its `name` is a known tool; its `arguments` (or `parameters`) are the input.
@@ -220,7 +220,7 @@ class OpenAIProvider(ModelProvider):
             if function is not None:
                 calls.append(_tool_use(call.id, function.name, function.arguments))
         if not message.tool_calls and text:
-            calls, text = _calls_from_text(text, tool_names)
+            calls, text = calls_from_text(text, tool_names)
         content: list[TextBlock | ToolUseBlock] = [TextBlock(text=text)] if text else []
         content.extend(calls)
         return ModelResponse(

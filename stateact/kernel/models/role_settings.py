@@ -5,6 +5,7 @@
     context_window = 8192
     coordinates = "resized"    # pixels | relative1000 | resized
     action_format = "uitars"   # tools | uitars | qwen_computer_use
+    tools_in_prompt = false    # qwen_computer_use: schemas in the system message
 
 A setting left out comes from the model catalog (`stateact/kernel/models/catalog.py`). A model the
 catalog does not know gets conservative defaults (UNKNOWN_* in `stateact/kernel/settings.py`) and a
@@ -63,6 +64,11 @@ class RoleSettings(BaseModel):
     """`resized` coordinates: the model's image pixel budget, upper bound."""
     action_format: ActionFormat = "tools"
     """GUI roles: the model's native action format."""
+    tools_in_prompt: bool = False
+    """GUI roles in `qwen_computer_use`: the function schemas and the `<tool_call>` output format written
+    into the system message, and past calls and results sent as text, as Qwen's computer-use cookbook
+    does (Qwen2.5-VL's chat template renders neither the request's `tools` nor an assistant's
+    `tool_calls`)."""
 
 
 FLAG_SETTINGS = ("max_tokens", "temperature", "context_window")
