@@ -113,3 +113,28 @@ def test_without_it_qwen_reads_neither_its_schema_nor_its_past_calls(desktop, op
     )
     assert "<|im_start|>assistant\n<|im_end|>" in prompt  # the past call is an empty turn
     assert "<|im_start|>tool\nDone: left_click at (120, 90)" in prompt  # only its result says what it was
+
+
+def test_uitars_reads_its_action_space_screen_size_and_past_actions(desktop, openai_server, tmp_path):  # noqa: F811
+    """UI-TARS-1.5 is a Qwen2.5-VL fine-tune sent only text and image parts (no tools, no tool messages);
+    its own template file was not to be had here, so its requests are rendered with its base model's."""
+    server, report = delegate(
+        desktop,
+        openai_server,
+        tmp_path,
+        RoleSettings(action_format="uitars", keep_screenshots=2, max_tokens=512),
+        openai_reply("Thought: I click the desktop.\nAction: click(start_box='(120,90)')"),
+        openai_reply("Thought: It is clicked.\nAction: finished(content='The desktop was clicked')"),
+    )
+    assert report.status == "DONE" and report.detail == "The desktop was clicked", report.text()
+    width, height = model_size(desktop.screen_size())
+    prompt = render("qwen2_5_vl.jinja", server.requests[-1])
+    system = prompt.split("<|im_end|>", 1)[0]
+    assert "drag(start_box='(x1,y1)', end_box='(x2,y2)')" in system and "one action per reply" in system
+    assert f"Screenshot size: {width}x{height} pixels." in prompt
+    assert (
+        "<|im_start|>assistant\nThought: I click the desktop.\nAction: click(start_box='(120,90)')<|im_end|>"
+        in prompt
+    )
+    assert "<|im_start|>user\nDone: left_click at (120, 90). The screen now:" + IMAGE in prompt
+    assert prompt.count(IMAGE) == 2
