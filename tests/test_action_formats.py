@@ -212,8 +212,7 @@ def test_an_ending_that_says_nothing_reports_the_last_step():
     result = tool.run(QwenComputerUse(action="terminate", status="success"))
     assert result.data == {
         "status": "DONE",
-        "summary": "Ended with status DONE after the last step: Done: left_click at (87, 100). "
-        "(no description given).",
+        "summary": "Ended with status DONE without a description; last step: Done: left_click at (87, 100).",
     }
     said = tool.run(QwenComputerUse(action="terminate", status="success", summary="The file is saved."))
     assert said.data["summary"] == "The file is saved."

@@ -102,7 +102,7 @@ def test_without_it_qwen_reads_neither_its_schema_nor_its_past_calls(desktop, op
         openai_reply(tool_calls=[("computer_use", {"action": "terminate", "status": "success"})]),
     )
     assert report.status == "DONE" and report.detail.startswith(
-        "Ended with status DONE after the last step: Done: left_click"
+        "Ended with status DONE without a description; last step: Done: left_click"
     )
     assert [t["function"]["name"] for t in server.requests[-1]["tools"]] == ["computer_use"]
     prompt = render("qwen2_5_vl.jinja", server.requests[-1])

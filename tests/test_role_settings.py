@@ -38,6 +38,9 @@ def test_roles_file_and_flags_combine_and_bad_input_is_named(tmp_path):
         role_settings(None, max_tokens=["1024"])
     with pytest.raises(ValueError, match="greater than 0"):
         role_settings(None, max_tokens=["gui=0"])
+    path.write_text('[gui]\naction_format = "uitars"\ntools_in_prompt = true\n')
+    with pytest.raises(ValueError, match='tools_in_prompt is for action_format = "qwen_computer_use"'):
+        role_settings(path)
 
 
 def test_catalog_defaults_and_stated_window_and_price():

@@ -68,8 +68,8 @@ class NativeActionTool(Tool):
 
     def account(self, ending: Ending) -> str:
         """A short account of an ending that carries no text: its status and the last step before it."""
-        last = f" after the last step: {self.last_step}" if self.last_step else " before any action"
-        return f"Ended with status {ending.status}{last} (no description given)."
+        head = f"Ended with status {ending.status} without a description"
+        return f"{head}; last step: {self.last_step}" if self.last_step else f"{head}, before any action."
 
     def run(self, params: BaseModel) -> ToolResult:
         try:

@@ -19,7 +19,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveInt, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    NonNegativeFloat,
+    PositiveInt,
+    ValidationError,
+    model_validator,
+)
 
 from stateact.kernel import settings
 from stateact.kernel.models.catalog import ModelInfo, lookup
@@ -69,6 +77,14 @@ class RoleSettings(BaseModel):
     into the system message, and past calls and results sent as text, as Qwen's computer-use cookbook
     does (Qwen2.5-VL's chat template renders neither the request's `tools` nor an assistant's
     `tool_calls`)."""
+
+    @model_validator(mode="after")
+    def _tools_in_prompt_is_qwens(self) -> RoleSettings:
+        if self.tools_in_prompt and self.action_format != "qwen_computer_use":
+            raise ValueError(
+                f'tools_in_prompt is for action_format = "qwen_computer_use", not {self.action_format!r}'
+            )
+        return self
 
 
 FLAG_SETTINGS = ("max_tokens", "temperature", "context_window")
