@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -88,9 +87,10 @@ def test_prompt_files_have_balanced_sections():
 
 def test_main_and_gate_prompts_state_the_same_rule_on_open_documents():
     from gate.inspect.pregate import OPEN_DOCUMENT_RULE
+    from gate.review.finish_gate import PROMPTS
 
     gate_prompt = (
-        (Path(__file__).parent.parent / "gate" / "prompts" / "gate.md")
+        (PROMPTS / "gate.md")
         .read_text()
         .format(home="/home/user", start_line="", open_document_rule=OPEN_DOCUMENT_RULE)
     )

@@ -30,7 +30,7 @@ ROLES: tuple[Role, ...] = (
     Role("compactor"),
     Role("judge", model_help="Model spec of the best-of-N judge (default: the main model)."),
 )
-"""Every role; `judge` picks among best-of-N rollouts (judge/)."""
+"""Every role; `judge` picks among best-of-N rollouts (gate/judge/)."""
 
 ROLE_NAMES: tuple[str, ...] = tuple(role.name for role in ROLES)
 OTHER_ROLES: tuple[str, ...] = tuple(name for name in ROLE_NAMES if name != MAIN)
