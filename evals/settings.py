@@ -23,6 +23,10 @@ SHEET_PRECISION = 4
 """Default rounding of `compare_table`/`sheet_data` (OSWorld's `precision`)."""
 FUZZY_THRESHOLD = 85.0
 """Default `threshold` (0-100) of a `compare_table`/`sheet_fuzzy` `fuzzy_match` sub-rule."""
+EXPLAIN_DIFFERENCES = 8
+"""Differences a failed checkpoint's explanation lists (cells, lines), the rest counted."""
+EXPLAIN_VALUE_CHARS = 120
+"""Characters of one compared value in an explanation."""
 OSWORLD_BRIDGE_TIMEOUT_S = 600.0
 """Timeout of one metric call run in the user's OSWorld environment (evals/osworld/bridge.py)."""
 DEFAULT_ZOOM = 100.0

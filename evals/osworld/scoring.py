@@ -19,10 +19,15 @@ raises MetricUnsupported (a rule or option not implemented here). A missing
 agent file is a score (`vm_file` gives None, the metric scores 0). Difference
 from OSWorld: any other exception in a metric (e.g. the agent saved a corrupt
 file) is recorded with its error and scores 0 instead of aborting the evaluation.
+
+Each part names its checkpoint (`name`: the metric, its rules, the file or command it reads) and
+carries what the metric noted it compared (`explanation`, evals/osworld/metrics/explain.py: the cells,
+paragraph or line that differ), beside readable previews of its `inputs`.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +35,7 @@ from typing import Any
 from evals.osworld.cache import FileCache
 from evals.osworld.getters import GetterContext, fetch
 from evals.osworld.metrics import INFEASIBLE, BridgeError, MetricUnsupported, find_metric
+from evals.osworld.metrics.explain import collect
 from evals.osworld.setup import SetupContext, SetupError, run_steps
 from evals.osworld.support import unsupported_message, unsupported_parts
 from evals.osworld.task import Task, TaskError
@@ -109,13 +115,13 @@ def score_task(
     funcs = evaluator.funcs()
     if funcs == [INFEASIBLE] or (declared_infeasible and INFEASIBLE not in funcs):
         report.score = float(funcs == [INFEASIBLE] and declared_infeasible)
-        report.parts.append({"func": INFEASIBLE, "declared": declared_infeasible, "score": report.score})
+        report.parts.append(_infeasible_part(declared_infeasible, report.score))
         return report
     context = GetterContext(sandbox=sandbox, cache=cache, work_dir=Path(work_dir))
     scores: list[float] = []
     for index, name in enumerate(funcs):
         if name == INFEASIBLE:
-            part = {"func": INFEASIBLE, "declared": declared_infeasible, "score": float(declared_infeasible)}
+            part = _infeasible_part(declared_infeasible, float(declared_infeasible))
         else:
             part = _score_one(name, index, evaluator, context)
         report.parts.append(part)
@@ -131,6 +137,16 @@ def score_task(
     return report
 
 
+def _infeasible_part(declared: bool, score: float) -> dict[str, Any]:
+    said = "declared" if declared else "did not declare"
+    return {
+        "func": INFEASIBLE,
+        "name": f"{INFEASIBLE}: the agent {said} the task infeasible",
+        "declared": declared,
+        "score": score,
+    }
+
+
 def _input(role: str, name: str, index: int, evaluator: Any, context: GetterContext) -> Any:
     """A metric's `result` or `expected` input; a getter that raises is a ScoringError."""
     getter = evaluator.nth(role, index)
@@ -143,25 +159,71 @@ def _input(role: str, name: str, index: int, evaluator: Any, context: GetterCont
 
 
 def _score_one(name: str, index: int, evaluator: Any, context: GetterContext) -> dict[str, Any]:
-    part: dict[str, Any] = {"func": name, "score": 0.0}
     options = evaluator.nth("options", index) or {}
+    part: dict[str, Any] = {
+        "func": name,
+        "name": checkpoint_name(name, options, evaluator.nth("result", index)),
+        "score": 0.0,
+    }
     result = _input("result", name, index, evaluator, context)
     has_expected = evaluator.nth("expected", index) is not None
     expected = _input("expected", name, index, evaluator, context)
-    part["inputs"] = [_preview(result), _preview(expected)]
+    part["inputs"] = [preview(result), preview(expected)]
     metric = find_metric(name)
-    try:
-        value = metric(result, expected, **options) if has_expected else metric(result, **options)
-    except (MetricUnsupported, BridgeError) as exc:
-        raise ScoringError(f"metric {index + 1} ({name})", f"{type(exc).__name__}: {exc}") from exc
-    except Exception as exc:  # recorded, scored 0 (OSWorld would abort the evaluation)
-        part["error"] = f"{type(exc).__name__}: {exc}"
-        return part
+    with collect() as notes:
+        try:
+            value = metric(result, expected, **options) if has_expected else metric(result, **options)
+        except (MetricUnsupported, BridgeError) as exc:
+            raise ScoringError(f"metric {index + 1} ({name})", f"{type(exc).__name__}: {exc}") from exc
+        except Exception as exc:  # recorded, scored 0 (OSWorld would abort the evaluation)
+            part["error"] = f"{type(exc).__name__}: {exc}"
+            value = 0.0
     part["score"] = float(value)
+    if notes:
+        part["explanation"] = notes
     return part
 
 
-def _preview(value: Any, limit: int = 300) -> str:
-    """A short text of a metric input for the score report (file paths, command outputs, rules)."""
-    text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
+def checkpoint_name(func: str, options: dict[str, Any], result_getter: Any) -> str:
+    """A checkpoint as a reader names it: the metric, its rule types, and what it reads
+    (`compare_table sheet_data, check_cell on inventory.xlsx`)."""
+    rules = options.get("rules") if isinstance(options, dict) else None
+    kinds = list(dict.fromkeys(str(r.get("type")) for r in rules if isinstance(r, dict))) if rules else []
+    name = f"{func} {', '.join(kinds)}" if kinds else func
+    target = _getter_target(result_getter)
+    return f"{name} on {target}" if target else name
+
+
+def _getter_target(getter: Any) -> str:
+    """The file, command or key a result getter reads, shortly."""
+    if getter is None:
+        return ""
+    params = getter.params()
+    for key in ("dest", "path", "command", "key", "url", "file_path"):
+        value = params.get(key)
+        if isinstance(value, list) and value:
+            value = value[0]
+        if isinstance(value, str) and value:
+            text = value.rsplit("/", 1)[-1] if key in ("dest", "path", "file_path") else value
+            return text if len(text) <= 60 else text[:59] + "…"
+    return getter.type
+
+
+def preview(value: Any, limit: int = 300) -> str:
+    """A short, readable text of a metric input (file paths, command outputs, rules): a mapping as
+    `key: value; ...`, a list as its items, JSON for what is nested, `(none)` for None."""
+    if value is None:
+        text = "(none)"
+    elif isinstance(value, str):
+        text = value
+    elif isinstance(value, dict):
+        text = "; ".join(f"{key}: {_item(item)}" for key, item in value.items())
+    elif isinstance(value, list | tuple):
+        text = ", ".join(_item(item) for item in value)
+    else:
+        text = str(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _item(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)

@@ -24,6 +24,7 @@ from xml.etree import ElementTree
 
 from docx import Document
 
+from evals.osworld.metrics.explain import first_line_difference, note
 from evals.osworld.metrics.rules import similarity
 
 
@@ -58,14 +59,41 @@ def _paragraphs(path: str) -> list[str]:
 
 def compare_docx_files(result: str | None, expected: str | None, **options: Any) -> float:
     if not result or not expected:
+        note(f"no {'result' if not result else 'expected'} document")
         return 0.0
     kinds = {result.rsplit(".", 1)[-1], expected.rsplit(".", 1)[-1]}
     if kinds not in ({"docx"}, {"odt"}):
+        note(f"the documents are not both .docx or both .odt: {', '.join(sorted(kinds))}")
         return 0.0
     try:
         first, second = _paragraphs(result), _paragraphs(expected)
-    except Exception:
+    except Exception as exc:
+        note(f"a document cannot be read: {type(exc).__name__}: {exc}")
         return 0.0
+    score = _compare_paragraphs(first, second, options)
+    if score < 1.0:
+        note(
+            "the paragraphs of the result against the expected document",
+            lambda: first_line_difference(*_as_compared(first, second, options), unit="paragraph"),
+        )
+    return score
+
+
+def _as_compared(first: list[str], second: list[str], options: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The paragraphs as the options compare them (sorted, without empty ones or runs of blanks,
+    lower-cased)."""
+    if options.get("ignore_order", False):
+        first, second = sorted(first), sorted(second)
+    if options.get("ignore_blanks", True):
+        first, second = ([" ".join(p.split()) for p in paragraphs] for paragraphs in (first, second))
+    if options.get("delete_empty_lines", False) or options.get("ignore_blanks", True):
+        first, second = [p for p in first if p.strip()], [p for p in second if p.strip()]
+    if options.get("ignore_case", False):
+        first, second = [p.lower() for p in first], [p.lower() for p in second]
+    return first, second
+
+
+def _compare_paragraphs(first: list[str], second: list[str], options: dict[str, Any]) -> float:
     ignore_case = options.get("ignore_case", False)
     if options.get("ignore_order", False):
         first, second = sorted(first), sorted(second)

@@ -25,15 +25,18 @@ expected sheet by index), `RN<name>`/`EN<name>` (by name).
   state), `data_validation` (every validation matches one of `dv_props`).
 - `chart` / `pivot_table`: the two sheets' charts (`chart_props`) / pivot tables (`pivot_props`)
   are equal, as evals/osworld/metrics/table_objects.py reads them.
-Rules run in order; the first failing rule scores 0.
+Rules run in order; the first failing rule scores 0, and is noted (evals/osworld/metrics/explain.py) with
+what differs: the cells of `sheet_data`, `sheet_fuzzy`, `check_cell` and `style` (`Sheet!D6: 1 → 122.5`),
+the first differing line of `sheet_print`, the sheet names of `sheet_name`.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 from xml.etree import ElementTree
 
@@ -45,6 +48,7 @@ from openpyxl.worksheet.cell_range import MultiCellRange
 from openpyxl.worksheet.worksheet import Worksheet
 
 from evals import settings
+from evals.osworld.metrics.explain import change, first_line_difference, note, shown
 from evals.osworld.metrics.rules import (
     MetricError,
     MetricUnsupported,
@@ -98,16 +102,46 @@ def _frame(ref: int | str, result: _Book, expected: _Book | None) -> pd.DataFram
 
 def compare_table(result: str | None, expected: str | None = None, **options: Any) -> float:
     if result is None or not os.path.exists(result):
+        note(f"the result workbook {result or '(none)'} does not exist")
         return 0.0
     try:
         result_book = _Book(result)
-    except Exception:
+    except Exception as exc:
+        note(f"the result workbook {result} cannot be read: {type(exc).__name__}: {exc}")
         return 0.0
     expected_book = _Book(expected) if expected is not None else None
     for rule in options.get("rules", []):
         if not _RULES.get(rule.get("type"), _unknown_rule)(rule, result_book, expected_book):
+            explain = _DIFFERENCES.get(rule["type"])
+            note(
+                f"{rule_text(rule)}: does not hold",
+                functools.partial(explain, rule, result_book, expected_book) if explain else (),
+            )
             return 0.0
     return 1.0
+
+
+def sheet_text(ref: int | str) -> str:
+    """A sheet reference as a reader says it: `Stock (result)`, `sheet 1 (expected)`."""
+    if isinstance(ref, int):
+        return f"sheet {ref + 1} (result)"
+    book = "result" if ref[:1] == "R" else "expected"
+    return f"{ref[2:]} ({book})" if ref[1:2] == "N" else f"sheet {_sheet_number(ref[2:])} ({book})"
+
+
+def _sheet_number(index: str) -> str:
+    return str(int(index) + 1) if index.isdigit() else index
+
+
+def rule_text(rule: dict) -> str:
+    """A rule named by its type and what it compares: `sheet_data Stock (result) against Stock (expected)`."""
+    kind = str(rule.get("type", "?"))
+    if "sheet_idx0" in rule:
+        return f"{kind} {sheet_text(rule['sheet_idx0'])} against {sheet_text(rule.get('sheet_idx1', '?'))}"
+    if "sheet_idx" in rule:
+        where = f"!{rule['coordinate']}" if "coordinate" in rule else ""
+        return f"{kind} {sheet_text(rule['sheet_idx'])}{where}"
+    return kind
 
 
 def check_table_options(options: dict[str, Any]) -> None:
@@ -508,3 +542,121 @@ def _styles(book: _Book | None, name: str, props: list[str]) -> dict[str, list[A
         for column in sheet.iter_cols()
         for cell in column
     }
+
+
+# -- explanations of a failing rule (evals/osworld/metrics/explain.py) --------------------------------------
+def _column_letter(index: int) -> str:
+    return get_column_letter(index + 1)
+
+
+def _frame_differences(name: str, first: pd.DataFrame, second: pd.DataFrame) -> Iterator[str]:
+    """Cells where two sheets read by pandas differ, as `Sheet!D6: observed → expected` (row 1 is the
+    header pandas took); then a shape or column-type difference when the values agree."""
+    found = False
+    for column, (ours, theirs) in enumerate(zip(first.columns, second.columns, strict=False)):
+        if ours != theirs:
+            found = True
+            yield change(f"{name}!{_column_letter(column)}1", ours, theirs)
+    rows, columns = min(len(first), len(second)), min(first.shape[1], second.shape[1])
+    for row in range(rows):
+        for column in range(columns):
+            ours, theirs = first.iat[row, column], second.iat[row, column]
+            if not (_same(ours, theirs)):
+                found = True
+                yield change(f"{name}!{_column_letter(column)}{row + 2}", ours, theirs)
+    if first.shape != second.shape:
+        yield f"{name}: {first.shape[0]} rows × {first.shape[1]} columns → {second.shape[0]} × {second.shape[1]}"
+    elif not found:
+        for column, (ours, theirs) in enumerate(zip(first.dtypes, second.dtypes, strict=True)):
+            if ours != theirs:
+                yield f"{name}!{_column_letter(column)}: values equal, types {ours} → {theirs}"
+
+
+def _same(ours: Any, theirs: Any) -> bool:
+    return bool(ours == theirs) or (pd.isna(ours) and pd.isna(theirs))
+
+
+def _data_differences(rule: dict, result: _Book, expected: _Book | None) -> Iterator[str]:
+    precision = rule.get("precision", settings.SHEET_PRECISION)
+    (_, name), first, second = (
+        _pick(rule["sheet_idx0"], result, expected),
+        _frame(rule["sheet_idx0"], result, expected),
+        _frame(rule["sheet_idx1"], result, expected),
+    )
+    if first is None:
+        yield f"{sheet_text(rule['sheet_idx0'])} cannot be read"
+        return
+    yield from _frame_differences(name, first.round(precision), second.round(precision))
+
+
+def _print_differences(rule: dict, result: _Book, expected: _Book | None) -> list[str]:
+    first, second = (_printed(rule[key], result, expected) for key in ("sheet_idx0", "sheet_idx1"))
+    if first is None or second is None:
+        return [f"{sheet_text(rule['sheet_idx0' if first is None else 'sheet_idx1'])} has no CSV export"]
+    return first_line_difference(first[::-1], second[::-1])
+
+
+def _name_differences(rule: dict, result: _Book, expected: _Book | None) -> list[str]:
+    return [change("sheet names", ", ".join(result.names), ", ".join(expected.names) if expected else None)]
+
+
+def _fuzzy_differences(rule: dict, result: _Book, expected: _Book | None) -> Iterator[str]:
+    books = [_pick(rule[key], result, expected) for key in ("sheet_idx0", "sheet_idx1")]
+    for sub in rule["rules"]:
+        for cell_range in MultiCellRange(sub["range"]):
+            for row, column in cell_range.cells:
+                coordinate = f"{get_column_letter(column)}{row}"
+                first, second = (
+                    _fuzzy_text(read_cell_value(book.path, name, coordinate) if book else None, sub)
+                    for book, name in books
+                )
+                if not _FUZZY[sub["type"]](first, second, sub):
+                    yield change(f"{books[0][1]}!{coordinate} ({sub['type']})", first, second)
+
+
+def _cell_differences(rule: dict, result: _Book, expected: _Book | None) -> Iterator[str]:
+    book, name = _pick(rule["sheet_idx"], result, expected)
+    if book is None or name not in book.xl.sheetnames:
+        yield f"no sheet {sheet_text(rule['sheet_idx'])}"
+        return
+    coordinate = rule["coordinate"]
+    for prop, value_rule in rule["props"].items():
+        if prop == "value":
+            value = read_cell_value(book.path, name, coordinate)
+        else:
+            try:
+                value = cell_style(prop, book.xl[name][coordinate])
+            except Exception:
+                value = None
+        try:
+            held = match_value_to_rule(value, value_rule)
+        except Exception:
+            held = False
+        if not held:
+            wanted = f"{value_rule.get('method')} {shown(value_rule.get('ref'))}"
+            yield f"{name}!{coordinate} {prop}: {shown(value)} → {wanted}"
+
+
+def _style_differences(rule: dict, result: _Book, expected: _Book | None) -> Iterator[str]:
+    props = rule.get("props", [])
+    (_, name), first, second = (
+        _pick(rule["sheet_idx0"], result, expected),
+        _styles(*_pick(rule["sheet_idx0"], result, expected), props),
+        _styles(*_pick(rule["sheet_idx1"], result, expected), props),
+    )
+    for coordinate in sorted(set(first) | set(second), key=lambda c: (len(c), c)):
+        ours, theirs = first.get(coordinate), second.get(coordinate)
+        if ours != theirs:
+            ours_text, theirs_text = (", ".join(map(shown, v)) if v else None for v in (ours, theirs))
+            yield change(f"{name}!{coordinate} {', '.join(props)}", ours_text, theirs_text)
+
+
+_DIFFERENCES: dict[str, Callable[[dict, _Book, _Book | None], Iterable[str]]] = {
+    "sheet_name": _name_differences,
+    "sheet_data": _data_differences,
+    "sheet_print": _print_differences,
+    "sheet_fuzzy": _fuzzy_differences,
+    "check_cell": _cell_differences,
+    "style": _style_differences,
+}
+"""Per rule type, what differs when it fails (the other rules are named without their differences)."""

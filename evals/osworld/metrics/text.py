@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import difflib
+import functools
 from pathlib import Path
 from typing import Any
+
+from evals.osworld.metrics.explain import change, first_line_difference, note, shown
 
 
 def read_lines(path: str) -> list[str]:
@@ -21,10 +24,12 @@ def compare_csv(result: str | None, expected: str | list[str], **options: Any) -
     """1 when the lines equal those of `expected` (or of any file in a list of them).
     `strict: false` strips each line; `ignore_case` lowers them. Line counts must match."""
     if result is None:
+        note("no result file")
         return 0.0
     try:
         ours = read_lines(result)
-    except OSError:
+    except OSError as exc:
+        note(f"the result file cannot be read: {exc}")
         return 0.0
     for candidate in [expected] if isinstance(expected, str) else list(expected):
         try:
@@ -38,11 +43,18 @@ def compare_csv(result: str | None, expected: str | list[str], **options: Any) -
             a, b = [line.lower() for line in a], [line.lower() for line in b]
         if a == b:
             return 1.0
+        note(
+            f"{Path(result).name} against {Path(candidate).name}",
+            functools.partial(first_line_difference, a, b),
+        )
     return 0.0
 
 
 def exact_match(result: Any, rules: dict[str, Any]) -> float:
-    return float(result == rules["expected"])
+    matched = result == rules["expected"]
+    if not matched:
+        note("the observed text is not the expected one", [change("text", result, rules["expected"])])
+    return float(matched)
 
 
 def diff_text_file(result: str | None, expected: str) -> float:
@@ -51,7 +63,12 @@ def diff_text_file(result: str | None, expected: str) -> float:
     if result is None:
         return 0.0
     first, second = (Path(p).read_text(encoding="utf-8").splitlines() for p in (result, expected))
-    return difflib.SequenceMatcher(a=first, b=second).ratio()
+    ratio = difflib.SequenceMatcher(a=first, b=second).ratio()
+    if ratio < 1.0:
+        note(
+            f"{Path(result).name} against {Path(expected).name}", lambda: first_line_difference(first, second)
+        )
+    return ratio
 
 
 def check_include_exclude(result: str | None, rules: dict[str, Any]) -> float:
@@ -59,4 +76,13 @@ def check_include_exclude(result: str | None, rules: dict[str, Any]) -> float:
     if result is None:
         return 0.0
     include, exclude = rules.get("include", []), rules.get("exclude", [])
-    return float(all(s in result for s in include) and all(s not in result for s in exclude))
+    passed = all(s in result for s in include) and all(s not in result for s in exclude)
+    if not passed:
+        note(
+            f"observed text: {shown(result)}",
+            lambda: (
+                [f"missing: {shown(s)}" for s in include if s not in result]
+                + [f"present, but excluded: {shown(s)}" for s in exclude if s in result]
+            ),
+        )
+    return float(passed)

@@ -1,0 +1,115 @@
+"""What a metric compared, told beside its score without changing it.
+
+A metric keeps returning its float; where it decides, it may `note` what it compared:
+
+    note("sheet_data: Stock (result) against Stock (expected)", lambda: ["Stock!D6: 1 → 122.5"])
+
+Notes are kept only inside `collect()` (scoring opens one around each metric call): elsewhere, as in
+the metrics corpus tests, `note` does nothing and its differences are never computed. Differences are
+computed lazily and guarded: listing them cannot raise into the metric or change its score, and only
+the first `settings.EXPLAIN_DIFFERENCES` are kept.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from itertools import islice
+from typing import Any
+
+from evals import settings
+
+Differences = Callable[[], Iterable[str]] | Iterable[str]
+
+_notes: ContextVar[list[dict[str, Any]] | None] = ContextVar("metric_notes", default=None)
+
+
+@contextmanager
+def collect() -> Iterator[list[dict[str, Any]]]:
+    """Keep the notes made inside the block, in the list it yields (each `{summary, differences, more}`)."""
+    notes: list[dict[str, Any]] = []
+    token = _notes.set(notes)
+    try:
+        yield notes
+    finally:
+        _notes.reset(token)
+
+
+def listening() -> bool:
+    """Whether a `collect()` block keeps notes (work done only for an explanation can be skipped)."""
+    return _notes.get() is not None
+
+
+def note(summary: str, differences: Differences = ()) -> None:
+    """Record what was compared (`summary`) and the first differences found; a no-op outside `collect()`."""
+    notes = _notes.get()
+    if notes is None:
+        return
+    cap = settings.EXPLAIN_DIFFERENCES
+    entry: dict[str, Any] = {"summary": summary, "differences": []}
+    try:
+        found = iter(differences() if callable(differences) else differences)
+        entry["differences"] = [str(line) for line in islice(found, cap)]
+        entry["more"] = sum(1 for _ in found)
+    except Exception as exc:  # an explanation must never change a score
+        entry["differences"].append(f"(the differences could not be listed: {type(exc).__name__}: {exc})")
+    if not entry.get("more"):
+        entry.pop("more", None)
+    notes.append(entry)
+
+
+def shown(value: Any, limit: int = settings.EXPLAIN_VALUE_CHARS) -> str:
+    """A compared value as a reader wants it: whole floats without `.0`, empty cells as `(empty)`,
+    strings quoted only when blank at an end, long text cut."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "(empty)"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float) and value.is_integer():
+        text = str(int(value))
+    elif isinstance(value, str):
+        text = repr(value) if value != value.strip() or not value else value
+    else:
+        text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def change(where: str, observed: Any, expected: Any) -> str:
+    """One difference line: `where: observed → expected`, with the types when the two read alike."""
+    ours, theirs = shown(observed), shown(expected)
+    if ours == theirs:
+        ours, theirs = f"{ours} ({_kind(observed)})", f"{theirs} ({_kind(expected)})"
+    return f"{where}: {ours} → {theirs}"
+
+
+def _kind(value: Any) -> str:
+    """A value's type as a reader knows it (numpy's int64 is an int)."""
+    for kind in (bool, int, float, str):
+        if isinstance(value, kind):
+            return kind.__name__
+    name = type(value).__name__
+    return "int" if name.startswith("int") else "float" if name.startswith("float") else name
+
+
+def first_line_difference(observed: list[str], expected: list[str], unit: str = "line") -> list[str]:
+    """The first line (or other `unit`) where two lists differ, by number, or their lengths when one
+    is a prefix of the other."""
+    for number, (ours, theirs) in enumerate(zip(observed, expected, strict=False), start=1):
+        if ours != theirs:
+            return [change(f"{unit} {number}", ours, theirs)]
+    if len(observed) != len(expected):
+        return [f"{len(observed)} {unit}s → {len(expected)} {unit}s"]
+    return []
+
+
+def explanation_text(notes: Iterable[dict[str, Any]]) -> str:
+    """Notes as one readable text: each summary, then its differences indented."""
+    lines = []
+    for entry in notes:
+        lines.append(str(entry.get("summary", "")))
+        lines += [f"  {line}" for line in entry.get("differences", [])]
+        if entry.get("more"):
+            lines.append(f"  … and {entry['more']} more")
+    return "\n".join(lines)
