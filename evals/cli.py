@@ -18,6 +18,7 @@ from rich.table import Table
 from evals import settings
 from evals.osworld import bridge
 from evals.osworld.task import TaskError
+from evals.plain_table import print_table
 from evals.running.suite import OFFICE_SUITE, discover
 from sandbox.isolation import NO_ISOLATION_WARNING, bwrap_problem, check_isolation
 from sandbox.netns import NETWORK_OPTION_HELP, check_network
@@ -74,7 +75,7 @@ def validate(
     from evals.running.validate import validate_suite
 
     rows = validate_suite(tasks, out, cache_dir=cache, workers=workers, on_row=_progress)
-    console.print(validation_table(rows))
+    print_table(console, validation_table(rows), VALIDATION_HEADERS, [validation_cells(row) for row in rows])
     elapsed = time.monotonic() - started
     passed = sum(row.valid for row in rows)
     console.print(f"{passed}/{len(rows)} tasks valid; total time {elapsed:.0f} s ({elapsed / 60:.1f} min)")
@@ -87,35 +88,43 @@ def _progress(row: ValidationRow) -> None:
     console.print(f"  {mark} {row.task_id} score={row.score:.2f} ({row.seconds:.0f} s)")
 
 
+VALIDATION_TITLE = "Reference solution validation"
+VALIDATION_HEADERS = (
+    "task",
+    "domain",
+    "score",
+    "checkpoints",
+    "run",
+    "gate",
+    "turns",
+    "unplayed",
+    "seconds",
+    "problem",
+)
+
+
+def validation_cells(row: ValidationRow) -> list[str]:
+    """A validated task's cells, as VALIDATION_HEADERS name them."""
+    return [
+        row.task_id,
+        row.domain,
+        f"{row.score:.2f}",
+        f"{row.met}/{row.checkpoints}",
+        row.status,
+        {None: "-", True: "PASS", False: "FAIL"}[row.gate_passed],
+        str(row.turns),
+        " ".join(f"{role}:{count}" for role, count in row.unplayed.items()) or "-",
+        f"{row.seconds:.0f}",
+        row.error[:160],
+    ]
+
+
 def validation_table(rows: list[ValidationRow]) -> Table:
-    table = Table(title="Reference solution validation")
-    columns = (
-        "task",
-        "domain",
-        "score",
-        "checkpoints",
-        "run",
-        "gate",
-        "turns",
-        "unplayed",
-        "seconds",
-        "problem",
-    )
-    for column in columns:
+    table = Table(title=VALIDATION_TITLE)
+    for column in VALIDATION_HEADERS:
         table.add_column(column, overflow="fold")
     for row in rows:
-        table.add_row(
-            row.task_id,
-            row.domain,
-            f"[{'green' if row.valid else 'red'}]{row.score:.2f}[/]",
-            f"{row.met}/{row.checkpoints}",
-            row.status,
-            {None: "-", True: "PASS", False: "FAIL"}[row.gate_passed],
-            str(row.turns),
-            " ".join(f"{role}:{count}" for role, count in row.unplayed.items()) or "-",
-            f"{row.seconds:.0f}",
-            row.error[:160],
-        )
+        table.add_row(*(escape(cell) for cell in validation_cells(row)), style=None if row.valid else "red")
     return table
 
 
@@ -297,7 +306,7 @@ def run_command(
     failed = [o for o in outcomes if o.error]
     for outcome in failed:
         console.print(f"[red]{escape(outcome.job.label)}[/red]: {escape(outcome.error)}")
-    write_tables(results, print_table=True)
+    write_tables(results, show=True)
     if html:
         report(results)
     if failed:
@@ -322,15 +331,18 @@ def _report_retired(retired) -> None:
     console.print(f"[yellow]retired[/yellow] {escape(str(retired))}")
 
 
-def write_tables(results: Path, print_table: bool = False) -> list[Path]:
-    """Write summary.md, summary.csv and tasks.csv into `results`; optionally print the table."""
-    from evals.reports.comparison import aggregate, tasks_csv, to_csv, to_markdown, to_rich
+def write_tables(results: Path, show: bool = False) -> list[Path]:
+    """Write summary.md, summary.csv and tasks.csv into `results`; optionally print the table (the
+    terminal's view on a terminal, every column elsewhere)."""
+    from evals.reports.comparison import COLUMNS, aggregate, tasks_csv, to_csv, to_markdown, to_rich
     from evals.reports.task_metrics import collect_metrics
 
     metrics = collect_metrics(results)
     rows = aggregate(metrics)
-    if print_table:
-        console.print(to_rich(rows))
+    if show:
+        print_table(
+            console, to_rich(rows), [c.header for c in COLUMNS], [[c.show(r) for c in COLUMNS] for r in rows]
+        )
     written = []
     for name, text in (
         (SUMMARY_MARKDOWN, to_markdown(rows)),
@@ -349,9 +361,17 @@ def report(
 ) -> None:
     """Write the static HTML report (summary with charts, one trajectory page per task) and the tables."""
     from evals.reports.html_report import write_html_report
+    from evals.reports.task_metrics import task_folders
 
     if not Path(results).is_dir():
         errors.print(f"[red]error:[/red] {escape(str(results))} is not a folder")
+        raise typer.Exit(2)
+    if not task_folders(results):
+        errors.print(
+            f"[red]error:[/red] {escape(str(results))} holds no task results "
+            "(<harness>/<model>/<domain>/<task>/result.txt or error.json): give the folder "
+            "`stateact eval run` or `stateact run --task` wrote (its --results)"
+        )
         raise typer.Exit(2)
     write_tables(results)
     index = write_html_report(results, out)

@@ -267,7 +267,7 @@ def test_stateact_run_task_best_of_scores_the_pick(anthropic_server, tmp_path, m
     )
     assert result.exit_code == 0, result.output
     assert "score 1" in " ".join(result.output.split())
-    (task,) = (tmp_path / "results").glob("no-verify/*+best3/calc/calc-rate-convert")
+    (task,) = (tmp_path / "results").glob("no-verify/*+best3/libreoffice_calc/calc-rate-convert")
     record = json.loads((task / "best_of.json").read_text())
     assert len(record["candidates"]) == 3 and record["pick_correct"] is True
     assert [r["success"] for r in record["rollouts"]].count(True) == 1

@@ -375,7 +375,55 @@ def test_undecided_gate_rounds_are_neither_passes_nor_fails(tmp_path):
     summary = (tmp_path / "summary.md").read_text().splitlines()
     headers = [cell.strip() for cell in summary[0].strip("|").split("|")]
     cells = [cell.strip() for cell in summary[2].strip("|").split("|")]
-    assert cells[headers.index("gate pass/fail")] == "1/0"
-    assert cells[headers.index("gate undecided")] == "3"
+    assert cells[headers.index("gate pass/fail (sum)")] == "1/0"
+    assert cells[headers.index("gate undecided (sum)")] == "3"
     [task] = list(csv.DictReader(io.StringIO((tmp_path / "tasks.csv").read_text())))
     assert (task["gate_passes"], task["gate_fails"], task["gate_undecided"]) == ("1", "0", "3")
+
+
+@pytest.mark.parametrize("width", [1280, 1920])
+def test_the_summary_fits_the_window_labels_every_bar_and_notes_unplayable_references(
+    report_dir, page, width, tmp_path
+):
+    page, problems = page
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto((report_dir / "index.html").as_uri())
+    page.screenshot(path=str(tmp_path / f"summary-{width}.png"), full_page=True)
+    table = page.locator("#comparison").bounding_box()
+    assert table is not None and table["x"] + table["width"] <= width, table
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert page.locator("rect.bar").count() == page.locator("text.bar-label").count() > 0
+    headers = page.locator("#comparison th").all_inner_texts()
+    assert "agent s/task" in headers and "input tokens (sum)" in headers and "main turns/task" in headers
+    assert "role models" not in headers and "pick acc %" not in headers  # no run had them
+    assert "bash-only" in page.locator("#reference-note").inner_text()
+    page.goto((report_dir / "tasks" / "stateact__scripted__calc__chart-legend.html").as_uri())
+    page.screenshot(path=str(tmp_path / f"task-{width}.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert problems == []
+
+
+def test_a_run_that_ended_in_error_is_drawn_red_and_its_status_says_it_was_scored(tmp_path, page):
+    """A run that ended in error after its turns is scored (not in `errors`): its status says so, and its
+    last card is red, not green."""
+    task_dir = task_result_dir(tmp_path, "stateact", "scripted", "os", "ended-in-error")
+    run_dir = task_dir / RUN_FOLDER
+    run_dir.mkdir(parents=True)
+    (task_dir / "result.txt").write_text("0.0\n")
+    (task_dir / "score.json").write_text('{"score": 0.0, "partial": 0.0, "parts": []}')
+    (run_dir / "result.json").write_text('{"status": "error", "turns": 3}')
+    (run_dir / "events.jsonl").write_text(
+        '{"kind": "run_end", "scope": "main", "status": "error", "turns": 3}\n'
+    )
+    code, output = run_cli("report", str(tmp_path))
+    assert code == 0, output
+    page, problems = page
+    page.goto((tmp_path / "report" / "index.html").as_uri())
+    assert "run ended in error (scored)" in page.locator("#tasks").inner_text()
+    errors = page.locator("#comparison th").all_inner_texts().index("errors (tasks)")
+    assert page.locator("#comparison tr.all td").nth(errors).inner_text() == "0"
+    page.goto((tmp_path / "report" / "tasks" / "stateact__scripted__os__ended-in-error.html").as_uri())
+    card = page.locator("li.kind-run")
+    assert "error" in (card.get_attribute("class") or "")
+    assert card.evaluate("li => getComputedStyle(li).backgroundColor") == "rgb(254, 242, 242)"
+    assert problems == []

@@ -96,7 +96,8 @@ def test_the_variant_without_the_editor_scores_lower(results):
 def test_markdown_table(results):
     lines = (results / "summary.md").read_text().splitlines()
     assert lines[0].startswith(
-        "| harness | model | role models | domain | tasks | success | partial | main turns | subagent turns"
+        "| harness | model | role models | domain | tasks scored | success % | partial % | main turns/task "
+        "| subagent turns/task"
     )
     assert (
         "| bash-only | reference | - | os | 2 | 50.0% | 83.3% | 3.0 | 0.0 | 0.0 | 0.0 | 0/0 |"

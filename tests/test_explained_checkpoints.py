@@ -3,10 +3,15 @@ checkpoint's readable name and inputs in score.json."""
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 import numpy
 import openpyxl
 import pytest
 from docx import Document
+from typer.testing import CliRunner
 
 from evals.osworld.metrics.docs import compare_docx_files
 from evals.osworld.metrics.explain import change, collect, explanation_text, note
@@ -14,6 +19,11 @@ from evals.osworld.metrics.table import compare_table
 from evals.osworld.metrics.text import check_include_exclude, compare_csv, diff_text_file, exact_match
 from evals.osworld.scoring import checkpoint_name, preview
 from evals.osworld.task import Getter
+from evals.reports.task_metrics import collect_metrics
+from stateact.app.cli import app
+from tests.file_server import served_files
+from tests.test_eval_errors import run_task_command
+from tests.test_eval_runner import run_cli
 
 STOCK = [["SKU", "Item", "Qty", "Value"], ["A1", "Pen", 3, 4.5], ["A2", "Ink", 10, 20.0]]
 STOCK += [["A3", "Pad", 2, 7.0], ["A4", "Glue", 6, 9.0], ["A5", "Tape", 5, 122.5]]
@@ -185,3 +195,77 @@ def test_inputs_are_previewed_readably_never_as_a_python_repr():
     assert preview({"expected": "NW-1000 Ink"}) == "expected: NW-1000 Ink"
     assert preview({"include": ["a", "b"], "exclude": []}) == 'include: ["a", "b"]; exclude: []'
     assert preview(None) == "(none)" and preview(["x.csv", "y.csv"]) == "x.csv, y.csv"
+
+
+# -- end to end: `stateact run --task`, score.json, `stateact report` ---------------------------
+def test_a_wrong_cell_is_named_in_score_json_the_report_and_the_run_output(tmp_path):
+    """The inventory task with Stock!D6 holding 1 where 122.5 is due, run from a `tasks/` folder."""
+    files = {
+        "/start/stock.xlsx": Path(stock_book(tmp_path / "start.xlsx", {"D6": 1})).read_bytes(),
+        "/gold/stock.xlsx": Path(stock_book(tmp_path / "gold.xlsx")).read_bytes(),
+    }
+    with served_files(files) as server:
+        task = tmp_path / "tasks" / "calc-inventory.json"
+        task.parent.mkdir()
+        book = {"type": "vm_file", "path": "/home/user/stock.xlsx", "dest": "stock.xlsx"}
+        download = {"url": server.url("/start/stock.xlsx"), "path": "/home/user/stock.xlsx"}
+        task.write_text(
+            json.dumps(
+                {
+                    "id": "calc-inventory",
+                    "instruction": "Value the stock.",
+                    "related_apps": ["libreoffice_calc"],
+                    "config": [{"type": "download", "parameters": {"files": [download]}}],
+                    "evaluator": {
+                        "func": ["compare_table", "exact_match"],
+                        "result": [book, {"type": "vm_command_line", "command": "echo NW-1001"}],
+                        "expected": [
+                            {
+                                "type": "cloud_file",
+                                "path": server.url("/gold/stock.xlsx"),
+                                "dest": "gold.xlsx",
+                            },
+                            {"type": "rule", "rules": {"expected": "NW-1000"}},
+                        ],
+                        "options": [SHEET_DATA, {}],
+                    },
+                }
+            )
+        )
+        script = tmp_path / "finish.json"
+        script.write_text(json.dumps([{"tool_calls": [{"name": "finish", "input": {"summary": "valued"}}]}]))
+        done = run_task_command(tmp_path, task, f"scripted:{script}")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "compare_table sheet_data on stock.xlsx: Stock!D6: 1 → 122.5" in done.stdout
+    [score_file] = (tmp_path / "results").rglob("score.json")
+    # a task outside a suite is filed under its app's domain, not its folder's name
+    assert score_file.parent.relative_to(tmp_path / "results").parts[2] == "libreoffice_calc"
+    parts = json.loads(score_file.read_text())["parts"]
+    assert [p["name"] for p in parts] == [
+        "compare_table sheet_data on stock.xlsx",
+        "exact_match on echo NW-1001",
+    ]
+    assert parts[0]["explanation"][0]["differences"] == ["Stock!D6: 1 → 122.5"]
+    assert parts[1]["inputs"] == ["NW-1001\n", "expected: NW-1000"]
+    shown = CliRunner().invoke(app, ["show", str(score_file.parent)], catch_exceptions=False)
+    shown_run = " ".join(shown.output.split())
+    assert shown.exit_code == 0 and "finish" in shown_run, shown_run
+    assert "0.00 compare_table sheet_data on stock.xlsx" in shown_run and "Stock!D6: 1 → 122.5" in shown_run
+    code, output = run_cli("report", str(tmp_path / "results"))
+    assert code == 0, output
+    [page] = (tmp_path / "results" / "report" / "tasks").glob("*calc-inventory.html")
+    checkpoints = re.search(r'<table id="checkpoints">.*?</table>', page.read_text(), re.S).group(0)
+    assert "Stock!D6: 1 → 122.5" in checkpoints and "NW-1001" in checkpoints and "{'" not in checkpoints
+    # the report reads the run `run --task` left under its runs root
+    [metrics] = collect_metrics(tmp_path / "results")
+    assert metrics.run_dir.parent == tmp_path / "runs" and metrics.status == "finished"
+    assert metrics.main_turns == 1 and metrics.input_tokens > 0 and metrics.seconds > 0
+    meta = re.search(r'<p class="meta">(.*?)</p>', page.read_text(), re.S).group(1)
+    assert "status finished; main turns 1" in meta and "0.0s" not in meta
+
+
+def test_report_on_a_folder_without_results_exits_2_and_writes_nothing(tmp_path):
+    (tmp_path / "runs" / "20260101-000000-abc").mkdir(parents=True)
+    code, output = run_cli("report", str(tmp_path / "runs"))
+    assert code == 2 and "holds no task results" in output
+    assert [p.name for p in (tmp_path / "runs").iterdir()] == ["20260101-000000-abc"]

@@ -52,6 +52,20 @@ def test_each_role_of_its_own_model_gets_its_own_results_key() -> None:
     assert len(keys) == len(OTHER_ROLES) and "m" not in keys
 
 
+def test_a_relay_is_filed_under_relay_whatever_its_folder() -> None:
+    """A relay's folder is where its files go, not a model: every relay run shares one results key."""
+    assert (
+        model_key("relay:/tmp/play/h1-calc/relay", RoleModels(main="relay:/tmp/play/h1-calc/relay"))
+        == "relay"
+    )
+    keys = {
+        model_key("relay:/tmp/a", RoleModels(main="relay:/tmp/a", gui=f"relay:/tmp/{folder}/gui"))
+        for folder in ("one", "two")
+    }
+    assert len(keys) == 1 and next(iter(keys)).startswith("relay+roles-")
+    assert model_key(LOCAL, RoleModels(main=LOCAL)) == LOCAL
+
+
 def test_every_role_has_a_model_field_and_the_main_model_fills_the_rest() -> None:
     models = RoleModels(main="scripted:quickstart", web=LOCAL)
     assert [role for role in ROLE_NAMES if role in RoleModels.model_fields] == list(ROLE_NAMES)

@@ -143,6 +143,28 @@ def validation_summary(exc: ValidationError, limit: int = 3) -> str:
 
 
 def task_domain(path: Path, task: Task) -> str:
-    """The domain folder of a task: its parent folder in OSWorld's `examples/<domain>/<id>.json` layout."""
+    """The domain folder of a suite's task: its parent folder (as in OSWorld's `examples/<domain>/<id>.json`)."""
     parent = Path(path).resolve().parent.name
-    return parent or (task.related_apps[0] if task.related_apps else "default")
+    return parent or app_domain(task)
+
+
+OSWORLD_DOMAINS = frozenset(
+    {"chrome", "gimp", "libreoffice_calc", "libreoffice_impress", "libreoffice_writer", "multi_apps"}
+    | {"os", "thunderbird", "vlc", "vs_code"}
+)
+"""The domain folders of OSWorld's `evaluation_examples/examples`."""
+MULTI_APPS = "multi_apps"
+
+
+def app_domain(task: Task) -> str:
+    """A domain named by the task's apps, as OSWorld files them: its one app, `multi_apps` for several."""
+    if not task.related_apps:
+        return "default"
+    return task.related_apps[0] if len(task.related_apps) == 1 else MULTI_APPS
+
+
+def standalone_domain(path: Path, task: Task) -> str:
+    """The domain of a task run on its own (`stateact run --task`): its folder when that is one of
+    OSWorld's domains, else the one its apps name (a folder such as `tasks/` names no domain)."""
+    parent = Path(path).resolve().parent.name
+    return parent if parent in OSWORLD_DOMAINS else app_domain(task)

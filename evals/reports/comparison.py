@@ -21,6 +21,8 @@ from rich.table import Table
 from evals.reports.task_metrics import TaskMetrics
 
 ALL_DOMAINS = "all"
+TEXT_COLUMNS = frozenset({"harness", "model", "roles", "domain"})
+"""Columns of names (left-aligned); the others are numbers."""
 
 
 @dataclass
@@ -83,27 +85,29 @@ COLUMNS: tuple[Column, ...] = (
     Column("model", "model", lambda r: r.model),
     Column("roles", "role models", lambda r: r.roles or "-"),
     Column("domain", "domain", lambda r: r.domain),
-    Column("tasks", "tasks", lambda r: str(r.tasks)),
-    Column("binary", "success", lambda r: _pct(r.binary)),
-    Column("partial", "partial", lambda r: _pct(r.partial)),
-    Column("main_turns", "main turns", lambda r: f"{r.main_turns:.1f}"),
-    Column("sub_turns", "subagent turns", lambda r: f"{r.sub_turns:.1f}"),
-    Column("delegations", "delegations", lambda r: f"{r.delegations:.1f}"),
-    Column("gate_rounds", "gate rounds", lambda r: f"{r.gate_rounds:.1f}"),
-    Column("gate_passes", "gate pass/fail", lambda r: f"{r.gate_passes}/{r.gate_fails}"),
-    Column("gate_undecided", "gate undecided", lambda r: str(r.gate_undecided)),
-    Column("input_tokens", "input tok", lambda r: f"{r.input_tokens:,}"),
-    Column("output_tokens", "output tok", lambda r: f"{r.output_tokens:,}"),
-    Column("cached_tokens", "cached tok", lambda r: f"{r.cached_tokens:,}"),
+    Column("tasks", "tasks scored", lambda r: str(r.tasks)),
+    Column("binary", "success %", lambda r: _pct(r.binary)),
+    Column("partial", "partial %", lambda r: _pct(r.partial)),
+    Column("main_turns", "main turns/task", lambda r: f"{r.main_turns:.1f}"),
+    Column("sub_turns", "subagent turns/task", lambda r: f"{r.sub_turns:.1f}"),
+    Column("delegations", "delegations/task", lambda r: f"{r.delegations:.1f}"),
+    Column("gate_rounds", "gate rounds/task", lambda r: f"{r.gate_rounds:.1f}"),
+    Column("gate_passes", "gate pass/fail (sum)", lambda r: f"{r.gate_passes}/{r.gate_fails}"),
+    Column("gate_undecided", "gate undecided (sum)", lambda r: str(r.gate_undecided)),
+    Column("input_tokens", "input tokens (sum)", lambda r: f"{r.input_tokens:,}"),
+    Column("output_tokens", "output tokens (sum)", lambda r: f"{r.output_tokens:,}"),
+    Column("cached_tokens", "cached tokens (sum)", lambda r: f"{r.cached_tokens:,}"),
     Column("usd", "$/task", lambda r: f"{r.usd:.4f}"),
-    Column("usd_total", "$ total", lambda r: f"{r.usd_total:.4f}"),
-    Column("seconds", "s/task", lambda r: f"{r.seconds:.1f}"),
-    Column("errors", "errors", lambda r: str(r.errors)),
-    Column("degraded", "setup degraded", lambda r: str(r.degraded)),
-    Column("best_of", "best of", lambda r: str(r.best_of)),
-    Column("pass_at_n", "pass@N", lambda r: _pct(r.pass_at_n)),
-    Column("pick_accuracy", "pick acc", lambda r: _pct(r.pick_accuracy)),
+    Column("usd_total", "$ (sum)", lambda r: f"{r.usd_total:.4f}"),
+    Column("seconds", "agent s/task", lambda r: f"{r.seconds:.1f}"),
+    Column("errors", "errors (tasks)", lambda r: str(r.errors)),
+    Column("degraded", "setup degraded (tasks)", lambda r: str(r.degraded)),
+    Column("best_of", "best of N", lambda r: str(r.best_of)),
+    Column("pass_at_n", "pass@N %", lambda r: _pct(r.pass_at_n)),
+    Column("pick_accuracy", "pick acc %", lambda r: _pct(r.pick_accuracy)),
 )
+"""Every column with its unit: `/task` columns are means over the scored tasks, `(sum)` ones totals,
+`(tasks)` counts of tasks; `agent s/task` is the harness's own run time, not the job's wall time."""
 
 
 def _mean(values: list[float]) -> float:
@@ -202,15 +206,16 @@ def to_markdown(rows: Iterable[GroupRow]) -> str:
 
 TERMINAL_VIEW = (
     ("harness", "harness"),
+    ("model", "model"),
     ("domain", "domain"),
     ("tasks", "n"),
     ("binary", "success"),
     ("partial", "partial"),
-    ("turns", "turns"),
-    ("delegations", "deleg"),
-    ("gate_rounds", "gate"),
+    ("turns", "turns/task"),
+    ("delegations", "deleg/task"),
+    ("gate_rounds", "gate/task"),
     ("usd", "$/task"),
-    ("seconds", "s/task"),
+    ("seconds", "agent s/task"),
     ("errors", "errors"),
     ("degraded", "degraded"),
     ("pass_at_n", "pass@N"),
@@ -223,13 +228,14 @@ _BY_KEY = {
 TERMINAL_COLUMNS: tuple[Column, ...] = tuple(
     replace(_BY_KEY[key], header=header) for key, header in TERMINAL_VIEW
 )
-"""The terminal's compact view (turns are main+subagent means); the markdown and CSV have every column."""
+"""The terminal's compact view (turns are main+subagent means per task, the model is the results'
+model key); the markdown and CSV have every column."""
 
 
 def to_rich(rows: Iterable[GroupRow], title: str = "Harness comparison") -> Table:
     table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, collapse_padding=True, pad_edge=False)
     for column in TERMINAL_COLUMNS:
-        justify = "left" if column.key in ("harness", "domain") else "right"
+        justify = "left" if column.key in TEXT_COLUMNS else "right"
         table.add_column(column.header, justify=justify)
     for row in rows:
         table.add_row(

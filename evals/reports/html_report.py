@@ -21,11 +21,13 @@ from pathlib import Path
 from string import Template
 
 from evals import settings
-from evals.reports.comparison import ALL_DOMAINS, COLUMNS, GroupRow, aggregate
+from evals.osworld.metrics.explain import checkpoint_detail, checkpoint_title
+from evals.reports.comparison import ALL_DOMAINS, COLUMNS, TEXT_COLUMNS, Column, GroupRow, aggregate
 from evals.reports.svg_charts import Point, bar_chart, dollars, percent, scatter_chart
 from evals.reports.task_metrics import TaskMetrics, collect_metrics
 from evals.reports.trajectory import Step, dicts, osworld_steps, trajectory_steps
 from evals.running.results import ARTIFACTS_DIR, safe_name
+from stateact.app.variants import VARIANTS
 
 TEMPLATES = Path(__file__).parent / "templates"
 REPORT_FOLDER = "report"
@@ -98,19 +100,56 @@ def _charts(rows: list[GroupRow]) -> str:
     )
 
 
+BEST_OF_COLUMNS = frozenset({"best_of", "pass_at_n", "pick_accuracy"})
+
+
+def shown_columns(rows: list[GroupRow]) -> list[Column]:
+    """The comparison's columns that say something here: role models only when a run had them, the
+    best-of columns only for best-of runs (summary.md and the CSV keep every column)."""
+    hidden = set()
+    if not any(row.roles for row in rows):
+        hidden.add("roles")
+    if all(row.best_of == 1 for row in rows):
+        hidden |= BEST_OF_COLUMNS
+    return [c for c in COLUMNS if c.key not in hidden]
+
+
 def _comparison_html(rows: list[GroupRow]) -> str:
-    text_columns = ("harness", "model", "roles", "domain")
+    columns = shown_columns(rows)
     head = "".join(
-        f'<th class="{"text" if c.key in text_columns else "num"}">{escape(c.header)}</th>' for c in COLUMNS
+        f'<th class="{"text" if c.key in TEXT_COLUMNS else "num"}">{escape(c.header).replace("/", "/<wbr>")}</th>'
+        for c in columns
     )
     body = []
     for row in rows:
         cells = "".join(
-            f'<td class="{"text" if c.key in text_columns else "num"}">{escape(c.show(row))}</td>'
-            for c in COLUMNS
+            f'<td class="{"text" if c.key in TEXT_COLUMNS else "num"}">{escape(c.show(row))}</td>'
+            for c in columns
         )
         body.append(f'<tr class="{"all" if row.domain == ALL_DOMAINS else "domain"}">{cells}</tr>')
-    return f'<table id="comparison"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    table = f'<table id="comparison"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    return _reference_note(rows) + table
+
+
+def _reference_note(rows: list[GroupRow]) -> str:
+    """A note on harnesses scored with the reference solutions they cannot play."""
+    unplayable = sorted(
+        {
+            row.harness
+            for row in rows
+            if row.model == settings.REFERENCE_MODEL
+            and row.harness in VARIANTS
+            and not VARIANTS[row.harness].plays_reference_scripts
+        }
+    )
+    if not unplayable:
+        return ""
+    names = ", ".join(unplayable)
+    return (
+        f'<p class="note" id="reference-note">{escape(names)} with the reference model: the reference '
+        "solutions are scripts of the code-first agent's bash and editor calls, which these harnesses "
+        "lack, so their scores here measure the harness's tools, not a model (0% by construction).</p>"
+    )
 
 
 def _tasks_html(metrics: list[TaskMetrics]) -> str:
@@ -142,7 +181,7 @@ def _tasks_html(metrics: list[TaskMetrics]) -> str:
             else f'<span class="{verdict}">{m.score:.2f}</span>',
             "-" if m.partial is None else f"{100 * m.partial:.0f}%",
             f"{m.checkpoints_met}/{m.checkpoints}",
-            escape(m.status + (f": {m.error}" if m.error else "")),
+            escape(status_text(m)),
             f'<span class="bad">degraded: {escape("; ".join(m.setup_degraded))}</span>'
             if m.setup_degraded
             else "ok",
@@ -151,6 +190,16 @@ def _tasks_html(metrics: list[TaskMetrics]) -> str:
         ]
         rows.append("<tr>" + "".join(f'<td class="text">{c}</td>' for c in cells) + "</tr>")
     return f'<table id="tasks"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def status_text(m: TaskMetrics) -> str:
+    """The task's status as the tables count it: an unscored error (in `errors`) says so, and a run that
+    ended in error but was scored says it was scored."""
+    if m.failed:
+        return f"error, not scored: {m.error}" if m.error else "error, not scored"
+    if m.status == "error":
+        return "run ended in error (scored)"
+    return m.status
 
 
 # -- trajectory pages ------------------------------------------------------------
@@ -186,16 +235,15 @@ def _checkpoints_html(result_dir: Path, failed: bool, error: str) -> str:
     rows = []
     for part in parts:
         score = part["score"] if isinstance(part.get("score"), int | float) else 0.0
-        inputs = part.get("inputs")
-        note = str(part.get("error") or "") or " | ".join(
-            map(str, inputs if isinstance(inputs, list) else [])
-        )
         rows.append(
-            f'<tr><td class="text">{escape(str(part.get("func", "?")))}</td>'
+            f'<tr><td class="text">{escape(checkpoint_title(part))}</td>'
             f'<td class="{"ok" if score == 1.0 else "bad"}">{score:.2f}</td>'
-            f'<td class="text">{escape(_cut(note))}</td></tr>'
+            f'<td class="text"><pre class="explain">{escape(_cut(checkpoint_detail(part)))}</pre></td></tr>'
         )
-    head = '<tr><th class="text">metric</th><th>score</th><th class="text">inputs or error</th></tr>'
+    head = (
+        '<tr><th class="text">checkpoint</th><th>score</th>'
+        '<th class="text">what was compared (observed → expected), or the error</th></tr>'
+    )
     return f'<table id="checkpoints"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
 
 
@@ -235,7 +283,7 @@ def _task_meta(m: TaskMetrics) -> str:
     )
     degraded = f" (setup degraded: {'; '.join(m.setup_degraded)})" if m.setup_degraded else ""
     return escape(
-        f"{scored}{degraded}, status {m.status}; main turns {m.main_turns}, subagent turns {m.sub_turns}, "
+        f"{scored}{degraded}, status {status_text(m)}; main turns {m.main_turns}, subagent turns {m.sub_turns}, "
         f"delegations {m.delegations}, {gate}, compactions {m.compactions}; "
         f"tokens in {m.input_tokens:,} / out {m.output_tokens:,} / cached {m.cached_tokens:,}; "
         f"${m.usd:.4f}{_by_role(m.usd_by_role)}, {m.seconds:.1f}s{_best_of_text(m)}"

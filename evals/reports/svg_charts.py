@@ -129,6 +129,10 @@ def bar_chart(
                 f'x="{x:.1f}" y="{HEIGHT - BOTTOM - height:.1f}" width="{bar_width:.1f}" height="{height:.1f}" '
                 f'fill="{colour(s)}"><title>{escape(name)} on {escape(category)}: {label(value)}</title></rect>'
             )
+            body.append(  # every bar's value, so a bar of 0 is seen as 0 rather than as missing
+                f'<text class="bar-label" x="{x + bar_width / 2:.1f}" y="{HEIGHT - BOTTOM - height - 3:.1f}" '
+                f'text-anchor="middle">{label(value)}</text>'
+            )
         body.append(
             f'<text x="{x0 + group_width * 0.4:.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">'
             f"{escape(category)}</text>"

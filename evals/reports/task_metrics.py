@@ -2,7 +2,8 @@
 
 A task folder is `<root>/<harness>/<model>/<domain>/<task_id>/` holding
 `result.txt` (done) or `error.json` (failed outside the agent: no score), and the
-harness's run folder `run/` (`result.json`, `events.jsonl`). Turns count model
+harness's run folder (`result.json`, `events.jsonl`): `run/` in a suite's results, else the one
+`score.json` or `error.json` names (`stateact run --task` leaves it under its runs root). Turns count model
 responses: `main` is the top-level agent, scopes such as `gui#1`, `web#2` and
 `gate#1` are subagent interiors. Delegations are `delegate_*` tool calls to a
 tool the calling loop has; gate rounds are `gate_verdict` events.
@@ -10,7 +11,6 @@ tool the calling loop has; gate rounds are `gate_verdict` events.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -18,8 +18,15 @@ from typing import Any
 
 from evals.reports.trajectory import dicts
 from evals.running.best_of import BEST_OF_FILE
-from evals.running.jobs import RUN_FOLDER
-from evals.running.results import ERROR_FILE, RESULT_FILE, read_score
+from evals.running.results import (
+    ERROR_FILE,
+    RESULT_FILE,
+    RUN_FOLDER,
+    SCORE_FILE,
+    linked_run_dir,
+    read_json_object,
+    read_score,
+)
 from evals.running.rollouts import ROLLOUTS_FOLDER
 from stateact.kernel.events import Compaction, GateVerdict, LoopStart, Response, Stall, ToolCall, read_events
 from stateact.kernel.roles import MAIN, OTHER_ROLES, is_numbered_scope, role_of_scope
@@ -81,9 +88,8 @@ class TaskMetrics:
     pick_correct: bool | None = None
     """Best-of-N: the judge picked a rollout that met every checkpoint, when one did (else None)."""
 
-    @property
-    def run_dir(self) -> Path:
-        return self.result_dir / RUN_FOLDER
+    run_dir: Path = Path()
+    """The harness's run folder of the task (see the module's docstring)."""
 
     def row(self) -> dict[str, Any]:
         """A flat record for CSV (dicts as `key=value;...`)."""
@@ -99,9 +105,15 @@ class TaskMetrics:
 def collect_metrics(root: Path) -> list[TaskMetrics]:
     """The metrics of every task folder under `root` (a results folder), sorted by harness, domain, id."""
     root = Path(root)
-    folders = {p.parent for name in (RESULT_FILE, ERROR_FILE) for p in root.rglob(name)}
-    metrics = [read_task_metrics(folder, root) for folder in folders if _is_task_folder(folder, root)]
+    metrics = [read_task_metrics(folder, root) for folder in task_folders(root)]
     return sorted(metrics, key=lambda m: (m.harness, m.model, m.domain, m.task_id))
+
+
+def task_folders(root: Path) -> set[Path]:
+    """The task folders of a results folder: those with `result.txt` or `error.json`, at the layout's depth."""
+    root = Path(root)
+    folders = {p.parent for name in (RESULT_FILE, ERROR_FILE) for p in root.rglob(name)}
+    return {folder for folder in folders if _is_task_folder(folder, root)}
 
 
 def _is_task_folder(folder: Path, root: Path) -> bool:
@@ -114,16 +126,18 @@ def read_task_metrics(folder: Path, root: Path) -> TaskMetrics:
     harness, model, domain, task_id = folder.relative_to(root).parts[-4:]
     metrics = TaskMetrics(harness, model, domain, task_id, folder)
     if (folder / RESULT_FILE).is_file():
-        _read_score(metrics, folder)
+        record = read_json_object(folder / SCORE_FILE)
+        _read_score(metrics, folder, record)
     else:
-        record = _read_json(folder / ERROR_FILE)
+        record = read_json_object(folder / ERROR_FILE)
         metrics.status, metrics.failed = "error", True
         metrics.score = metrics.partial = metrics.binary = None
         metrics.error_stage = str(record.get("stage", ""))
         what = f"{record['what']}: " if record.get("what") else ""
         metrics.error = what + str(record.get("error", "unknown error"))
-    _read_run(metrics, folder / RUN_FOLDER)
-    _read_best_of(metrics, _read_json(folder / BEST_OF_FILE))
+    metrics.run_dir = linked_run_dir(folder, record)
+    _read_run(metrics, metrics.run_dir)
+    _read_best_of(metrics, read_json_object(folder / BEST_OF_FILE))
     return metrics
 
 
@@ -138,14 +152,6 @@ def _read_best_of(metrics: TaskMetrics, record: dict[str, Any]) -> None:
     metrics.usd = _number(record.get("usd"))
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def _number(value: Any) -> float:
     """A number read from a file another version may have written: anything else is 0."""
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
@@ -155,12 +161,11 @@ def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _read_score(metrics: TaskMetrics, folder: Path) -> None:
+def _read_score(metrics: TaskMetrics, folder: Path, details: dict[str, Any]) -> None:
     try:
         metrics.score = read_score(folder)
     except (OSError, ValueError):
         metrics.score = 0.0
-    details = _read_json(folder / "score.json")
     scores = [_number(part.get("score")) for part in dicts(details.get("parts"))]
     metrics.checkpoints = len(scores)
     metrics.checkpoints_met = sum(score == 1.0 for score in scores)
@@ -181,8 +186,8 @@ def role_models_text(models: dict) -> str:
 
 
 def _read_run(metrics: TaskMetrics, run_dir: Path) -> None:
-    metrics.roles = role_models_text(_mapping(_read_json(run_dir / "config.json").get("models")))
-    result = _read_json(run_dir / "result.json")
+    metrics.roles = role_models_text(_mapping(read_json_object(run_dir / "config.json").get("models")))
+    result = read_json_object(run_dir / "result.json")
     if result:
         if metrics.status != "error":
             metrics.status = str(result.get("status", metrics.status))

@@ -169,7 +169,13 @@ def _marker(event: Event) -> Step | None:
     if isinstance(event, RunStart):
         return Step("run", scope, f"run starts ({event.harness or '?'})", event.instruction)
     if isinstance(event, RunEnd):
-        return Step("run", scope, f"run ends: {event.status}", f"{event.turns} main turns, ${event.usd:.4f}")
+        return Step(
+            "run",
+            scope,
+            f"run ends: {event.status}",
+            f"{event.turns} main turns, ${event.usd:.4f}",
+            is_error=event.status == "error",
+        )
     return None
 
 

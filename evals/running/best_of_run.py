@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from evals.osworld.task import load_task, task_domain
+from evals.osworld.task import load_task, standalone_domain
 from evals.running.best_of import BEST_OF_FILE, JUDGE_FOLDER, finish_task
 from evals.running.engines.local import run_on_threads
 from evals.running.failures import TaskFailure
@@ -154,7 +154,7 @@ def run_task_best_of(
         isolation=config.isolation,
         best_of=best_of,
     )
-    suite_task = SuiteTask(Path(task_path), task, task_domain(task_path, task))
+    suite_task = SuiteTask(Path(task_path), task, standalone_domain(task_path, task))
     jobs = [SuiteJob(suite_task, config.harness, k) for k in range(1, best_of + 1)]
     hidden = (Path(config.runs_root),)
     slots = [

@@ -20,6 +20,7 @@ from evals.running.failures import SETUP, TaskFailure
 from evals.running.results import (
     ERROR_FILE,
     RESULT_FILE,
+    RUN_FOLDER,
     is_done,
     model_key,
     read_score,
@@ -36,8 +37,6 @@ from stateact.app.variants import get_variant
 from stateact.kernel.models.role_settings import RoleSettings
 from stateact.kernel.runtime import RoleModels
 
-RUN_FOLDER = "run"
-"""The harness's run folder inside a task's results folder."""
 REFERENCE_COPY = "reference_solution.json"
 """The reference solution a job played, its paths mapped onto the job's sandbox."""
 SANDBOXES_FOLDER = ".sandboxes"
@@ -220,6 +219,7 @@ def run_job(options: SuiteOptions, job: SuiteJob, slot: Slot | None = None) -> J
                 model=options_key(options),
                 result_dir=result_dir,
                 rollout=bool(job.rollout),
+                domain=job.task.domain,
             )
             error = outcome.failure.summary if outcome.failure else ""
             if error and not slot.healthy():

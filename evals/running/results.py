@@ -31,10 +31,16 @@ from stateact.kernel.messages import ImageBlock, Message
 from stateact.kernel.roles import MAIN
 from stateact.kernel.runtime import RoleModels
 
+RELAY = "relay"
 RESULT_FILE = "result.txt"
 ERROR_FILE = "error.json"
 SCORE_FILE = "score.json"
 ARTIFACTS_DIR = "artifacts"
+RUN_FOLDER = "run"
+"""A suite job's run folder, inside its task's results folder."""
+RUN_DIR_KEY = "run_dir"
+"""The key of `score.json` and `error.json` naming the harness's run folder (a suite's is the task's
+`run/`; `stateact run --task` leaves it under its runs root)."""
 _UNSAFE = re.compile(r"[^\w.\-@+=]+")
 
 
@@ -47,10 +53,18 @@ ROLES_KEY_CHARS = 8
 """Hex digits of the hash that tells apart runs whose other roles differ."""
 
 
+def spec_key(spec: str) -> str:
+    """A model spec as the results name it: a relay (`relay:DIR`) is `relay` whatever its folder (the
+    run's config.json keeps the folder), any other spec is itself."""
+    return RELAY if spec.split(":", 1)[0] == RELAY else spec
+
+
 def model_key(main: str, models: RoleModels) -> str:
-    """The run identity of a set of role models: `main`, plus a short hash of the other roles' specs and
-    every role's settings when any is set, so changing any role's model makes a new results folder."""
-    others = {role: spec for role, spec in models.others().items() if spec}
+    """The run identity of a set of role models: `main` (`spec_key`), plus a short hash of the other
+    roles' specs and every role's settings when any is set, so changing any role's model makes a new
+    results folder."""
+    main = spec_key(main)
+    others = {role: spec_key(spec) for role, spec in models.others().items() if spec}
     settings = {
         role: values
         for role, options in models.settings.items()
@@ -73,6 +87,30 @@ def is_done(task_dir: Path) -> bool:
 
 def read_score(task_dir: Path) -> float:
     return float((Path(task_dir) / RESULT_FILE).read_text().strip())
+
+
+def read_json_object(path: Path) -> dict[str, Any]:
+    """A JSON object from a file another version or a crash may have written; {} when it is not one."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def linked_run_dir(task_dir: Path, record: dict[str, Any]) -> Path:
+    """A task's run folder: its `run/`, else the one its score or error record names (if it is there)."""
+    own = Path(task_dir) / RUN_FOLDER
+    named = record.get(RUN_DIR_KEY)
+    if own.is_dir() or not isinstance(named, str) or not Path(named).is_dir():
+        return own
+    return Path(named)
+
+
+def read_score_parts(task_dir: Path) -> list[dict[str, Any]]:
+    """The checkpoints of a task's score.json (`parts`); [] when there is none or it is torn."""
+    parts = read_json_object(Path(task_dir) / SCORE_FILE).get("parts")
+    return [part for part in parts if isinstance(part, dict)] if isinstance(parts, list) else []
 
 
 def fresh_artifacts_dir(task_dir: Path) -> Path:

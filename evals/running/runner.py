@@ -40,10 +40,11 @@ from evals.osworld.needs import missing_needs
 from evals.osworld.paths import HomeMap
 from evals.osworld.scoring import ScoreReport, check_evaluator_known, score_task
 from evals.osworld.setup import SetupContext, SetupError, degraded_steps, run_steps
-from evals.osworld.task import Task, load_task, task_domain
+from evals.osworld.task import Task, load_task, standalone_domain, task_domain
 from evals.running.check import local_gaps, preflight
 from evals.running.failures import AGENT, SCORING, SETUP, TaskFailure
 from evals.running.results import (
+    RUN_DIR_KEY,
     fresh_artifacts_dir,
     is_done,
     model_key,
@@ -197,16 +198,19 @@ def run_task_file(
     harness: str = FULL_HARNESS,
     result_dir: Path | None = None,
     start: Callable[[], None] | None = None,
+    domain: str | None = None,
 ) -> TaskOutcome:
     """Pre-flight check (evals/running/check.py), setup, agent, scoring and results for one task file; a task
     with result.txt is skipped. `result_dir`: where its results go (default: its folder of the OSWorld
     layout; a best-of-N rollout's own folder otherwise). `start`: starts `sandbox`, called once the
-    pre-flight check passed (None: it is started already).
+    pre-flight check passed (None: it is started already). `domain`: the task's domain in its suite
+    (None: a task run on its own, `standalone_domain`).
 
     Raises TaskError only when the task file cannot be read (there is no task id to file an error
     under); any later failure that is not the agent's is written to error.json and returned."""
     raw = load_task(task_path)
-    layout_dir = task_result_dir(results_dir, harness, model, task_domain(task_path, raw), raw.id)
+    domain = domain or standalone_domain(task_path, raw)
+    layout_dir = task_result_dir(results_dir, harness, model, domain, raw.id)
     result_dir = result_dir or layout_dir
     if is_done(result_dir):
         return TaskOutcome(read_score(result_dir), result_dir, skipped=True)
@@ -228,7 +232,8 @@ def run_task_file(
 
 
 def _failed(result_dir: Path, raw: Task, run_dir: Path | None, failure: TaskFailure) -> TaskOutcome:
-    write_error(result_dir, failure, {"task_id": raw.id, "run_dir": str(run_dir) if run_dir else None})
+    where = str(Path(run_dir).resolve()) if run_dir else None
+    write_error(result_dir, failure, {"task_id": raw.id, RUN_DIR_KEY: where})
     return TaskOutcome(None, result_dir, run_dir=run_dir, failure=failure)
 
 
@@ -256,7 +261,8 @@ def _set_up_and_run(
         report = score_prepared(prepared, sandbox, run_dir, fresh_artifacts_dir(result_dir))
     except Exception as exc:  # ScoringError, or a fault of the scorer itself
         return _failed(result_dir, raw, run_dir, TaskFailure.from_exception(SCORING, exc))
-    details = {"task_id": raw.id, "setup": prepared.setup_records, **report.as_dict()}
+    details = {"task_id": raw.id, RUN_DIR_KEY: str(Path(run_dir).resolve()), "setup": prepared.setup_records}
+    details.update(report.as_dict())
     details["setup_degraded"] = degraded_steps(prepared.setup_records + report.postconfig)
     write_results(result_dir, run_dir, report.score, details, screenshot)
     return TaskOutcome(report.score, result_dir, report=report, run_dir=run_dir)
@@ -273,12 +279,14 @@ def run_task(
     listener: EventListener | None = None,
     result_dir: Path | None = None,
     rollout: bool = False,
+    domain: str | None = None,
 ) -> TaskOutcome:
     """The harness on one task file: setup, a run of `config` on the task's instruction (the task's
     apps named), scoring, results (`run_task_file`).
 
     sandbox: a started sandbox to run in (None: a fresh one as `config` says, closed at the end).
     model: the model's name in the results folder (None: `config`'s models).
+    domain: the task's domain in its suite (None: a task run on its own).
     result_dir, rollout: a best-of-N rollout's folder, where the start state and the final state's
     evidence for the judge are saved around the run (evals/running/rollouts.py)."""
     apps = load_task(task_path).related_apps
@@ -310,6 +318,7 @@ def run_task(
             harness=config.harness,
             result_dir=result_dir,
             start=start,
+            domain=domain,
         )
 
     if sandbox is not None:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from evals import settings
 from evals.fixtures.build import build_fixtures
+from evals.osworld.metrics.explain import failed_checkpoints
 from evals.running.results import model_key, task_result_dir
 from evals.running.runner import run_task
 from evals.running.suite import SuiteTask, mapped_solution
@@ -95,18 +96,14 @@ def validate_task(
         shutil.rmtree(stale, ignore_errors=True)  # a validation always replays, even into a used folder
     try:
         mapped_solution(solution, config.sandbox_home(home), script)
-        outcome = run_task(task.path, config, cache_dir, results)
+        outcome = run_task(task.path, config, cache_dir, results, domain=task.domain)
         row.result_dir = str(outcome.result_dir)
         if outcome.failure is not None:
             row.status, row.error = f"{outcome.failure.stage}-error", outcome.failure.summary[:500]
         if outcome.report is not None:
             row.score, row.partial = outcome.report.score, outcome.report.partial
             row.met = outcome.report.checkpoints[0]
-            row.error = "; ".join(
-                f"{p['func']}: {p.get('error') or p.get('inputs', [''])[0]}"
-                for p in outcome.report.parts
-                if p["score"] != 1.0
-            )[:500]
+            row.error = "; ".join(failed_checkpoints(outcome.report.parts))[:500]
     except Exception as exc:  # a broken task is a row in the table, not a crash of the whole validation
         row.status = "setup-error"
         row.error = f"{type(exc).__name__}: {exc}"

@@ -163,7 +163,8 @@ def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path, be
 
 def _report_task(outcome) -> None:
     """Print a task file's score (or why it was not scored) and exit with the run's code."""
-    from evals.running.results import ERROR_FILE
+    from evals.osworld.metrics.explain import failed_checkpoints
+    from evals.running.results import ERROR_FILE, read_score_parts
 
     if outcome.failure is not None:
         failure = outcome.failure
@@ -180,6 +181,8 @@ def _report_task(outcome) -> None:
     console.print(
         f"score [bold]{outcome.score:g}[/bold] — results in {outcome.result_dir}, run in {outcome.run_dir}"
     )
+    for line in failed_checkpoints(read_score_parts(outcome.result_dir)):
+        console.print(f"  [red]failed[/red] {escape(line)}", soft_wrap=True)
     raise typer.Exit(run_exit_code(outcome.run_dir))
 
 
@@ -249,11 +252,20 @@ def resume(
 
 
 @app.command()
-def show(run_dir: Annotated[Path, typer.Argument(help="A run folder.")]) -> None:
-    """A readable summary of a run: steps, tool calls, results, verdict and cost."""
-    from stateact.app.show import render_run
+def show(
+    run_dir: Annotated[
+        Path, typer.Argument(help="A run folder, or a task's results folder (with score.json).")
+    ],
+) -> None:
+    """A readable summary of a run: steps, tool calls, results, verdict and cost; for a task's results,
+    its run and then each checkpoint with what it compared."""
+    from evals.running.results import SCORE_FILE, linked_run_dir, read_json_object, read_score_parts
+    from stateact.app.show import render_checkpoints, render_run
     from stateact.kernel.events import EventLogError
 
+    task_dir = run_dir if (run_dir / SCORE_FILE).is_file() else None
+    if task_dir is not None:
+        run_dir = linked_run_dir(task_dir, read_json_object(task_dir / SCORE_FILE))
     if not (run_dir / "events.jsonl").exists():
         errors.print(f"[red]error:[/red] {run_dir} has no events.jsonl")
         raise typer.Exit(2)
@@ -262,6 +274,8 @@ def show(run_dir: Annotated[Path, typer.Argument(help="A run folder.")]) -> None
     except EventLogError as exc:
         errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
+    if task_dir is not None:
+        render_checkpoints(read_score_parts(task_dir), console)
 
 
 @app.command()

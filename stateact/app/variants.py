@@ -27,6 +27,12 @@ class HarnessVariant:
     default_max_turns: int = settings.MAIN_MAX_TURNS
     """The top-level agent's turn budget when the run does not set one."""
 
+    @property
+    def plays_reference_scripts(self) -> bool:
+        """Whether the reference solutions (scripts of the code-first agent's bash and editor calls)
+        can run here: not under the pixel agent nor without the editor."""
+        return self.bash and self.editor and not self.pixel
+
 
 VARIANTS: dict[str, HarnessVariant] = {
     v.name: v

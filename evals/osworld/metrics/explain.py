@@ -113,3 +113,39 @@ def explanation_text(notes: Iterable[dict[str, Any]]) -> str:
         if entry.get("more"):
             lines.append(f"  … and {entry['more']} more")
     return "\n".join(lines)
+
+
+def checkpoint_title(part: dict[str, Any]) -> str:
+    """A score.json part's checkpoint name (`name`, else its metric for scores written before names)."""
+    return str(part.get("name") or part.get("func") or "?")
+
+
+def checkpoint_detail(part: dict[str, Any]) -> str:
+    """What a score.json part says about its checkpoint: the metric's notes, else its error, else its
+    inputs (`result: …` / `expected: …`)."""
+    notes = part.get("explanation")
+    if isinstance(notes, list) and notes:
+        return explanation_text(entry for entry in notes if isinstance(entry, dict))
+    if part.get("error"):
+        return str(part["error"])
+    inputs = part.get("inputs")
+    if not isinstance(inputs, list):
+        return ""
+    return "\n".join(f"{role}: {value}" for role, value in zip(("result", "expected"), inputs, strict=False))
+
+
+def first_difference(part: dict[str, Any]) -> str:
+    """One line for a failed checkpoint: its name and the first thing its notes say differs."""
+    lines = [line.strip() for line in checkpoint_detail(part).splitlines() if line.strip()]
+    notes = part.get("explanation")
+    first = lines[1] if isinstance(notes, list) and notes and len(lines) > 1 else (lines[0] if lines else "")
+    return f"{checkpoint_title(part)}: {first}" if first else checkpoint_title(part)
+
+
+def failed_checkpoints(parts: Iterable[Any]) -> list[str]:
+    """One line (`first_difference`) per checkpoint of score.json's parts that scored below 1."""
+    return [
+        first_difference(part)
+        for part in parts
+        if isinstance(part, dict) and isinstance(part.get("score"), int | float) and part["score"] < 1.0
+    ]
