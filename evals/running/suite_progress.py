@@ -1,4 +1,9 @@
-"""A rich progress bar for a suite run, fed by the runner's job events from worker threads."""
+"""A rich progress bar for a suite run, fed by the runner's job events from worker threads.
+
+The bar shows done/total, elapsed time and the time left (rich's estimate from the jobs done so far),
+the dollars spent by the finished jobs and their mean partial score; each finished job prints a line,
+and a job below 1 the checkpoints it failed with what differed (score.json's explanations).
+"""
 
 from __future__ import annotations
 
@@ -6,9 +11,21 @@ import threading
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
+from evals.osworld.metrics.explain import failed_checkpoints
 from evals.running.jobs import JobOutcome, SuiteJob
+from evals.running.results import RUN_FOLDER, SCORE_FILE, read_json_object, read_score_parts
+
+FAILED_LINES = 3
+"""Failed checkpoints printed under a job's line (score.json has them all)."""
 
 
 class SuiteProgress:
@@ -21,11 +38,16 @@ class SuiteProgress:
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[so_far]}"),
             TextColumn("{task.description}"),
             console=console,
         )
-        self.bar = self.progress.add_task("", total=total)
+        self.bar = self.progress.add_task("", total=total, so_far="")
         self.running: set[str] = set()
+        self.usd = 0.0
+        self.partials: list[float] = []
         self._lock = threading.Lock()
 
     def __enter__(self) -> SuiteProgress:
@@ -47,15 +69,41 @@ class SuiteProgress:
                 self.running.discard(job.label)
                 self.progress.advance(self.bar)
                 if outcome is not None:
-                    self.progress.console.print(self._line(outcome))
-            self.progress.update(self.bar, description=escape(", ".join(sorted(self.running))))
+                    self._count(outcome)
+                    for line in self._lines(outcome):
+                        self.progress.console.print(line, soft_wrap=True)
+            self.progress.update(
+                self.bar, description=escape(", ".join(sorted(self.running))), so_far=self.so_far()
+            )
+
+    def so_far(self) -> str:
+        """`$0.0123 spent, mean partial 67%` over the jobs finished so far."""
+        if not self.partials and not self.usd:
+            return ""
+        partial = (
+            f", mean partial {100 * sum(self.partials) / len(self.partials):.0f}%" if self.partials else ""
+        )
+        return f"${self.usd:.4f} spent{partial}"
+
+    def _count(self, outcome: JobOutcome) -> None:
+        details = read_json_object(outcome.result_dir / SCORE_FILE)
+        usd = read_json_object(outcome.result_dir / RUN_FOLDER / "result.json").get("usd")
+        self.usd += float(usd) if isinstance(usd, int | float) and not outcome.skipped else 0.0
+        partial = details.get("partial", outcome.score)
+        if isinstance(partial, int | float) and outcome.score is not None:
+            self.partials.append(float(partial))
 
     @staticmethod
-    def _line(outcome: JobOutcome) -> str:
+    def _lines(outcome: JobOutcome) -> list[str]:
         label = escape(outcome.job.label)
         if outcome.error:
-            return f"[red]error[/red] {label}: {escape(outcome.error)}"
+            return [f"[red]error[/red] {label}: {escape(outcome.error)}"]
         if outcome.skipped:
-            return f"[dim]done earlier[/dim] {label}: {outcome.score:.2f}"
+            return [f"[dim]done earlier[/dim] {label}: {outcome.score:.2f}"]
         colour = "green" if outcome.score == 1.0 else "yellow"
-        return f"[{colour}]{outcome.score:.2f}[/{colour}] {label} ({outcome.seconds:.1f}s)"
+        lines = [f"[{colour}]{outcome.score:.2f}[/{colour}] {label} ({outcome.seconds:.1f}s wall)"]
+        failed = failed_checkpoints(read_score_parts(outcome.result_dir))
+        lines += [f"  [red]failed[/red] {escape(line)}" for line in failed[:FAILED_LINES]]
+        if len(failed) > FAILED_LINES:
+            lines.append(f"  … and {len(failed) - FAILED_LINES} more failed checkpoints")
+        return lines

@@ -40,6 +40,9 @@ GROUNDING_MAX_PIXELS = 12_845_056
 GROUNDING_PATCH = 28
 """Qwen2.5-VL resizes images to multiples of this many pixels."""
 
+THINKING_NOTICE_S = 5.0
+"""After this long without a model's answer, `stateact run` prints that the model is still thinking."""
+
 # Relay provider (a person or another agent plays a model role through files)
 RELAY_POLL_S = 0.5
 """How often the relay looks for a reply file."""
