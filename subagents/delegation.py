@@ -19,6 +19,7 @@ from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import ToolResult
 from subagents import settings
+from subagents.endings import SubagentClaim
 
 DONE, FAIL, INCOMPLETE, ERROR = "DONE", "FAIL", "INCOMPLETE", "ERROR"
 NOTHING_REPORTED = "nothing reported"
@@ -83,7 +84,7 @@ class SubagentReport:
     downloads: list[str] = field(default_factory=list)
     screenshot: str | None = None
     """The final screenshot's path in the run folder ('': none could be taken; None: the role takes none):
-    kept in the data and the report event for the record, not in the text, as the delegating agent
+    kept in the report event for the record, not in the text, as the delegating agent
     cannot open a file of the harness's run folder."""
 
     def text(self) -> str:
@@ -107,14 +108,14 @@ class SubagentReport:
             lines.append(f"Steps used: {self.steps} of {self.budget}")
         return "\n".join(lines)
 
-    def data(self) -> dict:
-        """The report's facts: the tool result's data, and with the scope the `<role>_report` event's fields."""
-        data = asdict(self)
-        del data["form"]
-        return data
+    def event(self) -> SubagentReportEvent:
+        """The report as its role's `<role>_report` event."""
+        fields = asdict(self)
+        del fields["form"]
+        return self.form.event(**fields)
 
     def tool_result(self) -> ToolResult:
-        return ToolResult(text=self.text(), data=self.data(), is_error=self.status == ERROR)
+        return ToolResult(text=self.text(), is_error=self.status == ERROR)
 
 
 def brief_text(subgoal: str, brief: str) -> str:
@@ -132,14 +133,13 @@ def delegation_budget(context: RunContext, max_turns: int, max_seconds: float) -
 
 def outcome_facts(outcome: LoopOutcome, name: str) -> dict:
     """Status, detail, remaining and facts of a loop's outcome (`name`: the subagent's, for an error)."""
-    data = outcome.data
-    if outcome.status == "finished" and data.get("status") in (DONE, FAIL, INCOMPLETE):
-        detail = next((data[key] for key in ("summary", "reason", "verified") if key in data), "")
+    claim = outcome.ending_as(SubagentClaim)
+    if claim is not None:
         return {
-            "status": data["status"],
-            "detail": detail,
-            "remaining": data.get("remaining", ""),
-            "facts": list(data.get("facts", [])),
+            "status": claim.status,
+            "detail": claim.detail,
+            "remaining": claim.remaining,
+            "facts": list(claim.facts),
         }
     if outcome.status == "error":
         why = f"The {name} agent's {clip(outcome.text)}. Nothing it did was verified; check the state."
@@ -147,8 +147,6 @@ def outcome_facts(outcome: LoopOutcome, name: str) -> dict:
     reason = STOP_REASONS.get(outcome.status, "stopped")
     if outcome.text.strip():
         reason += f": {clip(outcome.text)}"
-    if data.get("why"):
-        reason += f"; {data['why']}"
     return {"status": INCOMPLETE, "detail": "", "remaining": reason}
 
 
@@ -181,9 +179,7 @@ def run_delegation(
         **facts,
         **evidence(),
     )
-    fields = report.data()
-    del fields["scope"]
-    loop.log.emit(form.event(scope=loop.scope, **fields))
+    loop.log.emit(report.event())
     return report
 
 

@@ -10,8 +10,6 @@ asked once for what it verified on screen and what remains (INCOMPLETE).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from pydantic import BaseModel, Field
 
 from stateact.kernel.events import GuiBudgetSpent, GuiScreenshotFailed
@@ -20,7 +18,6 @@ from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
 from subagents import settings
 from subagents.delegation import GUI_FORM, SubagentReport, brief_text, delegation_budget, run_delegation
-from subagents.gui_tools import ReportProgressTool
 from subagents.screen_loop import ScreenLoop, build_screen_loop
 
 
@@ -54,15 +51,11 @@ def run_gui_subgoal(
 
 def _ask_for_progress(loop: ScreenLoop, spent: LoopOutcome) -> LoopOutcome:
     """One last turn, with actions refused, for the subagent to say what it verified and what remains."""
-    loop.computer.spent = True
-    progress = ReportProgressTool()
-    loop.tools[progress.name] = progress
-    loop.budget = replace(loop.budget, max_turns=loop.turns + 1, max_seconds=None)
     loop.log.emit(GuiBudgetSpent(scope=loop.scope, reason=spent.text))
-    outcome = loop.resume()
+    outcome = loop.report_progress()
     if outcome.status == "finished":
         return outcome
-    return LoopOutcome("budget", spent.text, loop.turns, {"why": "gave no progress report"})
+    return LoopOutcome("budget", f"{spent.text}; gave no progress report", loop.turns)
 
 
 def _final_screenshot(loop: ScreenLoop) -> str:

@@ -1,15 +1,14 @@
-"""The tools of a screenshot-driven loop: `computer` acts and looks; `done`, `fail` and `report_progress` end it."""
+"""The tools of a screenshot-driven loop: `computer` acts and looks; `done`, `fail` and `report_progress`
+(`subagents.endings`) end it, in the words of `SCREEN_WORDS`."""
 
 from __future__ import annotations
 
 import time
-from typing import ClassVar
-
-from pydantic import BaseModel, Field
 
 from stateact.kernel.messages import ToolSpec
 from stateact.kernel.tools.base import Tool, ToolResult
 from subagents import settings
+from subagents.endings import EndingWords
 from subagents.gui_actions import ActionError, ComputerAction, action_code
 from subagents.scaler import CoordinateError
 from subagents.screen import Screen
@@ -67,7 +66,6 @@ class ComputerTool(Tool[ComputerAction]):
         return ToolResult(
             text=f"Done: {params.summary()}. The screen now:",
             images=(self.screen.capture(),),
-            data={"action": params.model_dump(exclude_none=True)},
         )
 
     def _zoom(self, params: ComputerAction) -> ToolResult:
@@ -82,53 +80,15 @@ class ComputerTool(Tool[ComputerAction]):
         )
 
 
-class EndTool(Tool):
-    """A tool that ends the loop; its result data is the status and the arguments."""
-
-    status: ClassVar[str]
-
-    def run(self, params: BaseModel) -> ToolResult:
-        fields = params.model_dump()
-        return ToolResult(
-            text=next(iter(fields.values())), terminal=True, data={"status": self.status, **fields}
-        )
-
-
-class DoneInput(BaseModel):
-    summary: str = Field(
-        description="What was achieved, and what you saw on the screen that shows it (only what you saw)."
-    )
-
-
-class DoneTool(EndTool):
-    name = "done"
-    reports_success = True
-    description = "The goal is achieved and you have seen the result on the screen. Ends your work."
-    Input = DoneInput
-    status = "DONE"
-
-
-class FailInput(BaseModel):
-    reason: str = Field(description="Why the goal cannot be achieved, and what you saw that shows it.")
-
-
-class FailTool(EndTool):
-    name = "fail"
-    description = (
-        "The goal cannot be achieved (it is impossible, or the screen blocks it in a way you cannot get "
-        "past). Ends your work."
-    )
-    Input = FailInput
-    status = "FAIL"
-
-
-class ProgressInput(BaseModel):
-    verified: str = Field(description="What you saw on the screen that is done. Nothing you did not see.")
-    remaining: str = Field(description="What is still left to do, and what got in the way.")
-
-
-class ReportProgressTool(EndTool):
-    name = "report_progress"
-    description = "Report, after the step budget is spent, what is verified done and what remains."
-    Input = ProgressInput
-    status = "INCOMPLETE"
+SCREEN_WORDS = EndingWords(
+    done="The goal is achieved and you have seen the result on the screen. Ends your work.",
+    fail="The goal cannot be achieved (it is impossible, or the screen blocks it in a way you cannot get "
+    "past). Ends your work.",
+    fields={
+        "summary": "What was achieved, and what you saw on the screen that shows it (only what you saw).",
+        "reason": "Why the goal cannot be achieved, and what you saw that shows it.",
+        "verified": "What you saw on the screen that is done. Nothing you did not see.",
+        "facts": "Each fact you were asked to bring back, exactly as the screen shows it.",
+    },
+)
+"""The wording of the screenshot loops (the GUI subagent and the pixel harness)."""

@@ -20,7 +20,8 @@ from subagents.action_formats import (
     format_tools,
     format_words,
 )
-from subagents.gui_tools import ComputerTool
+from subagents.endings import ReportProgressTool
+from subagents.gui_tools import SCREEN_WORDS, ComputerTool
 from subagents.nudge import NUDGE_OPTIONS
 from subagents.screen import Screen
 
@@ -74,6 +75,13 @@ class ScreenLoop(AgentLoop):
                 ImageBlock.from_bytes(self.screen.capture()),
             ]
         return super().run(task)
+
+    def report_progress(self) -> LoopOutcome:
+        """Once the step budget is spent: one last turn, with actions refused, for the model to call
+        `report_progress` (what it verified on screen and what remains) or `done`."""
+        self.computer.spent = True
+        self.allow_final_turn([ReportProgressTool(SCREEN_WORDS)])
+        return self.resume()
 
     def _step_note(self) -> str:
         if self.computer.spent:

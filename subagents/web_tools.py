@@ -24,6 +24,7 @@ from stateact.kernel.tools.base import Tool, ToolResult
 from subagents import settings
 from subagents.browser import BrowserSession, WebActionError, error_summary
 from subagents.dom_markdown import find_lines
+from subagents.endings import EndingWords, ending_tools
 
 
 class WebAction(Tool):
@@ -467,42 +468,16 @@ class Screenshot(WebAction):
         return ToolResult(text=f"Screenshot of {self.session.page.url}.", images=(png,))
 
 
-class _ReportInput(BaseModel):
-    facts: list[str] = Field(
-        default_factory=list,
-        description="Each fact found, exactly as the page shows it, e.g. 'Total: 1,204'.",
-    )
-
-
-class Done(Tool):
-    name = "done"
-    reports_success = True
-    description = "Finish: the subgoal is achieved. Report the facts the main agent asked for."
-
-    class Input(_ReportInput):
-        summary: str = Field(description="What was done, in one to three sentences.")
-
-    def run(self, params: Input) -> ToolResult:
-        return ToolResult(
-            text="Reported as done.",
-            terminal=True,
-            data={"status": "DONE", "summary": params.summary, "facts": params.facts},
-        )
-
-
-class Fail(Tool):
-    name = "fail"
-    description = "Stop: the subgoal cannot be achieved (say why). Report any facts found on the way."
-
-    class Input(_ReportInput):
-        reason: str
-
-    def run(self, params: Input) -> ToolResult:
-        return ToolResult(
-            text="Reported as failed.",
-            terminal=True,
-            data={"status": "FAIL", "summary": params.reason, "facts": params.facts},
-        )
+WEB_WORDS = EndingWords(
+    done="Finish: the subgoal is achieved. Report the facts the main agent asked for.",
+    fail="Stop: the subgoal cannot be achieved (say why). Report any facts found on the way.",
+    fields={
+        "summary": "What was done, in one to three sentences.",
+        "reason": "Why the subgoal cannot be achieved.",
+        "facts": "Each fact found, exactly as the page shows it, e.g. 'Total: 1,204'.",
+    },
+)
+"""The wording of the web subagent."""
 
 
 ACTIONS: tuple[type[WebAction], ...] = (
@@ -531,4 +506,4 @@ ACTIONS: tuple[type[WebAction], ...] = (
 
 def web_tools(session: BrowserSession) -> list[Tool]:
     """Every action of the web subagent, bound to `session`, then done and fail."""
-    return [*(action(session) for action in ACTIONS), Done(), Fail()]
+    return [*(action(session) for action in ACTIONS), *ending_tools(WEB_WORDS)]

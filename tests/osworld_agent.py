@@ -14,6 +14,7 @@ from stateact.kernel.meter import Meter
 from stateact.kernel.models.scripted import ScriptedProvider
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.tools.base import Tool, ToolResult
+from stateact.kernel.tools.finish import FinishClaim
 
 
 class ShellTool(Tool):
@@ -42,7 +43,8 @@ class FinishTool(Tool):
         infeasible: bool = False
 
     def run(self, params: Input) -> ToolResult:
-        return ToolResult(text=params.summary, terminal=True, data={"infeasible": params.infeasible})
+        claim = FinishClaim(summary=params.summary, infeasible=params.infeasible)
+        return ToolResult(text=params.summary, terminal=True, ending=claim)
 
 
 def scripted_agent(runs_root: Path, commands: list[str], infeasible: bool = False, screenshot: bool = False):
@@ -71,7 +73,9 @@ def scripted_agent(runs_root: Path, commands: list[str], infeasible: bool = Fals
             meter=Meter(),
         )
         outcome = loop.run(instruction)
-        log.write_json("result.json", {"status": outcome.status, "instruction": instruction, **outcome.data})
+        claim = outcome.ending_as(FinishClaim)
+        declared = {"infeasible": claim.infeasible} if claim else {}
+        log.write_json("result.json", {"status": outcome.status, "instruction": instruction, **declared})
         log.close()
         return run_dir
 

@@ -24,7 +24,7 @@ from stateact.kernel.messages import ToolUseBlock
 from stateact.kernel.meter import Meter
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.runtime import RoleModels, RunContext
-from stateact.kernel.tools.finish import FinishTool
+from stateact.kernel.tools.finish import FinishClaim, FinishTool
 from tests.run_events import logged_events
 from tests.tool_calls import turn_calling
 
@@ -292,11 +292,12 @@ def test_three_fail_rounds_exhaust_the_gate(tmp_path, sandbox):
     ]
     again = gate.review()
 
-    assert [(r.terminal, r.data["gate_passed"]) for r in results] == [
-        (False, False),
-        (False, False),
-        (True, False),
+    assert [(r.terminal, r.ending) for r in results] == [
+        (False, None),
+        (False, None),
+        (True, FinishClaim("done", infeasible=False, gate_passed=False)),
     ]
+    assert [v.passed for v in gate.verdicts] == [False] * 3
     assert "rounds are used up" in results[2].text and "Sales!D4" in results[2].text
     assert gate.exhausted and gate.rounds_used == 3 and again is gate.last_verdict
     assert len(context.provider("gate").requests) == 3
@@ -444,7 +445,7 @@ def test_undecided_rounds_are_retried_once_then_the_finish_is_accepted_unreviewe
 
     assert [(v.passed, v.source) for v in gate.verdicts] == [(None, "undecided")] * 2
     assert "without a verdict" in gate.verdicts[-1].findings[0].problem
-    assert result.terminal and not result.is_error and result.data["gate_passed"] is None
+    assert result.terminal and not result.is_error and result.ending == FinishClaim("x", gate_passed=None)
     assert "undecided" in result.text and "unreviewed" in result.text
     assert gate.rounds_used == 0 and not gate.exhausted
     [undecided] = logged_events(context.log.events_path, "gate_undecided")
@@ -650,7 +651,7 @@ def test_main_loop_of_the_harness_corrects_its_work_through_the_gate(tmp_path, s
     finally:
         main.close_tools()
 
-    assert outcome.status == "finished" and outcome.data["gate_passed"] is True
+    assert outcome.status == "finished" and outcome.ending_as(FinishClaim).gate_passed is True
     assert openpyxl.load_workbook(path).active["D4"].value == 24
     gate_requests = context.provider("gate").requests
     assert '{"cell":"D4","value":24}' in tool_result_texts(gate_requests[-1])

@@ -11,7 +11,7 @@ from pathlib import Path
 from gate import settings as gate_settings
 from gate.review import FinishGate
 from stateact.kernel.messages import ToolUseBlock
-from stateact.kernel.tools.finish import FinishTool
+from stateact.kernel.tools.finish import FinishClaim, FinishTool
 from tests.run_events import logged_events
 from tests.test_gate import after_error, make_context, tool_result_texts
 from tests.tool_calls import turn_calling
@@ -45,7 +45,7 @@ def test_false_infeasible_claim_is_sent_back(tmp_path, sandbox):
     result = finish(tool, claim)
 
     assert result.is_error and not result.terminal
-    assert result.data == {"summary": claim, "infeasible": False, "gate_passed": False}
+    assert result.ending is None and tool.gate.last_verdict.passed is False
     assert "does not accept that the task is infeasible" in result.text and str(memo) in result.text
     first = context.provider("gate").requests[0].messages[0].text()
     assert f"<infeasibility_claim>\n{claim}\n</infeasibility_claim>" in first and task in first
@@ -71,7 +71,7 @@ def test_true_infeasible_claim_passes_and_ends_the_run_infeasible(tmp_path, sand
     result = finish(FinishTool(context, gate=gate), claim)
 
     assert result.terminal and not result.is_error
-    assert result.data == {"summary": claim, "infeasible": True, "gate_passed": True}
+    assert result.ending == FinishClaim(claim, infeasible=True, gate_passed=True)
     # the pre-gate's "missing output" findings do not decide a claim: the model judged it
     assert gate.last_verdict.source == "model"
     assert "frobnicate-studio: not installed" in tool_result_texts(context.provider("gate").requests[1])
@@ -105,7 +105,7 @@ def test_three_invalid_verdicts_end_the_round_undecided_then_a_fresh_round_decid
     first = gate.verdicts[0]
     assert first.passed is None and first.source == "undecided"
     assert f"rejected {gate_settings.GATE_MAX_INVALID_VERDICTS} times" in first.findings[0].problem
-    assert result.terminal and result.data["gate_passed"] is True and gate.rounds_used == 1
+    assert result.terminal and result.ending.gate_passed is True and gate.rounds_used == 1
     logged = logged_events(context.log.events_path, "gate_verdict")
     assert [(e.scope, e.passed, e.source) for e in logged] == [
         ("gate#1", None, "undecided"),

@@ -27,6 +27,7 @@ from stateact.kernel.loop import AgentLoop, Budget
 from stateact.kernel.meter import Meter
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.runtime import RoleModels, RunContext
+from subagents.endings import SubagentClaim
 from subagents.gui import DelegateGuiTool, DelegateInput, run_gui_subgoal
 from subagents.nudge import SUBAGENT_TEXT_REPLY_NUDGE
 from subagents.pixel import build_pixel_loop
@@ -325,7 +326,9 @@ def test_pixel_harness_runs_a_whole_task(tk_app, tmp_path):
     turns = get_variant("pixel").default_max_turns
     loop = build_pixel_loop(context, Budget(max_turns=turns))
     outcome = loop.run("Close the welcome dialog and press 'Add one' once.")
-    assert outcome.status == "finished" and outcome.data["status"] == "DONE"
+    assert outcome.status == "finished" and outcome.ending == SubagentClaim(
+        "DONE", "the counter was incremented"
+    )
     state = app.wait("clicks")
     assert state["clicks"] == 1 and state["dialog_open"] is False
     first = context.provider("main").requests[0]
@@ -447,5 +450,5 @@ def test_a_text_reply_then_a_tool_call_continues_the_delegation(desktop, tmp_pat
 def test_a_failed_model_call_reaches_the_main_agent_as_an_error(desktop, tmp_path):
     context = make_context(tmp_path, desktop, {"gui": []})
     result = DelegateGuiTool(context).run(DelegateInput(subgoal="anything"))
-    assert result.is_error and result.data["status"] == "ERROR"
+    assert result.is_error and result.text.startswith("GUI subagent gui#1: ERROR\n")
     assert "model call failed: script exhausted" in result.text

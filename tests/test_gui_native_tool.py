@@ -14,14 +14,15 @@ from stateact.kernel.models import parse_spec
 from stateact.kernel.models.anthropic_provider import AnthropicProvider, to_wire
 from stateact.kernel.models.base import ModelRequest
 from stateact.kernel.models.catalog import CATALOG, lookup
+from subagents.endings import DoneTool
 from subagents.gui_actions import ComputerAction
-from subagents.gui_tools import ComputerTool, DoneTool
+from subagents.gui_tools import SCREEN_WORDS, ComputerTool
 from subagents.scaler import Scaler
 from subagents.screen import Screen
 
 
 def request() -> ModelRequest:
-    tools = [ComputerTool(Screen(None, Scaler.for_screen((1920, 1080)))), DoneTool()]
+    tools = [ComputerTool(Screen(None, Scaler.for_screen((1920, 1080)))), DoneTool(SCREEN_WORDS)]
     return ModelRequest(system="s", messages=[Message.user_text("go")], tools=[t.spec() for t in tools])
 
 

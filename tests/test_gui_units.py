@@ -200,7 +200,7 @@ def test_report_texts_are_concise_and_truthful():
         "Achieved (seen on screen): the dialog is gone",
         "Steps used: 4 of 25",
     ]
-    assert done.data()["screenshot"] == "/run/images/00001_gui-1_final.png"
+    assert done.event().screenshot == "/run/images/00001_gui-1_final.png"
     partial = SubagentReport(
         GUI_FORM, "gui#2", "INCOMPLETE", "", remaining="turn budget spent", steps=25, budget=25, screenshot=""
     )

@@ -17,7 +17,7 @@ from stateact.kernel.models.scripted import ScriptedProvider
 from stateact.kernel.runlog import RunLog, load_message
 from stateact.kernel.tools.base import Tool, ToolResult
 from tests.run_events import logged_events
-from tests.tool_calls import call
+from tests.tool_calls import Answer, call
 
 UNLIMITED = Budget(max_turns=50, max_usd=None, max_seconds=None)
 
@@ -77,7 +77,7 @@ class Finish(Tool):
         answer: str
 
     def run(self, params: Input) -> ToolResult:
-        return ToolResult(text=params.answer, terminal=True, data={"answer": params.answer})
+        return ToolResult(text=params.answer, terminal=True, ending=Answer(params.answer))
 
 
 def turn(*calls: dict, text: str = "", expect: dict | list | None = None) -> dict:
@@ -159,11 +159,11 @@ def test_terminal_result_ends_the_loop_and_later_calls_are_not_run(run_log):
 
     outcome = loop.run("Answer.")
 
-    assert (outcome.status, outcome.text, outcome.turns, outcome.data) == (
+    assert (outcome.status, outcome.text, outcome.turns, outcome.ending) == (
         "finished",
         "42",
         1,
-        {"answer": "42"},
+        Answer("42"),
     )
     finish, skipped = last_results(loop)
     assert not finish.is_error and finish.text() == "42"
@@ -438,4 +438,4 @@ def test_a_call_that_ends_without_reporting_success_runs_after_a_failed_one(run_
 
     outcome = loop.run("Divide.")
 
-    assert outcome.status == "finished" and outcome.data == {"answer": "gave up"}
+    assert outcome.status == "finished" and outcome.ending == Answer("gave up")

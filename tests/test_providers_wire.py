@@ -28,6 +28,7 @@ from stateact.kernel.models.openai_provider import ERROR_PREFIX, OpenAIProvider,
 from stateact.kernel.runlog import load_message
 from stateact.kernel.tools.base import Tool, ToolResult
 from tests.run_events import logged_events
+from tests.tool_calls import Answer
 from tests.wire_servers import (
     AnthropicWireServer,
     anthropic_error,
@@ -89,7 +90,7 @@ class Finish(Tool):
         answer: str
 
     def run(self, params: Input) -> ToolResult:
-        return ToolResult(text=params.answer, terminal=True, data={"answer": params.answer})
+        return ToolResult(text=params.answer, terminal=True, ending=Answer(params.answer))
 
 
 def make_loop(model, run_log, **options) -> AgentLoop:
@@ -128,7 +129,7 @@ def test_anthropic_tool_round_trip_through_the_loop(anthropic_server, run_log):
     outcome = loop.run("Say hello through echo.")
 
     assert (outcome.status, outcome.text, outcome.turns) == ("finished", "done", 2)
-    assert outcome.data == {"answer": "done"}
+    assert outcome.ending == Answer("done")
     first, second = server.requests
     assert first["model"] == CLAUDE
     assert first["system"][0]["text"] == "You are a test agent."

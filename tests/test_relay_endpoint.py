@@ -22,6 +22,7 @@ from stateact.kernel.models.base import ModelRequest
 from stateact.kernel.models.relay import pending_stem, reply_path, write_atomic
 from tests.relay_endpoint import RelayEndpoint, serve
 from tests.test_providers_wire import make_loop
+from tests.tool_calls import Answer
 
 POLL_S = 0.05
 WAIT_S = 60.0
@@ -74,7 +75,7 @@ def test_a_loop_on_the_sdk_is_played_through_relay_files(endpoint, run_log):
     player.start()
     outcome = make_loop(create_model(f"openai:player@{base_url}", "gui"), run_log).run("Look, echo, finish.")
     player.join(timeout=WAIT_S)
-    assert outcome.status == "finished" and outcome.data == {"answer": "ok"}
+    assert outcome.status == "finished" and outcome.ending == Answer("ok")
     (first, first_text), (second, second_text) = player.seen
     assert (first, second) == ("0001-gui", "0002-gui")
     assert "Look, echo, finish." in first_text and "- echo: Repeat the text back." in first_text

@@ -1,11 +1,19 @@
-"""Tool calls in tests: a tool invoked directly, and the calls and turns a scripted model replays."""
+"""Tool calls in tests: a tool invoked directly, the calls and turns a scripted model replays, and the\nending of a test's own `finish` tool."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from stateact.kernel.messages import ToolUseBlock
-from stateact.kernel.tools.base import Tool, ToolResult
+from stateact.kernel.tools.base import LoopEnding, Tool, ToolResult
+
+
+@dataclass(frozen=True)
+class Answer(LoopEnding):
+    """The ending of a test's `finish` tool: the answer it was given."""
+
+    answer: str
 
 
 def invoke(tool: Tool, **arguments: Any) -> ToolResult:

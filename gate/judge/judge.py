@@ -33,7 +33,7 @@ from stateact.kernel.meter import Meter
 from stateact.kernel.models import ProviderError, create_model
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.runtime import RoleModels
-from stateact.kernel.tools.base import Tool, ToolResult
+from stateact.kernel.tools.base import LoopEnding, Tool, ToolResult
 
 PROMPTS = Path(__file__).parent / "prompts"
 PICK_FILE = "judge.json"
@@ -94,6 +94,15 @@ class RequirementRow(BaseModel):
     )
 
 
+@dataclass(frozen=True)
+class ModelChoice(LoopEnding):
+    """The candidate the judge's model picked, with its comparison and reasons."""
+
+    candidate: int
+    requirements: tuple[RequirementRow, ...]
+    reasons: str
+
+
 class PickTool(Tool):
     name = "pick"
     description = (
@@ -118,9 +127,8 @@ class PickTool(Tool):
             )
         if not params.requirements:
             return ToolResult.error("give the requirement-by-requirement comparison before the pick")
-        return ToolResult(
-            text=f"Picked candidate {params.candidate}.", terminal=True, data=params.model_dump()
-        )
+        choice = ModelChoice(params.candidate, tuple(params.requirements), params.reasons)
+        return ToolResult(text=f"Picked candidate {params.candidate}.", terminal=True, ending=choice)
 
 
 def _model_pick(
@@ -159,18 +167,18 @@ def _model_pick(
         loop.close_tools()
     finally:
         log.close()
-    data = outcome.data if outcome.status == "finished" else {}
-    if "candidate" not in data:
+    choice = outcome.ending_as(ModelChoice)
+    if choice is None:
         return _fallback(
             numbers, f"the judge ended without a pick ({outcome.status}: {outcome.text[:300]})", meter
         )
     return Pick(
-        data["candidate"],
+        choice.candidate,
         "model",
-        data["reasons"],
+        choice.reasons,
         numbers,
         [],
-        data["requirements"],
+        [row.model_dump() for row in choice.requirements],
         round(meter.total_usd, 6),
     )
 

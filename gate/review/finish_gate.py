@@ -38,8 +38,15 @@ from gate.inspect.facts import fact_briefs
 from gate.inspect.pregate import OPEN_DOCUMENT_RULE, run_pregate
 from gate.inspect.probes import ProbeError, run_probe
 from gate.inspect.snapshot import Snapshot
-from gate.inspect.verdict import CheckItem, Finding, Verdict
-from gate.review.tools import PROBE_TOOLS, ReadOnlyShell, Screenshot, VerdictTool
+from gate.inspect.verdict import Finding, Verdict
+from gate.review.tools import (
+    PROBE_TOOLS,
+    ReadOnlyShell,
+    RejectedVerdicts,
+    ReviewVerdict,
+    Screenshot,
+    VerdictTool,
+)
 from gate.review.web_read import web_tools_for_gate
 from stateact.kernel import settings
 from stateact.kernel.context import build_context_manager
@@ -326,20 +333,19 @@ def web_values_section(tools: set[str]) -> str:
 
 
 def _verdict_from(outcome: LoopOutcome, number: int, violations: list[str]) -> Verdict:
-    data = outcome.data if outcome.status == "finished" else {}
-    if "invalid_verdicts" in data:
-        rejected = data["invalid_verdicts"]
+    if rejected := outcome.ending_as(RejectedVerdicts):
         return _undecided(
             number,
             violations,
-            f"the gate's verdict calls were rejected {len(rejected)} times",
-            rejected[-1][:300],
+            f"the gate's verdict calls were rejected {len(rejected.reasons)} times",
+            rejected.reasons[-1][:300],
         )
-    if "verdict" not in data:
+    ended = outcome.ending_as(ReviewVerdict)
+    if ended is None:
         return _undecided(
             number, violations, "the gate ended without a verdict", f"{outcome.status}: {outcome.text[:300]}"
         )
-    if data["verdict"] == "PASS" and violations:
+    if ended.verdict == "PASS" and violations:
         return _undecided(
             number,
             violations,
@@ -348,13 +354,13 @@ def _verdict_from(outcome: LoopOutcome, number: int, violations: list[str]) -> V
             "; ".join(violations[:10]),
         )
     return Verdict(
-        passed=data["verdict"] == "PASS",
-        findings=[Finding.model_validate(f) for f in data.get("findings", [])],
+        passed=ended.verdict == "PASS",
+        findings=list(ended.findings),
         round=number,
         violations=violations,
         source="model",
-        checklist=[CheckItem.model_validate(c) for c in data.get("checklist", [])],
-        summary=data.get("summary", ""),
+        checklist=list(ended.checklist),
+        summary=ended.summary,
     )
 
 

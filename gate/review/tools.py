@@ -6,6 +6,7 @@ The file viewer is the shared editor in its read-only mode (`EditTool(context, r
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field, model_validator
@@ -16,7 +17,7 @@ from gate.inspect.verdict import CheckItem, Finding
 from gate.review.guard import check_command
 from sandbox.base import Sandbox, SandboxError
 from stateact.kernel.messages import ToolUseBlock
-from stateact.kernel.tools.base import Tool, ToolResult
+from stateact.kernel.tools.base import LoopEnding, Tool, ToolResult
 from stateact.kernel.tools.truncate import middle_truncate
 
 
@@ -184,6 +185,24 @@ PROBE_TOOLS: tuple[type[ProbeTool], ...] = (
 )
 
 
+@dataclass(frozen=True)
+class ReviewVerdict(LoopEnding):
+    """The verdict the gate's model ended its review with (checked for consistency by `VerdictTool`)."""
+
+    verdict: Literal["PASS", "FAIL"]
+    checklist: tuple[CheckItem, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    summary: str = ""
+
+
+@dataclass(frozen=True)
+class RejectedVerdicts(LoopEnding):
+    """The review ended undecided: the model's verdict calls were refused too often."""
+
+    reasons: tuple[str, ...]
+    """Why each verdict call was refused, in order."""
+
+
 class VerdictTool(Tool):
     name = "verdict"
     description = (
@@ -246,10 +265,11 @@ class VerdictTool(Tool):
             "the review ends undecided.",
             is_error=True,
             terminal=True,
-            data={"invalid_verdicts": list(self.rejected)},
+            ending=RejectedVerdicts(tuple(self.rejected)),
         )
 
     def run(self, params: Input) -> ToolResult:
-        return ToolResult(
-            text=f"Verdict recorded: {params.verdict}.", terminal=True, data=params.model_dump()
+        verdict = ReviewVerdict(
+            params.verdict, tuple(params.checklist), tuple(params.findings), params.summary
         )
+        return ToolResult(text=f"Verdict recorded: {params.verdict}.", terminal=True, ending=verdict)

@@ -26,6 +26,8 @@ from stateact.kernel.meter import Meter
 from stateact.kernel.roles import ROLE_NAMES
 from stateact.kernel.runlog import EventListener, RunLog
 from stateact.kernel.runtime import RunContext
+from stateact.kernel.tools.finish import FinishClaim
+from subagents.endings import SubagentClaim
 
 
 @dataclass
@@ -196,7 +198,7 @@ def _close_run(
         status=outcome.status,
         text=outcome.text,
         infeasible=_declared_infeasible(outcome),
-        gate_passed=outcome.data.get("gate_passed"),
+        gate_passed=claim.gate_passed if (claim := outcome.ending_as(FinishClaim)) else None,
         turns=outcome.turns,
         usd=round(meter.total_usd, 6),
         seconds=round(time.monotonic() - started, 2),
@@ -212,4 +214,7 @@ def _close_run(
 
 def _declared_infeasible(outcome: LoopOutcome) -> bool:
     """The finish tool's `infeasible`, or the pixel agent's top-level `fail` (its way to declare it)."""
-    return bool(outcome.data.get("infeasible", outcome.data.get("status") == "FAIL"))
+    if claim := outcome.ending_as(FinishClaim):
+        return claim.infeasible
+    pixel = outcome.ending_as(SubagentClaim)
+    return pixel is not None and pixel.status == "FAIL"

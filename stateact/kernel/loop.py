@@ -11,7 +11,8 @@ from __future__ import annotations
 import time
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from stateact.kernel import settings
 from stateact.kernel.context import ContextManager, Injection, PassThrough
@@ -35,7 +36,7 @@ from stateact.kernel.models.script_expectations import ScriptExpectationError
 from stateact.kernel.prompts import PROMPTS_DIR
 from stateact.kernel.roles import role_of_scope
 from stateact.kernel.runlog import RunLog
-from stateact.kernel.tools.base import Tool, ToolResult
+from stateact.kernel.tools.base import LoopEnding, Tool, ToolResult
 
 TEXT_REPLY_NUDGE = (PROMPTS_DIR / "text_reply_nudge.md").read_text(encoding="utf-8").strip()
 """Sent when a loop that must act through tools gets a reply without a tool call."""
@@ -61,14 +62,24 @@ class Budget:
     max_seconds: float | None = settings.MAIN_MAX_SECONDS
 
 
+EndingT = TypeVar("EndingT", bound=LoopEnding)
+
+
 @dataclass
 class LoopOutcome:
-    """How a loop ended. status: finished | replied | budget | error."""
+    """How a loop ended. status: finished | replied | budget | error; a loop that finished through a
+    terminal tool carries that tool's typed `ending`."""
 
     status: str
     text: str
     turns: int
-    data: dict = field(default_factory=dict)
+    ending: LoopEnding | None = None
+
+    def ending_as(self, kind: type[EndingT]) -> EndingT | None:
+        """The typed ending when the loop finished with one of `kind`; None otherwise."""
+        if self.status == "finished" and isinstance(self.ending, kind):
+            return self.ending
+        return None
 
 
 class AgentLoop:
@@ -146,6 +157,12 @@ class AgentLoop:
         self.turns = turns
         self._started = time.monotonic() - elapsed_s
 
+    def allow_final_turn(self, tools: Sequence[Tool] = ()) -> None:
+        """Give the loop one turn past its turn budget, without a time limit, with `tools` offered as
+        well: for a last report once its budget is spent."""
+        self.tools.update({tool.name: tool for tool in tools})
+        self.budget = replace(self.budget, max_turns=self.turns + 1, max_seconds=None)
+
     def resume(self) -> LoopOutcome:
         """Continue from the current history (its last message must be from the user)."""
         nudges = 0
@@ -171,7 +188,7 @@ class AgentLoop:
                 nudges = 0
                 terminal = self._run_tools(calls, cut_off=calls[-1] if response.truncated else None)
                 if terminal is not None:
-                    return self._end(LoopOutcome("finished", terminal.text, self.turns, terminal.data))
+                    return self._end(LoopOutcome("finished", terminal.text, self.turns, terminal.ending))
         except KeyboardInterrupt:
             self.log.emit(Interrupted(scope=self.scope, turns=self.turns))
             raise

@@ -19,7 +19,8 @@ from stateact.kernel.models.role_settings import ActionFormat, RoleSettings
 from stateact.kernel.tools.base import Tool
 from subagents.action_formats.qwen import QwenComputerUseTool, QwenModel
 from subagents.action_formats.uitars import UITarsModel, UITarsTool
-from subagents.gui_tools import ComputerTool, DoneTool, FailTool
+from subagents.endings import ending_tools
+from subagents.gui_tools import SCREEN_WORDS, ComputerTool
 
 PROMPTS = Path(__file__).parent.parent / "prompts"
 
@@ -54,7 +55,7 @@ def format_tools(action_format: ActionFormat, computer: ComputerTool) -> list[To
         return [UITarsTool(computer)]
     if action_format == "qwen_computer_use":
         return [QwenComputerUseTool(computer)]
-    return [computer, DoneTool(), FailTool()]
+    return [computer, *ending_tools(SCREEN_WORDS)]
 
 
 def format_model(options: RoleSettings, model: ModelProvider) -> ModelProvider:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ValidationError
 
 from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.kernel.tools.base import Tool, ToolResult
+from subagents.endings import SubagentClaim
 from subagents.gui_actions import ComputerAction
 from subagents.gui_tools import ComputerTool
 
@@ -34,13 +35,10 @@ class Ending:
     remaining: str = ""
 
     def result(self, account: str) -> ToolResult:
-        """The terminal tool result: its text (or `account`) under the report's key for the status."""
+        """The terminal tool result: its text (or `account`) as the subagent's claim."""
         text = self.text or account
-        field = {"DONE": "summary", "FAIL": "reason", "INCOMPLETE": "verified"}[self.status]
-        data = {"status": self.status, field: text}
-        if self.status == "INCOMPLETE":
-            data["remaining"] = self.remaining
-        return ToolResult(text=text, terminal=True, data=data)
+        claim = SubagentClaim(status=self.status, detail=text, remaining=self.remaining)
+        return ToolResult(text=text, terminal=True, ending=claim)
 
 
 NativeAction = ComputerAction | Ending

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -12,16 +12,24 @@ from stateact.kernel.messages import ImageBlock, TextBlock, ToolSpec, ToolUseBlo
 
 
 @dataclass(frozen=True)
+class LoopEnding:
+    """The typed account a terminal tool ends its loop with, read by the role that ran the loop: a
+    subagent's claim, the gate's verdict, the finish tool's claim. Each kind is a frozen dataclass
+    deriving from this one; readers take it with `LoopOutcome.ending_as(kind)`."""
+
+
+@dataclass(frozen=True)
 class ToolResult:
-    """What a tool returns. `terminal` asks the loop to stop after this result; `setback` says the call
-    found the work unfinished (a claim its check refuted), so a call later in the same turn that reports
-    success is not run before the model has read this."""
+    """What a tool returns. `terminal` asks the loop to stop after this result, with `ending` (if any) as
+    the loop's typed ending; `setback` says the call found the work unfinished (a claim its check
+    refuted), so a call later in the same turn that reports success is not run before the model has
+    read this."""
 
     text: str = ""
     images: tuple[bytes, ...] = ()
     is_error: bool = False
     terminal: bool = False
-    data: dict = field(default_factory=dict)
+    ending: LoopEnding | None = None
     setback: bool = False
 
     @classmethod

@@ -146,10 +146,7 @@ class BashTool(Tool[BashInput]):
         lines = [body] if body else []
         lines += [f"[{n}]" for n in [*notes, out.note] if n and n != "interrupted"]
         lines.append(self._status_line(out))
-        return ToolResult(
-            text="\n".join(lines),
-            data={"exit_code": out.exit_code, "cwd": out.cwd, "running": out.running},
-        )
+        return ToolResult(text="\n".join(lines))
 
     def _status_line(self, out: ShellOutput) -> str:
         if out.running:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from pydantic import BaseModel, Field
 
 from stateact.kernel.events import FinishCalled
 from stateact.kernel.runtime import RunContext
-from stateact.kernel.tools.base import Tool, ToolResult
+from stateact.kernel.tools.base import LoopEnding, Tool, ToolResult
 
 
 class GateVerdict(Protocol):
@@ -29,6 +30,17 @@ class Gate(Protocol):
 
     def review(self, infeasible_claim: str | None = None) -> GateVerdict:
         """Judge the deliverable, or with `infeasible_claim` (the agent's reason) the claim that it cannot be done."""
+
+
+@dataclass(frozen=True)
+class FinishClaim(LoopEnding):
+    """How the main agent's `finish` ended the run: its summary, whether it declared the task
+    infeasible (and the gate did not refute that), and the gate's verdict on it."""
+
+    summary: str
+    infeasible: bool = False
+    gate_passed: bool | None = None
+    """None: no gate reviewed it, or the gate could not decide."""
 
 
 class FinishInput(BaseModel):
@@ -61,13 +73,14 @@ class FinishTool(Tool[FinishInput]):
         self.on_verdict = on_verdict
 
     def run(self, params: FinishInput) -> ToolResult:
-        data = {"summary": params.summary, "infeasible": params.infeasible}
-        self.context.log.emit(FinishCalled(**data))
+        claim = FinishClaim(summary=params.summary, infeasible=params.infeasible)
+        self.context.log.emit(FinishCalled(summary=claim.summary, infeasible=claim.infeasible))
         if self.gate is None:
-            return ToolResult(text="Task ended.", terminal=True, data=data)
+            return ToolResult(text="Task ended.", terminal=True, ending=claim)
         verdict = self.gate.review(infeasible_claim=params.summary if params.infeasible else None)
-        data["gate_passed"] = verdict.passed
-        data["infeasible"] = params.infeasible and verdict.passed is not False
+        claim = replace(
+            claim, gate_passed=verdict.passed, infeasible=params.infeasible and verdict.passed is not False
+        )
         if self.on_verdict is not None:
             self.on_verdict(verdict.passed is True)
         if verdict.passed is None and self.context.dollars_spent:
@@ -76,18 +89,20 @@ class FinishTool(Tool[FinishInput]):
                 "here (resume it with a larger budget to have the work reviewed)."
             )
         if verdict.passed is None:
-            return ToolResult(text=verdict.report() + "\nThe run ends unreviewed.", terminal=True, data=data)
+            return ToolResult(
+                text=verdict.report() + "\nThe run ends unreviewed.", terminal=True, ending=claim
+            )
         if verdict.passed:
-            return ToolResult(text=verdict.report(), terminal=True, data=data)
+            return ToolResult(text=verdict.report(), terminal=True, ending=claim)
         if self.gate.exhausted:
             return ToolResult(
                 text=verdict.report() + "\nThe gate's rounds are used up; the run ends with this verdict.",
                 terminal=True,
-                data=data,
+                ending=claim,
             )
         advice = (
             "The gate does not accept that the task is infeasible: do it, then call finish again."
             if params.infeasible
             else "Fix these problems, then call finish again."
         )
-        return ToolResult(text=f"{verdict.report()}\n{advice}", is_error=True, data=data)
+        return ToolResult(text=f"{verdict.report()}\n{advice}", is_error=True)
