@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sandbox.local import LocalSandbox  # noqa: E402
 from stateact.kernel.cache_prefix import request_blocks, shared_prefix_tokens  # noqa: E402
 from stateact.kernel.context import build_context_manager  # noqa: E402
-from stateact.kernel.loop import AgentLoop, Budget  # noqa: E402
+from stateact.kernel.loop import Budget, LoopSpec  # noqa: E402
 from stateact.kernel.meter import Meter  # noqa: E402
 from stateact.kernel.models.base import ModelRequest, ModelResponse  # noqa: E402
 from stateact.kernel.models.catalog import lookup  # noqa: E402
@@ -167,16 +167,9 @@ def main() -> None:
         )
         screenshot = Screenshot(sandbox)
         tools = [BashTool(context), PlanTool(context, plan), screenshot, FinishTool(context)]
-        loop = AgentLoop(
-            scope="main",
-            model=model,
-            tools=tools,
-            system_prompt=render_main_prompt({t.name for t in tools}, sandbox.home),
-            log=log,
-            meter=context.meter,
-            budget=Budget(max_turns=args.steps + 10, max_usd=None, max_seconds=None),
-            context=policy,
-        )
+        prompt = render_main_prompt({t.name for t in tools}, sandbox.home)
+        budget = Budget(max_turns=args.steps + 10, max_usd=None, max_seconds=None)
+        loop = context.loop(LoopSpec("main", tools, prompt, budget), model=model, context=policy)
         outcome = loop.run(context.task)
         loop.close_tools()
     finally:

@@ -1,6 +1,6 @@
 """What the GUI and web subagents share: the report a delegation comes back with, and the delegation.
 
-    loop = AgentLoop(..., budget=delegation_budget(context, max_turns, max_seconds))
+    loop = context.loop(LoopSpec(scope, tools, prompt, delegation_budget(context, max_turns, max_seconds)))
     report = run_delegation(loop, brief_text(subgoal, context_text), GUI_FORM, evidence=...)
     return report.tool_result()
 

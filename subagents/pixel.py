@@ -3,7 +3,7 @@
     build_pixel_loop(context).run(context.task) -> LoopOutcome
 
 No bash, no editor: the screenshot-driven counterpart the code-first harness is
-compared against. It ends with `done` (data status DONE) or `fail` (FAIL, which
+compared against. It ends with `done` (a `SubagentClaim` DONE) or `fail` (FAIL, which
 is how an infeasible task is declared).
 """
 

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stateact.kernel.context import ContextPipeline, build_context_manager
 from stateact.kernel.context_processors import CapOutputs, Processor, StripImages
-from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome
+from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome, LoopSpec
 from stateact.kernel.messages import ImageBlock, TextBlock
-from stateact.kernel.models.base import ModelProvider
 from stateact.kernel.models.role_settings import ActionFormat
 from stateact.kernel.runtime import RunContext
 from subagents import settings
@@ -22,7 +20,7 @@ from subagents.action_formats import (
 )
 from subagents.endings import ReportProgressTool
 from subagents.gui_tools import SCREEN_WORDS, ComputerTool
-from subagents.nudge import NUDGE_OPTIONS
+from subagents.nudge import SUBAGENT_NUDGE
 from subagents.screen import Screen
 
 PROMPTS = Path(__file__).parent / "prompts"
@@ -59,9 +57,15 @@ class ScreenLoop(AgentLoop):
     """An AgentLoop whose opening message carries the current screenshot and whose turns are counted aloud."""
 
     def __init__(
-        self, *, screen: Screen, computer: ComputerTool, words: FormatWords = WORDS["tools"], **kwargs
+        self,
+        spec: LoopSpec,
+        *,
+        screen: Screen,
+        computer: ComputerTool,
+        words: FormatWords = WORDS["tools"],
+        **kwargs,
     ) -> None:
-        super().__init__(**kwargs)
+        super().__init__(spec, **kwargs)
         self.screen = screen
         self.computer = computer
         self.words = words
@@ -100,16 +104,6 @@ def screen_processors(max_screenshots: int | None = None) -> list[Processor]:
     return [CapOutputs(), StripImages.capped(max_screenshots, chunk)]
 
 
-def screen_context(
-    context: RunContext, model: ModelProvider, max_screenshots: int | None = None
-) -> ContextPipeline:
-    """The context pipeline of a screenshot loop (the GUI subagent, the pixel harness): its view
-    processors, compaction near the model's window, stall notes and overflow cuts."""
-    return build_context_manager(
-        context, model.name, screen_processors(max_screenshots), window=model.info.context_window
-    )
-
-
 def build_screen_loop(
     context: RunContext, *, scope: str, role: str, prompt: str, budget: Budget
 ) -> ScreenLoop:
@@ -119,18 +113,20 @@ def build_screen_loop(
     screen = Screen(context.sandbox, options=options)
     computer = ComputerTool(screen)
     model = format_model(options, context.provider(role))
-    return ScreenLoop(
+    spec = LoopSpec(
+        scope,
+        format_tools(options.action_format, computer),
+        load_prompt(prompt, options.action_format),
+        budget,
+        role=role,
+        nudge=SUBAGENT_NUDGE,
+    )
+    return context.loop(
+        spec,
+        model=model,
+        processors=screen_processors(options.keep_screenshots),
+        kind=ScreenLoop,
         screen=screen,
         computer=computer,
         words=format_words(options.action_format),
-        scope=scope,
-        role=role,
-        model=model,
-        tools=format_tools(options.action_format, computer),
-        system_prompt=load_prompt(prompt, options.action_format),
-        log=context.log,
-        meter=context.meter,
-        budget=budget,
-        context=screen_context(context, model, options.keep_screenshots),
-        **NUDGE_OPTIONS,
     )

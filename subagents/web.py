@@ -16,17 +16,16 @@ from playwright.sync_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
 from sandbox.base import SandboxError
-from stateact.kernel.context import build_context_manager
 from stateact.kernel.context_processors import CollapseObservations, Processor, StripImages
 from stateact.kernel.events import WebBrowserError
-from stateact.kernel.loop import AgentLoop
+from stateact.kernel.loop import LoopSpec
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
 from subagents import settings
 from subagents.browser import BrowserSession, error_summary
 from subagents.delegation import WEB_FORM, brief_text, delegation_budget, run_delegation
 from subagents.dom_markdown import OBSERVATION_MARK
-from subagents.nudge import NUDGE_OPTIONS
+from subagents.nudge import SUBAGENT_NUDGE
 from subagents.web_pages import WebPageLog
 from subagents.web_tools import web_tools
 
@@ -88,21 +87,15 @@ class DelegateWebTool(Tool):
             log.emit(WebBrowserError(scope=scope, error=error_summary(exc)))
             return ToolResult.error(f"The web browser could not be started: {error_summary(exc)}")
         downloads_before = len(self.session.downloads)
-        model = self.run_context.provider("web")
-        loop = AgentLoop(
-            scope=scope,
+        spec = LoopSpec(
+            scope,
+            web_tools(self.session),
+            PROMPT_PATH.read_text(encoding="utf-8"),
+            delegation_budget(self.run_context, self.max_steps, self.max_seconds),
             role="web",
-            model=model,
-            tools=web_tools(self.session),
-            system_prompt=PROMPT_PATH.read_text(encoding="utf-8"),
-            log=log,
-            meter=self.run_context.meter,
-            budget=delegation_budget(self.run_context, self.max_steps, self.max_seconds),
-            context=build_context_manager(
-                self.run_context, model.name, web_processors(), window=model.info.context_window
-            ),
-            **NUDGE_OPTIONS,
+            nudge=SUBAGENT_NUDGE,
         )
+        loop = self.run_context.loop(spec, processors=web_processors())
         task = "\n\n".join(
             [
                 brief_text(params.subgoal, params.context),

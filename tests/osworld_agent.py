@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from sandbox.base import Sandbox
-from stateact.kernel.loop import AgentLoop
+from stateact.kernel.loop import AgentLoop, LoopSpec
 from stateact.kernel.meter import Meter
 from stateact.kernel.models.scripted import ScriptedProvider
 from stateact.kernel.runlog import RunLog
@@ -65,10 +65,8 @@ def scripted_agent(runs_root: Path, commands: list[str], infeasible: bool = Fals
         )
         log = RunLog(run_dir)
         loop = AgentLoop(
-            scope="main",
+            LoopSpec(scope="main", tools=[ShellTool(sandbox), FinishTool()], system_prompt="test"),
             model=ScriptedProvider(turns),
-            tools=[ShellTool(sandbox), FinishTool()],
-            system_prompt="test",
             log=log,
             meter=Meter(),
         )

@@ -19,7 +19,7 @@ from stateact.kernel.compaction import Compactor, apply_compaction, pairing_prob
 from stateact.kernel.context import ContextPipeline, build_context_manager
 from stateact.kernel.context_processors import PLACEHOLDER, CapOutputs, StripImages
 from stateact.kernel.events import read_events
-from stateact.kernel.loop import AgentLoop, Budget
+from stateact.kernel.loop import AgentLoop, Budget, LoopSpec
 from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.kernel.meter import Meter
 from stateact.kernel.models import create_model
@@ -94,15 +94,17 @@ def steps(count: int, lines: int = 40, screenshot_every: int = 0) -> list[dict]:
 
 def make_loop(tmp_path, model, policy) -> AgentLoop:
     return AgentLoop(
-        scope="main",
+        LoopSpec(
+            scope="main",
+            tools=[Produce(), Finish()],
+            system_prompt="You are a careful agent. Work through the shell.",
+            budget=Budget(max_turns=1000, max_usd=None, max_seconds=None),
+            injections=[lambda: PLAN],
+        ),
         model=model,
-        tools=[Produce(), Finish()],
-        system_prompt="You are a careful agent. Work through the shell.",
         log=RunLog(tmp_path / "run"),
         meter=Meter(),
-        budget=Budget(max_turns=1000, max_usd=None, max_seconds=None),
         context=policy,
-        injections=[lambda: PLAN],
     )
 
 

@@ -21,7 +21,7 @@ from evals.running.runner import run_task_file
 from evals.running.suite_runner import run_suite
 from sandbox.local import LocalSandbox
 from stateact.kernel.events import Compaction, GateVerdict, Response, RunEnd, RunStart, read_events
-from stateact.kernel.loop import AgentLoop
+from stateact.kernel.loop import AgentLoop, LoopSpec
 from stateact.kernel.messages import Usage
 from stateact.kernel.meter import Meter
 from stateact.kernel.models.scripted import ScriptedProvider
@@ -73,10 +73,8 @@ class DelegateGui(Tool):
             {"text": "The legend is at the bottom now."},
         ]
         loop = AgentLoop(
-            scope="gui#1",
+            LoopSpec(scope="gui#1", tools=[ScreenshotTool()], system_prompt="gui"),
             model=ScriptedProvider(turns),
-            tools=[ScreenshotTool()],
-            system_prompt="gui",
             log=self.log,
             meter=self.meter,
         )
@@ -118,10 +116,8 @@ def delegated_run(results: Path) -> Path:
     ]
     log.emit(RunStart(instruction="Move the chart legend to the bottom.", harness="stateact"))
     loop = AgentLoop(
-        scope="main",
+        LoopSpec(scope="main", tools=[DelegateGui(log, meter), Finish()], system_prompt="main"),
         model=ScriptedProvider(main_turns),
-        tools=[DelegateGui(log, meter), Finish()],
-        system_prompt="main",
         log=log,
         meter=meter,
     )

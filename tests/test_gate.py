@@ -19,7 +19,7 @@ from sandbox.local import LocalSandbox
 from stateact.app.harness import build_main_loop
 from stateact.app.variants import get_variant
 from stateact.kernel.events import read_events
-from stateact.kernel.loop import AgentLoop, Budget
+from stateact.kernel.loop import AgentLoop, Budget, LoopSpec
 from stateact.kernel.messages import ToolUseBlock
 from stateact.kernel.meter import Meter
 from stateact.kernel.runlog import RunLog
@@ -332,10 +332,8 @@ def test_gate_requests_hold_none_of_the_main_agents_history(tmp_path, sandbox):
     context = make_context(tmp_path, sandbox, task, gate_turns, main_turns)
     gate = FinishGate(context, task_started_at=started)
     main = AgentLoop(
-        scope="main",
+        LoopSpec(scope="main", tools=[FinishTool(context, gate=gate)], system_prompt="main agent"),
         model=context.provider("main"),
-        tools=[FinishTool(context, gate=gate)],
-        system_prompt="main agent",
         log=context.log,
         meter=context.meter,
     )

@@ -23,7 +23,7 @@ from sandbox.local import LocalSandbox
 from stateact.app.variants import get_variant
 from stateact.kernel.cache_prefix import prefix_breaks
 from stateact.kernel.events import read_events
-from stateact.kernel.loop import AgentLoop, Budget
+from stateact.kernel.loop import AgentLoop, Budget, LoopSpec
 from stateact.kernel.meter import Meter
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.runtime import RoleModels, RunContext
@@ -183,10 +183,8 @@ def test_main_agent_delegates_clicks_typing_drag_and_modal(tk_app, tmp_path):
     ]
     context = make_context(tmp_path, app.sandbox, {"main": main_turns, "gui": gui_turns})
     main = AgentLoop(
-        scope="main",
+        LoopSpec(scope="main", tools=[DelegateGuiTool(context)], system_prompt="test"),
         model=context.provider("main"),
-        tools=[DelegateGuiTool(context)],
-        system_prompt="test",
         log=context.log,
         meter=context.meter,
     )

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from stateact.kernel.context import build_context_manager
 from stateact.kernel.context_processors import PLACEHOLDER, StripImages
 from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.kernel.models.scripted import ScriptedProvider
@@ -14,7 +15,7 @@ from subagents.gui_actions import ActionError, ComputerAction, action_code, pars
 from subagents.gui_tools import ComputerTool
 from subagents.scaler import CoordinateError, Scaler, image_tokens, model_size
 from subagents.screen import Screen
-from subagents.screen_loop import screen_context
+from subagents.screen_loop import screen_processors
 from tests.run_events import logged_events
 from tests.test_context import TASK, make_loop, run_context, steps
 
@@ -179,7 +180,8 @@ def test_image_stripping_keeps_the_newest_and_leaves_history_alone():
 def test_a_screenshot_loop_recovers_from_an_overflow_by_cutting_the_screenshot(tmp_path):
     shot = {"tool_calls": [{"name": "produce", "input": {"tag": "shot", "lines": 3, "screenshot": True}}]}
     model = ScriptedProvider([shot, *steps(0)], context_window=1500)
-    loop = make_loop(tmp_path, model, screen_context(run_context(tmp_path, []), model))
+    pipeline = build_context_manager(run_context(tmp_path, []), model.name, screen_processors(), window=1500)
+    loop = make_loop(tmp_path, model, pipeline)
     assert loop.run(TASK).status == "finished"
     assert [e.block for e in logged_events(loop.log.events_path, "context_cut")] == ["image"]
     assert not model.requests[-1].messages[2].images() and loop.messages[2].images()

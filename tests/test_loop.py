@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from stateact.kernel import settings
 from stateact.kernel.context import PassThrough
-from stateact.kernel.loop import AgentLoop, Budget
+from stateact.kernel.loop import AgentLoop, Budget, LoopSpec, ReplyNudge
 from stateact.kernel.messages import Message, TextBlock, ToolResultBlock
 from stateact.kernel.meter import Meter
 from stateact.kernel.models.base import ContextLengthError, ModelRequest, ModelResponse
@@ -88,16 +88,21 @@ def turn(*calls: dict, text: str = "", expect: dict | list | None = None) -> dic
 ERROR = {"is_error": True}
 
 
-def make_loop(run_log: RunLog, turns: list[dict], *, name: str = "scripted", **options) -> AgentLoop:
+def make_loop(
+    run_log: RunLog,
+    turns: list[dict],
+    *,
+    name: str = "scripted",
+    tools: list[Tool] | None = None,
+    meter: Meter | None = None,
+    **spec,
+) -> AgentLoop:
+    tools = tools or [Add(), Divide(), Wait(), Interrupt(), Finish()]
     return AgentLoop(
-        scope="main",
+        LoopSpec("main", tools, "Test agent.", spec.pop("budget", UNLIMITED), **spec),
         model=ScriptedProvider(turns, name=name),
-        tools=options.pop("tools", [Add(), Divide(), Wait(), Interrupt(), Finish()]),
-        system_prompt="Test agent.",
         log=run_log,
-        meter=options.pop("meter", Meter()),
-        budget=options.pop("budget", UNLIMITED),
-        **options,
+        meter=meter or Meter(),
     )
 
 
@@ -235,7 +240,7 @@ def test_text_reply_ends_the_loop_unless_nudged(run_log):
 
 def test_nudges_run_out_after_the_configured_number(run_log):
     replies = [{"text": f"reply {i}"} for i in range(settings.TEXT_REPLY_NUDGES + 1)]
-    loop = make_loop(run_log, replies, nudge_text_replies=True)
+    loop = make_loop(run_log, replies, nudge=ReplyNudge())
 
     outcome = loop.run("Go.")
 
@@ -326,13 +331,10 @@ def test_context_overflow_is_handed_to_the_context_manager(run_log):
     context = DropOldest()
     model = OverflowOnce([turn(call("add", a=1, b=1)), turn(call("finish", answer="fits"))])
     loop = AgentLoop(
-        scope="main",
+        LoopSpec(scope="main", tools=[Add(), Finish()], system_prompt="s", budget=UNLIMITED),
         model=model,
-        tools=[Add(), Finish()],
-        system_prompt="s",
         log=run_log,
         meter=Meter(),
-        budget=UNLIMITED,
         context=context,
     )
 
@@ -354,13 +356,10 @@ def test_overflow_recoveries_are_bounded(run_log):
     context = DropOldest()
     model = AlwaysTooLong([])
     loop = AgentLoop(
-        scope="main",
+        LoopSpec(scope="main", tools=[Add()], system_prompt="s", budget=UNLIMITED),
         model=model,
-        tools=[Add()],
-        system_prompt="s",
         log=run_log,
         meter=Meter(),
-        budget=UNLIMITED,
         context=context,
     )
     loop.messages = [Message.user_text(f"old {i}") for i in range(3)]  # history from an earlier run
@@ -375,13 +374,10 @@ def test_overflow_recoveries_are_bounded(run_log):
 def test_context_overflow_without_recovery_ends_with_an_error(run_log):
     model = OverflowOnce([turn(call("add", a=1, b=1)), turn(call("finish", answer="never"))])
     loop = AgentLoop(
-        scope="main",
+        LoopSpec(scope="main", tools=[Add(), Finish()], system_prompt="s", budget=UNLIMITED),
         model=model,
-        tools=[Add(), Finish()],
-        system_prompt="s",
         log=run_log,
         meter=Meter(),
-        budget=UNLIMITED,
     )
 
     outcome = loop.run("Go.")

@@ -9,7 +9,7 @@ import pytest
 from tool_context import run_context
 
 from stateact.kernel.events import read_events
-from stateact.kernel.loop import AgentLoop
+from stateact.kernel.loop import AgentLoop, LoopSpec
 from stateact.kernel.messages import TextBlock
 from stateact.kernel.models.scripted import ScriptedProvider
 from stateact.kernel.tools.plan import PLAN_FILE, Plan, PlanError, PlanTool, plan_injection
@@ -151,13 +151,10 @@ def test_loop_shows_the_plan_at_the_end_of_each_request_only(tool: PlanTool, con
         ]
     )
     loop = AgentLoop(
-        scope="main",
+        LoopSpec(scope="main", tools=[tool], system_prompt="test", injections=[plan_injection(tool.plan)]),
         model=model,
-        tools=[tool],
-        system_prompt="test",
         log=context.log,
         meter=context.meter,
-        injections=[plan_injection(tool.plan)],
     )
     assert loop.run("do the task").status == "replied"
     last_blocks = [request.messages[-1].content[-1] for request in model.requests]

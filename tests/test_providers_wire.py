@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 from pydantic import BaseModel
 
-from stateact.kernel.loop import AgentLoop, Budget
+from stateact.kernel.loop import AgentLoop, Budget, LoopSpec, ReplyNudge
 from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.kernel.meter import Meter
 from stateact.kernel.models import create_model
@@ -93,16 +93,13 @@ class Finish(Tool):
         return ToolResult(text=params.answer, terminal=True, ending=Answer(params.answer))
 
 
-def make_loop(model, run_log, **options) -> AgentLoop:
+def make_loop(model, run_log, *, meter: Meter | None = None, **spec) -> AgentLoop:
+    budget = spec.pop("budget", Budget(max_turns=10, max_usd=None, max_seconds=None))
     return AgentLoop(
-        scope="main",
+        LoopSpec("main", [Echo(), Snapshot(), Finish()], "You are a test agent.", budget, **spec),
         model=model,
-        tools=[Echo(), Snapshot(), Finish()],
-        system_prompt="You are a test agent.",
         log=run_log,
-        meter=options.pop("meter", Meter()),
-        budget=options.pop("budget", Budget(max_turns=10, max_usd=None, max_seconds=None)),
-        **options,
+        meter=meter or Meter(),
     )
 
 
@@ -487,7 +484,7 @@ def test_openai_text_reply_is_nudged_when_asked(openai_server, run_log):
         openai_reply("Thinking about it..."), openai_reply(tool_calls=[("finish", {"answer": "4"})])
     )
 
-    outcome = make_loop(openai_model(server), run_log, nudge_text_replies=True).run("What is 2+2?")
+    outcome = make_loop(openai_model(server), run_log, nudge=ReplyNudge()).run("What is 2+2?")
 
     assert (outcome.status, outcome.text) == ("finished", "4")
     nudge = server.requests[1]["messages"][-1]

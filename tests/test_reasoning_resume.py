@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from stateact.kernel.events import read_events
-from stateact.kernel.loop import AgentLoop, Budget
+from stateact.kernel.loop import AgentLoop, Budget, LoopSpec
 from stateact.kernel.messages import ReasoningBlock
 from stateact.kernel.meter import Meter
 from stateact.kernel.models.anthropic_provider import AnthropicProvider
@@ -36,13 +36,10 @@ def test_thinking_blocks_survive_a_rebuild_from_the_log(anthropic_server, run_lo
     )
     model = f"{server.base_url}"
     loop = AgentLoop(
-        scope="main",
+        LoopSpec(scope="main", tools=[Echo()], system_prompt="test", budget=Budget(max_turns=5)),
         model=AnthropicProvider("claude-sonnet-5-5", model, backoff_base_s=0.01),
-        tools=[Echo()],
-        system_prompt="test",
         log=run_log,
         meter=Meter(),
-        budget=Budget(max_turns=5),
     )
     assert loop.run("echo hi").status == "replied"
     history = [

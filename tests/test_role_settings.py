@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 from stateact.app.cli import app
 from stateact.app.role_options import role_settings, settings_warnings
 from stateact.kernel import settings
-from stateact.kernel.loop import AgentLoop, Budget
+from stateact.kernel.loop import AgentLoop, Budget, LoopSpec
 from stateact.kernel.messages import Message, Usage
 from stateact.kernel.meter import Meter
 from stateact.kernel.models import create_model
@@ -86,13 +86,15 @@ def test_an_8k_server_works_once_max_tokens_is_set_for_the_role(openai_server, r
     with pytest.raises(ContextLengthError):  # the catalog's 8192 output tokens leave no room for a prompt
         create_model(spec, "gui").complete(request_of(Message.user_text("go")))
     loop = AgentLoop(
-        scope="gui",
+        LoopSpec(
+            scope="gui",
+            tools=[Echo(), Finish()],
+            system_prompt="You are a test agent.",
+            budget=Budget(max_turns=5, max_usd=None, max_seconds=None),
+        ),
         model=create_model(spec, "gui", RoleSettings(max_tokens=1024, context_window=SMALL_WINDOW)),
-        tools=[Echo(), Finish()],
-        system_prompt="You are a test agent.",
         log=run_log,
         meter=Meter(),
-        budget=Budget(max_turns=5, max_usd=None, max_seconds=None),
     )
     assert loop.run("Echo, then finish.").status == "finished"
     assert [r.get("max_tokens") for r in server.requests] == [settings.MODEL_MAX_OUTPUT_TOKENS, 1024, 1024]

@@ -14,7 +14,7 @@ from sandbox.base import SandboxError
 from sandbox.isolation import CHECKOUT
 from sandbox.local import LocalSandbox
 from stateact.kernel.events import read_events
-from stateact.kernel.loop import AgentLoop
+from stateact.kernel.loop import AgentLoop, LoopSpec
 from stateact.kernel.messages import ToolUseBlock
 from stateact.kernel.runtime import RoleModels, RunContext
 from subagents import settings
@@ -116,10 +116,8 @@ def test_main_agent_delegates_a_multi_step_web_subgoal(run_context, site):
     script.write_text(json.dumps({"roles": {"main": main, "web": web}}))
     tool = DelegateWebTool(context)
     loop = AgentLoop(
-        scope="main",
+        LoopSpec(scope="main", tools=[tool], system_prompt="main"),
         model=context.provider("main"),
-        tools=[tool],
-        system_prompt="main",
         log=context.log,
         meter=context.meter,
     )

@@ -28,7 +28,7 @@ from pydantic import BaseModel, Field
 
 from gate.judge import settings
 from gate.judge.evidence import Evidence
-from stateact.kernel.loop import AgentLoop, Budget
+from stateact.kernel.loop import AgentLoop, Budget, LoopSpec
 from stateact.kernel.meter import Meter
 from stateact.kernel.models import ProviderError, create_model
 from stateact.kernel.runlog import RunLog
@@ -147,22 +147,14 @@ def _model_pick(
             model = create_model(models.spec_for(ROLE), ROLE, models.settings_for(ROLE))
         except (ProviderError, ValueError) as exc:
             return _fallback(numbers, f"the judge's model could not be set up: {exc}", meter)
-        loop = AgentLoop(
-            scope=ROLE,
-            role=ROLE,
-            model=model,
-            tools=[PickTool(numbers)],
-            system_prompt=(PROMPTS / "judge.md").read_text(encoding="utf-8").format(count=len(numbers)),
-            log=log,
-            meter=meter,
-            budget=Budget(
-                max_turns=settings.JUDGE_MAX_TURNS,
-                max_usd=min(settings.JUDGE_MAX_USD, max_usd)
-                if max_usd is not None
-                else settings.JUDGE_MAX_USD,
-                max_seconds=settings.JUDGE_MAX_SECONDS,
-            ),
+        budget = Budget(
+            max_turns=settings.JUDGE_MAX_TURNS,
+            max_usd=min(settings.JUDGE_MAX_USD, max_usd) if max_usd is not None else settings.JUDGE_MAX_USD,
+            max_seconds=settings.JUDGE_MAX_SECONDS,
         )
+        prompt = (PROMPTS / "judge.md").read_text(encoding="utf-8").format(count=len(numbers))
+        spec = LoopSpec(ROLE, [PickTool(numbers)], prompt, budget)
+        loop = AgentLoop(spec, model=model, log=log, meter=meter)
         outcome = loop.run(judge_request(instruction, candidates))
         loop.close_tools()
     finally:

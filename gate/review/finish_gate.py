@@ -49,7 +49,6 @@ from gate.review.tools import (
 )
 from gate.review.web_read import web_tools_for_gate
 from stateact.kernel import settings
-from stateact.kernel.context import build_context_manager
 from stateact.kernel.events import (
     Event,
     GatePregate,
@@ -60,7 +59,7 @@ from stateact.kernel.events import (
     GateVerdict,
     GateViolation,
 )
-from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome
+from stateact.kernel.loop import Budget, LoopOutcome, LoopSpec
 from stateact.kernel.models import ProviderError
 from stateact.kernel.roles import numbered_scope
 from stateact.kernel.runtime import RunContext
@@ -178,22 +177,14 @@ class FinishGate:
                 number, [], "the gate's model could not be set up", f"{type(exc).__name__}: {exc}"
             )
         snapshot = self._take_snapshot(scope, [p.path for p in self.paths])
-        tools = self._tools()
-        loop = AgentLoop(
-            scope=scope,
-            role=ROLE,
-            model=model,
-            tools=tools,
-            system_prompt=self._system_prompt({tool.name for tool in tools}),
-            log=self.context.log,
-            meter=self.context.meter,
-            budget=Budget(
-                max_turns=gate_settings.GATE_MAX_TURNS,
-                max_usd=self.context.dollar_budget(gate_settings.GATE_MAX_USD),
-                max_seconds=gate_settings.GATE_MAX_SECONDS,
-            ),
-            context=build_context_manager(self.context, model.name, window=model.info.context_window),
+        budget = Budget(
+            max_turns=gate_settings.GATE_MAX_TURNS,
+            max_usd=self.context.dollar_budget(gate_settings.GATE_MAX_USD),
+            max_seconds=gate_settings.GATE_MAX_SECONDS,
         )
+        tools = self._tools()
+        spec = LoopSpec(scope, tools, self._system_prompt({tool.name for tool in tools}), budget, role=ROLE)
+        loop = self.context.loop(spec, model=model)
         try:
             outcome = loop.run(self._round_line(number) + self._task_text(facts, scope, notes, claim))
         finally:

@@ -10,7 +10,7 @@ from stateact.app.variants import HarnessVariant
 from stateact.kernel.context import build_context_manager
 from stateact.kernel.events import Event
 from stateact.kernel.evidence import EvidenceChecker
-from stateact.kernel.loop import AgentLoop, Budget
+from stateact.kernel.loop import AgentLoop, Budget, LoopSpec, ReplyNudge
 from stateact.kernel.prompts import render_main_prompt
 from stateact.kernel.prompts.app_priors import open_window_titles, select_priors
 from stateact.kernel.runtime import RunContext
@@ -71,19 +71,11 @@ def build_main_loop(
         notes=[plan_tool.injection] if plan_tool else [],
         window=model.info.context_window,
     )
-    return AgentLoop(
-        scope="main",
-        model=model,
-        tools=tools,
-        system_prompt=render_main_prompt(
-            {t.name for t in tools},
-            context.sandbox.home,
-            gate=variant.gate,
-            priors=select_priors(task_apps, [context.task, *open_window_titles(context.sandbox)]),
-        ),
-        log=context.log,
-        meter=context.meter,
-        budget=budget,
-        context=policy,
-        nudge_text_replies=True,
+    prompt = render_main_prompt(
+        {t.name for t in tools},
+        context.sandbox.home,
+        gate=variant.gate,
+        priors=select_priors(task_apps, [context.task, *open_window_titles(context.sandbox)]),
     )
+    spec = LoopSpec(scope="main", tools=tools, system_prompt=prompt, budget=budget, nudge=ReplyNudge())
+    return context.loop(spec, model=model, context=policy)

@@ -1,7 +1,7 @@
 """How a loop's history becomes a request: one context pipeline, configured by every role.
 
     pipeline = build_context_manager(context, model.name, processors, plan=plan, notes=[plan_note])
-    AgentLoop(..., context=pipeline)
+    context.loop(spec, context=pipeline)     # or context.loop(spec, processors=processors)
 
 `ContextManager` is the protocol the loop calls; `PassThrough` sends the whole history unchanged.
 `ContextPipeline` is the manager of every role's loop (main, GUI, web, gate, pixel):

@@ -1,8 +1,9 @@
 """The agent loop every role runs: request, model call, tool calls, results, budgets.
 
-    AgentLoop(scope, model, tools, system_prompt, budget, log, meter).run(task) -> LoopOutcome
+    AgentLoop(LoopSpec(scope, tools, system_prompt, budget), model=..., log=..., meter=...).run(task)
+    context.loop(LoopSpec(...))       # a loop of a run: `RunContext` supplies model, log and meter
 
-Roles differ only in configuration. Each message added to the history is
+Roles differ only in configuration (`LoopSpec`). Each message added to the history is
 logged as a `message` event, so the log alone can rebuild the conversation.
 """
 
@@ -82,40 +83,59 @@ class LoopOutcome:
         return None
 
 
+@dataclass(frozen=True)
+class ReplyNudge:
+    """What a loop that must act through tools sends when a reply has no tool call, and how many replies
+    in a row get it before the loop ends as `replied`."""
+
+    text: str = TEXT_REPLY_NUDGE
+    times: int = settings.TEXT_REPLY_NUDGES
+
+
+@dataclass(frozen=True)
+class LoopSpec:
+    """What sets one loop apart: where it logs (its scope), its tools, system prompt and budget."""
+
+    scope: str
+    tools: Sequence[Tool]
+    system_prompt: str
+    budget: Budget = Budget()
+    role: str = ""
+    """Whose models and spend it uses; '': the role its scope names (`gui#2` -> `gui`)."""
+    injections: Sequence[Injection] = ()
+    """Live texts added at the end of every request (after the cache breakpoint)."""
+    nudge: ReplyNudge | None = None
+    """None: a reply without a tool call ends the loop at once."""
+
+    @property
+    def loop_role(self) -> str:
+        """The role the loop runs as: `role`, or the one its scope names."""
+        return self.role or role_of_scope(self.scope)
+
+
 class AgentLoop:
     """One agent: a model, its tools, a system prompt and a budget."""
 
     def __init__(
         self,
+        spec: LoopSpec,
         *,
-        scope: str,
         model: ModelProvider,
-        tools: Sequence[Tool],
-        system_prompt: str,
         log: RunLog,
         meter: Meter,
-        budget: Budget = Budget(),
         context: ContextManager | None = None,
-        injections: Sequence[Injection] = (),
-        nudge_text_replies: bool = False,
-        nudge_text: str = TEXT_REPLY_NUDGE,
-        max_nudges: int = settings.TEXT_REPLY_NUDGES,
-        role: str | None = None,
     ) -> None:
-        self.scope = scope
-        self.role = role or role_of_scope(scope)
+        self.scope = spec.scope
+        self.role = spec.loop_role
         self.model = model
-        self.tools = {tool.name: tool for tool in tools}
-        self.system_prompt = system_prompt
+        self.tools = {tool.name: tool for tool in spec.tools}
+        self.system_prompt = spec.system_prompt
         self.log = log
         self.meter = meter
-        self.budget = budget
+        self.budget = spec.budget
         self.context = context or PassThrough()
-        self.injections = list(injections)
-        self.nudge_text_replies = nudge_text_replies
-        self.nudge_text = nudge_text
-        self.max_nudges = max_nudges
-        """Replies without a tool call in a row that get `nudge_text` before the loop ends as `replied`."""
+        self.injections = list(spec.injections)
+        self.nudge = spec.nudge
         self.messages: list[Message] = []
         self.turns = 0
         self._started = time.monotonic()
@@ -180,9 +200,9 @@ class AgentLoop:
                 calls = response.tool_uses()
                 if not calls:
                     text = response.message().text()
-                    if self.nudge_text_replies and nudges < self.max_nudges:
+                    if self.nudge is not None and nudges < self.nudge.times:
                         nudges += 1
-                        self.append(Message.user_text(self.nudge_text))
+                        self.append(Message.user_text(self.nudge.text))
                         continue
                     return self._end(LoopOutcome("replied", text, self.turns))
                 nudges = 0

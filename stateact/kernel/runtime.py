@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pydantic
 from pydantic import Field, field_validator
 
 from sandbox.base import Sandbox
+from stateact.kernel.context import ContextManager, build_context_manager
+from stateact.kernel.context_processors import Processor
 from stateact.kernel.events import ModelSettingsWarning
+from stateact.kernel.loop import AgentLoop, LoopSpec
 from stateact.kernel.meter import Meter
 from stateact.kernel.models import ModelProvider, RoleSettings, create_model, parse_spec
 from stateact.kernel.models.role_settings import unknown_model_warning
 from stateact.kernel.roles import OTHER_ROLES, ROLE_NAMES
 from stateact.kernel.runlog import RunLog
+
+LoopT = TypeVar("LoopT", bound=AgentLoop)
 
 _RoleSpecs = pydantic.create_model(
     "_RoleSpecs", main=(str, ...), **{role: (str | None, None) for role in OTHER_ROLES}
@@ -96,3 +103,21 @@ class RunContext:
                 if warning:
                     self.log.emit(ModelSettingsWarning(scope=role, message=warning))
             return self._providers[role]
+
+    def loop(
+        self,
+        spec: LoopSpec,
+        *,
+        processors: Sequence[Processor] | None = None,
+        model: ModelProvider | None = None,
+        context: ContextManager | None = None,
+        kind: type[LoopT] = AgentLoop,
+        **extra: Any,
+    ) -> LoopT:
+        """A loop of this run: `spec` says what sets it apart; the run supplies its log and meter, its
+        role's model (unless `model` is given) and a context pipeline with `processors` (unless
+        `context` is given). `kind` is the loop class; `extra` are its own arguments."""
+        model = model or self.provider(spec.loop_role)
+        if context is None:
+            context = build_context_manager(self, model.name, processors, window=model.info.context_window)
+        return kind(spec, model=model, log=self.log, meter=self.meter, context=context, **extra)
