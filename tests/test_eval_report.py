@@ -154,38 +154,37 @@ def delegated_run(results: Path) -> Path:
     return task_dir
 
 
-def test_traj_keeps_one_line_per_main_action_when_subagent_ids_collide(tmp_path):
+def test_traj_has_a_line_per_action_of_every_loop_when_subagent_ids_collide(tmp_path):
     """A subagent's model numbers its tool-call ids afresh: gui#1's screenshot call has the id of main's
-    delegate_gui call. Each result stays with its own call, and the subagent's calls sit inside the
-    delegation's line, whose screenshot is the subagent's last screen."""
+    delegate_gui call. Each result stays with its own call; the subagent's call is a line of its own with
+    its scope and its screenshot, before the line of the delegation it ran inside, as its call ended
+    first."""
     task_dir = delegated_run(tmp_path)
     calls = [e for e in read_events(task_dir / RUN_FOLDER / "events.jsonl") if e.kind == "tool_call"]
     main_ids = {e.id for e in calls if e.scope == "main"}
     assert {e.id for e in calls if e.scope == "gui#1"} & main_ids  # the ids do collide
     lines = [json.loads(line) for line in (task_dir / "traj.jsonl").read_text().splitlines()]
-    assert [line["action"]["tool"] for line in lines] == ["delegate_gui", "delegate_web", "finish"]
-    assert [line["step_num"] for line in lines] == [1, 2, 3]
-    delegation = lines[0]
-    assert delegation["info"]["result"] == "The legend is at the bottom now."
-    assert delegation["info"]["subagent_steps"] == [
-        {
-            "scope": "gui#1",
-            "action": {"tool": "screenshot", "input": {}},
-            "response": "Look first.",
-            "is_error": False,
-            "result": "the chart dialog",
-        }
+    assert [(line["info"]["scope"], line["action"]["tool"]) for line in lines] == [
+        ("gui#1", "screenshot"),
+        ("main", "delegate_gui"),
+        ("main", "delegate_web"),
+        ("main", "finish"),
     ]
-    screen = Image.open(task_dir / delegation["screenshot_file"])
+    assert [line["step_num"] for line in lines] == [1, 2, 3, 4]
+    look, delegation = lines[0], lines[1]
+    assert look["response"] == "Look first." and look["info"]["result"] == "the chart dialog"
+    assert look["info"]["within_step"] == delegation["step_num"] and not look["info"]["is_error"]
+    screen = Image.open(task_dir / look["screenshot_file"])
     assert screen.size == (64, 40) and screen.convert("RGB").getpixel((0, 0)) == (0, 0, 128)
-    assert lines[1]["info"]["is_error"] and "Unknown tool `delegate_web`" in lines[1]["info"]["result"]
-    assert "subagent_steps" not in lines[1]["info"] and lines[1]["screenshot_file"] is None
-    assert [line["done"] for line in lines] == [False, False, True] and lines[-1]["reward"] == 0.0
+    assert delegation["info"]["result"] == "The legend is at the bottom now."
+    assert "within_step" not in delegation["info"] and delegation["screenshot_file"] is None
+    assert lines[2]["info"]["is_error"] and "Unknown tool `delegate_web`" in lines[2]["info"]["result"]
+    assert [line["done"] for line in lines] == [False, False, False, True] and lines[-1]["reward"] == 0.0
     (task_dir / RUN_FOLDER).rename(tmp_path / "elsewhere")
     viewed = [(s.kind, s.scope, s.title, s.detail) for s in osworld_steps(task_dir) if s.kind == "tool"]
     assert viewed[:2] == [
-        ("tool", "main", "delegate_gui", "The legend is at the bottom now."),
         ("tool", "gui#1", "screenshot", "the chart dialog"),
+        ("tool", "main", "delegate_gui", "The legend is at the bottom now."),
     ]
 
 

@@ -1,12 +1,12 @@
 """OSWorld's results layout, derived from a run folder.
 
 `results/<harness>/<model>/<domain>/<task_id>/` holds `traj.jsonl` (one line
-per tool call of the main agent, in the order the run made them: step_num,
-action_timestamp, action, response, reward, done, info, screenshot_file; the
-calls of subagents it delegated to are in `info.subagent_steps`),
+per tool call of the main agent and of the subagents it delegated to, in the order the run made them:
+step_num, action_timestamp, action, response, reward, done, info (with the loop's `scope`),
+screenshot_file),
 `<model>` is the main model, with a `+roles-HASH` suffix when other roles have their own models or
-settings (`model_key`). `step_<n>_<timestamp>.png` for steps whose result (or, failing that, a subagent
-inside it) carried a screenshot, `result.txt` (one float) and
+settings (`model_key`). `step_<n>_<timestamp>.png` for steps whose result carried a screenshot,
+`result.txt` (one float) and
 `score.json` (how each metric scored), and `artifacts/`: a copy of every file
 the scoring fetched (the agent's `vm_file` deliverables and the expected files),
 as scored, under their `dest` names. `args.json` sits at the model level. A
@@ -125,8 +125,8 @@ def _stamp(epoch: float) -> str:
     return time.strftime("%Y%m%d@%H%M%S", time.localtime(epoch))
 
 
-SUBAGENT_STEPS = "subagent_steps"
-"""The `info` key of a traj.jsonl line listing the tool calls of the subagents that ran inside it."""
+WITHIN_STEP = "within_step"
+"""The `info` key of a subagent's traj.jsonl line: the step_num of the main call it ran inside."""
 
 
 def _tool_result_images(message: Message) -> dict[str, list[str]]:
@@ -138,20 +138,27 @@ def _tool_result_images(message: Message) -> dict[str, list[str]]:
 
 
 def trajectory_steps(run_dir: Path) -> list[dict[str, Any]]:
-    """One step per tool call of the run's main agent, with the model's words that came with it.
+    """One step per tool call of the run, of the main agent and of every subagent, with the model's
+    words that came with it, in the order the calls ended (as OSWorld writes a line once its action is
+    done; a call that never ended comes last).
 
-    OSWorld's traj.jsonl has one line per top-level action, so the tool calls of subagents
-    (scopes `gui#N`, `web#N`, `gate#N`) go into the `info` of the main call they ran inside
-    (a delegation, or finish with its gate), under `subagent_steps`. Tool calls are matched
-    to their results by (scope, id): each loop's model numbers its ids on its own.
+    OSWorld's trajectory viewers show one line per action with its screenshot, so a GUI or web
+    subagent's calls are lines of their own: `info.scope` names the loop (`main`, `gui#N`, `web#N`,
+    `gate#N`) and `info.within_step` the main call they ran inside (a delegation, or finish with its
+    gate), whose own line follows theirs. Tool calls are matched to their results by (scope, id): each
+    loop's model numbers its ids on its own.
     """
     events_path = Path(run_dir) / "events.jsonl"
     if not events_path.exists():
         return []
-    steps: list[dict[str, Any]] = []
-    orphans: list[dict[str, Any]] = []  # subagent calls before any main call
+    started: list[dict[str, Any]] = []
+    ended: list[dict[str, Any]] = []
+    numbers: dict[int, int] = {}
+    """step_num by id() of a step: the order the calls ended in."""
     by_call: dict[tuple[str, str], dict[str, Any]] = {}
+    within: dict[int, dict[str, Any]] = {}
     last_words: dict[str, str] = {}
+    main_call: dict[str, Any] | None = None
     for event in read_events(events_path):
         scope = event.scope
         if isinstance(event, MessageEvent):
@@ -161,36 +168,34 @@ def trajectory_steps(run_dir: Path) -> list[dict[str, Any]]:
                 if (scope, call_id) in by_call:
                     by_call[(scope, call_id)]["_images"] = images
         elif isinstance(event, ToolCall):
-            action = {"tool": event.name, "input": event.input}
+            step = {
+                "action_timestamp": _stamp(event.t),
+                "action": {"tool": event.name, "input": event.input},
+                "response": last_words.get(scope, ""),
+                "reward": 0,
+                "done": False,
+                "info": {"scope": scope},
+                "screenshot_file": None,
+            }
             if scope == MAIN:
-                step = {
-                    "step_num": len(steps) + 1,
-                    "action_timestamp": _stamp(event.t),
-                    "action": action,
-                    "response": last_words.get(scope, ""),
-                    "reward": 0,
-                    "done": False,
-                    "info": {"scope": scope},
-                    "screenshot_file": None,
-                }
-                if orphans:
-                    step["info"][SUBAGENT_STEPS], orphans = orphans, []
-                steps.append(step)
-            else:
-                step = {"scope": scope, "action": action, "response": last_words.get(scope, "")}
-                holder = steps[-1]["info"].setdefault(SUBAGENT_STEPS, []) if steps else orphans
-                holder.append(step)
+                main_call = step
+            elif main_call is not None:
+                within[id(step)] = main_call
+            started.append(step)
             by_call[(scope, event.id)] = step
         elif isinstance(event, ToolResultEvent) and (scope, event.id) in by_call:
             step = by_call[(scope, event.id)]
-            fields = step["info"] if scope == MAIN else step
-            fields.update(is_error=event.is_error, result=event.text)
-            if scope == MAIN:
-                step["done"] = event.terminal
-    for step in steps:
-        inner = [image for sub in step["info"].get(SUBAGENT_STEPS, []) for image in sub.pop("_images", [])]
-        step["_images"] = step.get("_images") or inner
-    return steps
+            step["info"].update(is_error=event.is_error, result=event.text)
+            step["done"] = scope == MAIN and event.terminal
+            if id(step) not in numbers:
+                numbers[id(step)] = len(numbers) + 1
+                ended.append(step)
+    unended = [step for step in started if id(step) not in numbers]
+    numbers.update((id(step), len(ended) + k) for k, step in enumerate(unended, 1))
+    for step in started:
+        if id(step) in within:
+            step["info"][WITHIN_STEP] = numbers[id(within[id(step)])]
+    return [{"step_num": numbers[id(step)], **step} for step in ended + unended]
 
 
 def write_results(
