@@ -241,6 +241,13 @@ def run_command(
     ] = DEFAULT_ISOLATION,
     network: Annotated[str, typer.Option(help=NETWORK_OPTION_HELP)] = DEFAULT_NETWORK,
     osworld_python: Annotated[str | None, typer.Option(help=bridge.OPTION_HELP)] = None,
+    record: Annotated[
+        bool, typer.Option(help="Keep a video of each task's display (recording.mp4 in its results folder).")
+    ] = True,
+    watch: Annotated[
+        bool,
+        typer.Option(help="Serve the live view of the results folder on loopback (see `stateact watch`)."),
+    ] = False,
 ) -> None:
     """Run every task of SUITE under each harness, then print and save the comparison table."""
     from evals.fixtures.build import build_fixtures
@@ -248,6 +255,7 @@ def run_command(
     from evals.running.suite_progress import SuiteProgress
     from evals.running.suite_runner import run_suite
     from sandbox.pool_file import pool_from_options
+    from stateact.app.watch import live_view
 
     try:
         bridge.use_python(osworld_python)
@@ -282,6 +290,7 @@ def run_command(
         isolation=isolation,
         network=network,
         best_of=role_options.best_of,
+        record=record,
     )
     try:
         jobs = plan_jobs(options)
@@ -293,7 +302,11 @@ def run_command(
     if cache is None:
         build_fixtures(options.cache)
     try:
-        with stop_signals_as_interrupt(), SuiteProgress(console, len(jobs)) as progress:
+        with (
+            stop_signals_as_interrupt(),
+            live_view(results, watch, console.print),
+            SuiteProgress(console, len(jobs)) as progress,
+        ):
             outcomes = run_suite(options, progress.on_job, _report_retired)
     except KeyboardInterrupt as stop:
         console.print(

@@ -97,6 +97,9 @@ class Sandbox(ABC):
     full_system: bool = False
     """Whether the sandbox is a whole machine of its own (an OSWorld VM): its system can be changed
     (packages, users, services), and a task's setup step that fails is recorded as OSWorld does."""
+    display: str | None = None
+    """The X display on this machine that is the sandbox's screen (`:N`), where a recording and a live
+    view read it; None when its screen is not on this machine."""
     tag: str | None = None
     """The tag of the processes it starts on this machine (sandbox/processes.py), which a later run kills
     when this one died; None when it starts none here."""

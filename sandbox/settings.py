@@ -78,6 +78,10 @@ BASH_MAXREAD = 1 << 20
 DISPLAY_SIZE = (1280, 800)
 DISPLAY_DEPTH = 24
 DISPLAY_START_TIMEOUT_S = 15.0
+RECORDING_FPS = 4
+"""Frames per second of a display's video: enough to follow the agent, light on a loaded machine."""
+RECORDING_STOP_TIMEOUT_S = 15.0
+"""How long ffmpeg may take to finish the video once asked to stop, before it is killed."""
 BASH_COLLECT_CAP_CHARS = 32_000_000
 """A bash call returns early (the command still running) once this much output is waiting, bounding memory."""
 VM_REQUEST_TIMEOUT_S = 30.0

@@ -9,7 +9,7 @@ APT_PACKAGES=(
   libreoffice-calc libreoffice-writer libreoffice-impress
   chromium fonts-dejavu-core fonts-liberation sqlite3 bubblewrap passt socat
   dbus-daemon dconf-service dconf-gsettings-backend gsettings-desktop-schemas xdg-user-dirs xterm
-  gnome-shell-common gnome-settings-daemon-common dconf-cli
+  gnome-shell-common gnome-settings-daemon-common dconf-cli ffmpeg
 )
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }

@@ -76,6 +76,8 @@ class SuiteOptions:
     """The network of isolated local sandboxes: `own` (jobs serve on any port side by side) or `host`."""
     best_of: int = 1
     """Rollouts of each task (evals/running/best_of.py); the judge picks the one that becomes the result."""
+    record: bool = True
+    """Keep a video of each task's display (`recording.mp4`)."""
 
 
 @dataclass(frozen=True)
@@ -257,6 +259,7 @@ def job_config(options: SuiteOptions, job: SuiteJob, models: RoleModels, result_
         max_turns=options.max_turns,
         max_usd=rollout_budget(options.max_usd, options.best_of) if job.rollout else options.max_usd,
         max_seconds=options.max_seconds,
+        record=options.record,
         labels={"suite": str(options.suite), "domain": job.task.domain, "task": job.task.id},
     )
 

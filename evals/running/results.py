@@ -6,7 +6,8 @@ step_num, action_timestamp, action, response, reward, done, info (with the loop'
 screenshot_file),
 `<model>` is the main model, with a `+roles-HASH` suffix when other roles have their own models or
 settings (`model_key`). `step_<n>_<timestamp>.png` for steps whose result carried a screenshot,
-`result.txt` (one float) and
+`recording.mp4` (the video of the display during the agent's run, when it was recorded; a resumed run's
+later parts are `recording-N.mp4`), `result.txt` (one float) and
 `score.json` (how each metric scored), and `artifacts/`: a copy of every file
 the scoring fetched (the agent's `vm_file` deliverables and the expected files),
 as scored, under their `dest` names. `args.json` sits at the model level. A
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import time
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.running.failures import TaskFailure
+from stateact.app.run import recording_files
 from stateact.kernel.events import MessageEvent, ToolCall, ToolResultEvent, read_events
 from stateact.kernel.messages import ImageBlock, Message
 from stateact.kernel.roles import MAIN
@@ -222,6 +225,8 @@ def write_results(
         steps[-1]["screenshot_file"] = name
     if steps:
         steps[-1]["reward"] = score
+    for video in recording_files(run_dir) if run_dir is not None else []:
+        _link_or_copy(video, task_dir / video.name)
     with (task_dir / "traj.jsonl").open("w", encoding="utf-8") as handle:
         for step in steps:
             handle.write(json.dumps(step, ensure_ascii=False, default=str) + "\n")
@@ -229,6 +234,17 @@ def write_results(
     (task_dir / ERROR_FILE).unlink(missing_ok=True)
     (task_dir / RESULT_FILE).write_text(f"{score}\n", encoding="utf-8")
     return task_dir
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """`target` becomes the file `source` (a hard link: a video is not stored twice), or a copy of it."""
+    if target.resolve() == source.resolve():
+        return
+    target.unlink(missing_ok=True)
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
 
 
 def write_error(task_dir: Path, failure: TaskFailure, details: dict[str, Any]) -> Path:

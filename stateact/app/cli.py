@@ -74,6 +74,12 @@ def run(
     max_usd: Annotated[float, typer.Option(help="Dollar budget for the whole run.")] = settings.MAIN_MAX_USD,
     max_minutes: Annotated[float, typer.Option(help="Wall-time budget.")] = settings.MAIN_MAX_SECONDS / 60,
     osworld_python: Annotated[str | None, typer.Option(help=f"With --task: {bridge.OPTION_HELP}")] = None,
+    record: Annotated[
+        bool, typer.Option(help="Keep a video of the display (recording.mp4 in the run and results folders).")
+    ] = True,
+    watch: Annotated[
+        bool, typer.Option(help="Serve the live view of the run on loopback while it runs (see `watch`).")
+    ] = False,
 ) -> None:
     """Run one task and save its trajectory, cost and verdict in a run folder.
 
@@ -86,6 +92,7 @@ def run(
     """
     from stateact.app.progress import ProgressPrinter
     from stateact.app.run import execute, new_run_id
+    from stateact.app.watch import live_view
 
     if (instruction is None) == (task is None):
         errors.print("[red]error:[/red] give an instruction or --task FILE (one of the two)")
@@ -111,12 +118,13 @@ def run(
             max_usd=max_usd,
             max_seconds=max_minutes * 60,
             run_id=new_run_id(),
+            record=record,
         )
         for warning in settings_warnings(specs, role_settings):
             errors.print(f"[yellow]warning:[/yellow] {escape(warning)}")
         if config.isolation == "none" and config.sandbox.backend.on_this_machine:
             errors.print(f"[yellow]warning:[/yellow] {NO_ISOLATION_WARNING}")
-        with stop_signals_as_interrupt():
+        with stop_signals_as_interrupt(), live_view(config.runs_root / config.run_id, watch, console.print):
             if task is not None:
                 _run_task_file(
                     task, config, absolute_path(cache), absolute_path(results), role_options.best_of
@@ -276,6 +284,35 @@ def show(
         raise typer.Exit(2) from None
     if task_dir is not None:
         render_checkpoints(read_score_parts(task_dir), console)
+
+
+@app.command()
+def watch(
+    folder: Annotated[
+        Path, typer.Argument(help="A run folder, or a folder of runs (a runs or results folder).")
+    ],
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port on 127.0.0.1 (0: a free one).")] = 0,
+) -> None:
+    """Serve a live view of runs on loopback: the event log as it grows (turns, tool calls and results,
+    plan, gate verdicts, spend) beside the run's display; it follows the newest live run. Ctrl-C stops it."""
+    import threading
+
+    from stateact.app.watch import WatchServer
+
+    if not folder.is_dir():
+        errors.print(f"[red]error:[/red] no folder {escape(str(folder))}")
+        raise typer.Exit(ExitCode.USAGE)
+    try:
+        server = WatchServer(folder, port)
+    except OSError as exc:
+        errors.print(f"[red]error:[/red] cannot serve on 127.0.0.1:{port}: {escape(str(exc))}")
+        raise typer.Exit(ExitCode.USAGE) from None
+    try:
+        with stop_signals_as_interrupt(), server:
+            console.print(f"watching {escape(str(folder))} at {server.url} (Ctrl-C stops)")
+            threading.Event().wait()
+    except KeyboardInterrupt:
+        raise typer.Exit(0) from None
 
 
 @app.command()

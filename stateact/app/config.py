@@ -74,6 +74,8 @@ class RunConfig(BaseModel):
     """The top-level agent's turn budget; None takes the harness variant's default."""
     max_usd: float | None = settings.MAIN_MAX_USD
     max_seconds: float | None = settings.MAIN_MAX_SECONDS
+    record: bool = True
+    """Keep a video of the sandbox's display during the agent's run (`recording.mp4` in the run folder)."""
     apps: list[str] = Field(default_factory=list)
     """The task's applications (an OSWorld task file's `related_apps`); they pick the app priors of the
     main prompt, with the instruction's words and the windows open at the start."""

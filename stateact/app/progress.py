@@ -19,6 +19,7 @@ from stateact.kernel.events import (
     Request,
     Response,
     RunEnd,
+    RunStart,
     SandboxWarning,
     Stall,
     ToolCall,
@@ -50,6 +51,8 @@ class ProgressPrinter:
         self._lock = threading.Lock()
 
     def __call__(self, event: Event) -> None:
+        if isinstance(event, RunStart) and event.display:
+            self.console.print(f"display {event.display} (the sandbox's screen on this machine)")
         if isinstance(event, Request):
             self._wait(event.scope)
         elif isinstance(event, Response | RunEnd):

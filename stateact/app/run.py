@@ -11,8 +11,9 @@ from pathlib import Path
 
 from gate.inspect.changes import take_baseline
 from gate.inspect.facts import sandbox_clock
-from sandbox.base import Sandbox
+from sandbox.base import Sandbox, SandboxError
 from sandbox.netns import loopback_ports
+from sandbox.recording import ScreenRecording, record_display
 from stateact.app.arguments import check_models
 from stateact.app.config import RunConfig
 from stateact.app.harness import build_main_loop
@@ -135,6 +136,7 @@ def _drive(
     sandbox = given or config.make_sandbox(config.workdir or run_dir / "home")
     outcome = LoopOutcome("error", "the run did not start", 0)
     loop = None
+    recording: ScreenRecording | None = None
     try:
         sandbox.start()
         resume_text = note(sandbox) if state is not None and note is not None else ""
@@ -150,10 +152,13 @@ def _drive(
                 sandbox_tag=sandbox.tag,
                 task_started_at=started_at,
                 resumed=state is not None,
+                display=sandbox.display,
             )
         )
         for warning in sandbox.warnings:
             log.emit(SandboxWarning(message=warning))
+        if config.record and sandbox.display:
+            recording = _start_recording(sandbox, run_dir, log)
         if state is None and variant.gate:  # a resumed run keeps comparing with the first start
             take_baseline(sandbox, run_dir, instruction, log, started_at)
         budget = Budget(
@@ -177,8 +182,38 @@ def _drive(
         outcome = LoopOutcome("error", f"{type(exc).__name__}: {exc}", loop.turns if loop else 0)
     finally:
         with shielded():
-            result = _close_run(config, loop, outcome, meter, started, log, None if given else sandbox)
+            result = _close_run(
+                config, loop, outcome, meter, started, log, None if given else sandbox, recording
+            )
     return result
+
+
+RECORDING = "recording.mp4"
+"""The video of the display in a run folder (OSWorld's name); a resumed run's parts are recording-N.mp4."""
+
+
+def recording_name(part: int) -> str:
+    """The file name of the `part`-th video of a run (1: the run's start, 2 on: each resume)."""
+    return RECORDING if part == 1 else f"recording-{part}.mp4"
+
+
+def recording_files(run_dir: Path) -> list[Path]:
+    """The videos of a run folder, in the order they were made."""
+    files: list[Path] = []
+    while (path := Path(run_dir) / recording_name(len(files) + 1)).is_file():
+        files.append(path)
+    return files
+
+
+def _start_recording(sandbox: Sandbox, run_dir: Path, log: RunLog) -> ScreenRecording | None:
+    """A video of the display into the run folder (the next part's name when the run is resumed); a
+    recorder that cannot start is a warning, not a failed run."""
+    path = run_dir / recording_name(len(recording_files(run_dir)) + 1)
+    try:
+        return record_display(sandbox, path)
+    except SandboxError as exc:
+        log.emit(SandboxWarning(message=f"the display is not recorded: {exc}"))
+        return None
 
 
 def _close_run(
@@ -189,10 +224,14 @@ def _close_run(
     started: float,
     log: RunLog,
     owned: Sandbox | None,
+    recording: ScreenRecording | None,
 ) -> RunResult:
-    """Close the tools and the run's own sandbox, then write result.json and the closing event."""
+    """Close the tools, finish the video and close the run's own sandbox, then write result.json and
+    the closing event."""
     if loop is not None:
         loop.close_tools()
+    if recording is not None and (problem := recording.stop()):
+        log.emit(SandboxWarning(message=f"the display's video may be incomplete: {problem}"))
     result = RunResult(
         run_dir=str(run_dir_of(config)),
         status=outcome.status,

@@ -152,6 +152,8 @@ class RunStart(Event):
     sandbox_tag: str | None = None
     task_started_at: float | None = None
     resumed: bool = False
+    display: str | None = None
+    """The X display on this machine that is the sandbox's screen (`:N`), which `stateact watch` shows."""
 
 
 class RunEnd(Event):

@@ -1,0 +1,271 @@
+"""The live view: a page on loopback that follows runs' event logs as they grow and shows their display.
+
+`stateact watch DIR` (and `run --watch`, `eval run --watch`) serves DIR: a run folder, or a folder that
+holds run folders at any depth (a runs folder, a results folder). The page lists the runs found there,
+follows the newest live one (a run whose folder has no result.json yet) unless another is picked, and
+polls:
+
+    GET /                               the page (watch_page.html)
+    GET /api/runs                       [{id, live, display}], newest first
+    GET /api/events?run=ID&from=BYTE    {rows, next, live, display}: the log's whole lines from BYTE
+    GET /api/screen?run=ID              a JPEG of the run's display (404: none is known; 503: it is gone)
+
+A run's display is the one its last `run_start` event names: an Xvfb display of this machine. While
+it serves, the server's address is in DIR's `watch.json` ({url, pid}).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+from stateact.app.progress import preview
+from stateact.kernel.events import (
+    EventLogError,
+    GateVerdict,
+    MessageEvent,
+    PlanEvent,
+    Response,
+    RunStart,
+    ToolCall,
+    ToolResultEvent,
+    parse_event,
+)
+
+LOOPBACK = "127.0.0.1"
+EVENTS = "events.jsonl"
+RESULT = "result.json"
+ADDRESS_FILE = "watch.json"
+PAGE = Path(__file__).with_name("watch_page.html")
+ROW_CHARS = 600
+"""How much of a tool's input or result, or a model's words, a row shows."""
+MAX_READ_BYTES = 4 << 20
+"""The most of a log one poll reads; the page asks again from where it stopped."""
+SCREEN_QUALITY = 70
+
+
+def run_row(event: Any) -> dict[str, Any]:
+    """What the page shows of one event: kind, scope, a title, a text, and the dollars it cost."""
+    row: dict[str, Any] = {"kind": event.kind, "scope": event.scope, "t": event.t, "title": event.kind}
+    if isinstance(event, Response):
+        tokens = sum(event.usage.model_dump().values())
+        row.update(
+            title=f"{event.role or event.scope} step {event.turn}", text=f"{tokens:,} tokens", usd=event.usd
+        )
+    elif isinstance(event, MessageEvent):
+        row.update(title=event.message.role, text=preview(event.message.text(), ROW_CHARS))
+    elif isinstance(event, ToolCall):
+        row.update(title=event.name, text=preview(event.input, ROW_CHARS))
+    elif isinstance(event, ToolResultEvent):
+        row.update(title=f"{event.name} result", text=preview(event.text, ROW_CHARS), error=event.is_error)
+    elif isinstance(event, GateVerdict):
+        verdict = {True: "PASS", False: "FAIL", None: "undecided"}[event.passed]
+        row.update(title=f"gate round {event.round}: {verdict}", text=preview(event.summary, ROW_CHARS))
+        row["passed"] = event.passed
+    elif isinstance(event, PlanEvent):
+        row.update(title=f"plan {event.action}", items=event.items)
+    else:
+        row["text"] = preview(event.details(), ROW_CHARS)
+    return row
+
+
+@dataclass
+class _Follower:
+    """What is known of one run's log: how far it was read for its display, and that display."""
+
+    scanned: int = 0
+    display: str | None = None
+
+
+class RunFolders:
+    """The run folders under a root, their logs read from a byte offset, and their displays."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).resolve()
+        self._followers: dict[str, _Follower] = {}
+        self._lock = threading.Lock()
+
+    def runs(self) -> list[dict[str, Any]]:
+        """The runs under the root, newest log first."""
+        logs = [self.root / EVENTS] if (self.root / EVENTS).is_file() else list(self.root.rglob(EVENTS))
+        logs.sort(key=lambda log: log.stat().st_mtime, reverse=True)
+        return [
+            {
+                "id": self._id(log.parent),
+                "live": not (log.parent / RESULT).exists(),
+                "display": self.display(self._id(log.parent)),
+            }
+            for log in logs
+        ]
+
+    def _id(self, folder: Path) -> str:
+        return folder.relative_to(self.root).as_posix()
+
+    def folder(self, run_id: str) -> Path:
+        """The run folder `run_id` names; KeyError unless it is a run under the root."""
+        folder = (self.root / run_id).resolve()
+        if not folder.is_relative_to(self.root) or not (folder / EVENTS).is_file():
+            raise KeyError(run_id)
+        return folder
+
+    def events(self, run_id: str, start: int) -> dict[str, Any]:
+        """The rows of the whole log lines from byte `start` on, and the byte the next read starts at."""
+        folder = self.folder(run_id)
+        with (folder / EVENTS).open("rb") as log:
+            log.seek(start)
+            chunk = log.read(MAX_READ_BYTES)
+        whole = chunk[: chunk.rfind(b"\n") + 1]
+        rows = []
+        for line in whole.splitlines():
+            try:
+                rows.append(run_row(parse_event(json.loads(line), lenient=True)))
+            except (ValueError, EventLogError):
+                rows.append({"kind": "damaged", "scope": "", "title": "a damaged log line", "text": ""})
+        return {
+            "rows": rows,
+            "next": start + len(whole),
+            "live": not (folder / RESULT).exists(),
+            "display": self.display(run_id),
+        }
+
+    def display(self, run_id: str) -> str | None:
+        """The display the run's last `run_start` names (the log is read on from where it was last)."""
+        path = self.folder(run_id) / EVENTS
+        with self._lock:
+            follower = self._followers.setdefault(run_id, _Follower())
+            with path.open("rb") as log:
+                log.seek(follower.scanned)
+                chunk = log.read()
+            whole = chunk[: chunk.rfind(b"\n") + 1]
+            follower.scanned += len(whole)
+            for line in whole.splitlines():
+                if b'"run_start"' in line:
+                    try:
+                        event = parse_event(json.loads(line), lenient=True)
+                    except (ValueError, EventLogError):
+                        continue
+                    if isinstance(event, RunStart):
+                        follower.display = event.display
+            return follower.display
+
+
+def grab_screen(display: str) -> bytes:
+    """A JPEG of the X display `display`; OSError when it cannot be read (the display is gone)."""
+    from PIL import ImageGrab
+
+    image = ImageGrab.grab(xdisplay=display)
+    buffer = io.BytesIO()
+    image.convert("RGB").save(buffer, format="JPEG", quality=SCREEN_QUALITY)
+    return buffer.getvalue()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: WatchServer
+
+    def do_GET(self) -> None:  # noqa: N802 (the http.server name)
+        url = urlparse(self.path)
+        query = {key: values[-1] for key, values in parse_qs(url.query).items()}
+        folders = self.server.folders
+        try:
+            if url.path == "/":
+                self._send(HTTPStatus.OK, "text/html; charset=utf-8", PAGE.read_bytes())
+            elif url.path == "/api/runs":
+                self._json(folders.runs())
+            elif url.path == "/api/events":
+                self._json(folders.events(query.get("run", ""), max(0, int(query.get("from", "0")))))
+            elif url.path == "/api/screen":
+                self._screen(folders.display(query.get("run", "")))
+            else:
+                self._send(HTTPStatus.NOT_FOUND, "text/plain", b"no such page")
+        except KeyError:
+            self._send(HTTPStatus.NOT_FOUND, "text/plain", b"no such run")
+        except ValueError:
+            self._send(HTTPStatus.BAD_REQUEST, "text/plain", b"bad request")
+
+    def _screen(self, display: str | None) -> None:
+        if not display:
+            self._send(HTTPStatus.NOT_FOUND, "text/plain", b"the run has no display on this machine")
+            return
+        try:
+            picture = grab_screen(display)
+        except OSError as exc:
+            self._send(HTTPStatus.SERVICE_UNAVAILABLE, "text/plain", f"display {display}: {exc}".encode())
+            return
+        self._send(HTTPStatus.OK, "image/jpeg", picture)
+
+    def _json(self, value: Any) -> None:
+        self._send(HTTPStatus.OK, "application/json", json.dumps(value, default=str).encode())
+
+    def _send(self, status: HTTPStatus, content_type: str, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the http.server name)
+        """Requests are not logged: the page polls every second."""
+
+
+class WatchServer(ThreadingHTTPServer):
+    """The live view of the runs under `root`, on loopback; `start` serves it from a thread, `stop` ends
+    it. Port 0 takes a free port (`url` says which)."""
+
+    daemon_threads = True
+
+    def __init__(self, root: Path, port: int = 0) -> None:
+        super().__init__((LOOPBACK, port), _Handler)
+        self.folders = RunFolders(root)
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{LOOPBACK}:{self.server_address[1]}/"
+
+    def start(self) -> WatchServer:
+        """Serve from a thread, and write the address into the root's `watch.json`."""
+        self.folders.root.mkdir(parents=True, exist_ok=True)
+        address = {"url": self.url, "pid": os.getpid()}
+        (self.folders.root / ADDRESS_FILE).write_text(json.dumps(address), encoding="utf-8")
+        self._thread = threading.Thread(target=self.serve_forever, name="stateact-watch", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, close the socket and remove `watch.json`; safe to call twice."""
+        if self._thread is not None:
+            self.shutdown()
+            self._thread.join()
+            self._thread = None
+            (self.folders.root / ADDRESS_FILE).unlink(missing_ok=True)
+        self.server_close()
+
+    def __enter__(self) -> WatchServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@contextmanager
+def live_view(folder: Path, serve: bool, say: Callable[[str], None]) -> Iterator[None]:
+    """With `serve`, the live view of `folder` while the block runs, its address told to `say` first;
+    without, `say` is told the command that shows it."""
+    if not serve:
+        say(f"follow it live: stateact watch {folder}")
+        yield
+        return
+    with WatchServer(folder) as server:
+        say(f"watch it live: {server.url} (serving {folder})")
+        yield
