@@ -21,7 +21,8 @@ from subagents.action_formats.uitars import (
 )
 from subagents.gui_actions import ComputerAction
 from subagents.gui_tools import ComputerTool
-from subagents.screen import Scaler, Screen
+from subagents.scaler import Scaler
+from subagents.screen import Screen
 from subagents.screen_loop import load_prompt
 
 

@@ -12,7 +12,7 @@ import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from stateact.kernel.models.role_settings import RoleSettings
-from subagents.screen import model_size
+from subagents.scaler import model_size
 from tests.test_gui_desktop import desktop  # noqa: F401 (fixture)
 from tests.test_gui_grounding_wire import delegate_to
 from tests.wire_servers import openai_reply

@@ -13,9 +13,10 @@ from rich.console import Console
 from rich.table import Table
 
 from evals.plain_table import plain_table, print_table
+from evals.running.jobs import JobOutcome, SuiteJob
+from evals.running.results import RUN_FOLDER
 from evals.running.suite import SuiteTask
 from evals.running.suite_progress import SuiteProgress
-from evals.running.suite_runner import RUN_FOLDER, JobOutcome, SuiteJob
 from stateact.app.progress import ProgressPrinter
 from stateact.kernel.events import Request, Response, RunEnd
 
