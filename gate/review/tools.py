@@ -44,7 +44,7 @@ class ReadOnlyShell(Tool):
         refusal = check_command(params.command)
         if refusal:
             return ToolResult.error(
-                f"Refused: {refusal}; the gate is read-only (use the probes, read-only commands, or read_page for a web page)."
+                f"Refused: {refusal}; the gate is read-only (use the probes or read-only commands)."
             )
         result = self.sandbox.run(params.command, timeout=settings.GATE_SHELL_TIMEOUT_S)
         return ToolResult(text=cap(f"{result.output.rstrip()}\n[exit code {result.returncode}]"))
