@@ -241,6 +241,25 @@ def test_pptx_bold_and_size_on_an_unchanged_subtitle(sandbox, log):
     assert "“Plan”" not in text
 
 
+
+def test_pptx_restyle_on_a_slide_whose_text_also_changed(sandbox, log):
+    """A year replaced in the title and the body made bold on the same slide: both show."""
+    path = Path(sandbox.home) / "deck.pptx"
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[0])
+    slide.shapes.title.text, slide.placeholders[1].text = "Overview 2023", "Revenue grew"
+    deck.save(path)
+
+    def change():
+        edited = pptx.Presentation(path)
+        edited.slides[0].shapes.title.text = "Overview 2024"
+        edited.slides[0].placeholders[1].text_frame.paragraphs[0].runs[0].font.bold = True
+        edited.save(path)
+
+    text = changes_after(sandbox, log, "Update deck.pptx.", change)
+    assert "slide 1: “Overview 2023” → “Overview 2024”" in text
+    assert "slide 1 “Revenue grew”: runs plain → bold" in text
+
 ODT_CONTENT = (
     '<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
     'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text>'

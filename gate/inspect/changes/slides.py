@@ -63,7 +63,9 @@ def diff_decks(before: Deck, after: Deck) -> list[Section]:
         if kind == "equal":
             reformatted += _format_changes(before, i, after, j, range(len(new_slides[j])))
         elif kind == "changed":
-            changed += _text_changes(j + 1, old_slides[i], new_slides[j])
+            texts, formats = _shape_changes(before, i, after, j)
+            changed += texts
+            reformatted += formats
         elif kind == "removed":
             removed.append(f"slide {i + 1} (old): {_summary(old_slides[i])}")
         else:
@@ -93,25 +95,36 @@ def _summary(slide: Slide) -> str:
 
 
 def _format_changes(before: Deck, i: int, after: Deck, j: int, shapes: range) -> list[str]:
-    lines = []
-    for shape in shapes:
-        old, new = before.format_of(i, shape), after.format_of(j, shape)
-        if old != new:
-            text = short(after.slides[j][shape].replace("\n", " / "))
-            lines.append(f"slide {j + 1} “{text}”: runs {old or 'plain'} → {new or 'plain'}")
-    return lines
+    return [line for shape in shapes if (line := _format_change(before, i, shape, after, j, shape))]
 
 
-def _text_changes(number: int, before: Slide, after: Slide) -> list[str]:
-    """A slide's shape texts matched by content: edited, added and removed shapes."""
-    lines = []
-    for kind, i, j in align(before, after):
-        old = "" if i is None else before[i].replace("\n", " / ")
-        new = "" if j is None else after[j].replace("\n", " / ")
+def _format_change(before: Deck, i: int, a: int, after: Deck, j: int, b: int) -> str:
+    """Shape `a` of slide `i` before against shape `b` of slide `j` after: its run formatting's change, or ""."""
+    old, new = before.format_of(i, a), after.format_of(j, b)
+    if old == new:
+        return ""
+    text = short(after.slides[j][b].replace("\n", " / "))
+    return f"slide {j + 1} “{text}”: runs {old or 'plain'} → {new or 'plain'}"
+
+
+def _shape_changes(before: Deck, i: int, after: Deck, j: int) -> tuple[list[str], list[str]]:
+    """A changed slide's shapes matched by content: their edited, added and removed texts, and the run
+    formatting that changed on the shapes matched (a restyle rides along with an edit of the text)."""
+    texts, formats = [], []
+    old_shapes, new_shapes = before.slides[i], after.slides[j]
+    for kind, a, b in align(old_shapes, new_shapes):
+        old = "" if a is None else old_shapes[a].replace("\n", " / ")
+        new = "" if b is None else new_shapes[b].replace("\n", " / ")
         if kind == "changed":
-            lines.append(f"slide {number}: “{short(old)}” → “{short(new)}”")
+            texts.append(f"slide {j + 1}: “{short(old)}” → “{short(new)}”")
         elif kind == "removed":
-            lines.append(f"slide {number}: shape text removed: “{short(old)}”")
+            texts.append(f"slide {j + 1}: shape text removed: “{short(old)}”")
         elif kind == "added":
-            lines.append(f"slide {number}: shape text added: “{short(new)}”")
-    return lines
+            texts.append(f"slide {j + 1}: shape text added: “{short(new)}”")
+        if a is not None and b is not None:
+            old_format, new_format = before.format_of(i, a), after.format_of(j, b)
+            if old_format != new_format:
+                formats.append(
+                    f"slide {j + 1} “{short(new)}”: runs {old_format or 'plain'} → {new_format or 'plain'}"
+                )
+    return texts, formats
