@@ -1,9 +1,11 @@
 """Shared fixtures: local model API servers, a run log in a temporary folder, a started local sandbox.
 
 Tests that start a real application (LibreOffice, Chromium, an X display, a Ray cluster) carry the
-`apps` marker, so `pytest -m "not apps"` is the fast subset: a test module marks them with
-`pytestmark`, with `@pytest.mark.apps`, or by naming the fixtures that start them in `APP_FIXTURES`
-(every test using one of those, directly or through another fixture, gets the marker)."""
+`apps` marker; those that take seconds (the command line as a process, whole runs, gate rounds, VM
+doubles, bubblewrap checks, real timeouts) carry the `slow` marker; `pytest -m "not apps and not slow"`
+is the fast subset. A test module marks them with `pytestmark` or a decorator; `apps` also by naming
+the fixtures that start them in `APP_FIXTURES` (every test using one of those, directly or through
+another fixture, gets the marker)."""
 
 from __future__ import annotations
 

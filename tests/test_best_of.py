@@ -90,6 +90,7 @@ def _task(root: Path, task_id: str) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_the_judge_picks_the_right_rollout_from_state_evidence_alone(suite_run):
     root, code, output, judge_requests = suite_run
     assert code == 0, output
@@ -108,6 +109,7 @@ def test_the_judge_picks_the_right_rollout_from_state_evidence_alone(suite_run):
     assert sum(bool(r["error"]) for r in budget["rollouts"]) == 1
 
 
+@pytest.mark.slow
 def test_the_picked_home_is_what_is_scored(suite_run):
     root = suite_run[0]
     task = _task(root, "calc-budget-total")
@@ -121,6 +123,7 @@ def test_the_picked_home_is_what_is_scored(suite_run):
     assert json.loads((task / "run" / "result.json").read_text())["status"] == "finished"
 
 
+@pytest.mark.slow
 def test_the_suite_table_has_pass_at_n_and_pick_accuracy(suite_run):
     root = suite_run[0]
     rows = {r["domain"]: r for r in csv.DictReader(io.StringIO((root / "summary.csv").read_text()))}
@@ -140,6 +143,7 @@ def test_the_suite_table_has_pass_at_n_and_pick_accuracy(suite_run):
     assert "pick acc" in write_html_report(root).read_text()
 
 
+@pytest.mark.slow
 def test_stateact_run_best_of_copies_the_picked_home_into_the_work_folder(
     anthropic_server, tmp_path, monkeypatch
 ):
@@ -189,6 +193,7 @@ def test_stateact_run_best_of_copies_the_picked_home_into_the_work_folder(
     assert len(judge.requests) == 1 and MARKER not in json.dumps(judge.requests[0])
 
 
+@pytest.mark.slow
 def test_best_of_3_on_a_pool_of_three_vm_doubles(anthropic_server, tmp_path):
     """Each rollout on its own VM slot (a VM server over a local home, reset by restoring a copy)."""
     from evals.running.jobs import SuiteOptions
@@ -236,6 +241,7 @@ def test_best_of_3_on_a_pool_of_three_vm_doubles(anthropic_server, tmp_path):
     assert MARKER not in json.dumps(judge.requests)
 
 
+@pytest.mark.slow
 def test_stateact_run_task_best_of_scores_the_pick(anthropic_server, tmp_path, monkeypatch):
     from stateact.app.cli import app
 

@@ -14,6 +14,8 @@ from stateact.app.exit_codes import ExitCode
 from stateact.kernel.events import read_events
 from stateact.kernel.runlog import load_message
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[1]
 QUICKSTART = REPO / "stateact" / "examples" / "quickstart.json"
 WORKDIR = Path("/tmp/stateact-quickstart")  # the README's work folder; the script names it as /home/user

@@ -253,6 +253,7 @@ def run_task_command(tmp_path: Path, task: Path, model: str) -> subprocess.Compl
     )
 
 
+@pytest.mark.slow
 def test_run_task_exits_3_on_an_error_and_prints_it(tmp_path, server):
     task = book_task(tmp_path, server.url("/gold/late.xlsx"))
     script = tmp_path / "finish.json"

@@ -233,6 +233,7 @@ def page(browser) -> Iterator[tuple[Page, list[str]]]:
         context.close()
 
 
+@pytest.mark.slow
 def test_delegated_run_metrics(report_dir):
     metrics = {
         m.harness: m for m in collect_metrics(report_dir.parent) if m.task_id in ("chart-legend", "notes")

@@ -138,6 +138,7 @@ def test_a_second_run_skips_done_tasks_and_redoes_the_rest(results, tmp_path):
     assert run_starts == 1  # the stale attempt's log was cleared, not appended to
 
 
+@pytest.mark.slow
 def test_a_job_that_fails_outside_the_agent_is_an_error_row_and_runs_again(tmp_path):
     suite = tmp_path / "suite"
     shutil.copytree(SUITE / "files", suite / "files")
@@ -171,6 +172,7 @@ def test_a_job_that_fails_outside_the_agent_is_an_error_row_and_runs_again(tmp_p
     assert (metrics.status, metrics.score) == ("finished", 1.0)
 
 
+@pytest.mark.slow
 def test_another_gui_model_runs_again_and_the_tables_name_each_role_model(tmp_path):
     results = tmp_path / "results"
     args = ("eval", "run", str(SUITE), "--task", "shout", "--harness", "bash-only", "--results", str(results))
@@ -235,6 +237,7 @@ def peeking_suite(root: Path, results: Path) -> Path:
 
 
 @pytest.mark.parametrize(("isolation", "peek_score"), [("bwrap", 1.0), ("none", 0.0)])
+@pytest.mark.slow
 def test_local_slots_are_isolated_by_default_and_scores_do_not_change(tmp_path, isolation, peek_score):
     results = tmp_path / "results"
     suite = peeking_suite(tmp_path / "suite", results)

@@ -104,6 +104,7 @@ def resume_env() -> dict[str, str]:
     return {**os.environ, "COLUMNS": "300", "PYTHONPATH": str(REPO)}
 
 
+@pytest.mark.slow
 def test_a_run_stopped_before_the_types_shows_and_resumes(tmp_path):
     run_dir, home = tmp_path / "runs" / OLD_RUN.name, tmp_path / "home"
     shutil.copytree(OLD_RUN, run_dir)
@@ -224,6 +225,7 @@ def test_every_field_gets_a_sample_other_than_its_default():
                 assert getattr(event, name) != field.get_default(call_default_factory=True), (model, name)
 
 
+@pytest.mark.slow
 def test_show_and_resume_name_the_malformed_line(tmp_path):
     run_dir = tmp_path / "run"
     shutil.copytree(OLD_RUN, run_dir)

@@ -16,6 +16,8 @@ import pytest
 from stateact.app.exit_codes import ExitCode
 from stateact.kernel.events import GateStart, read_events
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[1]
 CHECK = {"requirement": "out.txt says yes", "result": "pass", "evidence": "cat printed yes"}
 FINDING = {"problem": "out.txt says no", "location": "~/out.txt", "evidence": "cat printed no"}

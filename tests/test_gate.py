@@ -135,6 +135,7 @@ def test_correct_recalculated_xlsx_passes(tmp_path, sandbox):
     assert [e.passed for e in logged_events(context.log.events_path, "gate_verdict")] == [True]
 
 
+@pytest.mark.slow
 def test_one_wrong_value_fails_with_a_finding_naming_the_cell(tmp_path, sandbox):
     path = Path(sandbox.home) / "sales.xlsx"
     started = time.time() - 5
@@ -198,6 +199,7 @@ def test_deliverable_described_only_in_notes_fails(tmp_path, sandbox):
     assert "notes.md" not in result.findings[0].evidence
 
 
+@pytest.mark.slow
 def test_gate_cannot_change_the_deliverable_through_or_past_the_guard(tmp_path, sandbox):
     path = Path(sandbox.home) / "sales.xlsx"
     started = time.time() - 5
@@ -242,6 +244,7 @@ def test_gate_cannot_change_the_deliverable_through_or_past_the_guard(tmp_path, 
     ).exists()  # the restore copies are dropped
 
 
+@pytest.mark.slow
 def test_listings_run_in_the_gate_shell_and_writes_through_them_are_refused_or_undone(tmp_path, sandbox):
     home = Path(sandbox.home)
     path = home / "sales.xlsx"
@@ -278,6 +281,7 @@ def test_listings_run_in_the_gate_shell_and_writes_through_them_are_refused_or_u
     assert f"changed: {logs / 'b.log'}" in result.violations
 
 
+@pytest.mark.slow
 def test_three_fail_rounds_exhaust_the_gate(tmp_path, sandbox):
     path = Path(sandbox.home) / "sales.xlsx"
     write_sales(path, totals=[12, 25, 99, 7.5])
@@ -312,6 +316,7 @@ def test_three_fail_rounds_exhaust_the_gate(tmp_path, sandbox):
     ]
 
 
+@pytest.mark.slow
 def test_gate_requests_hold_none_of_the_main_agents_history(tmp_path, sandbox):
     path = Path(sandbox.home) / "sales.xlsx"
     started = time.time() - 5
@@ -430,6 +435,7 @@ def test_uncached_formulas_and_stale_files_fail_the_pregate(tmp_path, sandbox):
     assert "not been changed since the task started" in problems
 
 
+@pytest.mark.slow
 def test_undecided_rounds_are_retried_once_then_the_finish_is_accepted_unreviewed(tmp_path, sandbox):
     path = Path(sandbox.home) / "sales.xlsx"
     write_sales(path)
@@ -450,6 +456,7 @@ def test_undecided_rounds_are_retried_once_then_the_finish_is_accepted_unreviewe
     assert undecided.scope == "gate#2" and undecided.attempts == 2
 
 
+@pytest.mark.slow
 def test_fail_verdict_without_findings_is_sent_back_to_the_gate_model(tmp_path, sandbox):
     path = Path(sandbox.home) / "sales.xlsx"
     write_sales(path)
@@ -466,6 +473,7 @@ def test_fail_verdict_without_findings_is_sent_back_to_the_gate_model(tmp_path, 
     assert result.findings[0].location.endswith("Sales!A1")
 
 
+@pytest.mark.slow
 def test_pass_verdict_must_agree_with_its_checklist(tmp_path, sandbox):
     path = Path(sandbox.home) / "sales.xlsx"
     write_sales(path)
@@ -484,6 +492,7 @@ def test_pass_verdict_must_agree_with_its_checklist(tmp_path, sandbox):
     assert result.passed and result.checklist[0].result == "pass"
 
 
+@pytest.mark.slow
 def test_change_to_a_file_over_the_copy_cap_is_recorded_as_not_restored(tmp_path, sandbox, monkeypatch):
     from gate import settings as gate_settings
 
@@ -505,6 +514,7 @@ def test_change_to_a_file_over_the_copy_cap_is_recorded_as_not_restored(tmp_path
     assert logged_events(context.log.events_path, "gate_snapshot")[0].copies == 0
 
 
+@pytest.mark.slow
 def test_gate_editor_only_views(tmp_path, sandbox):
     path = Path(sandbox.home) / "sales.xlsx"
     write_sales(path)
@@ -528,6 +538,7 @@ def test_gate_editor_only_views(tmp_path, sandbox):
     assert result.passed and result.violations == []
 
 
+@pytest.mark.slow
 def test_unusable_gate_model_gives_an_undecided_verdict_not_a_crash(tmp_path, sandbox):
     path = Path(sandbox.home) / "sales.xlsx"
     write_sales(path)
@@ -615,6 +626,7 @@ def test_relative_path_in_the_instruction_is_found_in_the_home_folder(tmp_path, 
     assert f'"resolved": "{memo}"' in first and '"exists": true' in first
 
 
+@pytest.mark.slow
 def test_main_loop_of_the_harness_corrects_its_work_through_the_gate(tmp_path, sandbox):
     """The real main-loop assembly with the gate on its finish tool: FAIL, fix, PASS."""
     path = Path(sandbox.home) / "sales.xlsx"
@@ -673,6 +685,7 @@ def test_saved_error_values_in_ods_fail_the_pregate(tmp_path, sandbox):
     assert "Sales!D4 = #DIV/0! (formula of:=[.B4]/0)" in result.findings[0].evidence
 
 
+@pytest.mark.slow
 def test_rounds_are_numbered_over_pregate_and_model_rounds_and_say_how_they_ended(tmp_path, sandbox):
     path = Path(sandbox.home) / "Documents" / "sales.xlsx"
     context = make_context(tmp_path, sandbox, instruction_for(str(path)), [verdict(True)])

@@ -426,6 +426,7 @@ def test_nothing_changed_and_no_baseline(sandbox, log):
     assert changes_after(sandbox, log, "Read ~/a.txt.", lambda: None).startswith("(nothing changed among")
 
 
+@pytest.mark.slow
 def test_one_wrong_cell_is_in_the_gates_first_request(tmp_path, sandbox):
     path = Path(sandbox.home) / "sales.xlsx"
     write_sales(path, totals=[0, 0, 0, 0])  # the workbook before the task: totals not filled in yet
@@ -447,6 +448,7 @@ def test_one_wrong_cell_is_in_the_gates_first_request(tmp_path, sandbox):
     assert logged.scope == "gate#1" and logged.changed == 1
 
 
+@pytest.mark.slow
 def test_a_resumed_run_compares_with_the_baseline_of_its_first_start(tmp_path):
     check = {"requirement": "out.txt says yes", "result": "pass", "evidence": "cat printed yes"}
     bash = [
@@ -499,6 +501,7 @@ def test_files_over_the_size_cap_are_reported_without_content(sandbox, log, monk
     assert "larger than GATE_BASELINE_FILE_MAX_BYTES" in text and "yyy" not in text
 
 
+@pytest.mark.slow
 def test_a_task_file_run_on_the_vm_takes_the_baseline_after_its_setup(tmp_path, cache):  # noqa: F811
     check = {"requirement": "report.csv in lower case", "result": "pass", "evidence": "read it"}
     gate = [{"tool_calls": [{"name": "verdict", "input": {"verdict": "PASS", "checklist": [check]}}]}]

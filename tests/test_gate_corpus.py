@@ -65,6 +65,7 @@ def test_rates_count_wrong_ones_failed_and_correct_ones_failed() -> None:
     "case_id",
     ["calc-merge-monthly-correct", "calc-merge-monthly-wrong-folder", "calc-grade-book-uncached-formulas"],
 )
+@pytest.mark.slow
 def test_staged_cases_get_the_expected_pregate_verdict(case_id: str, tmp_path: Path, cache: Path) -> None:
     [case] = load_cases(only=[case_id])
 

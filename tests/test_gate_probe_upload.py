@@ -43,6 +43,7 @@ def notes_facts(sandbox) -> dict:
     return run_probe(sandbox, "file_facts", paths=["~/notes.txt"])["files"][0]
 
 
+@pytest.mark.slow
 def test_vm_gets_the_probe_code_with_the_toolkit_and_each_call_sends_only_the_request(vm):
     sandbox, server, _ = vm
     if server is None:
@@ -63,6 +64,7 @@ def test_vm_gets_the_probe_code_with_the_toolkit_and_each_call_sends_only_the_re
 
 
 @pytest.mark.parametrize("damage", ["rm -f {copy}", "echo 'old probes' > {copy}", "rm -rf {toolkit}"])
+@pytest.mark.slow
 def test_vm_gets_the_probe_code_again_when_its_copy_is_missing_or_differs(vm, damage):
     sandbox, server, _ = vm
     write_notes(sandbox)

@@ -23,6 +23,7 @@ from sandbox.toolkit import TOOLKIT_BIN
 
 pytest_plugins = ["tests.gate_fixtures"]
 
+APP_FIXTURES = frozenset({"recalculated_book"})
 SHEET_XML = "xl/worksheets/sheet1.xml"
 ODS_CONTENT = """<?xml version="1.0" encoding="UTF-8"?>
 <office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"

@@ -14,9 +14,13 @@ from sandbox.local import LocalSandbox
 from sandbox.runtime import runtime_ready
 from sandbox.toolkit import TOOLKIT_BIN
 
-pytestmark = pytest.mark.skipif(
-    bool(bwrap_problem()) or not runtime_ready(), reason="bubblewrap or the sandbox Python is not available"
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        bool(bwrap_problem()) or not runtime_ready(),
+        reason="bubblewrap or the sandbox Python is not available",
+    ),
+]
 
 
 @pytest.fixture

@@ -167,6 +167,7 @@ def test_database_mutations_are_caught_by_a_checker_that_reads_every_row(tmp_pat
     assert str(rows) == DELIVERED  # restored after every mutation
 
 
+@pytest.mark.slow
 def test_a_checkpoint_on_a_program_gone_after_the_replay_does_not_stop_the_measurement(
     tmp_path: Path,
 ) -> None:

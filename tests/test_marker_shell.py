@@ -66,6 +66,7 @@ def test_both_shells_keep_state_and_report_exit_codes(shell):
     assert (second.output, second.exit_code) == ("42\n", 5)
 
 
+@pytest.mark.slow
 def test_both_shells_time_out_softly_take_input_and_interrupt(shell):
     assert shell.run("sleep 1; echo late", timeout=0.2).running and shell.busy
     assert shell.wait(30).output == "late\n" and not shell.busy

@@ -14,6 +14,8 @@ from stateact.kernel.runtime import RoleModels
 from tests.osworld_vm_server import served_vm
 from tests.test_osworld_tasks import FIXTURES, cache  # noqa: F401  (the cache fixture)
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def vm(tmp_path_factory):

@@ -36,6 +36,7 @@ def test_the_meta_file_lists_the_tasks_in_its_order(tmp_path):
         discover(root)
 
 
+@pytest.mark.slow
 def test_eval_run_takes_an_evaluation_examples_folder(tmp_path):
     root = evaluation_examples(tmp_path / "evaluation_examples")
     results = tmp_path / "results"

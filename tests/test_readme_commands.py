@@ -50,6 +50,7 @@ def failed_tool_calls(events_file: Path) -> list[str]:
     return failed
 
 
+@pytest.mark.slow
 def test_readme_offline_run_command_works_verbatim_from_a_fresh_folder(tmp_path):
     command = readme_command(r"stateact run .*scripted:")
     workdir = Path(re.search(r"--workdir (\S+)", command).group(1))

@@ -128,6 +128,7 @@ def check_second_gate(stem: str, text: str) -> None:
     assert "[result of bash]\nrelay-ok" in text
 
 
+@pytest.mark.slow
 def test_a_run_played_through_the_relay_finishes_with_its_deliverable(tmp_path):
     relay = tmp_path / "relay"
     home = tmp_path / "home"

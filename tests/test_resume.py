@@ -19,6 +19,8 @@ from stateact.app.resume import load_run_state
 from stateact.kernel.events import read_events
 from stateact.kernel.loop import UNKNOWN_OUTCOME
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "COLUMNS": "300"}
 TASK = "Write one, two and three into a.txt, b.txt and c.txt in the home folder."

@@ -85,6 +85,7 @@ def test_each_kind_of_unmet_expectation_names_the_turn_and_the_problem(tmp_path,
     assert "script expectation failed at main turn 2" in result.text and problem in result.text
 
 
+@pytest.mark.slow
 def test_an_unmet_expectation_inside_the_gate_ends_the_whole_run(tmp_path):
     """Not swallowed as a gate without a verdict: the run itself is an error."""
     gate = [bash("cat ~/out.txt"), {"expect": {"contains": "goodbye"}, "tool_calls": []}]

@@ -63,6 +63,7 @@ def test_a_step_ending_in_a_background_job_returns_at_once(local, tmp_path):
     assert "sleep 30" in local.run("ps -eo args").stdout
 
 
+@pytest.mark.slow
 def test_a_background_job_task_is_not_solved_by_finishing(local, tmp_path):
     outcome = finish_only(IMAGE_TASKS / "end-background-job.json", local, tmp_path)
     assert outcome.failure is None and outcome.score == 0.0  # the job runs, as /bin/sh ./loop_job.sh
@@ -74,6 +75,7 @@ def vm(tmp_path_factory):
         yield parts
 
 
+@pytest.mark.slow
 def test_on_a_vm_a_failed_step_is_recorded_and_the_result_marked_degraded(vm, tmp_path):
     sandbox, _, _ = vm
     task = command_task(tmp_path / "degraded.json", ["no-such-tool --go"], "echo ok", "ok\n")

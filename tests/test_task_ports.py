@@ -114,6 +114,7 @@ def test_one_fixed_port_task_under_two_harnesses_on_two_workers(cache, tmp_path,
     assert (first_end <= second_start) == (network == "host")
 
 
+@pytest.mark.slow
 def test_a_task_whose_port_is_served_already_fails_its_setup_with_an_error(cache, tmp_path):
     listener = socket.create_server(("127.0.0.1", WEB_PORT))
     sandbox = LocalSandbox(tmp_path / "home", display=False, isolation="bwrap", network="host")

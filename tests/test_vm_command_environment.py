@@ -49,12 +49,14 @@ def place_formula_book(sandbox, path: str, tmp_path: Path) -> None:
     sandbox.write_file(path, (tmp_path / "book.xlsx").read_bytes())
 
 
+@pytest.mark.slow
 def test_the_vm_python_is_a_bare_venv_and_the_toolkit_install_says_so(venv_vm):
     assert any("virtual environment" in warning for warning in venv_vm.warnings)
     bare = venv_vm.run("env -u PYTHONPATH python3 -c 'import openpyxl'")
     assert not bare.ok and "No module named 'openpyxl'" in bare.stderr
 
 
+@pytest.mark.slow
 def test_one_shot_commands_and_python_code_get_the_toolkit(venv_vm, tmp_path):
     place_formula_book(venv_vm, "~/book.xlsx", tmp_path)
     dump = venv_vm.run("xlsx-dump ~/book.xlsx")
@@ -66,6 +68,7 @@ def test_one_shot_commands_and_python_code_get_the_toolkit(venv_vm, tmp_path):
     assert code.ok and code.stdout.strip() == "openpyxl", code.output
 
 
+@pytest.mark.slow
 def test_the_gates_spreadsheet_probe_reads_the_cells_on_the_vm(venv_vm, tmp_path):
     place_formula_book(venv_vm, "~/probe.xlsx", tmp_path)
     answer = InspectSpreadsheet(venv_vm).run(InspectSpreadsheet.Input(path="~/probe.xlsx"))

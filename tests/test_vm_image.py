@@ -18,9 +18,13 @@ from sandbox.local import LocalSandbox
 from sandbox.runtime import runtime_ready
 from tests.test_setup_honesty import IMAGE_TASKS, command_task, finish_only
 
-pytestmark = pytest.mark.skipif(
-    bool(bwrap_problem()) or not runtime_ready(), reason="bubblewrap or the sandbox Python is not available"
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        bool(bwrap_problem()) or not runtime_ready(),
+        reason="bubblewrap or the sandbox Python is not available",
+    ),
+]
 
 
 @pytest.fixture
