@@ -1,4 +1,5 @@
-"""Shared fixtures: local model API servers, a run log in a temporary folder, a started local sandbox.
+"""Shared fixtures: local model API servers, a run log in a temporary folder, a started local sandbox,
+the office suites' generated files.
 
 Tests that start a real application (LibreOffice, Chromium, an X display, a Ray cluster) carry the
 `apps` marker; those that take seconds (the command line as a process, whole runs, gate rounds, VM
@@ -10,9 +11,11 @@ another fixture, gets the marker)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
+from evals.fixtures.build import build_fixtures
 from sandbox.local import LocalSandbox
 from stateact.kernel.runlog import RunLog
 from tests.wire_servers import AnthropicWireServer, OpenAIWireServer, Turn, WireServer
@@ -73,3 +76,11 @@ def local(tmp_path) -> Iterator[LocalSandbox]:
         yield sandbox
     finally:
         sandbox.close()
+
+
+@pytest.fixture(scope="session")
+def built_fixtures(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The office suites' generated files (`evals.fixtures.build`), built once for every test that reads them."""
+    folder = tmp_path_factory.mktemp("fixtures")
+    build_fixtures(folder)
+    return folder

@@ -26,13 +26,6 @@ def calls(turns: list[dict]) -> list[dict]:
     return [call for turn in turns for call in turn.get("tool_calls", [])]
 
 
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("fixtures")
-    build_fixtures(folder)
-    return folder
-
-
 # -- the task files ---------------------------------------------------------------
 def test_the_suite_spans_apps_web_gui_and_infeasible_tasks() -> None:
     domains = {task.domain for task in SUITE}
@@ -64,9 +57,9 @@ def test_task_ids_are_unique_and_match_file_names() -> None:
 
 
 # -- fixtures ------------------------------------------------------------------------
-def test_fixture_generation_is_deterministic(tmp_path: Path, cache: Path) -> None:
+def test_fixture_generation_is_deterministic(tmp_path: Path, built_fixtures: Path) -> None:
     again = build_fixtures(tmp_path / "again")
-    first = {path.name: path.read_bytes() for path in cache.iterdir()}
+    first = {path.name: path.read_bytes() for path in built_fixtures.iterdir()}
     assert sorted(again) == sorted(first)
     assert all((tmp_path / "again" / name).read_bytes() == data for name, data in first.items())
 
@@ -80,8 +73,8 @@ def assert_downloads_resolve(tasks: list[SuiteTask], cache: Path) -> None:
                 assert files.resolve(item["url"], item["path"]).is_file(), (task.id, item["url"])
 
 
-def test_every_download_resolves_to_a_built_fixture(cache: Path) -> None:
-    assert_downloads_resolve(SUITE, cache)
+def test_every_download_resolves_to_a_built_fixture(built_fixtures: Path) -> None:
+    assert_downloads_resolve(SUITE, built_fixtures)
 
 
 # -- end to end: reference solutions through the full harness --------------------------
@@ -104,13 +97,13 @@ def check_valid(row: ValidationRow) -> None:
         "desktop-preferences",  # in-memory state of a desktop app: GUI only
     ],
 )
-def test_reference_solution_scores_full_marks(task_id: str, cache: Path, tmp_path: Path) -> None:
-    check_valid(validate_task(BY_ID[task_id], cache, tmp_path))
+def test_reference_solution_scores_full_marks(task_id: str, built_fixtures: Path, tmp_path: Path) -> None:
+    check_valid(validate_task(BY_ID[task_id], built_fixtures, tmp_path))
 
 
 @pytest.mark.apps
-def test_validate_command_prints_the_table_and_total_time(cache: Path, tmp_path: Path) -> None:
-    args = ["validate", "--task", "calc-reorder-list", "--out", str(tmp_path), "--cache", str(cache)]
+def test_validate_command_prints_the_table_and_total_time(built_fixtures: Path, tmp_path: Path) -> None:
+    args = ["validate", "--task", "calc-reorder-list", "--out", str(tmp_path), "--cache", str(built_fixtures)]
     for _ in range(2):  # a second validation into the same folder replays again
         result = CliRunner().invoke(eval_app, args, env={"COLUMNS": "200"})
         assert result.exit_code == 0, result.output
@@ -134,7 +127,7 @@ def altered(task: SuiteTask, folder: Path, change) -> Path:
 
 
 @pytest.mark.apps
-def test_a_wrong_order_quantity_earns_partial_credit(cache: Path, tmp_path: Path) -> None:
+def test_a_wrong_order_quantity_earns_partial_credit(built_fixtures: Path, tmp_path: Path) -> None:
     task = BY_ID["calc-reorder-list"]
 
     def wrong_formula(turns: list[dict]) -> None:
@@ -142,7 +135,7 @@ def test_a_wrong_order_quantity_earns_partial_credit(cache: Path, tmp_path: Path
             command = call["input"].get("command", "")
             call["input"]["command"] = command.replace("2 * level - stock", "level - stock")
 
-    row = validate_task(task, cache, tmp_path, solution=altered(task, tmp_path, wrong_formula))
+    row = validate_task(task, built_fixtures, tmp_path, solution=altered(task, tmp_path, wrong_formula))
     assert row.status == "finished"
     assert row.score == 0.0 and not row.valid
     assert 0.0 < row.partial < 1.0
@@ -150,21 +143,25 @@ def test_a_wrong_order_quantity_earns_partial_credit(cache: Path, tmp_path: Path
 
 
 @pytest.mark.apps
-def test_finishing_an_infeasible_task_as_done_misses_one_checkpoint(cache: Path, tmp_path: Path) -> None:
+def test_finishing_an_infeasible_task_as_done_misses_one_checkpoint(
+    built_fixtures: Path, tmp_path: Path
+) -> None:
     task = BY_ID["impress-embed-usb-video"]
 
     def claim_done(turns: list[dict]) -> None:
         calls(turns)[-1]["input"]["infeasible"] = False
 
-    row = validate_task(task, cache, tmp_path, solution=altered(task, tmp_path, claim_done))
+    row = validate_task(task, built_fixtures, tmp_path, solution=altered(task, tmp_path, claim_done))
     assert row.score == 0.0
     assert row.met == row.checkpoints - 1
     assert row.partial == pytest.approx((row.checkpoints - 1) / row.checkpoints)
 
 
 @pytest.mark.apps
-def test_a_harness_without_the_web_subagent_scores_lower_on_a_web_task(cache: Path, tmp_path: Path) -> None:
-    row = validate_task(BY_ID["web-q3-report"], cache, tmp_path, harness="bash-only")
+def test_a_harness_without_the_web_subagent_scores_lower_on_a_web_task(
+    built_fixtures: Path, tmp_path: Path
+) -> None:
+    row = validate_task(BY_ID["web-q3-report"], built_fixtures, tmp_path, harness="bash-only")
     assert not row.valid
     assert row.partial < 1.0 and row.score == 0.0
     assert "delegate_web" in row.error

@@ -241,7 +241,6 @@ def test_pptx_bold_and_size_on_an_unchanged_subtitle(sandbox, log):
     assert "“Plan”" not in text
 
 
-
 def test_pptx_restyle_on_a_slide_whose_text_also_changed(sandbox, log):
     """A year replaced in the title and the body made bold on the same slide: both show."""
     path = Path(sandbox.home) / "deck.pptx"
@@ -259,6 +258,7 @@ def test_pptx_restyle_on_a_slide_whose_text_also_changed(sandbox, log):
     text = changes_after(sandbox, log, "Update deck.pptx.", change)
     assert "slide 1: “Overview 2023” → “Overview 2024”" in text
     assert "slide 1 “Revenue grew”: runs plain → bold" in text
+
 
 ODT_CONTENT = (
     '<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '

@@ -19,15 +19,7 @@ from evals.authoring.gate_corpus import (
     staged_case,
     suite_tasks,
 )
-from evals.fixtures.build import build_fixtures
 from stateact.kernel.events import read_events
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("fixtures")
-    build_fixtures(folder)
-    return folder
 
 
 def test_every_case_is_well_formed_and_the_corpus_is_balanced() -> None:
@@ -66,10 +58,12 @@ def test_rates_count_wrong_ones_failed_and_correct_ones_failed() -> None:
     ["calc-merge-monthly-correct", "calc-merge-monthly-wrong-folder", "calc-grade-book-uncached-formulas"],
 )
 @pytest.mark.slow
-def test_staged_cases_get_the_expected_pregate_verdict(case_id: str, tmp_path: Path, cache: Path) -> None:
+def test_staged_cases_get_the_expected_pregate_verdict(
+    case_id: str, tmp_path: Path, built_fixtures: Path
+) -> None:
     [case] = load_cases(only=[case_id])
 
-    with staged_case(case, tmp_path / "case", cache) as staged:
+    with staged_case(case, tmp_path / "case", built_fixtures) as staged:
         verdict = pregate_verdict(staged)
         events = list(read_events(staged.context.run_dir / "events.jsonl"))
 

@@ -20,7 +20,6 @@ import pytest
 
 from evals.authoring.mutators import EXTRA, ROW, VALUE
 from evals.authoring.sensitivity import task_sensitivity
-from evals.fixtures.build import build_fixtures
 from evals.osworld.task import load_task
 from evals.running.suite import SuiteTask, discover
 from tests.test_eval_suite import assert_downloads_resolve
@@ -70,9 +69,8 @@ def test_the_plan_spans_eight_subgoals(task_id: str) -> None:
     assert len(plan["input"]["items"]) >= 8
 
 
-def test_every_download_resolves_to_a_built_fixture(tmp_path: Path) -> None:
-    build_fixtures(tmp_path)
-    assert_downloads_resolve([BY_ID[task_id] for task_id in FINANCE_TASKS], tmp_path)
+def test_every_download_resolves_to_a_built_fixture(built_fixtures: Path) -> None:
+    assert_downloads_resolve([BY_ID[task_id] for task_id in FINANCE_TASKS], built_fixtures)
 
 
 def _filing_server(tmp_path: Path):

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from evals.authoring.long_events_tasks import LONG_SUITE, SPECS
-from evals.fixtures.build import PROGRAMS, build_fixtures
+from evals.fixtures.build import PROGRAMS
 from evals.running.suite import SuiteTask, discover
 from sandbox.local import LocalSandbox
 from tests.docker_stand_in import free_port
@@ -29,13 +29,6 @@ TASKS = discover(LONG_SUITE, only=sorted(SPEC_BUILDERS))
 DESK = next(p for p in PROGRAMS if p.name == "desk.py")
 STATE_PORT = next(p for p in PROGRAMS if p.name == "state_port.py")
 DESK_SCREEN = (1280, 800)
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("fixtures")
-    build_fixtures(folder)
-    return folder
 
 
 def roles(task: SuiteTask) -> dict[str, list[dict]]:
@@ -66,8 +59,8 @@ def test_each_task_is_long_and_its_solution_carries_expectations(task: SuiteTask
         assert bool(delegations) == (role in script)
 
 
-def test_every_download_resolves_to_a_built_fixture(cache: Path) -> None:
-    assert_downloads_resolve(TASKS, cache)
+def test_every_download_resolves_to_a_built_fixture(built_fixtures: Path) -> None:
+    assert_downloads_resolve(TASKS, built_fixtures)
 
 
 @pytest.mark.apps

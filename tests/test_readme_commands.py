@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from evals.fixtures.build import build_fixtures
 from evals.osworld.cache import FileCache, url_key
 from stateact.kernel.events import read_events
 from stateact.kernel.models.script_expectations import exit_code
@@ -74,13 +73,6 @@ def test_readme_test_command_is_what_ci_runs():
     command = readme_command(r"pytest")
     ci_lines = (REPO / ".ci" / "run").read_text().splitlines()
     assert command in ci_lines
-
-
-@pytest.fixture(scope="module")
-def built_fixtures(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("fixtures")
-    build_fixtures(folder)
-    return folder
 
 
 def fixture_host(task_text: str, built: Path) -> dict[str, bytes]:

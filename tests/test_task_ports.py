@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from evals.fixtures.build import build_fixtures
 from evals.osworld.task import Task
 from evals.running.engines.port_claims import PortClaims
 from evals.running.jobs import SuiteJob
@@ -84,13 +83,6 @@ def test_isolated_slots_with_networks_of_their_own_run_one_port_side_by_side():
     assert claims.take(queue, LocalSlot("local2")) == (1, jobs[1])
 
 
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("fixtures")
-    build_fixtures(folder)
-    return folder
-
-
 def _run_span(result_dir: Path) -> tuple[float, float]:
     times = [json.loads(line)["t"] for line in (result_dir / "run" / "events.jsonl").read_text().splitlines()]
     return min(times), max(times)
@@ -98,13 +90,13 @@ def _run_span(result_dir: Path) -> tuple[float, float]:
 
 @pytest.mark.apps
 @pytest.mark.parametrize("network", ["own", "host"])
-def test_one_fixed_port_task_under_two_harnesses_on_two_workers(cache, tmp_path, network):
+def test_one_fixed_port_task_under_two_harnesses_on_two_workers(built_fixtures, tmp_path, network):
     """Side by side where each sandbox has a network of its own; one after the other on the host's."""
     results = tmp_path / "results"
     harnesses = ("stateact", "no-verify")
     code, output = run_cli(
         "eval", "run", str(OFFICE_SUITE), "--harness", ",".join(harnesses), "--model", "reference",
-        "--workers", "2", "--task", WEB_TASK, "--results", str(results), "--cache", str(cache), "--no-html",
+        "--workers", "2", "--task", WEB_TASK, "--results", str(results), "--cache", str(built_fixtures), "--no-html",
         "--network", network,
     )  # fmt: skip
     assert code == 0, output
@@ -115,7 +107,7 @@ def test_one_fixed_port_task_under_two_harnesses_on_two_workers(cache, tmp_path,
 
 
 @pytest.mark.slow
-def test_a_task_whose_port_is_served_already_fails_its_setup_with_an_error(cache, tmp_path):
+def test_a_task_whose_port_is_served_already_fails_its_setup_with_an_error(built_fixtures, tmp_path):
     listener = socket.create_server(("127.0.0.1", WEB_PORT))
     sandbox = LocalSandbox(tmp_path / "home", display=False, isolation="bwrap", network="host")
     try:
@@ -124,7 +116,7 @@ def test_a_task_whose_port_is_served_already_fails_its_setup_with_an_error(cache
             office_task(WEB_TASK).path,
             sandbox,
             lambda *_: pytest.fail("the agent ran"),
-            cache,
+            built_fixtures,
             tmp_path / "r",
         )
     finally:
