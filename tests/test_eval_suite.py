@@ -13,6 +13,7 @@ from evals.fixtures.build import build_fixtures
 from evals.osworld.cache import FileCache
 from evals.running.suite import OFFICE_SUITE, SuiteTask, discover
 from evals.running.validate import ValidationRow, validate_task
+from tests.tool_calls import calls_in
 
 SUITE = discover(OFFICE_SUITE)
 BY_ID = {task.id: task for task in SUITE}
@@ -20,10 +21,6 @@ BY_ID = {task.id: task for task in SUITE}
 
 def solution(task: SuiteTask) -> dict:
     return json.loads(task.solution_path.read_text(encoding="utf-8"))
-
-
-def calls(turns: list[dict]) -> list[dict]:
-    return [call for turn in turns for call in turn.get("tool_calls", [])]
 
 
 # -- the task files ---------------------------------------------------------------
@@ -41,10 +38,10 @@ def test_each_task_has_checkpoints_and_a_reference_solution(task: SuiteTask) -> 
     assert task.checkpoints >= 5
     assert task.task.related_apps
     roles = solution(task)["roles"]
-    main = calls(roles["main"])
+    main = calls_in(roles["main"])
     assert main[-1]["name"] == "finish"
     assert main[-1]["input"]["infeasible"] is task.infeasible
-    verdict = calls(roles["gate"])[-1]  # an infeasibility claim goes through the gate too
+    verdict = calls_in(roles["gate"])[-1]  # an infeasibility claim goes through the gate too
     assert verdict["name"] == "verdict" and verdict["input"]["verdict"] == "PASS"
     for role in ("gui", "web"):
         delegations = [c for c in main if c["name"] == f"delegate_{role}"]
@@ -131,7 +128,7 @@ def test_a_wrong_order_quantity_earns_partial_credit(built_fixtures: Path, tmp_p
     task = BY_ID["calc-reorder-list"]
 
     def wrong_formula(turns: list[dict]) -> None:
-        for call in calls(turns):
+        for call in calls_in(turns):
             command = call["input"].get("command", "")
             call["input"]["command"] = command.replace("2 * level - stock", "level - stock")
 
@@ -149,7 +146,7 @@ def test_finishing_an_infeasible_task_as_done_misses_one_checkpoint(
     task = BY_ID["impress-embed-usb-video"]
 
     def claim_done(turns: list[dict]) -> None:
-        calls(turns)[-1]["input"]["infeasible"] = False
+        calls_in(turns)[-1]["input"]["infeasible"] = False
 
     row = validate_task(task, built_fixtures, tmp_path, solution=altered(task, tmp_path, claim_done))
     assert row.score == 0.0

@@ -23,6 +23,7 @@ from evals.authoring.sensitivity import task_sensitivity
 from evals.osworld.task import load_task
 from evals.running.suite import SuiteTask, discover
 from tests.test_eval_suite import assert_downloads_resolve
+from tests.tool_calls import calls_in
 from tests.web_site import serve_site
 
 LONG_SUITE = Path(__file__).resolve().parents[1] / "evals" / "suites" / "long"
@@ -43,29 +44,25 @@ def roles(task: SuiteTask) -> dict[str, list[dict]]:
     return json.loads(task.solution_path.read_text(encoding="utf-8"))["roles"]
 
 
-def calls(turns: list[dict]) -> list[dict]:
-    return [call for turn in turns for call in turn.get("tool_calls", [])]
-
-
 @pytest.mark.parametrize("task_id", FINANCE_TASKS)
 def test_each_task_is_long_across_apps_with_a_gui_step(task_id: str) -> None:
     task = BY_ID[task_id]
     assert task.checkpoints >= MIN_CHECKPOINTS
     assert len(task.task.related_apps) >= MIN_APPS
     script = roles(task)
-    main = calls(script["main"])
+    main = calls_in(script["main"])
     assert main[-1]["name"] == "finish" and main[-1]["input"]["infeasible"] is False
     assert any(c["name"] == "delegate_gui" for c in main) and script["gui"]  # a step only the GUI reaches
-    assert calls(script["gate"])[-1]["input"]["verdict"] == "PASS"
+    assert calls_in(script["gate"])[-1]["input"]["verdict"] == "PASS"
     for role, turns in script.items():  # every turn checks what the previous one of its run returned
         for previous, turn in itertools.pairwise(turns):
-            ended = calls([previous])[-1]["name"] == "done"  # the next delegation starts a new run
+            ended = calls_in([previous])[-1]["name"] == "done"  # the next delegation starts a new run
             assert ended or turn.get("expect"), (role, turn["text"])
 
 
 @pytest.mark.parametrize("task_id", FINANCE_TASKS)
 def test_the_plan_spans_eight_subgoals(task_id: str) -> None:
-    plan = next(c for c in calls(roles(BY_ID[task_id])["main"]) if c["name"] == "plan")
+    plan = next(c for c in calls_in(roles(BY_ID[task_id])["main"]) if c["name"] == "plan")
     assert len(plan["input"]["items"]) >= 8
 
 

@@ -21,6 +21,7 @@ from sandbox.local import LocalSandbox
 from tests.docker_stand_in import free_port
 from tests.test_eval_suite import assert_downloads_resolve
 from tests.test_gui_desktop import wait_for
+from tests.tool_calls import calls_in
 
 MIN_CHECKPOINTS = 20
 MIN_APPS = 2
@@ -35,10 +36,6 @@ def roles(task: SuiteTask) -> dict[str, list[dict]]:
     return json.loads(task.solution_path.read_text(encoding="utf-8"))["roles"]
 
 
-def calls(turns: list[dict]) -> list[dict]:
-    return [call for turn in turns for call in turn["tool_calls"]]
-
-
 def test_every_builder_has_its_task_file() -> None:
     assert [t.id for t in TASKS] == sorted(SPEC_BUILDERS)
     assert len(TASKS) >= 4
@@ -51,11 +48,14 @@ def test_each_task_is_long_and_its_solution_carries_expectations(task: SuiteTask
     script = roles(task)
     main = script["main"]
     assert all("expect" in turn for turn in main[1:]), "every main turn checks the results before it"
-    assert calls(main)[-1]["name"] == "finish"
-    assert calls(script["gate"])[-1]["input"]["verdict"] == "PASS"
+    assert all("tool_calls" in turn for turn in main + script["gate"]), (
+        "every main and gate turn calls a tool"
+    )
+    assert calls_in(main)[-1]["name"] == "finish"
+    assert calls_in(script["gate"])[-1]["input"]["verdict"] == "PASS"
     assert "gui" in script, "each task has a subgoal only the GUI reaches"
     for role in ("gui", "web"):
-        delegations = [c for c in calls(main) if c["name"] == f"delegate_{role}"]
+        delegations = [c for c in calls_in(main) if c["name"] == f"delegate_{role}"]
         assert bool(delegations) == (role in script)
 
 

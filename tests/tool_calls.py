@@ -29,3 +29,8 @@ def call(name: str, **arguments: Any) -> dict:
 def turn_calling(name: str, **arguments: Any) -> dict:
     """A scripted turn making the one call `name(**arguments)`."""
     return {"tool_calls": [call(name, **arguments)]}
+
+
+def calls_in(turns: list[dict]) -> list[dict]:
+    """The tool calls of scripted turns, in order."""
+    return [call for turn in turns for call in turn.get("tool_calls", [])]
