@@ -9,12 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from stateact.app.cli import app
 from stateact.app.exit_codes import ExitCode
 from stateact.kernel.events import read_events
+from stateact.kernel.models import API_KEYS
 from stateact.kernel.runlog import load_message
-
-pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
 QUICKSTART = REPO / "stateact" / "examples" / "quickstart.json"
@@ -32,11 +33,24 @@ def stateact(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
+def stateact_in_process(
+    *args: str, cwd: Path, monkeypatch: pytest.MonkeyPatch
+) -> subprocess.CompletedProcess:
+    """The command line's own checks run in this process, in `cwd`, with no model key or endpoint set."""
+    monkeypatch.chdir(cwd)
+    for variables in API_KEYS.values():
+        for variable in variables:
+            monkeypatch.delenv(variable, raising=False)
+    result = CliRunner().invoke(app, list(args), env={"COLUMNS": "200"}, catch_exceptions=False)
+    return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)
+
+
 def only_run_dir(runs: Path) -> Path:
     (run_dir,) = list(runs.iterdir())
     return run_dir
 
 
+@pytest.mark.slow
 def test_scripted_multi_step_file_task(tmp_path):
     subprocess.run(["rm", "-rf", str(WORKDIR)], check=True)
     runs = tmp_path / "runs"
@@ -88,6 +102,7 @@ def test_scripted_multi_step_file_task(tmp_path):
     assert "str_replace_based_edit_tool" in shown.stdout and "finished" in shown.stdout
 
 
+@pytest.mark.slow
 def test_script_running_out_ends_with_error_and_a_complete_run_folder(tmp_path):
     script = tmp_path / "short.json"
     script.write_text(json.dumps([{"tool_calls": [{"name": "bash", "input": {"command": "echo one"}}]}]))
@@ -113,13 +128,21 @@ def test_script_running_out_ends_with_error_and_a_complete_run_folder(tmp_path):
     assert any(e.kind == "error" for e in read_events(run_dir / "events.jsonl"))
 
 
-def test_bad_model_spec_and_harness_are_clear_errors(tmp_path):
-    bad_spec = stateact(
-        "run", "x", "--model", "nonsense", "--no-display", "--runs-root", str(tmp_path), cwd=tmp_path
+def test_bad_model_spec_and_harness_are_clear_errors(tmp_path, monkeypatch):
+    bad_spec = stateact_in_process(
+        "run",
+        "x",
+        "--model",
+        "nonsense",
+        "--no-display",
+        "--runs-root",
+        str(tmp_path),
+        cwd=tmp_path,
+        monkeypatch=monkeypatch,
     )
     assert bad_spec.returncode == 2
     assert "bad model spec" in bad_spec.stdout + bad_spec.stderr
-    bad_harness = stateact(
+    bad_harness = stateact_in_process(
         "run",
         "x",
         "--model",
@@ -130,18 +153,20 @@ def test_bad_model_spec_and_harness_are_clear_errors(tmp_path):
         "--runs-root",
         str(tmp_path),
         cwd=tmp_path,
+        monkeypatch=monkeypatch,
     )
     assert bad_harness.returncode == 2
     assert "unknown harness" in bad_harness.stderr
 
 
-def test_show_refuses_a_folder_without_a_log(tmp_path):
-    shown = stateact("show", str(tmp_path), cwd=tmp_path)
+def test_show_refuses_a_folder_without_a_log(tmp_path, monkeypatch):
+    shown = stateact_in_process("show", str(tmp_path), cwd=tmp_path, monkeypatch=monkeypatch)
     assert shown.returncode == 2
     assert "no events.jsonl" in shown.stderr
 
 
 @pytest.mark.apps
+@pytest.mark.slow
 def test_pixel_harness_runs_on_the_local_desktop_and_can_declare_infeasible(tmp_path):
     script = tmp_path / "pixel.json"
     script.write_text(
@@ -213,15 +238,16 @@ REFUSED_AT_ONCE = {
 
 
 @pytest.mark.parametrize("case", list(REFUSED_AT_ONCE))
-def test_bad_arguments_are_refused_before_anything_starts(tmp_path, case):
+def test_bad_arguments_are_refused_before_anything_starts(tmp_path, monkeypatch, case):
     args, message = REFUSED_AT_ONCE[case]
-    done = stateact(*args, cwd=tmp_path)
+    done = stateact_in_process(*args, cwd=tmp_path, monkeypatch=monkeypatch)
     assert done.returncode == ExitCode.USAGE, done.stdout + done.stderr
     assert done.stderr.startswith(message) and done.stderr.count("\n") == 1, done.stderr
     assert done.stdout == ""
     assert list(tmp_path.iterdir()) == [], "nothing was made: no run folder, no results, no fixtures"
 
 
+@pytest.mark.slow
 def test_a_key_is_not_needed_for_another_endpoint_and_the_version_is_printed(tmp_path):
     from importlib.metadata import version
 
