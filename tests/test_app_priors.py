@@ -14,10 +14,11 @@ from sandbox.local import LocalSandbox
 from stateact.app.harness import build_main_loop
 from stateact.app.variants import get_variant
 from stateact.kernel.loop import Budget
-from stateact.kernel.messages import TextBlock, ToolResultBlock, ToolUseBlock
+from stateact.kernel.messages import TextBlock, ToolResultBlock
 from stateact.kernel.prompts.app_priors import APP_PRIORS, PRIORS_DIR, open_window_titles, select_priors
 from stateact.kernel.runtime import RoleModels
 from stateact.kernel.tools.bash import BashTool
+from tests.tool_calls import invoke
 
 WINDOW_WAIT_S = 20.0
 """Longest a test window may take to show up in the window list."""
@@ -75,11 +76,9 @@ def test_the_task_apps_and_its_words_select_priors(apps, instruction, expected):
 def test_an_unselected_prior_is_readable_through_the_agents_shell(context):
     bash = BashTool(context)
     try:
-        listing = bash.invoke(ToolUseBlock(id="a", name="bash", input={"command": "app-priors"})).text
-        printed = bash.invoke(
-            ToolUseBlock(id="b", name="bash", input={"command": "app-priors thunderbird"})
-        ).text
-        unknown = bash.invoke(ToolUseBlock(id="c", name="bash", input={"command": "app-priors mutt"})).text
+        listing = invoke(bash, command="app-priors").text
+        printed = invoke(bash, command="app-priors thunderbird").text
+        unknown = invoke(bash, command="app-priors mutt").text
     finally:
         bash.close()
     assert all(f"{prior.name}: {prior.summary()}" in listing for prior in APP_PRIORS)

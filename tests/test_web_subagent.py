@@ -22,7 +22,7 @@ from subagents.browser import BrowserSession
 from subagents.nudge import SUBAGENT_TEXT_REPLY_NUDGE
 from subagents.web import DelegateWebTool
 from subagents.web_tools import web_tools
-from tests.tool_calls import call
+from tests.tool_calls import call, invoker
 from tests.tool_context import run_context as tool_run_context
 from tests.web_site import REPORT_CSV, ShopHandler, browser_session, serve_site
 
@@ -203,10 +203,7 @@ def test_bad_calls_and_timeouts_are_error_results_with_a_fresh_page(tmp_path, si
     monkeypatch.setattr(settings, "WEB_NAVIGATION_TIMEOUT_MS", 1_000)
     monkeypatch.setattr(settings, "WEB_ACTION_TIMEOUT_MS", 1_000)
     with browser_session(tmp_path) as session:
-        tools = {tool.name: tool for tool in web_tools(session)}
-
-        def act(name: str, **arguments):
-            return tools[name].invoke(ToolUseBlock(id="x", name=name, input=arguments))
+        act = invoker(web_tools(session))
 
         act("navigate", url=f"{site}/widgets.html")
         slow = act("navigate", url=f"{site}/slow.html")
@@ -291,10 +288,7 @@ def test_download_by_url_and_upload_through_the_sandbox(tmp_path, site):
         <script>for (const id of ['f', 'g']) document.getElementById(id).addEventListener('change', e =>
           document.getElementById('out').textContent += e.target.files[0].name + ':' + e.target.files[0].size + ' ')</script>"""
     with browser_session(tmp_path / "home") as session:
-        tools = {tool.name: tool for tool in web_tools(session)}
-
-        def act(name: str, **arguments):
-            return tools[name].invoke(ToolUseBlock(id="x", name=name, input=arguments))
+        act = invoker(web_tools(session))
 
         first = act("download", url=f"{site}/report.csv")
         assert "(text/html) to" in first.text  # not signed in: the shop sends its login page
@@ -358,10 +352,7 @@ def test_attaches_over_cdp_and_leaves_the_browser_running(tmp_path, site):
 
 def test_in_an_isolated_sandbox_the_browser_runs_inside_and_downloads_land_in_its_home(tmp_path, site):
     with browser_session(tmp_path / "home", isolation="bwrap", sites=[site]) as session:
-        tools = {tool.name: tool for tool in web_tools(session)}
-
-        def act(name: str, **arguments):
-            return tools[name].invoke(ToolUseBlock(id="x", name=name, input=arguments))
+        act = invoker(web_tools(session))
 
         assert "chromium" in session.sandbox.run("ps -e -o comm=").stdout.split()
         act("navigate", url=f"{site}/login.html")

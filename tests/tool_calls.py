@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,12 @@ class Answer(LoopEnding):
 def invoke(tool: Tool, **arguments: Any) -> ToolResult:
     """`tool` run once on `arguments`, as the loop runs a model's call."""
     return tool.invoke(ToolUseBlock(id="call-1", name=tool.name, input=arguments))
+
+
+def invoker(tools: Iterable[Tool]) -> Callable[..., ToolResult]:
+    """`act(name, **arguments)`: the tool named `name` among `tools`, run once on `arguments`."""
+    by_name = {tool.name: tool for tool in tools}
+    return lambda name, **arguments: invoke(by_name[name], **arguments)
 
 
 def call(name: str, **arguments: Any) -> dict:
