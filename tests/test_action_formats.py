@@ -19,6 +19,7 @@ from subagents.action_formats.uitars import (
     point,
     split_reply,
 )
+from subagents.endings import SubagentClaim
 from subagents.gui_actions import ComputerAction
 from subagents.gui_tools import ComputerTool
 from subagents.scaler import Scaler
@@ -200,23 +201,18 @@ def test_a_progress_report_ends_the_loop_only_once_the_budget_is_spent():
     assert tool.run(call).is_error
     tool.computer.spent = True
     result = tool.run(call)
-    assert result.terminal and result.data == {
-        "status": "INCOMPLETE",
-        "verified": "Calc is open",
-        "remaining": "the chart",
-    }
+    assert result.terminal and result.ending == SubagentClaim("INCOMPLETE", "Calc is open", "the chart")
 
 
 def test_an_ending_that_says_nothing_reports_the_last_step():
     tool = native_tool(QwenComputerUseTool)
     tool.last_step = "Done: left_click at (87, 100)."
     result = tool.run(QwenComputerUse(action="terminate", status="success"))
-    assert result.data == {
-        "status": "DONE",
-        "summary": "Ended with status DONE without a description; last step: Done: left_click at (87, 100).",
-    }
+    assert result.ending == SubagentClaim(
+        "DONE", "Ended with status DONE without a description; last step: Done: left_click at (87, 100)."
+    )
     said = tool.run(QwenComputerUse(action="terminate", status="success", summary="The file is saved."))
-    assert said.data["summary"] == "The file is saved."
+    assert said.ending.detail == "The file is saved."
     assert "summary" not in json.dumps(tool.spec().input_schema)  # the model's schema stays Qwen's
 
 

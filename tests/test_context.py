@@ -375,10 +375,8 @@ def test_finished_loops_are_released_with_their_pipelines(tmp_path):
     for number in range(3):
         policy = policy_for(100_000, None)
         loop = AgentLoop(
-            scope=f"gui#{number + 1}",
+            LoopSpec(f"gui#{number + 1}", [Produce(), Finish()], "Act."),
             model=ScriptedProvider(steps(2, screenshot_every=1)),
-            tools=[Produce(), Finish()],
-            system_prompt="Act.",
             log=log,
             meter=Meter(),
             context=policy,

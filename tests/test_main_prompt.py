@@ -92,7 +92,7 @@ def test_main_and_gate_prompts_state_the_same_rule_on_open_documents():
     gate_prompt = (
         (PROMPTS / "gate.md")
         .read_text()
-        .format(home="/home/user", start_line="", open_document_rule=OPEN_DOCUMENT_RULE)
+        .format(home="/home/user", start_line="", open_document_rule=OPEN_DOCUMENT_RULE, web_values="")
     )
     assert OPEN_DOCUMENT_RULE in render_main_prompt(FULL, "/home/user") and OPEN_DOCUMENT_RULE in gate_prompt
     assert "save and close" not in gate_prompt

@@ -267,8 +267,9 @@ def show(
 ) -> None:
     """A readable summary of a run: steps, tool calls, results, verdict and cost; for a task's results,
     its run and then each checkpoint with what it compared."""
+    from evals.reports.checkpoints import render_checkpoints
     from evals.running.results import SCORE_FILE, linked_run_dir, read_json_object, read_score_parts
-    from stateact.app.show import render_checkpoints, render_run
+    from stateact.app.show import render_run
     from stateact.kernel.events import EventLogError
 
     task_dir = run_dir if (run_dir / SCORE_FILE).is_file() else None

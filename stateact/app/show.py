@@ -55,19 +55,6 @@ def render_run(run_dir: Path, console: Console, warn: Callable[[str], None]) -> 
     console.print(table)
 
 
-def render_checkpoints(parts: list[dict], console: Console) -> None:
-    """Each checkpoint of a task's score.json: its score, its name, and what it compared."""
-    from evals.osworld.metrics.explain import checkpoint_detail, checkpoint_title
-
-    console.rule("checkpoints")
-    for part in parts:
-        score = part.get("score") if isinstance(part.get("score"), int | float) else 0.0
-        colour = "green" if score == 1.0 else "red"
-        console.print(f"[{colour}]{score:.2f}[/{colour}] {escape(checkpoint_title(part))}")
-        for line in checkpoint_detail(part).splitlines() if score < 1.0 else []:
-            console.print(f"      {escape(line)}", soft_wrap=True)
-
-
 def _render_event(event: Event, console: Console) -> None:
     seq, scope = f"[dim]{event.seq:>5}[/dim]", event.scope
     if isinstance(event, ToolCall):
