@@ -6,9 +6,10 @@ from pathlib import Path
 
 from stateact.kernel.context_processors import CapOutputs, Processor, StripImages
 from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome, LoopSpec
-from stateact.kernel.messages import ImageBlock, TextBlock
+from stateact.kernel.messages import ImageBlock, TextBlock, ToolUseBlock
 from stateact.kernel.models.role_settings import ActionFormat
 from stateact.kernel.runtime import RunContext
+from stateact.kernel.tools.base import ToolResult
 from subagents import settings
 from subagents.action_formats import (
     WORDS,
@@ -70,6 +71,8 @@ class ScreenLoop(AgentLoop):
         self.computer = computer
         self.words = words
         self.step_limit = self.budget.max_turns
+        self._looks: set[str] = set()
+        """The ids of the calls of the running batch that answer with a screenshot."""
         self.injections.append(self._step_note)
 
     def run(self, task: str | list[TextBlock | ImageBlock]) -> LoopOutcome:
@@ -79,6 +82,19 @@ class ScreenLoop(AgentLoop):
                 ImageBlock.from_bytes(self.screen.capture()),
             ]
         return super().run(task)
+
+    def _run_tools(self, calls: list[ToolUseBlock], cut_off: ToolUseBlock | None = None) -> ToolResult | None:
+        """Run a batch: only its last `computer` call looks at the screen, unless every action does."""
+        looking = [call for call in calls if call.name == self.computer.name and call is not cut_off]
+        self._looks = {call.id for call in (looking if self.computer.every_action_looks else looking[-1:])}
+        return super()._run_tools(calls, cut_off)
+
+    def _run_one(self, call: ToolUseBlock) -> ToolResult:
+        self.computer.look_after = call.id in self._looks
+        try:
+            return super()._run_one(call)
+        finally:
+            self.computer.look_after = True
 
     def report_progress(self) -> LoopOutcome:
         """Once the step budget is spent: one last turn, with actions refused, for the model to call
@@ -111,7 +127,7 @@ def build_screen_loop(
     (or the equivalents of the role's native action format)."""
     options = context.models.settings_for(role)
     screen = Screen(context.sandbox, options=options)
-    computer = ComputerTool(screen)
+    computer = ComputerTool(screen, every_action_looks=options.batch_screenshots == "every")
     model = format_model(options, context.provider(role))
     spec = LoopSpec(
         scope,

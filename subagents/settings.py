@@ -66,12 +66,12 @@ GUI_MAX_STEPS = 25
 GUI_MAX_SECONDS = 1800.0
 """Wall-clock cap on one GUI delegation."""
 GUI_KEEP_SCREENSHOTS = 3
-"""Screenshots kept in the context of a screenshot loop (GUI, pixel) whose role sets no
-`keep_screenshots` cap; older ones become a placeholder."""
+"""Turns whose screenshots stay in the context of a screenshot loop (GUI, pixel) whose role sets no
+`keep_screenshots` cap; older ones leave behind one placeholder."""
 GUI_SCREENSHOT_STRIP_CHUNK = 4
-"""Older screenshots leave a screenshot loop's context this many at a time, so the cached prompt prefix
-changes once every this many steps, not at every step; under a role's `keep_screenshots` cap the chunk
-is at most the cap."""
+"""Older turns' screenshots leave a screenshot loop's context this many turns at a time, so the cached
+prompt prefix changes once every this many steps, not at every step; under a role's `keep_screenshots`
+cap the chunk is at most the cap."""
 SCREEN_TARGETS = ((1024, 768), (1280, 800), (1366, 768))
 """XGA, WXGA and FWXGA: preferred model sizes when the screen's aspect ratio matches."""
 SCREEN_ASPECT_TOLERANCE = 0.02

@@ -166,10 +166,8 @@ def test_only_the_most_recent_screenshots_stay():
     view = StripImages(keep=3, chunk=1)(history)
     kept = [img for m in view for img in m.images()]
     assert kept == [img for m in history[-6:] for img in m.images()]
-    placeholders = [
-        b for m in view for r in m.tool_results() for b in r.content if getattr(b, "text", "") == PLACEHOLDER
-    ]
-    assert len(placeholders) == 7
+    removed = [b for m in view[:-6] for r in m.tool_results() for b in r.content if isinstance(b, TextBlock)]
+    assert [b.text for b in removed if not b.text.startswith("shot")] == [PLACEHOLDER] + [""] * 6
     assert sum(len(m.images()) for m in history) == 10  # the history keeps every image
 
 
@@ -191,9 +189,19 @@ def test_every_screenshot_of_the_newest_batch_stays():
         Message(role="assistant", content=[ToolUseBlock(id=f"b{i}", name="shot", input={}) for i in range(6)])
     )
     history.append(Message(role="user", content=batch))
-    view = StripImages(keep=3, chunk=4)(history)
-    assert len(view[-1].images()) == 6
-    assert sum(len(m.images()) for m in view[:-1]) == 0
+    assert len(StripImages(keep=3, chunk=4)(history)[-1].images()) == 6
+    kept = []  # the batch's images, as one-screenshot turns follow it
+    for _ in range(8):
+        history += screenshot_history(1)[1:]
+        kept.append(len(StripImages(keep=3, chunk=4)(history)[10].images()))
+    assert kept == [6, 6, 6, 6, 6, 0, 0, 0]  # they leave together, with the second chunk of turns
+
+
+def test_screenshots_leave_a_chunk_of_turns_at_a_time_however_many_a_turn_holds():
+    counts = [
+        sum(len(m.images()) for m in StripImages(3, 4)(batch_history(turns, 5))) for turns in range(1, 9)
+    ]
+    assert counts == [6, 11, 16, 21, 26, 15, 20, 25]  # the prefix changes once in four turns
 
 
 def batch_history(turns: int, batch: int) -> list[Message]:
@@ -221,7 +229,7 @@ def test_a_capped_view_never_holds_more_images_than_the_cap():
             ]
             assert max(counts) <= cap and counts[-1] >= 1, (cap, batch, counts)
     newest = StripImages.capped(2, 4)(batch_history(3, 3))[-1]
-    assert len(newest.images()) == 2 and newest.tool_results()[0].content[1] == TextBlock(text=PLACEHOLDER)
+    assert len(newest.images()) == 2 and newest.tool_results()[0].content[1] == TextBlock(text="")
 
 
 def test_under_a_cap_screenshots_still_leave_in_chunks_as_large_as_it_allows():

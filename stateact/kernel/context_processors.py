@@ -6,7 +6,7 @@ depends only on the history, so the view of a growing history only grows at its 
 processor changes something in a chunk: the provider's cached prefix survives between chunks.
 
     CapOutputs()                        long tool results keep head and tail
-    StripImages(keep=3, chunk=4)        old screenshots become a placeholder, four at a time
+    StripImages(keep=3, chunk=4)        old screenshots leave four turns' worth at a time, behind one placeholder
     StripImages.capped(2, chunk=4)      never more than two images, the older ones leaving two at a time
     CollapseObservations(mark, 2, 3)    old page observations keep only their header line
 """
@@ -20,7 +20,7 @@ from stateact.kernel import settings
 from stateact.kernel.messages import ContentBlock, ImageBlock, Message, TextBlock, ToolResultBlock
 from stateact.kernel.tools.truncate import middle_truncate
 
-PLACEHOLDER = "[an older screenshot was removed here to save context]"
+PLACEHOLDER = "[older screenshots were removed from here on to save context]"
 CAP_NOTE = "shortened to save context; the full output is in the run log"
 OBSERVATION_OMITTED = "(older page view omitted)"
 
@@ -120,10 +120,13 @@ class CapOutputs:
 
 
 class StripImages:
-    """Old images become a placeholder a chunk at a time: with `keep` = 3 and `chunk` = 4, between 3
-    and 6 images stay and the oldest 4 go together, so the prefix changes once every four images.
-    The images of the newest message stay too (a batch of actions shows every screenshot it took),
-    unless `cap` is set: then no view holds more than `cap` images, whatever the batching."""
+    """Old images leave the view with the messages that hold them, a chunk of messages at a time: with
+    `keep` = 3 and `chunk` = 4, the images of the newest 3 to 6 messages that hold any stay and those of
+    the oldest 4 go together, so the prefix changes once every four turns however many screenshots a
+    turn took (a breakpoint sits at the end of each turn). With `cap` set no view holds more than `cap`
+    images: the oldest beyond it go too, the newest message's included. The oldest removed image becomes
+    one placeholder; the others leave an empty text (which providers drop), so removed images cost
+    nothing per turn."""
 
     def __init__(
         self,
@@ -147,14 +150,23 @@ class StripImages:
         return cls(keep=cap - chunk + 1, chunk=chunk, cap=cap)
 
     def __call__(self, messages: list[Message]) -> list[Message]:
-        return _replace_oldest(
-            messages,
-            lambda b: isinstance(b, ImageBlock),
-            lambda _: TextBlock(text=PLACEHOLDER),
-            self.keep,
-            self.chunk,
-            cap=self.cap,
-        )
+        counts = [sum(isinstance(b, ImageBlock) for b in _walk([m])) for m in messages]
+        holders = [count for count in counts if count]
+        leaving = sum(holders[: chunked_excess(len(holders), self.keep, self.chunk)])
+        if self.cap is not None:
+            leaving = max(leaving, sum(holders) - self.cap)
+        if not leaving:
+            return messages
+        removed = 0
+
+        def change(block: ContentBlock) -> ContentBlock | None:
+            nonlocal removed
+            if removed >= leaving or not isinstance(block, ImageBlock):
+                return None
+            removed += 1
+            return TextBlock(text=PLACEHOLDER if removed == 1 else "")
+
+        return _rewrite(messages, change)
 
 
 class CollapseObservations:
@@ -188,17 +200,12 @@ def _replace_oldest(
     keep: int,
     chunk: int,
     role: str | None = None,
-    cap: int | None = None,
 ) -> list[Message]:
     """`messages` with their oldest matching blocks (of `role`'s messages, if given) replaced `chunk` at a
-    time, so that at least `keep` of them stay whole, and every one of the newest message; with `cap`,
-    the oldest beyond it go too, the newest message's included."""
+    time, so that at least `keep` of them stay whole, and every one of the newest message."""
     total = sum(matches(b) for b in _walk(messages, role))
     newest = sum(matches(b) for b in _walk(messages[-1:], role))
-    kept = max(keep, newest) if cap is None else min(max(keep, newest), cap)
-    budget = chunked_excess(total, kept, chunk)
-    if cap is not None:
-        budget = max(budget, total - cap)
+    budget = chunked_excess(total, max(keep, newest), chunk)
     if not budget:
         return messages
 

@@ -85,9 +85,9 @@ CONTEXT_COMPACTOR_OUTPUT_CAP_CHARS = 3_000
 CONTEXT_SUMMARY_CAP_CHARS = 24_000
 """A compaction summary longer than this is truncated."""
 CONTEXT_KEEP_IMAGES = 3
-"""Screenshots kept in the request view; older ones become a placeholder."""
+"""Messages whose screenshots stay in the request view; older ones leave behind one placeholder."""
 CONTEXT_IMAGE_STRIP_CHUNK = 4
-"""Old screenshots are replaced this many at a time, so the cached prefix changes rarely."""
+"""Old screenshots leave this many messages' worth at a time, so the cached prefix changes rarely."""
 CONTEXT_TOOL_OUTPUT_CAP_CHARS = 20_000
 """A tool result longer than this is middle-truncated in the request view."""
 CONTEXT_REPORT_CAP_CHARS = 8_000

@@ -15,7 +15,7 @@ from subagents.gui_actions import ComputerAction
 from subagents.gui_tools import ComputerTool
 
 SCREEN_NOW = "The screen now:"
-"""How the `computer` tool's result text ends when a screenshot follows."""
+"""How a native action's result text ends: the screenshot after the reply's last action follows."""
 ERROR_PREFIX = "Error: "
 """Starts the text of a failed action's result when the conversation is sent as plain text."""
 
@@ -76,19 +76,27 @@ class NativeActionTool(Tool):
             return ToolResult.error(f"Not done: {exc}")
         result = ToolResult.error("Not done: the reply names no action.")
         reports: list[str] = []
-        for action in actions:
-            if isinstance(action, Ending):
-                if action.status == "INCOMPLETE" and not self.computer.spent:
-                    return ToolResult.error("Not done: report progress only once the step budget is spent.")
-                return action.result(self.account(action))
-            result = self.computer.run(action)
-            reports.append(result.text.removesuffix(SCREEN_NOW).rstrip())
-            self.last_step = reports[-1]
-            if result.is_error:
-                break
-        if len(reports) > 1:  # every action's outcome, then the one screenshot after the last
-            return replace(result, text="\n".join([*reports, SCREEN_NOW] if result.images else reports))
-        return result
+        self.computer.look_after = False
+        try:
+            for action in actions:
+                if isinstance(action, Ending):
+                    if action.status == "INCOMPLETE" and not self.computer.spent:
+                        return ToolResult.error(
+                            "Not done: report progress only once the step budget is spent."
+                        )
+                    return action.result(self.account(action))
+                result = self.computer.run(action)
+                reports.append(result.text if result.is_error else f"Done: {action.summary()}.")
+                self.last_step = reports[-1]
+                if result.is_error:
+                    break
+        finally:
+            self.computer.look_after = True
+        if not reports or self.computer.spent:
+            return result
+        outcomes = "\n".join(reports)  # every action's outcome, then the one screenshot after the last
+        images = result.images or (self.computer.screen.capture(),)
+        return replace(result, text=f"{outcomes} {SCREEN_NOW}", images=images)
 
 
 def plain_messages(

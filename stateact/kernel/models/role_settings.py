@@ -60,6 +60,9 @@ class RoleSettings(BaseModel):
     keep_screenshots: PositiveInt | None = None
     """GUI roles: the most screenshots one request carries, whatever the batching (a server's
     `--limit-mm-per-prompt` or below); older ones leave in chunks that fit under it."""
+    batch_screenshots: Literal["last", "every"] = "last"
+    """GUI roles acting with `computer` calls: which calls of a batch (the calls of one reply) answer with a
+    screenshot: the last one only (the others with text), or every one."""
     screenshot_max_edge: PositiveInt | None = None
     """GUI roles: longest edge of a screenshot sent (instead of the standard sizes)."""
     coordinates: Coordinates = "pixels"
