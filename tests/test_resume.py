@@ -330,7 +330,7 @@ def test_kill_during_a_delegation_then_resume(tmp_path):
                             ]
                         },
                         {
-                            "expect": {"is_error": True, "contains": "outcome is unknown"},
+                            "expect": {"is_error": True, "contains": "What gui#1 had done before the stop"},
                             "tool_calls": [{"name": "bash", "input": {"command": "echo three > ~/c.txt"}}],
                         },
                         {"tool_calls": [{"name": "finish", "input": {"summary": "done"}}]},
