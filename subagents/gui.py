@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from stateact.kernel.events import GuiBudgetSpent, GuiScreenshotFailed
 from stateact.kernel.loop import LoopOutcome
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
 from subagents import settings
 from subagents.delegation import GUI_FORM, SubagentReport, brief_text, delegation_budget, run_delegation
+from subagents.events import GuiBudgetSpent, GuiScreenshotFailed
 from subagents.screen_loop import ScreenLoop, build_screen_loop
 
 

@@ -17,7 +17,6 @@ from pydantic import BaseModel, Field
 
 from sandbox.base import SandboxError
 from stateact.kernel.context_processors import CollapseObservations, Processor, StripImages
-from stateact.kernel.events import WebBrowserError
 from stateact.kernel.loop import LoopSpec
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
@@ -25,6 +24,7 @@ from subagents import settings
 from subagents.browser import BrowserSession, error_summary
 from subagents.delegation import WEB_FORM, brief_text, delegation_budget, run_delegation
 from subagents.dom_markdown import OBSERVATION_MARK
+from subagents.events import WebBrowserError
 from subagents.nudge import SUBAGENT_NUDGE
 from subagents.web_pages import WebPageLog
 from subagents.web_tools import web_tools

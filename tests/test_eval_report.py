@@ -19,8 +19,9 @@ from evals.running.jobs import RUN_FOLDER, SuiteOptions
 from evals.running.results import task_result_dir, write_results
 from evals.running.runner import run_task_file
 from evals.running.suite_runner import run_suite
+from gate.events import GateVerdict
 from sandbox.local import LocalSandbox
-from stateact.kernel.events import Compaction, GateVerdict, Response, RunEnd, RunStart, read_events
+from stateact.kernel.events import Compaction, Response, RunEnd, RunStart, read_events
 from stateact.kernel.loop import AgentLoop, LoopSpec
 from stateact.kernel.messages import Usage
 from stateact.kernel.meter import Meter

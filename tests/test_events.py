@@ -10,22 +10,23 @@ import subprocess
 import sys
 import types
 from pathlib import Path
-from typing import Any, Union, get_args, get_origin
+from typing import Any, Literal, Union, get_args, get_origin
 
 import pytest
 
+from gate.events import GateVerdict
 from stateact.app.resume import load_run_state
 from stateact.kernel.events import (
     EVENT_TYPES,
     Event,
     EventLogError,
-    GateVerdict,
     MessageEvent,
     Response,
     RunStart,
     ToolCall,
     ToolResultEvent,
     read_events,
+    register_event,
 )
 from stateact.kernel.messages import Message, TextBlock, Usage
 from stateact.kernel.runlog import RunLog
@@ -158,6 +159,40 @@ def test_an_unknown_kind_reads_as_a_generic_event_with_its_fields(tmp_path):
     assert unknown.details() == {"detail": {"a": [1]}}
     assert isinstance(known, ToolResultEvent) and known.id == "c1" and known.details()["added_later"] == 3
     assert unknown.model_dump(mode="json") == lines[0]
+
+
+def test_a_kind_is_registered_once_by_a_model_of_its_own():
+    class Twin(Event):
+        kind: Literal["gate_verdict"] = "gate_verdict"
+
+    class Kindless(Event):
+        pass
+
+    with pytest.raises(ValueError, match="event kind 'gate_verdict' is gate.events.GateVerdict's already"):
+        register_event(Twin)
+    with pytest.raises(ValueError, match="Kindless has no `kind` of its own"):
+        register_event(Kindless)
+    assert EVENT_TYPES["gate_verdict"] is GateVerdict and register_event(GateVerdict) is GateVerdict
+
+
+def kinds_after(statement: str) -> list[str]:
+    """The registered kinds of a fresh interpreter after `statement`."""
+    code = f"{statement}\nfrom stateact.kernel.events import EVENT_TYPES\nprint(' '.join(EVENT_TYPES))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=resume_env(), capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+def test_the_roles_register_their_kinds_and_the_application_imports_every_role():
+    kernel = kinds_after("import stateact.kernel.events")
+    application = kinds_after("import stateact.app")
+    roles = set(application) - set(kernel)
+    assert "tool_call" in kernel and not any(kind.startswith(("gate_", "gui_", "web_")) for kind in kernel)
+    assert roles == {kind for kind in EVENT_TYPES if kind.startswith(("gate_", "gui_", "web_"))}
+    assert len(roles) == 17 and {"gate_verdict", "gui_report", "web_page_saved"} <= roles
+    assert {json.loads(line)["kind"] for line in OLD_LOG.read_text().splitlines()} <= set(application)
 
 
 def test_a_torn_line_is_skipped_on_reading_and_cut_before_appending(tmp_path):

@@ -4,7 +4,7 @@ Layers, bottom first (a module may import its own layer and those below it):
 
     sandbox          sandbox/
     kernel           stateact/kernel/ (the loop, events, context, models, the main agent's tools)
-    roles            subagents/; gate/inspect/ below gate/review/ and gate/judge/
+    roles            subagents/; gate/inspect/ and gate/events.py below gate/review/ and gate/judge/
     orchestration    stateact/app/ (one run: config, harness, run, resume, show, doctor...)
     evaluation       evals/: osworld/ and fixtures/ below running/, below reports/, below authoring/
     commands         stateact/app/cli.py and evals/cli.py
@@ -90,7 +90,7 @@ def rank_of(module: str) -> tuple[int, int]:
         return (4, EVALUATION_RANKS.get(parts[1], 0) if len(parts) > 1 else 0)
     if within(module, "stateact.app"):
         return (3, 0)
-    if within(module, "gate.inspect") or module in ("gate", "gate.settings"):
+    if within(module, "gate.inspect") or within(module, "gate.events") or module in ("gate", "gate.settings"):
         return (2, 0)
     if within(module, "subagents") or within(module, "gate"):
         return (2, 1)
@@ -204,6 +204,8 @@ def test_there_is_no_import_circle():
         ("subagents.web", "stateact.app.harness"),
         ("subagents.web", "gate.review.web_read"),
         ("gate.inspect.changes", "gate.review.finish_gate"),
+        ("gate.events", "gate.review"),
+        ("subagents.events", "gate.events"),
         ("gate.review.finish_gate", "gate.judge.evidence"),
         ("gate.judge.evidence", "gate.review.finish_gate"),
         ("gate.review.finish_gate", "evals.running.runner"),
@@ -226,6 +228,8 @@ def test_an_import_against_the_direction_is_forbidden(importer, imported):
         ("subagents.gui", "stateact.kernel.loop"),
         ("gate.review.web_read", "subagents.web_pages"),
         ("gate.judge.evidence", "gate.inspect.changes"),
+        ("gate.inspect.changes", "gate.events"),
+        ("gate.judge.evidence", "gate.events"),
         ("stateact.app.harness", "subagents.gui"),
         ("evals.running.suite_runner", "stateact.app.run"),
         ("evals.running.check", "evals.osworld.support"),

@@ -28,7 +28,8 @@ from evals.running.results import (
     read_score,
 )
 from evals.running.rollouts import ROLLOUTS_FOLDER
-from stateact.kernel.events import Compaction, GateVerdict, LoopStart, Response, Stall, ToolCall, read_events
+from gate.events import GateVerdict
+from stateact.kernel.events import Compaction, LoopStart, Response, Stall, ToolCall, read_events
 from stateact.kernel.roles import MAIN, OTHER_ROLES, is_numbered_scope, role_of_scope
 
 DELEGATION_PREFIX = "delegate_"

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gate.events import GateVerdict
 from stateact.kernel.events import (
     Compaction,
     ErrorEvent,
     Event,
-    GateVerdict,
     LoopEnd,
     LoopStart,
     MessageEvent,

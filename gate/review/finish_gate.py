@@ -32,6 +32,15 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gate import settings as gate_settings
+from gate.events import (
+    GatePregate,
+    GateSnapshot,
+    GateSnapshotError,
+    GateStart,
+    GateUndecided,
+    GateVerdict,
+    GateViolation,
+)
 from gate.inspect.changes import describe_changes
 from gate.inspect.deliverables import MentionedPath, mentioned_paths
 from gate.inspect.facts import fact_briefs
@@ -49,16 +58,7 @@ from gate.review.tools import (
 )
 from gate.review.web_read import web_tools_for_gate
 from stateact.kernel import settings
-from stateact.kernel.events import (
-    Event,
-    GatePregate,
-    GateSnapshot,
-    GateSnapshotError,
-    GateStart,
-    GateUndecided,
-    GateVerdict,
-    GateViolation,
-)
+from stateact.kernel.events import Event
 from stateact.kernel.loop import Budget, LoopOutcome, LoopSpec
 from stateact.kernel.models import ProviderError
 from stateact.kernel.roles import numbered_scope

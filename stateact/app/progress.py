@@ -9,13 +9,12 @@ import time
 from rich.console import Console
 from rich.markup import escape
 
+from gate.events import GateVerdict, GateViolation
 from stateact.kernel import settings
 from stateact.kernel.events import (
     Compaction,
     ErrorEvent,
     Event,
-    GateVerdict,
-    GateViolation,
     Request,
     Response,
     RunEnd,

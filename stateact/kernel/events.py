@@ -1,11 +1,14 @@
 """The typed events of a run's log (`events.jsonl`): one pydantic model per kind, and their reader.
 
 Every event has `seq` (its number in the log), `t` (epoch seconds), `kind` and `scope` (the loop
-that wrote it: `main`, `gui#1`, `gate#2`). Each kind is a model whose `kind` is a literal, so a
-log line is validated by the model its `kind` names; a kind this version does not know reads as
-the generic `Event`, its fields kept. Fields a kind gained after logs were first written have
-defaults, so older logs read; fields a newer version adds are kept too (`extra="allow"`), so
-nothing is lost. `stateact.kernel.runlog.RunLog.emit` is the one writer, `read_events` the one reader.
+that wrote it: `main`, `gui#1`, `gate#2`). Each kind is a model whose `kind` is a literal, registered
+with `register_event` by the module that owns it: the kernel's own kinds here, a role's kinds in its
+role's module (`gate/events.py`, `subagents/events.py`), registered when that module is imported
+(`stateact.app.roles` imports every role). A log line is validated by the model its `kind` names; a
+kind not registered reads as the generic `Event`, its fields kept. Fields a kind gained after logs
+were first written have defaults, so older logs read; fields a newer version adds are kept too
+(`extra="allow"`), so nothing is lost. `stateact.kernel.runlog.RunLog.emit` is the one writer,
+`read_events` the one reader.
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ import types
 from collections.abc import Callable, Iterator
 from copy import deepcopy
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from stateact.kernel.messages import Message, Usage
 
@@ -45,19 +48,40 @@ class Event(BaseModel):
         return self.model_dump(mode="json", exclude=set(HEADER_FIELDS))
 
 
+EventT = TypeVar("EventT", bound=type[Event])
+EVENT_TYPES: dict[str, type[Event]] = {}
+"""The model of each registered kind, by its `kind` string."""
+
+
+def register_event(model: EventT) -> EventT:
+    """Register `model` as the type of the log lines of its kind (its `kind` literal's default); a
+    class decorator. Raises ValueError for a model without a default `kind` or for a kind another
+    model has."""
+    kind = model.model_fields["kind"].default
+    if not isinstance(kind, str):
+        raise ValueError(f"{model.__name__} has no `kind` of its own to register")
+    known = EVENT_TYPES.setdefault(kind, model)
+    if known is not model:
+        raise ValueError(f"event kind {kind!r} is {known.__module__}.{known.__name__}'s already")
+    return model
+
+
 # -- loops and model calls ------------------------------------------------------------------------
+@register_event
 class MessageEvent(Event):
     kind: Literal["message"] = "message"
     message: Message
     """With images moved to files under `images/` (their `data` empty, their `path` set)."""
 
 
+@register_event
 class LoopStart(Event):
     kind: Literal["loop_start"] = "loop_start"
     model: str = ""
     tools: list[str] = Field(default_factory=list)
 
 
+@register_event
 class LoopEnd(Event):
     kind: Literal["loop_end"] = "loop_end"
     status: str = ""
@@ -65,11 +89,13 @@ class LoopEnd(Event):
     text: str = ""
 
 
+@register_event
 class Interrupted(Event):
     kind: Literal["interrupted"] = "interrupted"
     turns: int = 0
 
 
+@register_event
 class ErrorEvent(Event):
     kind: Literal["error"] = "error"
     error: str = ""
@@ -77,12 +103,14 @@ class ErrorEvent(Event):
     message: str = ""
 
 
+@register_event
 class Request(Event):
     kind: Literal["request"] = "request"
     messages: int = 0
     chars: int = 0
 
 
+@register_event
 class Response(Event):
     kind: Literal["response"] = "response"
     role: str = ""
@@ -96,6 +124,7 @@ class Response(Event):
     """Transient errors retried before the reply came."""
 
 
+@register_event
 class ContextOverflow(Event):
     kind: Literal["context_overflow"] = "context_overflow"
     message: str = ""
@@ -103,12 +132,14 @@ class ContextOverflow(Event):
     recoveries: int = 0
 
 
+@register_event
 class ModelSettingsWarning(Event):
     kind: Literal["model_settings_warning"] = "model_settings_warning"
     message: str
 
 
 # -- tools --------------------------------------------------------------------------------------
+@register_event
 class ToolCall(Event):
     kind: Literal["tool_call"] = "tool_call"
     id: str
@@ -118,6 +149,7 @@ class ToolCall(Event):
     """The model's arguments as sent, when they were not valid JSON."""
 
 
+@register_event
 class ToolCutOff(Event):
     kind: Literal["tool_cut_off"] = "tool_cut_off"
     id: str
@@ -125,12 +157,14 @@ class ToolCutOff(Event):
     input: dict[str, Any] = Field(default_factory=dict)
 
 
+@register_event
 class ToolCrash(Event):
     kind: Literal["tool_crash"] = "tool_crash"
     id: str
     traceback: str
 
 
+@register_event
 class ToolResultEvent(Event):
     kind: Literal["tool_result"] = "tool_result"
     id: str
@@ -144,6 +178,7 @@ class ToolResultEvent(Event):
 
 
 # -- the run -------------------------------------------------------------------------------------
+@register_event
 class RunStart(Event):
     kind: Literal["run_start"] = "run_start"
     instruction: str = ""
@@ -156,6 +191,7 @@ class RunStart(Event):
     """The X display on this machine that is the sandbox's screen (`:N`), which `stateact watch` shows."""
 
 
+@register_event
 class RunEnd(Event):
     kind: Literal["run_end"] = "run_end"
     status: str
@@ -163,6 +199,7 @@ class RunEnd(Event):
     turns: int = 0
 
 
+@register_event
 class RunResumed(Event):
     kind: Literal["run_resumed"] = "run_resumed"
     turns: int
@@ -172,24 +209,28 @@ class RunResumed(Event):
     """The resume notice added to the run's last user message (a resume of it adds it back)."""
 
 
+@register_event
 class SandboxWarning(Event):
     kind: Literal["sandbox_warning"] = "sandbox_warning"
     message: str
 
 
 # -- context management --------------------------------------------------------------------------
+@register_event
 class ContextWindow(Event):
     kind: Literal["context_window"] = "context_window"
     window: int
     was: int
 
 
+@register_event
 class Stall(Event):
     kind: Literal["stall"] = "stall"
     sign: str
     note: str = ""
 
 
+@register_event
 class Compaction(Event):
     kind: Literal["compaction"] = "compaction"
     reason: str = ""
@@ -208,6 +249,7 @@ class Compaction(Event):
     usd: float = 0.0
 
 
+@register_event
 class CompactionSkipped(Event):
     kind: Literal["compaction_skipped"] = "compaction_skipped"
     reason: str = ""
@@ -215,6 +257,7 @@ class CompactionSkipped(Event):
     problems: list[str] | None = None
 
 
+@register_event
 class ContextCut(Event):
     kind: Literal["context_cut"] = "context_cut"
     block: str
@@ -225,6 +268,7 @@ class ContextCut(Event):
 
 
 # -- plan and finish -----------------------------------------------------------------------------
+@register_event
 class PlanEvent(Event):
     kind: Literal["plan"] = "plan"
     action: str
@@ -232,181 +276,22 @@ class PlanEvent(Event):
     facts: dict[str, str] = Field(default_factory=dict)
 
 
+@register_event
 class PlanReverted(Event):
     kind: Literal["plan_reverted"] = "plan_reverted"
     reason: str
     items: list[str] = Field(default_factory=list)
 
 
+@register_event
 class FinishCalled(Event):
     kind: Literal["finish_called"] = "finish_called"
     summary: str = ""
     infeasible: bool = False
 
 
-# -- the finish gate -----------------------------------------------------------------------------
-class GateStart(Event):
-    kind: Literal["gate_start"] = "gate_start"
-    round: int
-    max_rounds: int = 0
-    paths: list[dict[str, Any]] = Field(default_factory=list)
-    task_started_at: float | None = None
-    infeasible_claim: str | None = None
-
-
-class GatePregate(Event):
-    kind: Literal["gate_pregate"] = "gate_pregate"
-    round: int
-    failed: bool = False
-    notes: list[str] = Field(default_factory=list)
-
-
-class GateVerdict(Event):
-    kind: Literal["gate_verdict"] = "gate_verdict"
-    passed: bool | None
-    """None: the gate could not decide."""
-    round: int
-    source: str = "model"
-    summary: str = ""
-    findings: list[dict[str, Any]] = Field(default_factory=list)
-    checklist: list[dict[str, Any]] = Field(default_factory=list)
-    violations: list[str] = Field(default_factory=list)
-    rounds_used: int = 0
-    exhausted: bool = False
-
-
-class GateUndecided(Event):
-    kind: Literal["gate_undecided"] = "gate_undecided"
-    attempts: int
-    problem: str = ""
-
-
-class GateSnapshot(Event):
-    kind: Literal["gate_snapshot"] = "gate_snapshot"
-    store: str = ""
-    files: int = 0
-    copies: int = 0
-    copied_bytes: int = 0
-    capped: bool = False
-
-
-class GateSnapshotError(Event):
-    kind: Literal["gate_snapshot_error"] = "gate_snapshot_error"
-    error: str
-
-
-class GateViolation(Event):
-    kind: Literal["gate_violation"] = "gate_violation"
-    round: int
-    changes: list[str] = Field(default_factory=list)
-    restored: list[str] = Field(default_factory=list)
-    removed: list[str] = Field(default_factory=list)
-    not_restored: dict[str, str] = Field(default_factory=dict)
-    """Why each file could not be restored, by path."""
-
-
-class GateChanges(Event):
-    """The changes since the task started as the gate saw them: counts by status, or an error."""
-
-    kind: Literal["gate_changes"] = "gate_changes"
-    error: str | None = None
-    baseline_files: int = 0
-    changed: int = 0
-    added: int = 0
-    removed: int = 0
-    chars: int = 0
-
-
-class GateBaseline(Event):
-    kind: Literal["gate_baseline"] = "gate_baseline"
-    folder: str
-    files: int = 0
-    copies: int = 0
-    copied_bytes: int = 0
-    without_copy: list[str] = Field(default_factory=list)
-    more: int = 0
-    """Files beyond the listing cap."""
-    named: list[str] = Field(default_factory=list)
-    seconds: float = 0.0
-
-
-class GateBaselineError(Event):
-    kind: Literal["gate_baseline_error"] = "gate_baseline_error"
-    error: str
-
-
-# -- subagents -----------------------------------------------------------------------------------
-class SubagentReportEvent(Event):
-    """What a GUI or web delegation reported (subagents/delegation.py); older GUI logs nest it in `report`."""
-
-    status: str = ""
-    detail: str = ""
-    remaining: str = ""
-    steps: int = 0
-    budget: int = 0
-    last_note: str = ""
-    facts: list[str] = Field(default_factory=list)
-    final_url: str | None = None
-    downloads: list[str] = Field(default_factory=list)
-    screenshot: str | None = None
-
-
-class GuiReportEvent(SubagentReportEvent):
-    kind: Literal["gui_report"] = "gui_report"
-
-
-class GuiBudgetSpent(Event):
-    kind: Literal["gui_budget_spent"] = "gui_budget_spent"
-    reason: str
-
-
-class GuiScreenshotFailed(Event):
-    kind: Literal["gui_screenshot_failed"] = "gui_screenshot_failed"
-    error: str
-
-
-class WebReportEvent(SubagentReportEvent):
-    kind: Literal["web_report"] = "web_report"
-
-
-class WebBrowserError(Event):
-    kind: Literal["web_browser_error"] = "web_browser_error"
-    error: str
-
-
-class WebPageSaved(Event):
-    kind: Literal["web_page_saved"] = "web_page_saved"
-    number: int
-    url: str
-    title: str = ""
-    saved_at: str = ""
-    chars: int = 0
-    file: str = ""
-
-
-class WebPageSaveError(Event):
-    kind: Literal["web_page_save_error"] = "web_page_save_error"
-    url: str
-    error: str
-
-
-KNOWN_EVENTS: tuple[type[Event], ...] = (
-    MessageEvent, LoopStart, LoopEnd, Interrupted, ErrorEvent, Request, Response, ContextOverflow,
-    ModelSettingsWarning, ToolCall, ToolCutOff, ToolCrash, ToolResultEvent, RunStart, RunEnd,
-    RunResumed, SandboxWarning, ContextWindow, Stall, Compaction, CompactionSkipped, ContextCut,
-    PlanEvent, PlanReverted, FinishCalled, GateStart, GatePregate, GateVerdict, GateUndecided,
-    GateSnapshot, GateSnapshotError, GateViolation, GateChanges, GateBaseline, GateBaselineError,
-    GuiReportEvent, GuiBudgetSpent, GuiScreenshotFailed, WebReportEvent, WebBrowserError,
-    WebPageSaved, WebPageSaveError,
-)  # fmt: skip
-KnownEvent = Annotated[Union[KNOWN_EVENTS], Field(discriminator="kind")]  # noqa: UP007 (a tuple, not X | Y)
-"""An event of a kind this version knows: the union of the kinds, discriminated on `kind`."""
-_KNOWN: TypeAdapter[Event] = TypeAdapter(KnownEvent)
-EVENT_TYPES: dict[str, type[Event]] = {cls.model_fields["kind"].default: cls for cls in KNOWN_EVENTS}
-
-
 def parse_event(record: Any, lenient: bool = False) -> Event:
-    """The typed event of one decoded log line; a kind this version does not know gives an `Event`.
+    """The typed event of one decoded log line; a kind not registered gives an `Event`.
 
     Raises ValidationError when a field has the wrong type, unless `lenient`: then a wrong or missing
     field takes its default (a text field the value's text), and an event that still does not fit reads
@@ -414,14 +299,12 @@ def parse_event(record: Any, lenient: bool = False) -> Event:
     """
     if not isinstance(record, dict) or not isinstance(record.get("kind"), str):
         raise EventLogError("not an event (a JSON object with a string `kind`)")
-    if record["kind"] not in EVENT_TYPES:
+    model = EVENT_TYPES.get(record["kind"])
+    if model is None:
         return Event.model_validate(record)
-    try:
-        return _KNOWN.validate_python(record)
-    except ValidationError:
-        if not lenient:
-            raise
-        return _repaired(EVENT_TYPES[record["kind"]], record)
+    if lenient:
+        return _repaired(model, record)
+    return model.model_validate(record)
 
 
 _ZEROS: dict[type, Any] = {str: "", int: 0, float: 0.0, bool: False, list: [], dict: {}}
@@ -521,9 +404,7 @@ def ignore_damaged(number: int) -> None:
 def _describe(record: Any, exc: Exception) -> str:
     if not isinstance(exc, ValidationError):
         return str(exc)
-    kind = record["kind"]
-    problems = "; ".join(  # a location starts with the union's tag, the kind
-        f"field `{'.'.join(str(p) for p in e['loc'][e['loc'][:1] == (kind,) :])}`: {e['msg']}"
-        for e in exc.errors(include_url=False)
+    problems = "; ".join(
+        f"field `{'.'.join(str(p) for p in e['loc'])}`: {e['msg']}" for e in exc.errors(include_url=False)
     )
-    return f"bad `{kind}` event: {problems}"
+    return f"bad `{record['kind']}` event: {problems}"

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gate import settings
+from gate.events import GateBaseline, GateBaselineError
 from gate.inspect.deliverables import mentioned_paths
 from gate.inspect.probes import ProbeError, run_probe
 from sandbox.base import Sandbox
-from stateact.kernel.events import GateBaseline, GateBaselineError
 from stateact.kernel.runlog import RunLog
 
 BASELINE_DIR = "baseline"
