@@ -8,12 +8,12 @@ from stateact.app.cli import app
 from stateact.kernel.models import RoleSettings
 from stateact.kernel.roles import (
     MAIN,
-    OTHER_ROLES,
-    ROLE_NAMES,
-    ROLES,
     is_numbered_scope,
     numbered_scope,
+    other_roles,
+    role_names,
     role_of_scope,
+    roles,
 )
 from stateact.kernel.runtime import RoleModels
 
@@ -48,8 +48,8 @@ def test_results_keys_filed_before_keep_their_names(models: RoleModels, key: str
 
 
 def test_each_role_of_its_own_model_gets_its_own_results_key() -> None:
-    keys = {model_key("m", RoleModels(main="scripted:none", **{role: LOCAL})) for role in OTHER_ROLES}
-    assert len(keys) == len(OTHER_ROLES) and "m" not in keys
+    keys = {model_key("m", RoleModels(main="scripted:none", **{role: LOCAL})) for role in other_roles()}
+    assert len(keys) == len(other_roles()) and "m" not in keys
 
 
 def test_a_relay_is_filed_under_relay_whatever_its_folder() -> None:
@@ -68,10 +68,10 @@ def test_a_relay_is_filed_under_relay_whatever_its_folder() -> None:
 
 def test_every_role_has_a_model_field_and_the_main_model_fills_the_rest() -> None:
     models = RoleModels(main="scripted:quickstart", web=LOCAL)
-    assert [role for role in ROLE_NAMES if role in RoleModels.model_fields] == list(ROLE_NAMES)
+    assert set(role_names()) == {"main", "gui", "web", "gate", "compactor", "judge"}
     assert models.spec_for("web") == LOCAL
-    assert {models.spec_for(role) for role in ROLE_NAMES if role != "web"} == {"scripted:quickstart"}
-    assert models.others() == {role: (LOCAL if role == "web" else None) for role in OTHER_ROLES}
+    assert {models.spec_for(role) for role in role_names() if role != "web"} == {"scripted:quickstart"}
+    assert models.others() == {role: (LOCAL if role == "web" else None) for role in other_roles()}
     with pytest.raises(ValueError, match="bad model spec"):
         RoleModels(main="scripted:quickstart", gate="nonsense")
 
@@ -79,7 +79,7 @@ def test_every_role_has_a_model_field_and_the_main_model_fills_the_rest() -> Non
 def test_every_role_besides_main_has_a_model_flag_with_its_help() -> None:
     for command in (["run"], ["eval", "run"]):
         text = CliRunner().invoke(app, [*command, "--help"], env={"COLUMNS": "300"}).output
-        for role in ROLES:
+        for role in roles():
             flag = f"--{role.name}-model"
             assert (flag in text) == (role.name != MAIN), (command, flag)
         assert "Model spec of the best-of-N judge" in text

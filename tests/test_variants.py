@@ -8,7 +8,7 @@ from dataclasses import replace
 from typer.testing import CliRunner
 
 from stateact.app.cli import app
-from stateact.app.variants import VARIANTS, default_turns_text
+from stateact.app.variants import VARIANTS, default_turns_text, get_variant
 
 
 def run_help() -> str:
@@ -33,3 +33,9 @@ def test_a_variant_with_its_own_turn_budget_is_named(monkeypatch):
     monkeypatch.setitem(VARIANTS, "pixel", replace(VARIANTS["pixel"], default_max_turns=77))
     common = VARIANTS["stateact"].default_max_turns
     assert default_turns_text() == f"{common}; 77 for the pixel harness"
+
+
+def test_a_variant_leaves_out_the_subagents_it_names_and_keeps_any_other():
+    assert get_variant("stateact").delegates_to("gui") and get_variant("stateact").delegates_to("notes")
+    assert not get_variant("no-act").delegates_to("gui") and get_variant("no-act").delegates_to("web")
+    assert not any(get_variant("bash-only").delegates_to(role) for role in ("gui", "web", "notes"))

@@ -30,7 +30,7 @@ from evals.running.results import (
 from evals.running.rollouts import ROLLOUTS_FOLDER
 from gate.events import GateVerdict
 from stateact.kernel.events import Compaction, LoopStart, Response, Stall, ToolCall, read_events
-from stateact.kernel.roles import MAIN, OTHER_ROLES, is_numbered_scope, role_of_scope
+from stateact.kernel.roles import MAIN, is_numbered_scope, other_roles, role_of_scope
 
 DELEGATION_PREFIX = "delegate_"
 
@@ -183,7 +183,7 @@ def _read_score(metrics: TaskMetrics, folder: Path, details: dict[str, Any]) -> 
 
 def role_models_text(models: dict) -> str:
     """`gui=SPEC; web=SPEC` for the roles of a run's config that had a model of their own."""
-    return "; ".join(f"{role}={models[role]}" for role in OTHER_ROLES if models.get(role))
+    return "; ".join(f"{role}={models[role]}" for role in other_roles() if models.get(role))
 
 
 def _read_run(metrics: TaskMetrics, run_dir: Path) -> None:

@@ -13,15 +13,14 @@ from stateact.kernel.evidence import EvidenceChecker
 from stateact.kernel.loop import AgentLoop, Budget, LoopSpec, ReplyNudge
 from stateact.kernel.prompts import render_main_prompt
 from stateact.kernel.prompts.app_priors import open_window_titles, select_priors
+from stateact.kernel.roles import subagent_roles
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool
 from stateact.kernel.tools.bash import BashTool
 from stateact.kernel.tools.edit import EditTool
 from stateact.kernel.tools.finish import FinishTool
 from stateact.kernel.tools.plan import PLAN_FILE, Plan, PlanTool, plan_injection
-from subagents.gui import DelegateGuiTool
 from subagents.pixel import build_pixel_loop
-from subagents.web import DelegateWebTool
 
 
 def build_main_loop(
@@ -37,8 +36,9 @@ def build_main_loop(
     `task_started_at` (the sandbox's clock when the task began) lets the gate tell changed files
     from untouched ones; `past_events` (a resumed run's log) gives the gate back its used rounds;
     `task_apps` (a task file's `related_apps`) with the task's words and the open windows pick the
-    app priors of the prompt. The web subagent's browser is where the sandbox says
-    (`Sandbox.browser_place`).
+    app priors of the prompt. The main agent gets the delegate tool of every registered subagent role
+    the variant keeps (`stateact.kernel.roles.subagent_roles`); the web subagent's browser is where the
+    sandbox says (`Sandbox.browser_place`).
     """
     if variant.pixel:
         return build_pixel_loop(context, budget)
@@ -52,10 +52,7 @@ def build_main_loop(
         checker = EvidenceChecker(context.sandbox, command_guard=check_command)
         plan_tool = PlanTool(context, Plan.load(context.run_dir / PLAN_FILE), checker)
         tools.append(plan_tool)
-    if variant.gui:
-        tools.append(DelegateGuiTool(context))
-    if variant.web:
-        tools.append(DelegateWebTool(context))
+    tools += [role.delegate(context) for role in subagent_roles() if variant.delegates_to(role.name)]
     gate = None
     if variant.gate:
         gate = FinishGate(context, task_started_at=task_started_at)

@@ -13,7 +13,6 @@ Flags win over the file.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import inspect
 from collections.abc import Callable
 from pathlib import Path
@@ -29,7 +28,7 @@ from stateact.kernel.models.role_settings import (
     load_roles_file,
     unknown_model_warning,
 )
-from stateact.kernel.roles import MAIN, OTHER_ROLES, ROLE_NAMES, ROLES
+from stateact.kernel.roles import MAIN, other_roles, role_names, roles
 
 RolesFileOption = Annotated[
     Path | None,
@@ -77,7 +76,7 @@ class RoleOptions:
 
     def models(self) -> dict[str, str | None]:
         """The model spec of each role besides main (None: the main model)."""
-        return {role: self.role_models.get(role) for role in OTHER_ROLES}
+        return {role: self.role_models.get(role) for role in other_roles()}
 
     def settings(self) -> dict[str, RoleSettings]:
         """The per-role settings; ValueError on a bad file or flag."""
@@ -87,12 +86,6 @@ class RoleOptions:
 DEFAULT_ROLE_OPTIONS = RoleOptions()
 """The placeholder default of a command's `role_options` parameter (see `with_role_options`)."""
 
-_MODEL_OPTIONS = {
-    f"{role.name}_model": (role.name, Annotated[str | None, typer.Option(help=role.model_help)])
-    for role in ROLES
-    if role.name != MAIN
-}
-"""The typer option `--ROLE-model` of each role besides main, by parameter name, with its role."""
 _OPTION_TYPES = {
     "best_of": BestOfOption,
     "roles": RolesFileOption,
@@ -103,38 +96,65 @@ _OPTION_TYPES = {
 """The typer option of each RoleOptions field besides `role_models`."""
 
 
-def with_role_options(command: Callable[..., Any]) -> Callable[..., Any]:
+def _model_options() -> dict[str, tuple[str, Any]]:
+    """The typer option `--ROLE-model` of each registered role besides main, by parameter name, with
+    its role."""
+    return {
+        f"{role.name}_model": (role.name, Annotated[str | None, typer.Option(help=role.model_help)])
+        for role in roles()
+        if role.name != MAIN
+    }
+
+
+class RoleOptionsCommand:
     """A typer command taking the role options where `command` has its `role_options` parameter; the
-    options reach `command` as one RoleOptions there."""
-    signature = inspect.signature(command, eval_str=True)
-    defaults = {field.name: field.default for field in dataclasses.fields(RoleOptions)}
-    typer_options = {name: option for name, (_, option) in _MODEL_OPTIONS.items()} | _OPTION_TYPES
-    shared = [
-        inspect.Parameter(
-            name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=defaults.get(name), annotation=option
-        )
-        for name, option in typer_options.items()
-    ]
-    parameters = []
-    for parameter in signature.parameters.values():
-        parameters.extend(shared if parameter.name == "role_options" else [parameter])
+    options reach `command` as one RoleOptions there. Its signature is read from the role registry
+    each time typer builds the command, so every registered role has its `--ROLE-model` flag."""
 
-    @functools.wraps(command)
-    def wrapper(**values: Any) -> Any:
-        models = {role: values.pop(name) for name, (role, _) in _MODEL_OPTIONS.items()}
+    def __init__(self, command: Callable[..., Any]) -> None:
+        self.__wrapped__ = command
+        self.__name__ = command.__name__
+        self.__qualname__ = command.__qualname__
+        self.__module__ = command.__module__
+        self.__doc__ = command.__doc__
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        signature = inspect.signature(self.__wrapped__, eval_str=True)
+        defaults = {field.name: field.default for field in dataclasses.fields(RoleOptions)}
+        typer_options = {name: option for name, (_, option) in _model_options().items()} | _OPTION_TYPES
+        shared = [
+            inspect.Parameter(
+                name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=defaults.get(name), annotation=option
+            )
+            for name, option in typer_options.items()
+        ]
+        parameters = []
+        for parameter in signature.parameters.values():
+            parameters.extend(shared if parameter.name == "role_options" else [parameter])
+        return signature.replace(parameters=parameters)
+
+    @property
+    def __annotations__(self) -> dict[str, Any]:  # type: ignore[override]
+        return {p.name: p.annotation for p in self.__signature__.parameters.values()}
+
+    def __call__(self, **values: Any) -> Any:
+        models = {role: values.pop(name) for name, (role, _) in _model_options().items()}
         options = RoleOptions(models, **{name: values.pop(name) for name in _OPTION_TYPES})
-        return command(**values, role_options=options)
+        return self.__wrapped__(**values, role_options=options)
 
-    wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
-    wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
-    return wrapper
+
+def with_role_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`command` as a RoleOptionsCommand: a typer command with the role options in place of its
+    `role_options` parameter."""
+    return RoleOptionsCommand(command)
 
 
 def settings_warnings(specs: dict[str, str | None], settings: dict[str, RoleSettings]) -> list[str]:
     """A warning for each role whose model the catalog does not know and whose settings leave gaps."""
     main = specs[MAIN] or ""
     warnings = []
-    for role in ROLE_NAMES:
+    for role in role_names():
         provider, model, _ = parse_spec(specs.get(role) or main)
         if provider in ("anthropic", "openai"):
             warning = unknown_model_warning(role, model, settings.get(role) or RoleSettings())

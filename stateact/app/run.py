@@ -24,7 +24,7 @@ from stateact.app.variants import get_variant
 from stateact.kernel.events import ErrorEvent, RunEnd, RunStart, SandboxWarning
 from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome
 from stateact.kernel.meter import Meter
-from stateact.kernel.roles import ROLE_NAMES
+from stateact.kernel.roles import role_names
 from stateact.kernel.runlog import EventListener, RunLog
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.finish import FinishClaim
@@ -80,7 +80,7 @@ def load_resumable(run_dir: Path) -> RunState:
     state = load_run_state(run_dir)
     if state.status == "finished":
         raise ResumeError(f"{run_dir} already finished; nothing to resume")
-    check_models(state.config.models.spec_for(role) for role in ROLE_NAMES)
+    check_models(state.config.models.spec_for(role) for role in role_names())
     return state
 
 

@@ -18,8 +18,10 @@ class HarnessVariant:
     bash: bool = True
     editor: bool = True
     plan: bool = True
-    gui: bool = True
-    web: bool = True
+    subagents: bool = True
+    """Whether the main agent may delegate: to every registered subagent role but those `without`."""
+    without: tuple[str, ...] = ()
+    """Subagent roles whose delegate tool this variant leaves out."""
     gate: bool = True
     context_management: bool = True
     pixel: bool = False
@@ -33,6 +35,10 @@ class HarnessVariant:
         can run here: not under the pixel agent nor without the editor."""
         return self.bash and self.editor and not self.pixel
 
+    def delegates_to(self, role: str) -> bool:
+        """Whether the main agent gets the delegate tool of subagent `role`."""
+        return self.subagents and role not in self.without
+
 
 VARIANTS: dict[str, HarnessVariant] = {
     v.name: v
@@ -40,13 +46,13 @@ VARIANTS: dict[str, HarnessVariant] = {
         HarnessVariant(
             FULL_HARNESS, "code-first main agent with GUI and web subagents, plan, gate, compaction"
         ),
-        HarnessVariant("no-act", "without the GUI subagent", gui=False),
+        HarnessVariant("no-act", "without the GUI subagent", without=("gui",)),
         HarnessVariant("no-verify", "without the finish gate", gate=False),
         HarnessVariant(
             "no-sustain", "without the plan and context management", plan=False, context_management=False
         ),
         HarnessVariant(
-            "bash-only", "bash and finish only", editor=False, plan=False, gui=False, web=False, gate=False
+            "bash-only", "bash and finish only", editor=False, plan=False, subagents=False, gate=False
         ),
         HarnessVariant(
             "pixel",
@@ -54,7 +60,7 @@ VARIANTS: dict[str, HarnessVariant] = {
             bash=False,
             editor=False,
             plan=False,
-            web=False,
+            subagents=False,
             gate=False,
             pixel=True,
         ),

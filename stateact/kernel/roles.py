@@ -1,14 +1,24 @@
-"""Every role with a model, declared once: the model options, results keys, best-of-N rollouts, the
-command line's `--ROLE-model` flags and the per-role settings tables all come from `ROLES`.
+"""Every role with a model, registered once by the module that owns it: the model options, results keys,
+best-of-N rollouts, the command line's `--ROLE-model` flags, the per-role settings tables and the main
+agent's delegate tools all come from the registry.
 
-A role's loops log under scopes named `role#N` (`gui#3`); `main` is the main agent's own scope.
+The kernel registers its own roles (main, compactor); a role's module registers its role when it is
+imported (`register_role(Role("gui", delegate=DelegateGuiTool))` in `subagents/gui.py`), and
+`stateact.app.roles` imports every role's module. A role's loops log under scopes named `role#N`
+(`gui#3`); `main` is the main agent's own scope.
 
     role_of_scope("gui#3")  # "gui"
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from stateact.kernel.runtime import RunContext
+    from stateact.kernel.tools.base import Tool
 
 MAIN = "main"
 DEFAULT_MODEL_HELP = "Model spec for this role (default: the main model)."
@@ -16,25 +26,46 @@ DEFAULT_MODEL_HELP = "Model spec for this role (default: the main model)."
 
 @dataclass(frozen=True)
 class Role:
-    """One role: its name and the help of its `--NAME-model` option."""
+    """One role: its name, the help of its `--NAME-model` option and, for a subagent, its delegate tool."""
 
     name: str
     model_help: str = DEFAULT_MODEL_HELP
+    delegate: Callable[[RunContext], Tool] | None = None
+    """A subagent's: builds the main agent's tool that hands it a subgoal (None: not a subagent)."""
 
 
-ROLES: tuple[Role, ...] = (
-    Role(MAIN),
-    Role("gui"),
-    Role("web"),
-    Role("gate"),
-    Role("compactor"),
-    Role("judge", model_help="Model spec of the best-of-N judge (default: the main model)."),
-)
-"""Every role; `judge` picks among best-of-N rollouts (gate/judge/)."""
+_REGISTRY: dict[str, Role] = {}
 
-ROLE_NAMES: tuple[str, ...] = tuple(role.name for role in ROLES)
-OTHER_ROLES: tuple[str, ...] = tuple(name for name in ROLE_NAMES if name != MAIN)
-"""The roles besides main: each has its own model option (left empty: the main model)."""
+
+def register_role(role: Role) -> Role:
+    """Add `role` to the registry; ValueError when another role has its name."""
+    known = _REGISTRY.setdefault(role.name, role)
+    if known is not role:
+        raise ValueError(f"role {role.name!r} is registered already")
+    return role
+
+
+def roles() -> tuple[Role, ...]:
+    """Every registered role, in the order they were registered."""
+    return tuple(_REGISTRY.values())
+
+
+def role_names() -> tuple[str, ...]:
+    return tuple(_REGISTRY)
+
+
+def other_roles() -> tuple[str, ...]:
+    """The roles besides main: each has its own model option (left empty: the main model)."""
+    return tuple(name for name in _REGISTRY if name != MAIN)
+
+
+def subagent_roles() -> tuple[Role, ...]:
+    """The roles the main agent can delegate to, each through its own tool."""
+    return tuple(role for role in _REGISTRY.values() if role.delegate is not None)
+
+
+register_role(Role(MAIN))
+register_role(Role("compactor"))
 
 
 def role_of_scope(scope: str) -> str:

@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-import pydantic
-from pydantic import Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sandbox.base import Sandbox
 from stateact.kernel.context import ContextManager, build_context_manager
@@ -19,43 +18,44 @@ from stateact.kernel.loop import AgentLoop, LoopSpec
 from stateact.kernel.meter import Meter
 from stateact.kernel.models import ModelProvider, RoleSettings, create_model, parse_spec
 from stateact.kernel.models.role_settings import unknown_model_warning
-from stateact.kernel.roles import OTHER_ROLES, ROLE_NAMES
+from stateact.kernel.roles import other_roles, role_names
 from stateact.kernel.runlog import RunLog
 
 LoopT = TypeVar("LoopT", bound=AgentLoop)
 
-_RoleSpecs = pydantic.create_model(
-    "_RoleSpecs", main=(str, ...), **{role: (str | None, None) for role in OTHER_ROLES}
-)
-"""A model spec field for every role (`stateact.kernel.roles`)."""
 
+class RoleModels(BaseModel):
+    """The model spec of each role (a role left empty uses the main model) and each role's settings.
 
-class RoleModels(_RoleSpecs):
-    """The model spec of each role (a role left empty uses the main model) and each role's settings."""
+    Each role besides main is a keyword of its own (`RoleModels(main=SPEC, gui=SPEC)`), one of the
+    registered roles (`stateact.kernel.roles`); any other is refused."""
 
+    model_config = ConfigDict(extra="allow")
+
+    main: str
     settings: dict[str, RoleSettings] = Field(default_factory=dict)
     """Per-role model settings (`stateact.kernel.models.role_settings`); a role without an entry uses defaults."""
 
-    @field_validator(*ROLE_NAMES)
+    @model_validator(mode="before")
     @classmethod
-    def _valid_spec(cls, spec: str | None) -> str | None:
-        if spec is not None:
-            parse_spec(spec)
-        return spec
-
-    @field_validator("settings")
-    @classmethod
-    def _known_roles(cls, settings: dict[str, RoleSettings]) -> dict[str, RoleSettings]:
-        unknown = sorted(set(settings) - set(ROLE_NAMES))
+    def _known_roles(cls, values: Any) -> Any:
+        if not isinstance(values, dict):
+            return values
+        specs = {key: value for key, value in values.items() if key != "settings"}
+        settings = values.get("settings") or {}
+        unknown = sorted((set(specs) | set(settings)) - set(role_names()))
         if unknown:
-            raise ValueError(
-                f"settings for unknown role(s) {', '.join(unknown)}; roles are {', '.join(ROLE_NAMES)}"
-            )
-        return settings
+            raise ValueError(f"unknown role(s) {', '.join(unknown)}; roles are {', '.join(role_names())}")
+        for role, spec in specs.items():
+            if not (spec is None or isinstance(spec, str)):
+                raise ValueError(f"the model spec of role {role} is not text: {spec!r}")
+            if spec is not None:
+                parse_spec(spec)
+        return values
 
     def others(self) -> dict[str, str | None]:
         """The model spec of each role besides main (None: the main model)."""
-        return {role: getattr(self, role) for role in OTHER_ROLES}
+        return {role: getattr(self, role, None) for role in other_roles()}
 
     def spec_for(self, role: str) -> str:
         return getattr(self, role, None) or self.main

@@ -31,7 +31,7 @@ from pydantic import (
 
 from stateact.kernel import settings
 from stateact.kernel.models.catalog import ModelInfo, lookup
-from stateact.kernel.roles import ROLE_NAMES
+from stateact.kernel.roles import role_names
 
 Coordinates = Literal["pixels", "relative1000", "resized"]
 """How a GUI model states a point: pixels of the screenshot we send; 0-1000 relative to its width and
@@ -147,9 +147,9 @@ def load_roles_file(path: Path) -> dict[str, RoleSettings]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ValueError(f"cannot read the roles file {path}: {exc}") from None
-    unknown = sorted(set(data) - set(ROLE_NAMES))
+    unknown = sorted(set(data) - set(role_names()))
     if unknown:
-        raise ValueError(f"{path}: unknown role(s) {', '.join(unknown)}; roles are {', '.join(ROLE_NAMES)}")
+        raise ValueError(f"{path}: unknown role(s) {', '.join(unknown)}; roles are {', '.join(role_names())}")
     try:
         return {role: RoleSettings.model_validate(table) for role, table in data.items()}
     except ValidationError as exc:
@@ -161,9 +161,9 @@ def apply_flags(roles: dict[str, RoleSettings], key: str, values: list[str]) -> 
     out = dict(roles)
     for value in values:
         role, sep, raw = value.partition("=")
-        if not sep or role not in ROLE_NAMES:
+        if not sep or role not in role_names():
             raise ValueError(
-                f"--{key.replace('_', '-')} {value!r}: use ROLE=VALUE with ROLE one of {', '.join(ROLE_NAMES)}"
+                f"--{key.replace('_', '-')} {value!r}: use ROLE=VALUE with ROLE one of {', '.join(role_names())}"
             )
         current = out.get(role, RoleSettings()).model_dump(exclude_unset=True)
         try:
