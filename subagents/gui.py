@@ -13,7 +13,6 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from stateact.kernel.loop import LoopOutcome
-from stateact.kernel.roles import Role, register_role
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
 from subagents import settings
@@ -106,6 +105,3 @@ class DelegateGuiTool(Tool[DelegateInput]):
             budget=self.budget,
         )
         return report.tool_result()
-
-
-register_role(Role("gui", delegate=DelegateGuiTool))

@@ -18,7 +18,6 @@ from pydantic import BaseModel, Field
 from sandbox.base import SandboxError
 from stateact.kernel.context_processors import CollapseObservations, Processor, StripImages
 from stateact.kernel.loop import LoopSpec
-from stateact.kernel.roles import Role, register_role
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
 from subagents import settings
@@ -119,6 +118,3 @@ class DelegateWebTool(Tool):
     def close(self) -> None:
         """Close the browser at the end of the run."""
         self.session.close()
-
-
-register_role(Role("web", delegate=DelegateWebTool))

@@ -31,7 +31,6 @@ from gate.judge.evidence import Evidence
 from stateact.kernel.loop import AgentLoop, Budget, LoopSpec
 from stateact.kernel.meter import Meter
 from stateact.kernel.models import ProviderError, create_model
-from stateact.kernel.roles import Role, register_role
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.runtime import RoleModels
 from stateact.kernel.tools.base import LoopEnding, Tool, ToolResult
@@ -39,7 +38,6 @@ from stateact.kernel.tools.base import LoopEnding, Tool, ToolResult
 PROMPTS = Path(__file__).parent / "prompts"
 PICK_FILE = "judge.json"
 ROLE = "judge"
-register_role(Role(ROLE, model_help="Model spec of the best-of-N judge (default: the main model)."))
 NO_EVIDENCE = Evidence(status="error", changes="(no evidence: the rollout failed before its end)")
 
 

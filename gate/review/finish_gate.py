@@ -61,13 +61,12 @@ from stateact.kernel import settings
 from stateact.kernel.events import Event
 from stateact.kernel.loop import Budget, LoopOutcome, LoopSpec
 from stateact.kernel.models import ProviderError
-from stateact.kernel.roles import Role, numbered_scope, register_role
+from stateact.kernel.roles import numbered_scope
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool
 from stateact.kernel.tools.edit import EditTool
 
 ROLE = "gate"
-register_role(Role(ROLE))
 PROMPTS = Path(__file__).parent / "prompts"
 
 

@@ -52,7 +52,7 @@ def build_main_loop(
         checker = EvidenceChecker(context.sandbox, command_guard=check_command)
         plan_tool = PlanTool(context, Plan.load(context.run_dir / PLAN_FILE), checker)
         tools.append(plan_tool)
-    tools += [role.delegate(context) for role in subagent_roles() if variant.delegates_to(role.name)]
+    tools += [role.delegate_tool(context) for role in subagent_roles() if variant.delegates_to(role.name)]
     gate = None
     if variant.gate:
         gate = FinishGate(context, task_started_at=task_started_at)

@@ -2,9 +2,10 @@
 best-of-N rollouts, the command line's `--ROLE-model` flags, the per-role settings tables and the main
 agent's delegate tools all come from the registry.
 
-The kernel registers its own roles (main, compactor); a role's module registers its role when it is
-imported (`register_role(Role("gui", delegate=DelegateGuiTool))` in `subagents/gui.py`), and
-`stateact.app.roles` imports every role's module. A role's loops log under scopes named `role#N`
+The kernel registers its own roles (main, compactor); the others are declared in light modules that
+name their implementation by path, so declaring them imports nothing heavy (`register_role(Role("gui",
+delegate="subagents.gui:DelegateGuiTool"))` in `subagents/roles.py`), and `stateact.app.roles` imports
+those declarations. A role's loops log under scopes named `role#N`
 (`gui#3`); `main` is the main agent's own scope.
 
     role_of_scope("gui#3")  # "gui"
@@ -12,6 +13,7 @@ imported (`register_role(Role("gui", delegate=DelegateGuiTool))` in `subagents/g
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -30,8 +32,19 @@ class Role:
 
     name: str
     model_help: str = DEFAULT_MODEL_HELP
-    delegate: Callable[[RunContext], Tool] | None = None
-    """A subagent's: builds the main agent's tool that hands it a subgoal (None: not a subagent)."""
+    delegate: str | Callable[[RunContext], Tool] | None = None
+    """A subagent's: what builds the main agent's tool that hands it a subgoal, or its path
+    `module:attribute`, imported when the tool is first built (None: not a subagent)."""
+
+    def delegate_tool(self, context: RunContext) -> Tool:
+        """The main agent's tool that hands this subagent a subgoal."""
+        factory = self.delegate
+        if isinstance(factory, str):
+            module, _, attribute = factory.partition(":")
+            factory = getattr(importlib.import_module(module), attribute)
+        if factory is None:
+            raise ValueError(f"role {self.name!r} is not a subagent")
+        return factory(context)
 
 
 _REGISTRY: dict[str, Role] = {}
