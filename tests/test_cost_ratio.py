@@ -74,6 +74,7 @@ def test_a_short_prefix_is_not_cached_and_a_long_trailer_pays_the_input_price():
     assert cache.send(wire) == Usage(input_tokens=sum(sizes(wire)), output_tokens=0)
 
 
+@pytest.mark.slow
 def test_the_replay_of_a_recorded_play_sends_as_many_requests_as_the_play():
     bench = load_benchmark()
     play, records = bench.load(bench.PLAYS / "desktop-preferences-stateact.json")

@@ -155,6 +155,7 @@ def test_a_suite_runs_past_an_unreadable_task_and_fails_unscorable_ones_before_t
     assert [o.job.task.id for o in only] == ["made-up-metric"] and "compare_holograms" in only[0].error
 
 
+@pytest.mark.slow
 def test_run_task_fails_an_unscorable_task_with_exit_3_before_the_model(suite, tmp_path):
     task = suite / "examples" / "os" / "made-up-metric.json"
     done = run_task_command(tmp_path, task, f"scripted:{tmp_path / 'never-read.json'}")

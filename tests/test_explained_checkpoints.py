@@ -197,6 +197,7 @@ def test_inputs_are_previewed_readably_never_as_a_python_repr():
     assert preview(None) == "(none)" and preview(["x.csv", "y.csv"]) == "x.csv, y.csv"
 
 
+@pytest.mark.slow
 # -- end to end: `stateact run --task`, score.json, `stateact report` ---------------------------
 def test_a_wrong_cell_is_named_in_score_json_the_report_and_the_run_output(tmp_path):
     """The inventory task with Stock!D6 holding 1 where 122.5 is due, run from a `tasks/` folder."""
