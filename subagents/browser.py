@@ -354,16 +354,21 @@ class BrowserSession:
 
     def download_url(self, url: str) -> str:
         """Fetch a URL with the browser's cookies and save it as a download; returns the note."""
-        response = self.page.context.request.get(url, timeout=settings.WEB_NAVIGATION_TIMEOUT_MS)
+        reached = self.sandbox.harness_url(url)  # the request is made from this machine, not the sandbox
+        headers = {"Host": urlparse(url).netloc} if reached != url else None
+        response = self.page.context.request.get(
+            reached, headers=headers, timeout=settings.WEB_NAVIGATION_TIMEOUT_MS
+        )
         if not response.ok:
             raise WebActionError(f"Downloading {url} failed: HTTP {response.status} {response.status_text}.")
+        final = url if response.url == reached else response.url
         name = _filename_from_disposition(response.headers.get("content-disposition", ""))
-        name = name or posixpath.basename(unquote(urlparse(response.url).path)) or "download"
+        name = name or posixpath.basename(unquote(urlparse(final).path)) or "download"
         if "." not in name:
             name += mimetypes.guess_extension(response.headers.get("content-type", "").split(";")[0]) or ""
         path = self.store_download(name, response.body())
         kind = response.headers.get("content-type", "unknown type").split(";")[0]
-        return f"Downloaded {response.url} ({kind}) to {path}."
+        return f"Downloaded {final} ({kind}) to {path}."
 
     def store_download(self, name: str, data: bytes) -> str:
         """Write bytes under ~/Downloads with a free name; returns the sandbox path."""
