@@ -417,7 +417,7 @@ def test_a_run_that_ended_in_error_is_drawn_red_and_its_status_says_it_was_score
     page, problems = page
     page.goto((tmp_path / "report" / "index.html").as_uri())
     assert "run ended in error (scored)" in page.locator("#tasks").inner_text()
-    errors = page.locator("#comparison th").all_inner_texts().index("errors (tasks)")
+    errors = page.locator("#comparison th").all_inner_texts().index("not scored (tasks)")
     assert page.locator("#comparison tr.all td").nth(errors).inner_text() == "0"
     page.goto((tmp_path / "report" / "tasks" / "stateact__scripted__os__ended-in-error.html").as_uri())
     card = page.locator("li.kind-run")

@@ -100,7 +100,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("usd", "$/task", lambda r: f"{r.usd:.4f}"),
     Column("usd_total", "$ (sum)", lambda r: f"{r.usd_total:.4f}"),
     Column("seconds", "agent s/task", lambda r: f"{r.seconds:.1f}"),
-    Column("errors", "errors (tasks)", lambda r: str(r.errors)),
+    Column("errors", "not scored (tasks)", lambda r: str(r.errors)),
     Column("degraded", "setup degraded (tasks)", lambda r: str(r.degraded)),
     Column("best_of", "best of N", lambda r: str(r.best_of)),
     Column("pass_at_n", "pass@N %", lambda r: _pct(r.pass_at_n)),

@@ -147,8 +147,9 @@ def _reference_note(rows: list[GroupRow]) -> str:
     names = ", ".join(unplayable)
     return (
         f'<p class="note" id="reference-note">{escape(names)} with the reference model: the reference '
-        "solutions are scripts of the code-first agent's bash and editor calls, which these harnesses "
-        "lack, so their scores here measure the harness's tools, not a model (0% by construction).</p>"
+        "solutions are scripts written for stateact's own tools (plan, editor, subagents), so a task whose "
+        "script calls a tool one of these harnesses lacks fails there by construction; their scores here "
+        "measure which scripts fit the harness's tools, not a model.</p>"
     )
 
 
