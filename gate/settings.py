@@ -87,13 +87,15 @@ GATE_DIFF_APP_STATE_KEYS = (
     "/org.openoffice.Office.Histories/", "/org.openoffice.Office.Views/", "/org.openoffice.Office.UI.",
     "/org.openoffice.Office.Recovery/", "/org.openoffice.Office.Common/History/",
     "/org.openoffice.Office.Common/Misc/FirstRun", "/org.openoffice.Office.Logging/",
-    "/org.openoffice.Setup/Office/Factories/", "/org.openoffice.Setup/Product/",
+    "/org.openoffice.Setup/Office/", "/org.openoffice.Setup/Product/", "/org.openoffice.Setup/L10N/ooLocale",
+    "/org.openoffice.Office.Common/Misc/UseSystemFileDialog", "/org.openoffice.Office.Jobs/Jobs/",
     "browser.window_placement", "profile.last_engagement_time", "profile.exit_type", "profile.exited_cleanly",
     "sessions.", "media.engagement.", "in_product_help.", "gcm.", "updateclientdata.", "domain_diversity.",
 )  # fmt: skip
-"""Settings keys (prefixes) an application rewrites as it runs: LibreOffice's window states, recent files and
-toolbar layout, a browser's window place and session data. The state diff leaves them out, and a settings
-file whose changes are all of them is not listed."""
+"""Settings keys (prefixes) an application rewrites as it runs: LibreOffice's window states, recent files,
+toolbar layout and what its start records (compatibility check, restart flag, the locale it found, the file
+dialog, the update check's job: measured on a headless conversion), a browser's window place and session
+data. The state diff leaves them out, and a settings file whose changes are all of them is not listed."""
 GATE_DIFF_MAX_CHARS = 24_000
 """The whole state diff is cut to this many characters (with a note saying so)."""
 
