@@ -12,6 +12,7 @@ from evals.authoring.gate_corpus import (
     CORPUS_DIR,
     KINDS,
     CaseError,
+    StagedCase,
     check_balance,
     load_cases,
     pregate_verdict,
@@ -19,6 +20,10 @@ from evals.authoring.gate_corpus import (
     staged_case,
     suite_tasks,
 )
+from gate.inspect.changes import describe_changes, load_baseline
+from gate.inspect.deliverables import mentioned_paths
+from gate.inspect.pregate import PregateResult, run_pregate
+from sandbox.office_profile import PROFILE_USER_DIR, SETTINGS_NAME
 from stateact.kernel.events import read_events
 
 
@@ -47,6 +52,24 @@ def test_a_replacement_that_matches_no_solution_command_is_a_clear_error(tmp_pat
         load_cases(tmp_path)
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("instruction", "", "at least 1 character"),
+        ("setup", [{"run": "solution"}], "setup.0.command"),
+    ],
+)
+def test_a_case_s_own_instruction_and_setup_are_validated(
+    field: str, value: object, message: str, tmp_path: Path
+) -> None:
+    spec = json.loads((CORPUS_DIR / "logs-folder-correct.json").read_text())
+    spec[field] = value
+    (tmp_path / f"{spec['id']}.json").write_text(json.dumps(spec))
+
+    with pytest.raises(CaseError, match=message):
+        load_cases(tmp_path)
+
+
 def test_rates_count_wrong_ones_failed_and_correct_ones_failed() -> None:
     catch, false_fail = rates(["fail", "fail", "pass", "pass"], ["fail", "pass", "pass", "fail"])
 
@@ -55,7 +78,13 @@ def test_rates_count_wrong_ones_failed_and_correct_ones_failed() -> None:
 
 @pytest.mark.parametrize(
     "case_id",
-    ["calc-merge-monthly-correct", "calc-merge-monthly-wrong-folder", "calc-grade-book-uncached-formulas"],
+    [
+        "calc-merge-monthly-correct",
+        "calc-merge-monthly-wrong-folder",
+        "calc-grade-book-uncached-formulas",
+        "home-errors-txt-correct",
+        "home-errors-txt-wrong-folder",
+    ],
 )
 @pytest.mark.slow
 def test_staged_cases_get_the_expected_pregate_verdict(
@@ -69,3 +98,73 @@ def test_staged_cases_get_the_expected_pregate_verdict(
 
     assert verdict == case.expected
     assert any(e.kind == "gate_baseline" for e in events)  # taken after the setup, as a run does
+
+
+def _staged_facts(case_id: str, root: Path, fixtures: Path) -> tuple[StagedCase, PregateResult, str]:
+    """The case staged in `root` with its pre-gate result and the gate's 'What changed' text (sandbox closed)."""
+    [case] = load_cases(only=[case_id])
+    with staged_case(case, root, fixtures) as staged:
+        context = staged.context
+        result = run_pregate(context.sandbox, mentioned_paths(context.task), staged.started_at)
+        changes = describe_changes(context.sandbox, context.run_dir, context.log, "gate#1", context.task)
+    return staged, result, changes
+
+
+@pytest.mark.slow
+def test_a_profile_an_app_run_rewrote_is_no_change_of_the_task(tmp_path: Path, built_fixtures: Path) -> None:
+    staged, result, changes = _staged_facts(
+        "office-profile-export-correct", tmp_path / "case", built_fixtures
+    )
+    profile = f"/home/user/{PROFILE_USER_DIR}/{SETTINGS_NAME}"
+    recorded = load_baseline(staged.context.run_dir).old_bytes(profile)
+
+    assert (
+        recorded is not None
+        and (tmp_path / "case" / "home" / PROFILE_USER_DIR / SETTINGS_NAME).read_bytes() != recorded
+    )
+    assert SETTINGS_NAME not in changes and "+ added: /home/user/Documents/handbook.pdf" in changes
+    assert not result.findings and not result.notes
+
+
+@pytest.mark.slow
+def test_the_logs_of_a_named_folder_are_in_the_baseline_and_a_changed_one_shows(
+    tmp_path: Path, built_fixtures: Path
+) -> None:
+    staged, result, changes = _staged_facts("logs-folder-input-changed", tmp_path / "case", built_fixtures)
+    recorded = load_baseline(staged.context.run_dir).files
+    logs = sorted(p for p, fact in recorded.items() if p.startswith("/home/user/logs/") and fact["copy"])
+
+    assert [p.rsplit("/", 1)[1] for p in logs] == [
+        f"{n}.log" for n in ("auth", "billing", "cron", "mail", "web", "worker")
+    ]
+    assert "~ changed: /home/user/logs/billing.log" in changes
+    assert "-08:30 ERROR billing: card declined for order 4411" in changes
+    assert changes.count("/home/user/logs/") == 1  # the five logs left alone are not listed
+    assert not result.findings
+
+
+@pytest.mark.slow
+def test_a_running_script_is_an_input_the_pregate_does_not_ask_to_change(
+    tmp_path: Path, built_fixtures: Path
+) -> None:
+    staged, result, changes = _staged_facts("process-script-correct", tmp_path / "case", built_fixtures)
+
+    assert [(f["path"], f["exists"]) for f in result.facts] == [("~/my_process.sh", True)]
+    assert not result.findings and not result.notes
+    assert changes.startswith("(nothing changed")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("case_id", "noted"), [("bare-name-notes-correct", False), ("bare-name-notes-wrong-folder", True)]
+)
+def test_a_bare_file_name_is_checked_in_the_home_folder(
+    case_id: str, noted: bool, tmp_path: Path, built_fixtures: Path
+) -> None:
+    staged, result, changes = _staged_facts(case_id, tmp_path / "case", built_fixtures)
+    [notes_fact] = [f for f in result.facts if f["path"] == "~/notes.txt"]
+
+    assert notes_fact["resolved"] == "/home/user/notes.txt" and notes_fact["exists"]
+    assert notes_fact["modified_after_start"] is not noted
+    assert not result.findings  # an inferred location is a note to the gate model, never a FAIL
+    assert any(n.startswith("~/notes.txt: the file has not been changed") for n in result.notes) is noted

@@ -8,10 +8,13 @@
 A case (`<id>.json`) names a task of the office suite, the steps that turn the task's set-up state
 into the deliverable (the reference solution's bash commands, optionally with text replaced or some
 skipped; shell commands; web pages visited, saved as the web subagent would), whether the agent
-claims the task is infeasible, and the expected verdict with a one-line reason. Paths are written
-as the task files write them (`/home/user`, the isolated sandbox's home). A case is staged as a run
-is: the task's setup on a fresh LocalSandbox isolated by bubblewrap (with a display when the setup
-opens a window), the gate's baseline, then the steps.
+claims the task is infeasible, and the expected verdict with a one-line reason. A case may carry
+its own `instruction` (the gate reads it in place of the task's) and `setup` (bash steps run after
+the task's setup, before the baseline is taken), for deliverables the suite's instructions never
+name: a file "in my home folder", a bare file name, a running script, a folder of inputs. Paths are
+written as the task files write them (`/home/user`, the isolated sandbox's home). A case is staged
+as a run is: the task's setup on a fresh LocalSandbox isolated by bubblewrap (with a display when
+the setup opens a window), the case's setup, the gate's baseline, then the steps.
 """
 
 from __future__ import annotations
@@ -94,6 +97,10 @@ class GateCase(BaseModel):
     id: str
     task: str
     kind: Literal[KINDS]  # type: ignore[valid-type]
+    instruction: str | None = Field(default=None, min_length=1)
+    """The instruction the gate reads in place of the task's; None keeps the task's."""
+    setup: list[BashStep] = []
+    """Commands run after the task's setup and before the baseline: the state the instruction starts from."""
     steps: list[Step]
     infeasible_claim: str | None = None
     """The agent's stated reason when it calls `finish(infeasible=true)`; None for a deliverable."""
@@ -171,7 +178,7 @@ def needs_display(task: SuiteTask) -> bool:
 def staged_case(
     case: GateCase, root: Path, cache_dir: Path, gate_model: str | None = None
 ) -> Iterator[StagedCase]:
-    """Set up the case's task in `root/home`, take the baseline into `root/run`, apply the steps.
+    """Set up the case's task and its own setup in `root/home`, take the baseline into `root/run`, apply the steps.
 
     The fixtures must be built in `cache_dir` (`python -m evals.fixtures.build DIR`). `gate_model` is
     the spec of the gate role (None: only the pre-gate can run). The sandbox is closed on exit."""
@@ -183,12 +190,15 @@ def staged_case(
     try:
         sandbox.start()
         prepared = prepare_task(task.path, sandbox, cache_dir)
+        instruction = case.instruction or prepared.instruction
+        for step in case.setup:
+            _apply(step, case, task, sandbox, log)
         started_at = sandbox_clock(sandbox)
-        take_baseline(sandbox, log.run_dir, prepared.instruction, log, started_at)
+        take_baseline(sandbox, log.run_dir, instruction, log, started_at)
         for step in case.steps:
             _apply(step, case, task, sandbox, log)
         models = RoleModels(main=gate_model or NO_MODEL, gate=gate_model)
-        context = RunContext(log.run_dir, prepared.instruction, sandbox, log, Meter(), models)
+        context = RunContext(log.run_dir, instruction, sandbox, log, Meter(), models)
         yield StagedCase(case, context, started_at)
     finally:
         log.close()
