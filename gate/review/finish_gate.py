@@ -216,8 +216,12 @@ class FinishGate:
         """The gate's prompt; its web part names only the web tools this round has."""
         start = ""
         if self.task_started_at is not None:
-            stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.task_started_at))
-            start = f" The task started at {stamp} (epoch {self.task_started_at:.0f}); files the task asks for must be newer."
+            millis = round(self.task_started_at * 1000)
+            stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(millis // 1000))
+            start = (
+                f" The task started at {stamp}.{millis % 1000:03d} (epoch {millis / 1000:.3f}); files the task "
+                "asks for must be newer."
+            )
         template = (PROMPTS / "gate.md").read_text(encoding="utf-8")
         return template.format(
             home=self.context.sandbox.home,
