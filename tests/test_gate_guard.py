@@ -43,6 +43,9 @@ ALLOWED = [
     "python3 -c \"print(open('/home/user/wax_data.xlsx', 'rb').read(4))\"",
     "python3 -c \"print(open('/home/user/a.txt').read())\"",
     "python3 -c \"import zipfile; print(zipfile.ZipFile('/home/user/a.xlsx', mode='r').namelist())\"",
+    "echo '$(rm x)'",  # single quotes: nothing expands
+    'grep -c "<(" notes.txt',  # no process substitution inside quotes
+    'python3 -c \'import re; print(re.findall(rb"<([0-9A-F]{2})>", b"<4A>"))\'',
 ]
 
 REFUSED = [
@@ -92,7 +95,9 @@ REFUSED = [
     ("python3 - <<EOF\nprint(1)\nEOF", "script"),
     ("bash -c 'rm x'", "inside `bash -c`"),
     ("sh run.sh", "script"),
-    ("echo $(rm x)", "`rm`"),
+    ("echo $(rm x)", "substitution"),
+    ('echo "$(rm x)"', "substitution"),  # double quotes expand it
+    ("diff <(sort a.txt) b.txt", "`<(`"),
     ("git checkout -- report.docx", "`git`"),
     ('echo "`rm x`"', "substitution"),
     ("find . -name '*.tmp' -delete", "`find`"),

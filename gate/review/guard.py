@@ -205,13 +205,45 @@ _XDOTOOL_ACTORS = {
 """xdotool commands that type, click, or change windows (they may follow a `search` in one call)."""
 
 
+SUBSTITUTION = "command substitution cannot be checked; run the inner command on its own"
+
+
 def check_command(command: str) -> str | None:
     """Why the command is refused, or None when the guard lets it run."""
+    substitution = _substitution(command)
+    if substitution:
+        return f"{substitution} {SUBSTITUTION}"
     try:
         words = _split(command)
     except ValueError as exc:
         return f"the command could not be parsed ({exc}); only plain commands can be checked"
     return _check_words(words)
+
+
+def _substitution(command: str) -> str:
+    """The substitution the shell would run in `command` (`$(`, a backquote, `<(` or `>(`), as a short
+    phrase, or "": quotes are read as bash reads them (nothing expands in single quotes, and in double
+    quotes `$(` and backquotes do but `<(` does not)."""
+    quote = ""
+    index = 0
+    while index < len(command):
+        char = command[index]
+        pair = command[index : index + 2]
+        if char == "\\" and quote != "'":
+            index += 2
+            continue
+        if quote == "'":
+            quote = "" if char == "'" else quote
+        elif pair == "$(" or char == "`":
+            return "`$(` runs a command:" if pair == "$(" else "a backquote runs a command:"
+        elif quote == '"':
+            quote = "" if char == '"' else quote
+        elif char in "'\"":
+            quote = char
+        elif pair in ("<(", ">("):
+            return f"`{pair}` runs a command:"
+        index += 1
+    return ""
 
 
 def _split(command: str) -> list[str]:
@@ -227,8 +259,6 @@ def _check_words(words: list[str]) -> str | None:
     index = 0
     while index < len(words):
         word = words[index]
-        if "$(" in word or "`" in word or "<(" in word or ">(" in word:
-            return "command substitution cannot be checked; run the inner command on its own"
         if set(word) <= set("<>&|") and ">" in word:
             target = words[index + 1] if index + 1 < len(words) else ""
             if word in (">&", "<&") and target.isdigit() or target in _SAFE_REDIRECT_TARGETS:
