@@ -250,10 +250,16 @@ _FUZZY: dict[str, Callable[[str, str, dict], bool]] = {
 
 
 def _sheet_fuzzy(rule: dict, result: _Book, expected: _Book | None) -> bool:
-    books = [_pick(rule[key], result, expected) for key in ("sheet_idx0", "sheet_idx1")]
     passed = True
+    for sub, _, first, second in _fuzzy_cells(rule, result, expected):
+        passed = _FUZZY[sub["type"]](first, second, sub) and passed
+    return passed
+
+
+def _fuzzy_cells(rule: dict, result: _Book, expected: _Book | None) -> Iterator[tuple[dict, str, Any, Any]]:
+    """Each cell a `sheet_fuzzy` sub-rule compares: the sub-rule, the cell and its two texts."""
+    books = [_pick(rule[key], result, expected) for key in ("sheet_idx0", "sheet_idx1")]
     for sub in rule["rules"]:
-        compare = _FUZZY[sub["type"]]
         for cell_range in MultiCellRange(sub["range"]):
             for row, column in cell_range.cells:
                 coordinate = f"{get_column_letter(column)}{row}"
@@ -261,8 +267,7 @@ def _sheet_fuzzy(rule: dict, result: _Book, expected: _Book | None) -> bool:
                     _fuzzy_text(read_cell_value(book.path, name, coordinate) if book else None, sub)
                     for book, name in books
                 )
-                passed = compare(first, second, sub) and passed
-    return passed
+                yield sub, coordinate, first, second
 
 
 def _check_cell(rule: dict, result: _Book, expected: _Book | None) -> bool:
@@ -601,17 +606,10 @@ def _name_differences(rule: dict, result: _Book, expected: _Book | None) -> list
 
 
 def _fuzzy_differences(rule: dict, result: _Book, expected: _Book | None) -> Iterator[str]:
-    books = [_pick(rule[key], result, expected) for key in ("sheet_idx0", "sheet_idx1")]
-    for sub in rule["rules"]:
-        for cell_range in MultiCellRange(sub["range"]):
-            for row, column in cell_range.cells:
-                coordinate = f"{get_column_letter(column)}{row}"
-                first, second = (
-                    _fuzzy_text(read_cell_value(book.path, name, coordinate) if book else None, sub)
-                    for book, name in books
-                )
-                if not _FUZZY[sub["type"]](first, second, sub):
-                    yield change(f"{books[0][1]}!{coordinate} ({sub['type']})", first, second)
+    sheet = _pick(rule["sheet_idx0"], result, expected)[1]
+    for sub, coordinate, first, second in _fuzzy_cells(rule, result, expected):
+        if not _FUZZY[sub["type"]](first, second, sub):
+            yield change(f"{sheet}!{coordinate} ({sub['type']})", first, second)
 
 
 def _cell_differences(rule: dict, result: _Book, expected: _Book | None) -> Iterator[str]:
