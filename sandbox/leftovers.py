@@ -50,7 +50,9 @@ def register(tag: str) -> None:
     """Record the sandbox tagged `tag` as owned by this process."""
     REGISTRY.mkdir(mode=0o1777, exist_ok=True)
     record = {"owner": os.getpid(), "owner_started": _started(os.getpid())}
-    (REGISTRY / f"{tag}.json").write_text(json.dumps(record), encoding="utf-8")
+    partial = REGISTRY / f".{tag}.json.partial"
+    partial.write_text(json.dumps(record), encoding="utf-8")
+    partial.replace(REGISTRY / f"{tag}.json")  # whole or absent: a reader never sees half a record
 
 
 def release(tag: str) -> None:
@@ -75,7 +77,9 @@ def stale() -> list[Leftover]:
     for path in sorted(REGISTRY.glob("*.json")) if REGISTRY.is_dir() else []:
         try:
             record = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except OSError:
+            continue  # released while being read
+        except ValueError:
             record = {"owner": 0}
         owner = int(record.get("owner", 0))
         if owner and _started(owner) == record.get("owner_started"):

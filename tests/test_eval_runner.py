@@ -161,7 +161,7 @@ def test_a_job_that_fails_outside_the_agent_is_an_error_row_and_runs_again(tmp_p
     [metrics] = collect_metrics(results)
     assert (metrics.status, metrics.score, metrics.binary, metrics.failed) == ("error", None, None, True)
     assert metrics.error_stage == "setup"
-    assert "errors" in (results / "summary.md").read_text()
+    assert "not scored" in (results / "summary.md").read_text()
     all_row = _csv_rows(results / "summary.csv")[("bash-only", "all")]
     assert (all_row["errors"], all_row["tasks"], all_row["binary"]) == ("1", "0", "")  # no score, not a 0
 
