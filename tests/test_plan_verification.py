@@ -70,7 +70,8 @@ def test_probe_confirms_a_claim_and_a_later_check_reverts_it(ctx):
     write_book(report, 999)  # the state changes behind the plan's back
     tool.injection()  # second request: periodic re-check
     item = tool.plan.get(1)
-    assert item.status == "in_progress" and item.verified_by == ""
+    assert item.status == "pending" and item.verified_by == ""
+    assert [i.id for i in tool.plan.items if i.status == "in_progress"] == [3]
     assert "contradicted by a later check" in item.note and "999" in item.note
     assert tool.plan.get(2).verified_by == "probe"
     reverted = logged_events(ctx.log.events_path, "plan_reverted")
@@ -130,7 +131,8 @@ def test_gate_pass_confirms_claims_and_rechecks_probes(ctx):
     )
     ctx.sandbox.write_file(path, b"v2")
     tool.gate_boundary(passed=False)
-    assert tool.plan.get(1).status == "in_progress" and tool.plan.get(3).claimed
+    assert tool.plan.get(1).status == "pending" and tool.plan.get(2).status == "in_progress"
+    assert tool.plan.get(3).claimed
     tool.gate_boundary(passed=True)
     assert tool.plan.get(3).verified_by == "gate"
 
@@ -172,3 +174,22 @@ def test_file_contains_reads_the_text_of_office_documents(ctx):
     missing = contains("~/report.docx", "82,000.00")
     assert not missing.ok and "does not contain '82,000.00'" in missing.detail
     assert contains("~/nowhere.docx", "x").detail == "~/nowhere.docx does not exist"
+
+
+def test_a_resumed_plan_rechecks_its_verified_items_at_the_first_request(ctx):
+    report = f"{ctx.sandbox.home}/report.xlsx"
+    write_book(report, 1234.5)
+    tool = make_tool(ctx, recheck_every=10)
+    evidence = [{"kind": "cell_equals", "path": report, "sheet": "Q3", "cell": "B7", "value": 1234.5}]
+    invoke(tool, action="claim", claims=[{"id": 1, "evidence": evidence}, {"id": 2, "evidence": evidence}])
+    invoke(tool, action="update", updates=[{"id": 3, "status": "done"}])
+    write_book(report, 0)  # lost while the run was stopped
+
+    resumed = PlanTool(
+        ctx, Plan.load(ctx.run_dir / "plan.json"), EvidenceChecker(ctx.sandbox), recheck_every=10
+    )
+    shown = resumed.injection()
+    assert [(i.id, i.status) for i in resumed.plan.items] == [(1, "in_progress"), (2, "pending"), (3, "done")]
+    assert "contradicted by a later check" in resumed.plan.get(2).note and "1. write totals" in shown
+    assert logged_events(ctx.log.events_path, "plan_reverted")[-1].reason == "resume"
+    assert Plan.load(ctx.run_dir / "plan.json").get(1).status == "in_progress"

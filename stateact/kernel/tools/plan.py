@@ -161,7 +161,8 @@ class Plan:
         return lines
 
     def recheck(self, checker: EvidenceChecker) -> list[str]:
-        """Re-run the evidence of probe-verified items; a failing one reverts to in progress."""
+        """Re-run the evidence of probe-verified items; a failing one is undone again: pending, or in
+        progress when no other item is (one item is in progress at a time)."""
         reverted = []
         for item in list(self.items):
             if item.verified_by != "probe" or not item.evidence:
@@ -169,11 +170,17 @@ class Plan:
             verdict = checker.check_all(item.evidence)
             if not verdict.ok:
                 note = f"contradicted by a later check: {verdict.detail}"
-                self._replace(item, status="in_progress", verified_by="", note=note)
+                self._replace(item, status="pending", verified_by="", note=note)
                 reverted.append(f"{item.id}: {note}")
         if reverted:
+            if not self._in_progress():
+                self._start_next_after(0)
             self.save()
         return reverted
+
+    def has_probe_verified(self) -> bool:
+        """Whether an item is verified by its evidence (which a re-check can run again)."""
+        return any(item.verified_by == "probe" and item.evidence for item in self.items)
 
     def confirm_by_gate(self) -> list[int]:
         """The finish gate passed the deliverable: every claimed item becomes verified by it."""
@@ -344,10 +351,15 @@ class PlanTool(Tool[PlanInput]):
         return [f"{progress}; " + ("changed:" if changed else "nothing changed"), *changed]
 
     def injection(self) -> str | None:
-        """The loop injection: re-checks verified items now and then, then shows the plan."""
+        """The loop injection: re-checks verified items now and then, then shows the plan. Verified
+        items at the first request come from a resumed run's saved plan: they are re-checked at once,
+        since the machine may have lost what their evidence read."""
         self._requests += 1
-        if self.checker is not None and self._requests % self.recheck_every == 0:
-            self._recheck("periodic")
+        if self.checker is not None:
+            if self._requests == 1 and self.plan.has_probe_verified():
+                self._recheck("resume")
+            elif self._requests % self.recheck_every == 0:
+                self._recheck("periodic")
         return plan_injection(self.plan)()
 
     def gate_boundary(self, passed: bool) -> None:
