@@ -91,6 +91,10 @@ def test_document_probe_reads_text_styles_fonts_and_tables(sandbox):
         "runs"
     ][1].items()
     assert data["tables"] == [[["", ""], ["", "42"]]]
+    assert [entry["n"] for entry in data["paragraphs"]] == [1, 2]  # as the change list's ¶N counts
+
+    _, later = invoke(InspectDocument(sandbox), path=str(path), start=2)
+    assert [(entry["n"], entry["text"]) for entry in later["paragraphs"]] == [(2, "Revenue rose 12%")]
 
 
 @pytest.mark.apps

@@ -131,7 +131,11 @@ class InspectDocument(ProbeTool):
 
     class Input(BaseModel):
         path: str
-        start: int = Field(default=0, ge=0, description="First paragraph index.")
+        start: int = Field(
+            default=1,
+            ge=1,
+            description="First paragraph to read: 1 is the first, as `n` and the change list's ¶N count.",
+        )
         limit: int = Field(default=settings.GATE_PROBE_MAX_ITEMS, ge=1)
         fonts: bool = Field(default=True, description="Include run-level font facts.")
 

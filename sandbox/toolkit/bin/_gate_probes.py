@@ -648,7 +648,8 @@ def style_font(style):
     return facts
 
 
-def document(path, start=0, limit=300, fonts=True):
+def document(path, start=1, limit=300, fonts=True):
+    """Paragraphs from number `start` (1 is the first, as the change list counts them), tables, sections."""
     path = expand(path)
     ext = os.path.splitext(path)[1].lower()
     if ext == ".docx":
@@ -663,13 +664,13 @@ def docx_document(path, start, limit, fonts):
 
     doc = docx.Document(path)
     paragraphs = []
-    for index, paragraph in enumerate(doc.paragraphs):
-        if index < start:
+    for number, paragraph in enumerate(doc.paragraphs, start=1):
+        if number < start:
             continue
         if len(paragraphs) >= limit:
             break
         entry = {
-            "i": index,
+            "n": number,
             "text": paragraph.text,
             "style": paragraph.style.name if paragraph.style is not None else None,
         }
@@ -717,9 +718,9 @@ def odt_document(path, start, limit):
         "path": path,
         "paragraph_count": len(paragraphs),
         "paragraphs": [
-            {"i": index, "text": block.text, "style": block.style, "heading": block.heading}
-            for index, block in enumerate(paragraphs)
-            if index >= start
+            {"n": number, "text": block.text, "style": block.style, "heading": block.heading}
+            for number, block in enumerate(paragraphs, start=1)
+            if number >= start
         ][:limit],
         "tables": [
             {"name": table.style, "rows": [list(row) for row in table.rows[:100]]} for table in tables[:20]
