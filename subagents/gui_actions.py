@@ -265,9 +265,13 @@ pyautogui.PAUSE = 0.05
 """
 """Opens every action program: DISPLAY first, then pyautogui without its corner fail-safe."""
 
-PASTE_HELPER = f"""\
-import subprocess, time
-def paste(text):
+TYPE_OTHER_HELPER = f"""\
+import shutil, subprocess, time
+def type_other(text):
+    if shutil.which("xdotool"):
+        subprocess.run(["xdotool", "type", "--delay", "{settings.GUI_TYPE_REMAPPED_DELAY_MS}", "--", text],
+                       check=True, stdout=subprocess.DEVNULL)
+        return
     subprocess.run(["xclip", "-selection", "clipboard"], input=text.encode(), check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + {settings.GUI_CLIPBOARD_WAIT_S}
@@ -278,7 +282,9 @@ def paste(text):
         time.sleep(0.05)
     pyautogui.hotkey("ctrl", "v")
 """
-"""Non-ASCII text (and `<`) goes through the clipboard: pyautogui cannot type it."""
+"""Non-ASCII text and `<`, which pyautogui cannot type: typed by xdotool (it maps each character to a
+spare key, so it reaches any window, terminals included), or, where the machine has no xdotool,
+pasted from the clipboard with Ctrl+V."""
 
 
 def _held(modifiers: list[str], body: list[str]) -> list[str]:
@@ -291,14 +297,14 @@ def _held(modifiers: list[str], body: list[str]) -> list[str]:
 
 
 def _type_lines(text: str) -> list[str]:
-    """ASCII runs typed key by key; other runs, and `<`, pasted from the clipboard (pyautogui types `<`
+    """ASCII runs typed key by key by pyautogui; other runs, and `<`, by `type_other` (pyautogui types `<`
     with Shift held, and X's usual keymap puts `>` on that key's shifted level)."""
     lines = []
     for run in re.findall(r"[\x00-\x3b\x3d-\x7f]+|[^\x00-\x3b\x3d-\x7f]+", text):
         if run.isascii() and "<" not in run:
             lines.append(f"pyautogui.write({run!r}, interval={settings.GUI_TYPE_INTERVAL_S})")
         else:
-            lines.append(f"paste({run!r})")
+            lines.append(f"type_other({run!r})")
     return lines
 
 
@@ -349,5 +355,5 @@ def action_code(action: ComputerAction, scaler: Scaler) -> str | None:
     lines = action_lines(action, scaler)
     if not lines:
         return None
-    helpers = PASTE_HELPER if any(line.startswith("paste(") for line in lines) else ""
+    helpers = TYPE_OTHER_HELPER if any(line.startswith("type_other(") for line in lines) else ""
     return PRELUDE + helpers + "\n".join(lines) + "\n"

@@ -95,6 +95,9 @@ GUI_TYPE_MAX_CHARS = 1000
 """Longest text one `type` action may send (typing it must fit the action timeout)."""
 GUI_SCROLL_MAX = 50
 """Most wheel clicks one `scroll` action may send."""
+GUI_TYPE_REMAPPED_DELAY_MS = 60
+"""Delay between characters that xdotool types through a key it remaps (non-ASCII, `<`): at shorter
+delays an app can read a key before it has seen the new keymap, and the character is lost."""
 GUI_CLIPBOARD_WAIT_S = 2.0
 """How long typed non-ASCII text waits for the clipboard to hold it before pasting."""
 

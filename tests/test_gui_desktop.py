@@ -29,9 +29,12 @@ from stateact.kernel.runlog import RunLog
 from stateact.kernel.runtime import RoleModels, RunContext
 from subagents.endings import SubagentClaim
 from subagents.gui import DelegateGuiTool, DelegateInput, run_gui_subgoal
+from subagents.gui_actions import ComputerAction
+from subagents.gui_tools import ComputerTool
 from subagents.nudge import SUBAGENT_TEXT_REPLY_NUDGE
 from subagents.pixel import build_pixel_loop
 from subagents.scaler import Scaler
+from subagents.screen import Screen
 from subagents.settings import GUI_KEEP_SCREENSHOTS, GUI_SCREENSHOT_STRIP_CHUNK, SUBAGENT_TEXT_REPLY_NUDGES
 
 pytestmark = pytest.mark.apps
@@ -217,6 +220,22 @@ def test_main_agent_delegates_clicks_typing_drag_and_modal(tk_app, tmp_path):
     assert shots > GUI_KEEP_SCREENSHOTS and sum(len(m.images()) for m in gui_requests[-1].messages) == kept
     assert [e.is_error for e in tool_results(context, "gui#1")] == [False] * 8
     assert context.meter.by_role["gui"].turns == 6
+
+
+def test_typed_text_reaches_a_terminal_whole(desktop):
+    """`<` and non-ASCII characters reach a terminal, where Ctrl+V pastes nothing (bash reads it as
+    literal-next): a model typing a heredoc into xterm lost every `<`."""
+    text = "cat > f <<'EOF' if a<b: «Grüße» 東京 €"
+    desktop.launch("xterm -name TypeProbe -e sh -c 'cat > ~/typed.txt'")
+    wait_for(lambda: desktop.run("xdotool search --classname TypeProbe").stdout.strip(), "the terminal")
+    desktop.run("xdotool search --classname TypeProbe windowactivate --sync")
+    wait_for(lambda: desktop.exists("~/typed.txt"), "cat to open its file")
+    computer = ComputerTool(Screen(desktop))
+    for action in ({"action": "type", "text": text + "\n"}, {"action": "key", "text": "ctrl+d"}):
+        assert not computer.run(ComputerAction(**action)).is_error
+    typed = desktop.resolve("~/typed.txt")
+    wait_for(lambda: typed.read_text(encoding="utf-8").endswith("\n"), "the typed line")
+    assert typed.read_text(encoding="utf-8") == text + "\n"
 
 
 def test_click_variants_modifiers_and_scroll(tk_app, tmp_path):

@@ -96,11 +96,14 @@ def test_button_and_key_holds():
     assert held.index("keyDown('shift')") < held.index("time.sleep(0.5)") < held.index("keyUp('shift')")
 
 
-def test_type_pastes_only_non_ascii_runs():
+def test_type_hands_only_non_ascii_runs_and_less_than_to_xdotool():
     code = code_for(action="type", text="Hi Grüße\n")
-    assert "pyautogui.write('Hi Gr'" in code and "paste('üß')" in code and "pyautogui.write('e\\n'" in code
-    assert "xclip" in code
-    assert "xclip" not in code_for(action="type", text="plain ascii")
+    assert (
+        "pyautogui.write('Hi Gr'" in code and "type_other('üß')" in code and "pyautogui.write('e\\n'" in code
+    )
+    assert "type_other('<')" in code_for(action="type", text="a<b")
+    assert "xdotool" in code and "xclip" in code  # the clipboard where the machine has no xdotool
+    assert "type_other" not in code_for(action="type", text="plain ascii > 1")
 
 
 def test_scroll_and_keys():
