@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from gate.inspect.probes import PROBE_FILE, ProbeError, run_probe
+from gate.inspect.probes import PRIVATE_COPY, PROBE_FILE, ProbeError, run_probe
 from tests.osworld_vm_server import REAL_SERVER_VARIABLE, served_vm, vm_under_test
 
 pytest_plugins = ["tests.gate_fixtures"]
@@ -93,5 +94,18 @@ def test_local_sandbox_uses_the_probe_code_in_place(sandbox):
 def test_local_sandbox_without_the_toolkit_says_so(sandbox, tmp_path):
     sandbox.toolkit_dir = str(tmp_path / "no-toolkit")
 
-    with pytest.raises(ProbeError, match="cannot read the probe code at .*/no-toolkit/_gate_probes.py"):
+    with pytest.raises(ProbeError, match="cannot read the toolkit code at .*/no-toolkit"):
         run_probe(sandbox, "home_state")
+
+
+def test_a_checkout_updated_during_the_run_leaves_the_probes_working(sandbox, tmp_path):
+    """The toolkit folder's probe code changed after this harness loaded its own: ours goes to /tmp."""
+    toolkit = tmp_path / "toolkit"
+    shutil.copytree(PROBE_FILE.parent, toolkit)
+    (toolkit / PROBE_FILE.name).write_text("raise SystemExit('a newer probe file')\n")
+    sandbox.toolkit_dir = str(toolkit)
+    write_notes(sandbox)
+
+    assert notes_facts(sandbox)["size"] == 10
+    assert sandbox.read_file(PRIVATE_COPY) == PROBE_FILE.read_bytes()
+    assert notes_facts(sandbox)["size"] == 10  # the uploaded copy is found at once

@@ -3,7 +3,9 @@
 The probe code lives in the sandbox beside the office toolkit (whose `_odt` it reads .odt files with):
 a sandbox that shares the host's files uses this folder's copy in place; any other gets it uploaded
 into its toolkit folder on the first probe call, and again whenever it is missing or differs from
-ours (a reset VM, an older harness's copy). Each call then sends only a short loader and the request.
+ours (a reset VM, an older harness's copy). When the copy in place differs from the code this harness
+loaded (the checkout was updated while a run went on), ours is uploaded into the sandbox's /tmp.
+Each call then sends only a short loader and the request.
 """
 
 from __future__ import annotations
@@ -23,19 +25,26 @@ MISSING_MARKER = "@@PROBE-MISSING@@"
 MISSING_PROBE, MISSING_TOOLKIT = "probe", "toolkit"
 
 PROBE_SHA256 = hashlib.sha256(PROBE_SOURCE).hexdigest()
+PRIVATE_COPY = f"/tmp/.stateact-gate-probes-{PROBE_SHA256[:16]}.py"
+"""Where a sandbox that shares the host's files gets our probe code when its toolkit folder's copy differs."""
 LOADER = """\
 import hashlib, sys
 sys.dont_write_bytecode = True
-path, toolkit, digest, request = {arguments!r}
+paths, toolkit, digest, request = {arguments!r}
 def missing(what):
     print({marker!r} + what)
     sys.exit(1)
-try:
-    with open(path, "rb") as handle:
-        source = handle.read()
-except OSError:
-    source = b""
-if hashlib.sha256(source).hexdigest() != digest:
+def read(path):
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return b""
+path, source = next(
+    ((path, source) for path in paths if hashlib.sha256(source := read(path)).hexdigest() == digest),
+    (None, None),
+)
+if path is None:
     missing({probe!r})
 sys.path.insert(0, toolkit)
 try:
@@ -80,8 +89,14 @@ def _probe_path(sandbox: Sandbox) -> str:
     return f"{sandbox.toolkit_dir}/{PROBE_FILE.name}"
 
 
+def _probe_paths(sandbox: Sandbox) -> list[str]:
+    """Where the loader looks for our probe code: the toolkit folder, then (on a sandbox that shares the
+    host's files) the copy uploaded into its /tmp when the folder's differs."""
+    return [_probe_path(sandbox), *([PRIVATE_COPY] if sandbox.shares_host_files else [])]
+
+
 def _loader(sandbox: Sandbox, request: str) -> str:
-    arguments = (_probe_path(sandbox), sandbox.toolkit_dir, PROBE_SHA256, request)
+    arguments = (_probe_paths(sandbox), sandbox.toolkit_dir, PROBE_SHA256, request)
     return LOADER.format(
         arguments=arguments, marker=MISSING_MARKER, probe=MISSING_PROBE, toolkit=MISSING_TOOLKIT
     )
@@ -95,9 +110,11 @@ def _missing(stdout: str) -> str:
 
 def _place(sandbox: Sandbox, missing: str) -> None:
     """Upload the missing part into the sandbox: the probe code, or the toolkit it reads .odt files with."""
+    if sandbox.shares_host_files and missing == MISSING_PROBE:
+        sandbox.write_file(PRIVATE_COPY, PROBE_SOURCE)
+        return
     if sandbox.shares_host_files:
-        where = _probe_path(sandbox) if missing == MISSING_PROBE else sandbox.toolkit_dir
-        raise ProbeError(f"the sandbox cannot read the {missing} code at {where}")
+        raise ProbeError(f"the sandbox cannot read the {missing} code at {sandbox.toolkit_dir}")
     if missing == MISSING_TOOLKIT:
         install_toolkit(sandbox, install_missing_modules=False)
     else:
