@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from gate.inspect.deliverables import MentionedPath
+from gate.inspect.pregate import run_pregate
 from gate.inspect.probes import PRIVATE_COPY, PROBE_FILE, ProbeError, run_probe
 from tests.osworld_vm_server import REAL_SERVER_VARIABLE, served_vm, vm_under_test
 
@@ -109,3 +111,12 @@ def test_a_checkout_updated_during_the_run_leaves_the_probes_working(sandbox, tm
     assert notes_facts(sandbox)["size"] == 10
     assert sandbox.read_file(PRIVATE_COPY) == PROBE_FILE.read_bytes()
     assert notes_facts(sandbox)["size"] == 10  # the uploaded copy is found at once
+
+
+def test_a_file_check_that_cannot_run_says_so_in_the_gates_notes(sandbox, tmp_path):
+    sandbox.toolkit_dir = str(tmp_path / "no-toolkit")
+
+    result = run_pregate(sandbox, [MentionedPath("~/notes.txt", output=True)], None)
+
+    assert result.findings == [] and "file check failed" in result.facts[0]["error"]
+    assert result.notes and result.notes[0].startswith("The file check could not run")

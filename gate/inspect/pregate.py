@@ -63,7 +63,10 @@ def run_pregate(sandbox: Sandbox, paths: list[MentionedPath], task_started_at: f
         if located:
             facts += _facts(sandbox, located, task_started_at)
     except ProbeError as exc:  # the model round still runs; it sees why the file check is missing
-        return PregateResult([], [{"error": f"file check failed: {exc}"}])
+        note = (
+            f"The file check could not run ({exc}): none of the named paths was checked; read them yourself."
+        )
+        return PregateResult([], [{"error": f"file check failed: {exc}"}], [note])
     result = PregateResult([], facts)
     for fact in facts:
         path = named.get(fact["path"])
