@@ -38,6 +38,7 @@ from PIL import Image, PngImagePlugin
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import stateact.app  # noqa: E402, F401  (registers every role: the GUI role's settings are checked against them)
 from sandbox.base import CommandResult, Sandbox, Shell  # noqa: E402
 from stateact.kernel.loop import Budget  # noqa: E402
 from stateact.kernel.messages import ImageBlock, Message, ToolSpec  # noqa: E402
