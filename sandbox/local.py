@@ -47,6 +47,9 @@ from sandbox.settings import IMAGE_BIN_MOUNT, SANDBOX_HOME, SANDBOX_TOOLKIT, SAN
 from sandbox.toolkit import TOOLKIT_BIN
 from sandbox.vm_image import bind_terminal_key, make_home_folders, write_image_files
 
+HOST_SESSION_VARIABLES = ("DISPLAY", "XDG_CONFIG_HOME", "DBUS_SESSION_BUS_ADDRESS")
+"""The harness's desktop session, which a sandbox sharing the host's processes must not reach."""
+
 
 class LocalSandbox(Sandbox):
     """A work folder (the task's home), an optional private Xvfb display, and the processes started in it."""
@@ -108,6 +111,8 @@ class LocalSandbox(Sandbox):
                     self._display.start_window_manager(
                         self.env, lambda argv, errors: self.spawn(argv, errors)
                     )
+            else:
+                self._start_private_bus()
         except BaseException:
             self.close()
             raise
@@ -131,7 +136,7 @@ class LocalSandbox(Sandbox):
                 DBUS_SESSION_BUS_ADDRESS=f"unix:path={runtime_folder()}/bus",
             )
         else:
-            base = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "XDG_CONFIG_HOME")}
+            base = {k: v for k, v in os.environ.items() if k not in HOST_SESSION_VARIABLES}
             path = [self.toolkit_dir, str(Path(sys.executable).parent), os.environ.get("PATH", "")]
         # XDG_CONFIG_HOME stays unset: settings live under the home (LibreOffice's profile)
         return {
@@ -174,6 +179,15 @@ class LocalSandbox(Sandbox):
         warning = self._network.start(self._namespace.namespace_file("net"), userns)
         if warning:
             self.warnings.append(warning)
+
+    def _start_private_bus(self) -> None:
+        """A session D-Bus of the sandbox's own for host processes too: settings (gsettings, dconf) go
+        into its home, never into the desktop session of the user running the harness."""
+        self._host_state = image_folder(self.tag)
+        self._host_state.mkdir(mode=0o700)
+        socket = self._host_state / "bus"
+        self.env["DBUS_SESSION_BUS_ADDRESS"] = f"unix:path={socket}"
+        self._start_session_bus(socket)
 
     def _start_session_bus(self, host_socket: Path) -> None:
         """A session D-Bus inside (dconf-service starts on it when a setting is written); the image's
