@@ -226,7 +226,7 @@ def test_changed_files_include_app_data_in_hidden_folders_but_not_caches(sandbox
     from gate.settings import GATE_CHANGED_FILES_SKIP
 
     home = Path(sandbox.home)
-    since = time.time() - 1
+    since = time.time()  # after the sandbox's start, which writes its image settings (dconf)
     for relative in (".local/share/booker/bookings.json", ".cache/thumbs/a.png", "Documents/out.csv"):
         (home / relative).parent.mkdir(parents=True, exist_ok=True)
         (home / relative).write_text("{}")

@@ -367,8 +367,9 @@ class _VenvMachine(LocalSandbox):
 def test_install_toolkit_in_a_virtual_environment_installs_to_a_folder_and_warns(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run(["python3", "-m", "venv", "--without-pip", str(venv)], check=True)
-    with _VenvMachine(tmp_path / "vmhome") as box:
-        box.venv = venv
+    box = _VenvMachine(tmp_path / "vmhome")
+    box.venv = venv  # before the start, whose image settings already run commands
+    with box:
         installed = install_toolkit(box)
     assert installed.python_path == f"{box.home}/{TOOLKIT_REMOTE_LIB_DIR}"
     first, failed = installed.warnings  # the venv has no pip here: the install fails, and says so
