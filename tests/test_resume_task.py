@@ -30,9 +30,10 @@ def task_file(folder: Path, port: int) -> Path:
         "snapshot": "os",
         "instruction": "Put the note you keep in /tmp and the served page into ~/out.txt.",
         "config": [
-            {"type": "execute", "parameters": {"command": "mkdir -p ~/site && echo served > ~/site/page.txt", "shell": True}},  # noqa: E501
+            {"type": "execute", "parameters": {"command": "mkdir -p ~/site && echo served | tee ~/site/page.txt > ~/site/page.txt.orig", "shell": True}},  # noqa: E501
             {"type": "launch", "parameters": {"command": f"python3 -m http.server {port} --bind 127.0.0.1 --directory /home/user/site", "shell": True}},  # noqa: E501
             {"type": "execute", "parameters": {"command": wait, "shell": True}},
+            {"type": "execute", "parameters": {"command": "rm ~/site/page.txt.orig", "shell": True}},  # done once
         ],
         "related_apps": ["os"],
         "evaluator": {

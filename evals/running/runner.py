@@ -25,7 +25,8 @@ carries the failure instead of a score, and the task runs again next time.
 
 `resume_task` continues a `--task` run that was stopped (its run folder's config names the task): in a
 new local sandbox the task's setup steps that start programs are run again (not those that place
-files, which the agent may have changed), the agent goes on, and the task is scored as any other.
+files or run commands: the agent may have changed what they made), the harness waits for the ports
+those programs serve on, the agent goes on, and the task is scored as any other.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ from evals.running.results import (
     write_results,
 )
 from evals.running.rollouts import run_rollout
-from evals.running.task_ports import check_ports_free, named_host_ports
+from evals.running.task_ports import check_ports_free, named_host_ports, task_ports
 from sandbox.base import Sandbox, SandboxError
 from stateact.app.config import RunConfig, TaskRun
 from stateact.app.resume import ResumeError
@@ -66,10 +67,27 @@ from stateact.app.variants import FULL_HARNESS
 from stateact.kernel.runlog import EventListener
 
 RunAgent = Callable[[str, Sandbox], Path]
-PROGRAM_STEPS = {"launch", "open", "chrome_open_tabs", "activate_window"}
-"""Setup steps that start programs (or act on their windows): what a resume in a new sandbox redoes."""
-WAIT_STEPS = {"execute", "command", "sleep"}
-"""Steps redone when they follow a redone program step: they wait for what it started."""
+PROGRAM_STEPS = {"launch", "open", "chrome_open_tabs", "activate_window", "sleep"}
+"""Setup steps that start programs (or act on their windows), and pauses: what a resume in a new sandbox
+redoes. Commands (`execute`, `command`) are not redone: their changes to files are kept, and running one
+again could undo the agent's work (an `rm`, an overwrite) or fail on what it already did."""
+PORT_WAIT_S = 20.0
+"""How long a resume waits for the ports the relaunched programs serve on (evals/running/task_ports.py)."""
+PORT_WAIT = """\
+import socket, sys, time
+ports, deadline = {ports!r}, time.monotonic() + {seconds}
+for port in ports:
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                print(port)
+                sys.exit(1)
+            time.sleep(0.1)
+"""
+"""Run in the sandbox: wait until every port answers; prints the first that does not."""
 
 
 @dataclass
@@ -130,16 +148,21 @@ def prepare_task(task_path: Path, sandbox: Sandbox, cache_dir: Path) -> Prepared
 
 def restart_programs(task_path: Path, sandbox: Sandbox, cache_dir: Path) -> PreparedTask:
     """The task mapped onto a new sandbox over its kept files, with the setup steps that start programs
-    run again: each program step and the wait steps right after it (see PROGRAM_STEPS)."""
+    run again (see PROGRAM_STEPS), then a wait for the ports they serve on."""
     raw = load_task(task_path)
     task = map_task(raw, sandbox)
-    steps, follows = [], False
-    for step in task.config:
-        follows = step.type in PROGRAM_STEPS or (follows and step.type in WAIT_STEPS)
-        steps += [step] if follows else []
     cache = FileCache(cache_dir)
     context = SetupContext(cache=cache, task_dir=Path(task_path).resolve().parent)
-    run_steps(steps, sandbox, context)
+    run_steps([step for step in task.config if step.type in PROGRAM_STEPS], sandbox, context)
+    ports = sorted(task_ports(task))
+    if ports:
+        waited = sandbox.run_python(
+            PORT_WAIT.format(ports=ports, seconds=PORT_WAIT_S), timeout=PORT_WAIT_S + 10
+        )
+        if not waited.ok:
+            raise SetupError(
+                f"port {waited.stdout.strip() or '?'} of a relaunched program did not answer within {PORT_WAIT_S:.0f} s"
+            )
     return PreparedTask(task, Path(task_path), task_domain(task_path, raw), cache, context.records)
 
 
