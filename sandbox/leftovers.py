@@ -71,21 +71,37 @@ class Leftover:
     """Its host folders (its /tmp, its system files) that are still there."""
 
 
+def _read_record(path: Path) -> dict | None:
+    """A sandbox's owner record; None when it was released while being read; no owner when torn."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError:
+        return None
+    except ValueError:
+        return {"owner": 0}
+
+
+def _live_owner(record: dict) -> int:
+    """The record's owner process when it still runs (its PID not reused since), else 0."""
+    owner = int(record.get("owner", 0))
+    return owner if owner and _started(owner) == record.get("owner_started") else 0
+
+
+def live_owner(tag: str) -> int:
+    """The process that owns the sandbox tagged `tag` and still runs, or 0 (closed, or its owner died)."""
+    record = _read_record(REGISTRY / f"{tag}.json")
+    return _live_owner(record) if record else 0
+
+
 def stale() -> list[Leftover]:
     """The recorded sandboxes whose owner process is gone."""
     found = []
     for path in sorted(REGISTRY.glob("*.json")) if REGISTRY.is_dir() else []:
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except OSError:
-            continue  # released while being read
-        except ValueError:
-            record = {"owner": 0}
-        owner = int(record.get("owner", 0))
-        if owner and _started(owner) == record.get("owner_started"):
+        record = _read_record(path)
+        if record is None or _live_owner(record):
             continue
         tag = path.stem
-        found.append(Leftover(tag, owner, len(tagged_pids(tag)), host_folders(tag)))
+        found.append(Leftover(tag, int(record.get("owner", 0)), len(tagged_pids(tag)), host_folders(tag)))
     return found
 
 

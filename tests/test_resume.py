@@ -454,3 +454,18 @@ sandbox.start()
 print(sandbox.tag, flush=True)
 time.sleep(600)
 """
+
+
+def test_a_run_that_is_still_running_is_not_resumed(tmp_path, unbroken_files):
+    """Resuming a live run would end its sandbox's programs under it: it is refused, the run goes on."""
+    proc, runs, home = start_run(tmp_path, "live")
+    try:
+        wait_for_event(runs, KILL_POINTS["during a long bash command"])
+        (run_dir,) = list(runs.iterdir())
+        refused = run_cli("resume", str(run_dir), timeout=60)
+        assert refused.returncode == ExitCode.USAGE, refused.stdout + refused.stderr
+        assert f"is still running (process {proc.pid} owns its sandbox)" in " ".join(refused.stderr.split())
+    finally:
+        output, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, output
+    assert files_of(home) == unbroken_files

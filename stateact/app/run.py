@@ -12,6 +12,7 @@ from pathlib import Path
 from gate.inspect.changes import take_baseline
 from gate.inspect.facts import sandbox_clock
 from sandbox.base import Sandbox, SandboxError
+from sandbox.leftovers import live_owner
 from sandbox.netns import loopback_ports
 from sandbox.recording import ScreenRecording, record_display
 from stateact.app.arguments import check_models
@@ -80,6 +81,12 @@ def load_resumable(run_dir: Path) -> RunState:
     state = load_run_state(run_dir)
     if state.status == "finished":
         raise ResumeError(f"{run_dir} already finished; nothing to resume")
+    running = sorted({owner for tag in state.sandbox_tags if (owner := live_owner(tag))})
+    if running:
+        raise ResumeError(
+            f"{run_dir} is still running (process {', '.join(map(str, running))} owns its sandbox): "
+            "stop it first (Ctrl-C, or kill that process), then resume"
+        )
     check_models(state.config.models.spec_for(role) for role in role_names())
     return state
 
