@@ -23,15 +23,32 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+FIXTURES = "https://fixtures.stateact.dev/office/"
+SERVE = """\
+import http.server, pathlib, sys
+seed = pathlib.Path(sys.argv[1])
+(seed.parent / "page.txt").write_text(seed.read_text())
+seed.unlink()  # a private input, gone once read
+handler = lambda *a: http.server.SimpleHTTPRequestHandler(*a, directory=str(seed.parent))
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[2])), handler).serve_forever()
+"""
+"""The task's server: it reads its seed, removes it and serves the page made from it."""
+
+
 def task_file(folder: Path, port: int) -> Path:
+    cache = folder / "cache"
+    cache.mkdir()
+    (cache / "serve.py").write_text(SERVE)
+    (cache / "seed.txt").write_text("served\n")
     wait = f"for i in $(seq 100); do python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}), 0.2)' 2>/dev/null && break; sleep 0.1; done"  # noqa: E501
     task = {
         "id": "resume-keeps-the-task",
         "snapshot": "os",
         "instruction": "Put the note you keep in /tmp and the served page into ~/out.txt.",
         "config": [
-            {"type": "execute", "parameters": {"command": "mkdir -p ~/site && echo served | tee ~/site/page.txt > ~/site/page.txt.orig", "shell": True}},  # noqa: E501
-            {"type": "launch", "parameters": {"command": f"python3 -m http.server {port} --bind 127.0.0.1 --directory /home/user/site", "shell": True}},  # noqa: E501
+            {"type": "execute", "parameters": {"command": "mkdir -p ~/site && echo served > ~/site/page.txt.orig", "shell": True}},  # noqa: E501
+            {"type": "download", "parameters": {"files": [{"url": FIXTURES + "serve.py", "path": "/home/user/site/serve.py"}, {"url": FIXTURES + "seed.txt", "path": "/home/user/site/seed.txt"}]}},  # noqa: E501
+            {"type": "launch", "parameters": {"command": f"python3 /home/user/site/serve.py /home/user/site/seed.txt {port}", "shell": True}},  # noqa: E501
             {"type": "execute", "parameters": {"command": wait, "shell": True}},
             {"type": "execute", "parameters": {"command": "rm ~/site/page.txt.orig", "shell": True}},  # done once
         ],
@@ -104,7 +121,15 @@ def test_a_task_run_killed_during_a_delegation_is_resumed_told_the_truth_and_sco
         "The sandbox's own /tmp was not kept" in notice
     ), notice
     assert carried == ("carried over: note.txt" in notice)
-    assert f"launch python3 -m http.server {port}" in notice
+    assert f"launch python3 /home/user/site/serve.py /home/user/site/seed.txt {port};" in notice
+    assert "exited at once" not in notice
+    assert (
+        "pasta" not in notice and "ffmpeg" not in notice and str(tmp_path) not in notice
+    )  # the harness's own
+    assert (
+        "first placed again, since these programs read them and they were gone: /home/user/site/seed.txt"
+        in notice
+    )
     assert "Files persist" not in notice
     assert json.loads((run_dir / "result.json").read_text())["status"] == "finished"
 

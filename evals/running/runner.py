@@ -32,6 +32,7 @@ those programs serve on, the agent goes on, and the task is scored as any other.
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +42,7 @@ from evals.osworld.needs import missing_needs
 from evals.osworld.paths import HomeMap
 from evals.osworld.scoring import ScoreReport, check_evaluator_known, score_task
 from evals.osworld.setup import SetupContext, SetupError, degraded_steps, run_steps
-from evals.osworld.task import Task, load_task, standalone_domain, task_domain
+from evals.osworld.task import Step, Task, load_task, standalone_domain, task_domain
 from evals.running.check import local_gaps, preflight
 from evals.running.failures import AGENT, SCORING, SETUP, TaskFailure
 from evals.running.results import (
@@ -88,6 +89,18 @@ for port in ports:
             time.sleep(0.1)
 """
 """Run in the sandbox: wait until every port answers; prints the first that does not."""
+PROCESS_MATCH = """\
+import pathlib
+command, words = {targets!r}
+def argv(path):
+    try:
+        return path.read_bytes().decode(errors="replace").rstrip("\\0").split("\\0")
+    except OSError:
+        return []
+lines = [argv(p) for p in pathlib.Path("/proc").glob("[0-9]*/cmdline")]
+print("yes" if any(command in a or " ".join(a) == words for a in lines) else "no")
+"""
+"""Run in the sandbox: whether a process runs a launched command (`yes` or `no`)."""
 
 
 @dataclass
@@ -153,7 +166,8 @@ def restart_programs(task_path: Path, sandbox: Sandbox, cache_dir: Path) -> Prep
     task = map_task(raw, sandbox)
     cache = FileCache(cache_dir)
     context = SetupContext(cache=cache, task_dir=Path(task_path).resolve().parent)
-    run_steps([step for step in task.config if step.type in PROGRAM_STEPS], sandbox, context)
+    programs = [step for step in task.config if step.type in PROGRAM_STEPS]
+    run_steps([*_gone_inputs(task, programs, sandbox), *programs], sandbox, context)
     ports = sorted(task_ports(task))
     if ports:
         waited = sandbox.run_python(
@@ -163,13 +177,56 @@ def restart_programs(task_path: Path, sandbox: Sandbox, cache_dir: Path) -> Prep
             raise SetupError(
                 f"port {waited.stdout.strip() or '?'} of a relaunched program did not answer within {PORT_WAIT_S:.0f} s"
             )
+    for record in context.records:
+        if record["type"] == "launch" and not _running(sandbox, record["command"]):
+            record["exited"] = True
     return PreparedTask(task, Path(task_path), task_domain(task_path, raw), cache, context.records)
 
 
+def _gone_inputs(task: Task, programs: list[Step], sandbox: Sandbox) -> list[Step]:
+    """Download steps placing again the files a relaunched program names on its command line that are
+    gone (a program may remove its private input once read, as a desk app its rules)."""
+    named = " ".join(str(step.parameters.get("command", "")) for step in programs)
+    steps = []
+    for step in task.config:
+        if step.type != "download":
+            continue
+        files = [
+            item
+            for item in step.parameters.get("files", [])
+            if item.get("path") and item["path"] in named and not sandbox.exists(item["path"])
+        ]
+        if files:
+            steps.append(Step(type="download", parameters={"files": files}))
+    return steps
+
+
+def _running(sandbox: Sandbox, command: str) -> bool:
+    """Whether a process of the sandbox runs `command` (a launched program still alive): as a shell
+    runs it (`sh -c COMMAND`), or, for a simple command the shell replaced itself with, as its words."""
+    try:
+        words = " ".join(shlex.split(command))
+    except ValueError:
+        return True  # not a command line we can match: take the launch at its word
+    found = sandbox.run_python(PROCESS_MATCH.format(targets=(command, words)), timeout=10)
+    return not found.ok or found.stdout.strip() == "yes"
+
+
 def restarted_programs(records: list[dict]) -> list[str]:
-    """What the redone steps started, as the resume notice names it."""
+    """What the redone steps started or placed again, as the resume notice names it."""
     named = {"launch": "command", "open": "path", "chrome_open_tabs": "urls"}
-    return [f"{r['type']} {r[named[r['type']]]}" for r in records if r["type"] in named]
+    exited = " (it exited at once: it is not running)"
+    lines = [
+        f"{r['type']} {r[named[r['type']]]}{exited if r.get('exited') else ''}"
+        for r in records
+        if r["type"] in named
+    ]
+    placed = [path for r in records if r["type"] == "download" for path in r["files"]]
+    if placed:
+        lines.append(
+            f"first placed again, since these programs read them and they were gone: {', '.join(placed)}"
+        )
+    return lines
 
 
 def _run_result(run_dir: Path | None) -> dict:

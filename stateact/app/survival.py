@@ -20,8 +20,10 @@ from sandbox.display import WINDOW_MANAGERS
 from sandbox.leftovers import tmp_folder
 from sandbox.processes import kill_tagged, tagged_pids
 
-PLUMBING = {"Xvfb", "bwrap", "dbus-daemon", "dconf-service", *WINDOW_MANAGERS}
+PLUMBING = {"Xvfb", "bwrap", "dbus-daemon", "dconf-service", "pasta", "passt", *WINDOW_MANAGERS}
 """Programs a local sandbox runs for itself: not the agent's or the task's."""
+RECORDER = ("ffmpeg", "x11grab")
+"""The display's recorder (sandbox/recording.py): the harness's, though it carries the sandbox's tag."""
 SANDBOX_OWN_TMP = {".stateact-shell", ".X11-unix", ".ICE-unix"}
 """Entries of a sandbox's /tmp that the sandbox makes at its start: never carried over."""
 PROGRAMS_NAMED = 20
@@ -59,6 +61,8 @@ def _own_program(pid: int) -> str:
     except OSError:
         return ""
     if not argv or os.path.basename(argv[0]) in PLUMBING or tuple(argv) == BashSession.DEFAULT_ARGV:
+        return ""
+    if os.path.basename(argv[0]) == RECORDER[0] and RECORDER[1] in argv:
         return ""
     return " ".join(argv)
 
