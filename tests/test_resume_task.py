@@ -72,7 +72,7 @@ def script(port: int) -> dict:
                 {"tool_calls": [{"name": "bash", "input": {"command": "echo kept > /tmp/note.txt; echo kept > ~/note.txt"}}]},  # noqa: E501
                 {"tool_calls": [{"name": "delegate_gui", "input": {"subgoal": "Move the pointer to the middle."}}]},  # noqa: E501
                 {
-                    "expect": {"is_error": True, "contains": "What gui#1 had done before the stop (1 steps)"},
+                    "expect": {"is_error": True, "contains": "What gui#1 had done before the stop (1 tool call)"},
                     "tool_calls": [{"name": "bash", "input": {"command": f"cat ~/note.txt > ~/out.txt && {fetch} >> ~/out.txt; cp /tmp/note.txt ~/tmp-seen.txt || true"}}],  # noqa: E501
                 },
                 {"tool_calls": [{"name": "finish", "input": {"summary": "wrote ~/out.txt"}}]},

@@ -197,7 +197,8 @@ def interrupted_call_text(events: Sequence[Event], call_id: str) -> str:
     calls = [e for e in later if isinstance(e, ToolCall) and e.scope == scope]
     lines = [
         f"The run was interrupted during this call, while its subagent {scope} was working: the call "
-        f"returned no report. What {scope} had done before the stop ({len(calls)} steps"
+        f"returned no report. What {scope} had done before the stop ({len(calls)} tool "
+        + ("call" if len(calls) == 1 else "calls")
         + (f", the latest {STEPS_SHOWN} shown" if len(calls) > STEPS_SHOWN else "")
         + "):"
     ]
