@@ -123,6 +123,7 @@ def test_a_task_run_killed_during_a_delegation_is_resumed_told_the_truth_and_sco
     assert carried == ("carried over: note.txt" in notice)
     assert f"launch python3 /home/user/site/serve.py /home/user/site/seed.txt {port};" in notice
     assert "exited at once" not in notice
+    assert "These programs were running and were ended" in notice or "ended with the stopped run" in notice
     assert (
         "pasta" not in notice and "ffmpeg" not in notice and str(tmp_path) not in notice
     )  # the harness's own

@@ -113,7 +113,10 @@ def resume_note(sandbox: Sandbox, leftovers: Leftovers, carried: list[str], rest
             f"windows are gone): {'; '.join(named)}{more}."
         )
     else:
-        lines.append("No program of the task or yours was running.")
+        lines.append(
+            "No program of the task or yours was still running: the sandbox's programs ended with the "
+            "stopped run (what they held only in memory and their open windows are gone)."
+        )
     if restarted:
         lines.append(
             "The task's setup started these again, in their start-up state (reading the files as they "
