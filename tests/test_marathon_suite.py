@@ -1,0 +1,181 @@
+"""The marathon suite: each task's length and checkpoints, its step budget, the Desk's refusals and
+confirmation numbers, and the intranet's paginated portal and validated forms.
+
+Replaying a marathon task takes minutes; validate them with `stateact eval validate evals/suites/marathon`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from evals import settings
+from evals.authoring.marathon_tasks import MARATHON_SUITE, MAX_STEPS, SERVER_FILE, _server_module
+from evals.fixtures import marathon
+from evals.fixtures.apps.desk import confirmation, refused
+from evals.osworld.task import load_task, step_budget
+from evals.running.jobs import SuiteJob, SuiteOptions, job_config
+from evals.running.suite import discover
+from sandbox.local import LocalSandbox
+from stateact.app.config import RoleModels
+from tests.test_eval_suite import assert_downloads_resolve
+from tests.test_gui_desktop import wait_for
+from tests.test_long_suite_b import DESK, DESK_SCREEN
+from tests.tool_calls import calls_in
+from tests.web_site import serve_site
+
+TASKS = discover(MARATHON_SUITE)
+MIN_TASKS, MIN_CALLS, MIN_CHECKPOINTS = 6, 100, 30
+
+
+def _roles(task) -> dict[str, list[dict]]:
+    return json.loads(task.solution_path.read_text(encoding="utf-8"))["roles"]
+
+
+def test_the_suite_has_a_task_per_theme() -> None:
+    assert len(TASKS) >= MIN_TASKS
+    assert sorted(t.id for t in TASKS) == sorted(theme.id for theme in marathon.THEMES)
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda t: t.id)
+def test_each_reference_makes_a_hundred_tool_calls_and_the_task_has_thirty_checkpoints(task) -> None:
+    script = _roles(task)
+    assert sum(len(calls_in(turns)) for turns in script.values()) >= MIN_CALLS
+    assert task.checkpoints >= MIN_CHECKPOINTS
+    assert task.task.max_steps == MAX_STEPS
+    main = calls_in(script["main"])
+    assert main[-1]["name"] == "finish" and calls_in(script["gate"])[-1]["input"]["verdict"] == "PASS"
+    # the GUI types one record per turn: a refused code is typed again after the window answered
+    retyped = [t for t in script["gui"] if t["text"].startswith("Refused:")]
+    assert len(retyped) == 2 * len(marathon.BY_ID[task.id].retired)
+
+
+def test_every_download_resolves_to_a_built_fixture(built_fixtures: Path) -> None:
+    assert_downloads_resolve(TASKS, built_fixtures)
+
+
+# -- the step budget --------------------------------------------------------------------------------
+def test_a_task_file_carries_its_step_budget_to_suite_runs_unless_the_user_gives_one() -> None:
+    task = TASKS[0]
+    options = SuiteOptions(MARATHON_SUITE, (), ("stateact",), "scripted:x", Path("/tmp/r"), Path("/tmp/c"))
+    models = RoleModels(main="scripted:x")
+
+    def turns(given: int | None, budget: int | None) -> int | None:
+        job = SuiteJob(replace(task, task=task.task.model_copy(update={"max_steps": budget})), "stateact")
+        return job_config(replace(options, max_turns=given), job, models, Path("/tmp")).max_turns
+
+    assert turns(None, 350) == 350
+    assert turns(40, 350) == 40
+    assert turns(None, None) == settings.TASK_MAX_TURNS
+    assert step_budget(load_task(task.path), None, None) == MAX_STEPS  # `run --task` with no --max-steps
+
+
+# -- the Desk ---------------------------------------------------------------------------------------
+def test_confirmation_numbers_follow_the_record_and_rules_refuse_by_value() -> None:
+    first = confirmation("CD", "Claims Desk", ["CL-1001", "AUTO-1", "12.50"])
+    assert re.fullmatch(r"CD-[0-9A-F]{6}", first)
+    assert first == confirmation("CD", "Claims Desk", ["CL-1001", "AUTO-1", "12.50"])
+    assert first != confirmation("CD", "Claims Desk", ["CL-1001", "AUTO-1", "12.51"])
+    rules = [{"field": "Policy", "value": "TRAV-3", "message": "use TRAV-7"}]
+    assert refused(rules, {"Policy": "trav-3"}) == ("Policy", "use TRAV-7")
+    assert refused(rules, {"Policy": "TRAV-7"}) is None
+
+
+@pytest.mark.apps
+@pytest.mark.slow
+def test_the_desk_refuses_a_ruled_value_in_its_window_and_confirms_what_it_adds(tmp_path: Path) -> None:
+    sandbox = LocalSandbox(tmp_path / "home", display=True, size=DESK_SCREEN)
+    sandbox.start()
+    try:
+        app, store, rules = (f"{sandbox.home}/{name}" for name in ("desk.py", "records.json", "rules.json"))
+        sandbox.write_file(app, DESK.read_bytes())
+        sandbox.write_file(
+            rules, json.dumps([{"field": "Code", "value": "OLD", "message": "enter NEW"}]).encode()
+        )
+        sandbox.launch(
+            f"python3 {app} --title 'Rule Desk' --fields Ref,Code --store {store} --rules {rules} --confirm RD"
+        )
+        wait_for(lambda: "Rule Desk" in sandbox.run("wmctrl -l").stdout, "the app's window")
+        assert sandbox.run("sleep 0.5; wmctrl -a 'Rule Desk'").returncode == 0
+        sandbox.run("xdotool type R1; xdotool key Tab; xdotool type OLD; xdotool key Return; sleep 0.5")
+        assert not Path(store).exists()  # refused: nothing saved, the Code field cleared and focused
+        sandbox.run("xdotool type NEW; xdotool key Return")
+        wait_for(lambda: Path(store).exists(), "the corrected record saved")
+        assert json.loads(Path(store).read_text()) == [
+            {"ref": "R1", "code": "NEW", "confirmation": confirmation("RD", "Rule Desk", ["R1", "NEW"])}
+        ]
+    finally:
+        sandbox.close()
+
+
+# -- the intranet -----------------------------------------------------------------------------------
+def _fetch(url: str, fields: dict[str, str] | None = None) -> tuple[int, str]:
+    body = urllib.parse.urlencode(fields).encode() if fields is not None else None
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, data=body)) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def _intranet(tmp_path: Path):
+    module = _server_module()
+    theme = marathon.THEMES[0]
+    for name, text in (
+        (f"portal/{theme.id}.json", json.dumps(marathon.portal(theme))),
+        *((f"forms/{form}.json", json.dumps(rules)) for form, rules in marathon.form_rules(theme).items()),
+    ):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (tmp_path / "www").mkdir()
+    state = tmp_path / "state.db"
+    module.prepare_state(state)
+    return module, theme, module.make_filing_handler(tmp_path / "www", state), state
+
+
+def test_portal_pages_open_only_through_the_previous_pages_link(tmp_path: Path) -> None:
+    module, theme, handler, _ = _intranet(tmp_path)
+    with serve_site(handler) as base:
+        status, first = _fetch(f"{base}/portal/{theme.id}/1")
+        assert status == 200 and "Page 1 of 8" in first and "CL-1001" in first
+        link = re.search(r'href="([^"]+)">Next page', first).group(1)
+        assert _fetch(f"{base}/portal/{theme.id}/2")[0] == 403
+        assert _fetch(f"{base}/portal/{theme.id}/2?token=wrong")[0] == 403
+        status, second = _fetch(base + link)
+        assert status == 200 and "Page 2 of 8" in second and "CL-1006" in second
+        assert _fetch(f"{base}/portal/{theme.id}/9")[0] == 404
+        assert _fetch(f"{base}/portal/{theme.id}.json")[0] == 404  # the data file is not served
+    assert link.endswith(module.page_token(f"marathon-{theme.id}", theme.id, 2))
+    assert SERVER_FILE.name == "long_server.py"
+
+
+def test_a_ruled_form_refuses_with_its_message_and_answers_a_filing_with_its_receipt(tmp_path: Path) -> None:
+    module, theme, handler, state = _intranet(tmp_path)
+    suspended, parent = next(iter(theme.suspended.items()))
+    item = {
+        "period": "2024-11",
+        "ref": "CL-1001",
+        "party": suspended,
+        "amount": "1600.00",
+        "confirmation": "CD-1",
+    }
+    with serve_site(handler) as base:
+        status, page = _fetch(f"{base}/file/item", item)
+        assert status == 422 and f"Refused: {suspended} is under review" in page and parent in page
+        status, page = _fetch(f"{base}/file/item", {**item, "party": parent})
+        number = module.receipt("IT", "item", {**item, "party": parent})
+        assert status == 200 and f"Receipt: {number}" in page
+        status, page = _fetch(f"{base}/file/close", {"period": "2024-11", "count": "1", "total": "1600.00"})
+        assert status == 200 and "Notice: Correction to the 2024-11 source list" in page
+    stored = [
+        json.loads(d) for (d,) in sqlite3.connect(state).execute("SELECT data FROM filings ORDER BY id")
+    ]
+    assert [s["receipt"] for s in stored][0] == number and len(stored) == 2
