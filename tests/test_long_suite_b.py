@@ -100,6 +100,7 @@ def test_the_desk_keeps_the_records_typed_into_its_window_in_its_store_and_on_it
         assert served == {
             "title": "Test Desk",
             "records": [{"Room": r["room"], "Session": r["session"]} for r in records()],
+            "status": "Added record 3: Room B.",
         }
     finally:
         sandbox.close()

@@ -15,6 +15,7 @@ import urllib.request
 from dataclasses import replace
 from pathlib import Path
 
+import httpx
 import pytest
 
 from evals import settings
@@ -26,9 +27,10 @@ from evals.running.jobs import SuiteJob, SuiteOptions, job_config
 from evals.running.suite import discover
 from sandbox.local import LocalSandbox
 from stateact.app.config import RoleModels
+from tests.docker_stand_in import free_port
 from tests.test_eval_suite import assert_downloads_resolve
 from tests.test_gui_desktop import wait_for
-from tests.test_long_suite_b import DESK, DESK_SCREEN
+from tests.test_long_suite_b import DESK, DESK_SCREEN, STATE_PORT
 from tests.tool_calls import calls_in
 from tests.web_site import serve_site
 
@@ -79,39 +81,60 @@ def test_a_task_file_carries_its_step_budget_to_suite_runs_unless_the_user_gives
 
 
 # -- the Desk ---------------------------------------------------------------------------------------
-def test_confirmation_numbers_follow_the_record_and_rules_refuse_by_value() -> None:
-    first = confirmation("CD", "Claims Desk", ["CL-1001", "AUTO-1", "12.50"])
+def test_confirmation_numbers_follow_the_seed_and_the_record_and_rules_refuse_by_value_or_form() -> None:
+    first = confirmation("CD", "seed", ["CL-1001", "AUTO-1", "12.50"])
     assert re.fullmatch(r"CD-[0-9A-F]{6}", first)
-    assert first == confirmation("CD", "Claims Desk", ["CL-1001", "AUTO-1", "12.50"])
-    assert first != confirmation("CD", "Claims Desk", ["CL-1001", "AUTO-1", "12.51"])
-    rules = [{"field": "Policy", "value": "TRAV-3", "message": "use TRAV-7"}]
-    assert refused(rules, {"Policy": "trav-3"}) == ("Policy", "use TRAV-7")
-    assert refused(rules, {"Policy": "TRAV-7"}) is None
+    assert first == confirmation("CD", "seed", ["CL-1001", "AUTO-1", "12.50"])
+    assert first != confirmation("CD", "seed", ["CL-1001", "AUTO-1", "12.51"])
+    assert first != confirmation("CD", "other", ["CL-1001", "AUTO-1", "12.50"])
+    rules = [{"field": "Policy", "value": "TRAV-3", "message": "use TRAV-7"}, marathon.amount_rule("Amount")]
+    assert refused(rules, {"Policy": "trav-3", "Amount": "1.00"}) == ("Policy", "use TRAV-7")
+    assert refused(rules, {"Policy": "TRAV-7", "Amount": "1234.50"}) is None
+    for written in ("3,723.28", "3723.3", "3723", "€3723.28"):
+        field, message = refused(rules, {"Policy": "TRAV-7", "Amount": written})
+        assert field == "Amount" and "e.g. 1234.50" in message
 
 
 @pytest.mark.apps
 @pytest.mark.slow
-def test_the_desk_refuses_a_ruled_value_in_its_window_and_confirms_what_it_adds(tmp_path: Path) -> None:
+def test_the_desk_deletes_its_rules_and_shows_refusals_and_confirmations_in_its_window_only(
+    tmp_path: Path,
+) -> None:
     sandbox = LocalSandbox(tmp_path / "home", display=True, size=DESK_SCREEN)
     sandbox.start()
+    port = free_port()
     try:
         app, store, rules = (f"{sandbox.home}/{name}" for name in ("desk.py", "records.json", "rules.json"))
         sandbox.write_file(app, DESK.read_bytes())
+        sandbox.write_file(f"{sandbox.home}/state_port.py", STATE_PORT.read_bytes())
+        refuse = [{"field": "Code", "value": "OLD", "message": "enter NEW"}, marathon.amount_rule("Amount")]
         sandbox.write_file(
-            rules, json.dumps([{"field": "Code", "value": "OLD", "message": "enter NEW"}]).encode()
+            rules, json.dumps({"refuse": refuse, "confirm": "RD", "seed": "seed-7f3q"}).encode()
         )
         sandbox.launch(
-            f"python3 {app} --title 'Rule Desk' --fields Ref,Code --store {store} --rules {rules} --confirm RD"
+            f"python3 {app} --title 'Rule Desk' --fields Ref,Code,Amount --store {store} --rules {rules} --port {port}"
         )
         wait_for(lambda: "Rule Desk" in sandbox.run("wmctrl -l").stdout, "the app's window")
+        assert not Path(rules).exists()  # read at start, then deleted: only the window tells
+        assert "seed-7f3q" not in sandbox.run("ps -eo args").stdout
         assert sandbox.run("sleep 0.5; wmctrl -a 'Rule Desk'").returncode == 0
-        sandbox.run("xdotool type R1; xdotool key Tab; xdotool type OLD; xdotool key Return; sleep 0.5")
-        assert not Path(store).exists()  # refused: nothing saved, the Code field cleared and focused
-        sandbox.run("xdotool type NEW; xdotool key Return")
+
+        def status() -> str:
+            return httpx.get(f"http://127.0.0.1:{port}/").json()["status"]
+
+        sandbox.run(
+            "xdotool type R1; xdotool key Tab; xdotool type OLD; xdotool key Tab; xdotool type 3,723.28"
+        )
+        sandbox.run("xdotool key Return; sleep 0.5")
+        assert status() == "Refused: enter NEW" and not Path(store).exists()  # the Code field cleared
+        sandbox.run("xdotool type NEW; xdotool key Return; sleep 0.5")
+        assert status().startswith("Refused: Amount must be a plain number") and not Path(store).exists()
+        sandbox.run("xdotool type 3723.28; xdotool key Return")
         wait_for(lambda: Path(store).exists(), "the corrected record saved")
-        assert json.loads(Path(store).read_text()) == [
-            {"ref": "R1", "code": "NEW", "confirmation": confirmation("RD", "Rule Desk", ["R1", "NEW"])}
-        ]
+        number = confirmation("RD", "seed-7f3q", ["R1", "NEW", "3723.28"])
+        assert status() == f"Added record 1: R1. Confirmation {number}."
+        assert json.loads(Path(store).read_text()) == [{"ref": "R1", "code": "NEW", "amount": "3723.28"}]
+        assert number not in json.dumps(httpx.get(f"http://127.0.0.1:{port}/").json()["records"])
     finally:
         sandbox.close()
 
@@ -138,7 +161,9 @@ def _intranet(tmp_path: Path):
     (tmp_path / "www").mkdir()
     state = tmp_path / "state.db"
     module.prepare_state(state)
-    return module, theme, module.make_filing_handler(tmp_path / "www", state), state
+    handler = module.make_filing_handler(tmp_path / "www", state)
+    assert not (tmp_path / "portal").exists() and not (tmp_path / "forms").exists()  # read, then deleted
+    return module, theme, handler, state
 
 
 def test_portal_pages_open_only_through_the_previous_pages_link(tmp_path: Path) -> None:
@@ -170,12 +195,22 @@ def test_a_ruled_form_refuses_with_its_message_and_answers_a_filing_with_its_rec
     with serve_site(handler) as base:
         status, page = _fetch(f"{base}/file/item", item)
         assert status == 422 and f"Refused: {suspended} is under review" in page and parent in page
+        status, page = _fetch(f"{base}/file/item", {**item, "party": parent, "amount": "1,600.00"})
+        assert (
+            status == 422 and "Amount must be a plain number with two decimals" in page and "1234.50" in page
+        )
         status, page = _fetch(f"{base}/file/item", {**item, "party": parent})
         number = module.receipt("IT", "item", {**item, "party": parent})
         assert status == 200 and f"Receipt: {number}" in page
         status, page = _fetch(f"{base}/file/close", {"period": "2024-11", "count": "1", "total": "1600.00"})
         assert status == 200 and "Notice: Correction to the 2024-11 source list" in page
+        status, page = _fetch(f"{base}/file/amend", {"receipt": "IT-99999", "amount": "1700.00"})
+        assert status == 422 and "no filing has the receipt IT-99999" in page
+        status, page = _fetch(f"{base}/file/amend", {"receipt": number, "amount": "1700.00"})
+        amended = module.receipt("AM", "amend", {"receipt": number, "amount": "1700.00"})
+        assert status == 200 and f"Receipt: {amended}" in page
     stored = [
         json.loads(d) for (d,) in sqlite3.connect(state).execute("SELECT data FROM filings ORDER BY id")
     ]
-    assert [s["receipt"] for s in stored][0] == number and len(stored) == 2
+    assert [s["receipt"] for s in stored][0] == number and len(stored) == 3
+    assert stored[2] == {"amends": number, "amount": "1700.00", "receipt": amended}

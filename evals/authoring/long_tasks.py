@@ -80,16 +80,15 @@ def site_steps(port: int, archive: str = "site_www.zip", server: str = "server.p
     ]
 
 
-def desk_steps(
-    title: str, fields: tuple[str, ...], store: str, rules: str | None = None, confirm: str | None = None
-) -> list[dict]:
+def desk_steps(title: str, fields: tuple[str, ...], store: str, rules: str | None = None) -> list[dict]:
     """Start a Desk app that keeps its records in `store` (evals/fixtures/apps/desk.py) and wait for its
-    window; `rules` names a fixture of values it refuses, `confirm` its confirmation-number prefix."""
+    window; `rules` names a fixture of its refusals and confirmation numbering, which the app deletes
+    once read (its window appears after that)."""
     files = {"desk.py": f"{HOME}/.apps/desk.py"}
-    options = f" --confirm {confirm}" if confirm else ""
+    options = ""
     if rules:
         files[rules] = f"{HOME}/.apps/{rules}"
-        options += f" --rules {HOME}/.apps/{rules}"
+        options = f" --rules {HOME}/.apps/{rules}"
     return [
         download(files),
         launch(

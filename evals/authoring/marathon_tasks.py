@@ -7,7 +7,8 @@ before), type every record into a Desk window that refuses retired codes and sho
 number per record, file the large records and the period close on intranet forms that refuse
 suspended parties and answer with receipts, then act on the correction notice the close's receipt
 carries (amend filings, correct registers). The reference solution does what a strong agent would:
-one record per GUI turn (the window's answer decides the next keystrokes), one portal page per web
+one record per GUI turn (its keystrokes and Return, then the look at the window: the confirmation
+number shows only there, in the status line, for the record just added), one portal page per web
 turn, one filing per web turn.
 """
 
@@ -78,7 +79,8 @@ class Close:
         self.code = {r.ref: t.retired.get(r.code, r.code) for r in self.rows}
         self.party = {r.ref: names[r.party_id] for r in self.rows}
         self.entry = {r.ref: [r.ref, self.code[r.ref], _cents(r.amount)] for r in self.rows}
-        self.confirm = {ref: confirmation(t.confirm, t.desk, values) for ref, values in self.entry.items()}
+        seed = data.desk_seed(t)
+        self.confirm = {ref: confirmation(t.confirm, seed, values) for ref, values in self.entry.items()}
         fixes = data.erratum(t)
         self.amount = {r.ref: fixes[r.ref][1] if r.ref in fixes else r.amount for r in self.rows}
         self.items = []
@@ -130,7 +132,10 @@ class Close:
         """The filings the server stores, in filing order (refused attempts are not stored)."""
         stored = [("item", {**f, "receipt": self.receipt[f["ref"]]}) for f, _ in self.items]
         stored.append(("close", {**self.close, "receipt": self.close_receipt}))
-        stored += [("amend", {**a, "receipt": self.amended[a["receipt"]]}) for a in self.amends]
+        stored += [
+            ("amend", {**a, "receipt": self.amended[a["receipt"]], "amends": a["receipt"]})
+            for a in self.amends
+        ]
         return stored
 
 
@@ -167,10 +172,12 @@ def _instruction(c: Close) -> str:
         f"{url}/forms/ (POST /file/item, /file/close and /file/amend; an accepted filing answers with a receipt).\n"
         f"1. Enter every record that is not void into the {t.desk} window open on the screen ({', '.join(t.fields)}; "
         f"{t.fields[2]} as on the list without thousands separators, e.g. 1234.50). It has no import. It refuses "
-        "some codes and says which to use instead, and it shows a confirmation number for each record it adds; "
+        "some codes and says which to use instead, and it shows each added record's confirmation number in its "
+        "status line (the latest record's only); "
         "leave it open. It keeps what was entered: corrections do not go into it.\n"
         f"2. File each entered record of {data.money(data.THRESHOLD)} or more on the item form (period {data.PERIOD}, "
-        f"ref, party = the {t.party_label.lower()}'s name, amount as listed, confirmation = its {t.desk} number); "
+        f"ref, party = the {t.party_label.lower()}'s name, amount as listed but written like 1234.50, confirmation = "
+        f"its {t.desk} number); "
         "the form may refuse a party and say how to file instead. Then file the period close on the close form "
         "(period, count of entered records, total of their listed amounts) and do what its receipt page says.\n"
         f"3. {folder}/register.xlsx: sheet Entries with the header Ref, {t.party_label}, Code, Amount, "
@@ -237,6 +244,7 @@ def _gui(c: Close) -> list[list[dict]]:
     runs = []
     for chunk in chunks:
         turns = [long_tasks.turn("Look at the window.", long_tasks.call("computer", action="screenshot"))]
+        seen = ""
         for r in chunk:
             listed = [r.ref, r.code, _cents(r.amount)]
             actions = []
@@ -245,7 +253,7 @@ def _gui(c: Close) -> list[list[dict]]:
                 actions.append(
                     long_tasks.call("computer", action="key", text="Return" if index == 2 else "Tab")
                 )
-            turns.append(long_tasks.turn(f"Add {r.ref}.", *actions))
+            turns.append(long_tasks.turn(f"{seen}Add {r.ref}.", *actions))
             if r.code in t.retired:
                 turns.append(
                     long_tasks.turn(
@@ -254,6 +262,7 @@ def _gui(c: Close) -> list[list[dict]]:
                         long_tasks.call("computer", action="key", text="Return"),
                     )
                 )
+            seen = f"The status line: {r.ref} added, confirmation {c.confirm[r.ref]}. "
         numbers = [f"{r.ref} {c.code[r.ref]} {c.confirm[r.ref]}" for r in chunk]
         turns.append(
             long_tasks.turn(
@@ -363,15 +372,11 @@ def _probes(c: Close) -> list[str]:
         formats + "out([b['Summary'].cell(r, 3).number_format for r in range(2, b['Summary'].max_row - 1)])",
         store + "out(len(S))",
         store + "out([(r.get('" + "'), r.get('".join(f.lower() for f in t.fields) + "')) for r in S])",
-        store + "out([r.get('confirmation') for r in S])",
         filings
         + "out(sorted(d['ref'] + ' ' + d['party'] + ' ' + d['amount'] + ' ' + d['receipt'] for f, d in F if f == 'item'))",
-        filings
-        + "out([d for f, d in F if f == 'item' and d['confirmation'] not in {r.get('confirmation') for r in json.load(open('"
-        + t.store
-        + "'))}])",
+        filings + "out(sorted(d['confirmation'] for f, d in F if f == 'item'))",
         filings + "out([d for f, d in F if f == 'close'])",
-        filings + "out(sorted((d['receipt'], d['amount']) for f, d in F if f == 'amend'))",
+        filings + "out(sorted((d.get('amends'), d['amount'], d['receipt']) for f, d in F if f == 'amend'))",
         untouched(f"{folder}/register_2024-10.xlsx"),
         untouched(f"{folder}/notes_2023.txt"),
     ]
@@ -464,7 +469,8 @@ def _main(c: Close, gui_runs: list[list[dict]]) -> list[dict]:
                     subgoal=(
                         f"In the open {t.desk} window add these records one at a time ({', '.join(t.fields)}; Tab between "
                         f"fields, Return adds): {listed}. After each Return read the status line: if it says Refused, type "
-                        "the code it names (the cursor is in that field) and press Return. Report each record's code as "
+                        "the code it names (the cursor is in that field) and press Return; if it says Added, note the "
+                        "confirmation number it shows (only the latest record's is shown). Report each record's code as "
                         "accepted and its confirmation number."
                     ),
                     context=f"The cursor starts in the {t.fields[0]} field and returns there after each added record.",
@@ -546,9 +552,8 @@ def marathon_task(theme: data.Theme) -> long_tasks.TaskSpec:
     gui_runs = _gui(c)
     config = [
         *long_tasks.site_steps(theme.port, f"{theme.id}_site.zip", "long_server.py"),
-        *long_tasks.desk_steps(
-            theme.desk, theme.fields, theme.store, f"{theme.id}_desk_rules.json", theme.confirm
-        ),
+        long_tasks.shell(f"rm {long_tasks.HOME}/.site/{theme.id}_site.zip"),
+        *long_tasks.desk_steps(theme.desk, theme.fields, theme.store, f"{theme.id}_desk_rules.json"),
         long_tasks.download(_inputs(c)),
     ]
     refused = [(f, r) for f, r in c.items]
@@ -560,7 +565,7 @@ def marathon_task(theme: data.Theme) -> long_tasks.TaskSpec:
     ]
     gui_files = {
         theme.store: [
-            {**{f.lower(): v for f, v in zip(theme.fields, [r.ref, c.code[r.ref], _cents(r.amount)], strict=True)}, "confirmation": c.confirm[r.ref]}
+            {f.lower(): v for f, v in zip(theme.fields, [r.ref, c.code[r.ref], _cents(r.amount)], strict=True)}
             for r in c.rows
         ]
     }  # fmt: skip
