@@ -152,17 +152,13 @@ def _fetch(url: str, fields: dict[str, str] | None = None) -> tuple[int, str]:
 def _intranet(tmp_path: Path):
     module = _server_module()
     theme = marathon.THEMES[0]
-    for name, text in (
-        (f"portal/{theme.id}.json", json.dumps(marathon.portal(theme))),
-        *((f"forms/{form}.json", json.dumps(rules)) for form, rules in marathon.form_rules(theme).items()),
-    ):
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
+    private = tmp_path / "private.json"
+    private.write_text(marathon.site_private(theme))
     (tmp_path / "www").mkdir()
     state = tmp_path / "state.db"
     module.prepare_state(state)
-    handler = module.make_filing_handler(tmp_path / "www", state)
-    assert not (tmp_path / "portal").exists() and not (tmp_path / "forms").exists()  # read, then deleted
+    handler = module.make_filing_handler(tmp_path / "www", state, private)
+    assert not private.exists()  # read, then deleted
     return module, theme, handler, state
 
 

@@ -62,16 +62,24 @@ def launch(command: str) -> dict:
     return {"type": "launch", "parameters": {"command": command, "shell": True}}
 
 
-def site_steps(port: int, archive: str = "site_www.zip", server: str = "server.py") -> list[dict]:
+def site_steps(
+    port: int, archive: str = "site_www.zip", server: str = "server.py", private: str | None = None
+) -> list[dict]:
     """Put the intranet site in place and serve it on `port`: `archive` holds the pages under www/ (the
-    suite site's zip holds them at its top), `server` is the program (long_server.py needs server.py)."""
+    suite site's zip holds them at its top), `server` is the program (long_server.py needs server.py),
+    `private` a fixture only the server reads (long_server.py --private), deleted once read."""
     programs = {"server.py": f"{HOME}/.site/server.py", server: f"{HOME}/.site/{server}"}
     unpack = "www" if archive == "site_www.zip" else "."
+    files = {**programs, archive: f"{HOME}/.site/{archive}"}
+    option = ""
+    if private:
+        files[private] = f"{HOME}/.site/{private}"
+        option = f" --private {HOME}/.site/{private}"
     return [
-        download({**programs, archive: f"{HOME}/.site/{archive}"}),
+        download(files),
         shell(f"cd {HOME}/.site && python3 -m zipfile -e {archive} {unpack}"),
         launch(
-            f"python3 {HOME}/.site/{server} --port {port} --root {HOME}/.site/www --state {HOME}/.site/state.db"
+            f"python3 {HOME}/.site/{server} --port {port} --root {HOME}/.site/www --state {HOME}/.site/state.db{option}"
         ),
         shell(
             f"for i in $(seq {CONNECT_TRIES}); do python3 -c 'import socket; "

@@ -551,7 +551,9 @@ def marathon_task(theme: data.Theme) -> long_tasks.TaskSpec:
     c = Close(theme)
     gui_runs = _gui(c)
     config = [
-        *long_tasks.site_steps(theme.port, f"{theme.id}_site.zip", "long_server.py"),
+        *long_tasks.site_steps(
+            theme.port, f"{theme.id}_site.zip", "long_server.py", f"{theme.id}_site_private.json"
+        ),
         long_tasks.shell(f"rm {long_tasks.HOME}/.site/{theme.id}_site.zip"),
         *long_tasks.desk_steps(theme.desk, theme.fields, theme.store, f"{theme.id}_desk_rules.json"),
         long_tasks.download(_inputs(c)),
