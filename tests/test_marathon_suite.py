@@ -25,12 +25,10 @@ from evals.fixtures.apps.desk import confirmation, refused
 from evals.osworld.task import load_task, step_budget
 from evals.running.jobs import SuiteJob, SuiteOptions, job_config
 from evals.running.suite import discover
-from sandbox.local import LocalSandbox
 from stateact.app.config import RoleModels
-from tests.docker_stand_in import free_port
+from tests.desk_app import running_desk
 from tests.test_eval_suite import assert_downloads_resolve
 from tests.test_gui_desktop import wait_for
-from tests.test_long_suite_b import DESK, DESK_SCREEN, STATE_PORT
 from tests.tool_calls import calls_in
 from tests.web_site import serve_site
 
@@ -100,24 +98,15 @@ def test_confirmation_numbers_follow_the_seed_and_the_record_and_rules_refuse_by
 def test_the_desk_deletes_its_rules_and_shows_refusals_and_confirmations_in_its_window_only(
     tmp_path: Path,
 ) -> None:
-    sandbox = LocalSandbox(tmp_path / "home", display=True, size=DESK_SCREEN)
-    sandbox.start()
-    port = free_port()
-    try:
-        app, store, rules = (f"{sandbox.home}/{name}" for name in ("desk.py", "records.json", "rules.json"))
-        sandbox.write_file(app, DESK.read_bytes())
-        sandbox.write_file(f"{sandbox.home}/state_port.py", STATE_PORT.read_bytes())
-        refuse = [{"field": "Code", "value": "OLD", "message": "enter NEW"}, marathon.amount_rule("Amount")]
-        sandbox.write_file(
-            rules, json.dumps({"refuse": refuse, "confirm": "RD", "seed": "seed-7f3q"}).encode()
-        )
-        sandbox.launch(
-            f"python3 {app} --title 'Rule Desk' --fields Ref,Code,Amount --store {store} --rules {rules} --port {port}"
-        )
-        wait_for(lambda: "Rule Desk" in sandbox.run("wmctrl -l").stdout, "the app's window")
-        assert not Path(rules).exists()  # read at start, then deleted: only the window tells
+    refuse = [{"field": "Code", "value": "OLD", "message": "enter NEW"}, marathon.amount_rule("Amount")]
+    rules = json.dumps({"refuse": refuse, "confirm": "RD", "seed": "seed-7f3q"}).encode()
+    options = "--fields Ref,Code,Amount --store {home}/records.json --rules {home}/rules.json"
+    with running_desk(tmp_path, "Rule Desk", options, {"rules.json": rules}) as (sandbox, port):
+        store = f"{sandbox.home}/records.json"
+        assert not sandbox.exists(
+            f"{sandbox.home}/rules.json"
+        )  # read at start, then deleted: only the window tells
         assert "seed-7f3q" not in sandbox.run("ps -eo args").stdout
-        assert sandbox.run("sleep 0.5; wmctrl -a 'Rule Desk'").returncode == 0
 
         def status() -> str:
             return httpx.get(f"http://127.0.0.1:{port}/").json()["status"]
@@ -135,8 +124,6 @@ def test_the_desk_deletes_its_rules_and_shows_refusals_and_confirmations_in_its_
         assert status() == f"Added record 1: R1. Confirmation {number}."
         assert json.loads(Path(store).read_text()) == [{"ref": "R1", "code": "NEW", "amount": "3723.28"}]
         assert number not in json.dumps(httpx.get(f"http://127.0.0.1:{port}/").json()["records"])
-    finally:
-        sandbox.close()
 
 
 # -- the intranet -----------------------------------------------------------------------------------
