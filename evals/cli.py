@@ -212,9 +212,12 @@ def run_command(
         settings.TASK_TIMEOUT_S / 60
     ),
     max_usd: Annotated[float, typer.Option(help="Dollar budget of one task.")] = settings.TASK_MAX_USD,
-    max_steps: Annotated[int, typer.Option(help="Main-agent turn budget of one task.")] = (
-        settings.TASK_MAX_TURNS
-    ),
+    max_steps: Annotated[
+        int | None,
+        typer.Option(
+            help=f"Main-agent turn budget of one task (default: the task's max_steps, else {settings.TASK_MAX_TURNS})."
+        ),
+    ] = None,
     display: Annotated[bool, typer.Option(help="Give each task's sandbox its own X display.")] = True,
     html: Annotated[bool, typer.Option(help="Also write the HTML report into <results>/report.")] = True,
     engine: Annotated[

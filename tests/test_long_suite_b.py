@@ -15,10 +15,8 @@ import httpx
 import pytest
 
 from evals.authoring.long_events_tasks import LONG_SUITE, SPECS
-from evals.fixtures.build import PROGRAMS
 from evals.running.suite import SuiteTask, discover
-from sandbox.local import LocalSandbox
-from tests.docker_stand_in import free_port
+from tests.desk_app import running_desk
 from tests.test_eval_suite import assert_downloads_resolve
 from tests.test_gui_desktop import wait_for
 from tests.tool_calls import calls_in
@@ -27,9 +25,6 @@ MIN_CHECKPOINTS = 20
 MIN_APPS = 2
 SPEC_BUILDERS = {make.__name__.replace("_", "-"): make for make in SPECS}
 TASKS = discover(LONG_SUITE, only=sorted(SPEC_BUILDERS))
-DESK = next(p for p in PROGRAMS if p.name == "desk.py")
-STATE_PORT = next(p for p in PROGRAMS if p.name == "state_port.py")
-DESK_SCREEN = (1280, 800)
 
 
 def roles(task: SuiteTask) -> dict[str, list[dict]]:
@@ -67,19 +62,10 @@ def test_every_download_resolves_to_a_built_fixture(built_fixtures: Path) -> Non
 def test_the_desk_keeps_the_records_typed_into_its_window_in_its_store_and_on_its_port(
     tmp_path: Path,
 ) -> None:
-    sandbox = LocalSandbox(tmp_path / "home", display=True, size=DESK_SCREEN)
-    sandbox.start()
-    port = free_port()
-    try:
-        app, store = f"{sandbox.home}/desk.py", f"{sandbox.home}/data/records.json"
-        sandbox.write_file(app, DESK.read_bytes())
-        sandbox.write_file(f"{sandbox.home}/state_port.py", STATE_PORT.read_bytes())
-        sandbox.write_file(store, json.dumps([{"room": "Room C", "session": "Existing"}]).encode())
-        sandbox.launch(
-            f"python3 {app} --title 'Test Desk' --fields Room,Session --store {store} --port {port}"
-        )
-        wait_for(lambda: "Test Desk" in sandbox.run("wmctrl -l").stdout, "the app's window")
-        assert sandbox.run("sleep 0.5; wmctrl -a 'Test Desk'").returncode == 0
+    existing = json.dumps([{"room": "Room C", "session": "Existing"}]).encode()
+    options = "--fields Room,Session --store {home}/data/records.json"
+    with running_desk(tmp_path, "Test Desk", options, {"data/records.json": existing}) as (sandbox, port):
+        store = f"{sandbox.home}/data/records.json"
 
         def records() -> list[dict]:
             return json.loads(sandbox.read_file(store))
@@ -100,6 +86,5 @@ def test_the_desk_keeps_the_records_typed_into_its_window_in_its_store_and_on_it
         assert served == {
             "title": "Test Desk",
             "records": [{"Room": r["room"], "Session": r["session"]} for r in records()],
+            "status": "Added record 3: Room B.",
         }
-    finally:
-        sandbox.close()

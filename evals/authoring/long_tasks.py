@@ -62,13 +62,24 @@ def launch(command: str) -> dict:
     return {"type": "launch", "parameters": {"command": command, "shell": True}}
 
 
-def site_steps(port: int) -> list[dict]:
-    """Put the intranet site in place and serve it on `port`."""
+def site_steps(
+    port: int, archive: str = "site_www.zip", server: str = "server.py", private: str | None = None
+) -> list[dict]:
+    """Put the intranet site in place and serve it on `port`: `archive` holds the pages under www/ (the
+    suite site's zip holds them at its top), `server` is the program (long_server.py needs server.py),
+    `private` a fixture only the server reads (long_server.py --private), deleted once read."""
+    programs = {"server.py": f"{HOME}/.site/server.py", server: f"{HOME}/.site/{server}"}
+    unpack = "www" if archive == "site_www.zip" else "."
+    files = {**programs, archive: f"{HOME}/.site/{archive}"}
+    option = ""
+    if private:
+        files[private] = f"{HOME}/.site/{private}"
+        option = f" --private {HOME}/.site/{private}"
     return [
-        download({"server.py": f"{HOME}/.site/server.py", "site_www.zip": f"{HOME}/.site/site_www.zip"}),
-        shell(f"cd {HOME}/.site && python3 -m zipfile -e site_www.zip www"),
+        download(files),
+        shell(f"cd {HOME}/.site && python3 -m zipfile -e {archive} {unpack}"),
         launch(
-            f"python3 {HOME}/.site/server.py --port {port} --root {HOME}/.site/www --state {HOME}/.site/state.db"
+            f"python3 {HOME}/.site/{server} --port {port} --root {HOME}/.site/www --state {HOME}/.site/state.db{option}"
         ),
         shell(
             f"for i in $(seq {CONNECT_TRIES}); do python3 -c 'import socket; "
@@ -77,14 +88,20 @@ def site_steps(port: int) -> list[dict]:
     ]
 
 
-def desk_steps(title: str, fields: tuple[str, ...], store: str) -> list[dict]:
+def desk_steps(title: str, fields: tuple[str, ...], store: str, rules: str | None = None) -> list[dict]:
     """Start a Desk app that keeps its records in `store` (evals/fixtures/apps/desk.py) and wait for its
-    window."""
+    window; `rules` names a fixture of its refusals and confirmation numbering, which the app deletes
+    once read (its window appears after that)."""
+    files = {"desk.py": f"{HOME}/.apps/desk.py"}
+    options = ""
+    if rules:
+        files[rules] = f"{HOME}/.apps/{rules}"
+        options = f" --rules {HOME}/.apps/{rules}"
     return [
-        download({"desk.py": f"{HOME}/.apps/desk.py"}),
+        download(files),
         launch(
             f"python3 {HOME}/.apps/desk.py --title {shlex.quote(title)} "
-            f"--fields {shlex.quote(','.join(fields))} --store {store}"
+            f"--fields {shlex.quote(','.join(fields))} --store {store}{options}"
         ),
         shell(
             f"for i in $(seq {WINDOW_TRIES}); do wmctrl -l | grep -q {shlex.quote(title)} && break; "
@@ -162,6 +179,8 @@ class TaskSpec:
     gui_files: dict[str, Any] = field(default_factory=dict)
     """Data files the GUI steps leave (path under HOME -> JSON value), as the apps write them."""
     solution: dict[str, list[dict]] = field(default_factory=dict)
+    max_steps: int | None = None
+    """The task's main-agent step budget (the task file's `max_steps`), if it sets one."""
 
 
 def probe_command(body: str) -> str:
@@ -227,6 +246,7 @@ def task_json(spec: TaskSpec, expected: list[str]) -> dict:
         },
         "proxy": False,
         "possibility_of_env_change": "low",
+        **({"max_steps": spec.max_steps} if spec.max_steps else {}),
     }
 
 

@@ -106,6 +106,9 @@ class Task(BaseModel):
     source: Any = None
     proxy: Any = None
     possibility_of_env_change: Any = None
+    max_steps: int | None = Field(None, ge=1)
+    """The main agent's step budget this task needs (a stateact field; OSWorld's files have none): a run
+    of the task that sets no --max-steps uses it."""
 
     @field_validator("config", mode="before")
     @classmethod
@@ -115,6 +118,13 @@ class Task(BaseModel):
     @property
     def infeasible(self) -> bool:
         return INFEASIBLE in self.evaluator.funcs()
+
+
+def step_budget(task: Task, given: int | None, default: int | None) -> int | None:
+    """The main agent's step budget on `task`: the one given, else the task's own, else `default`."""
+    if given is not None:
+        return given
+    return task.max_steps if task.max_steps is not None else default
 
 
 def load_task(path: Path) -> Task:

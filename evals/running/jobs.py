@@ -14,7 +14,7 @@ from pathlib import Path
 
 from evals import settings
 from evals.osworld.cache import FileCache
-from evals.osworld.task import TaskError
+from evals.osworld.task import TaskError, step_budget
 from evals.running.check import preflight
 from evals.running.failures import SETUP, TaskFailure
 from evals.running.results import (
@@ -60,7 +60,8 @@ class SuiteOptions:
     workers: int = settings.WORKERS
     max_seconds: float = settings.TASK_TIMEOUT_S
     max_usd: float = settings.TASK_MAX_USD
-    max_turns: int = settings.TASK_MAX_TURNS
+    max_turns: int | None = None
+    """The main agent's step budget (None: each task's `max_steps`, else settings.TASK_MAX_TURNS)."""
     display: bool = True
     only: tuple[str, ...] = ()
     """Task ids to run (empty: every task of the suite)."""
@@ -256,7 +257,7 @@ def job_config(options: SuiteOptions, job: SuiteJob, models: RoleModels, result_
         network=options.network,
         runs_root=result_dir,
         run_id=RUN_FOLDER,
-        max_turns=options.max_turns,
+        max_turns=step_budget(job.task.task, options.max_turns, settings.TASK_MAX_TURNS),
         max_usd=rollout_budget(options.max_usd, options.best_of) if job.rollout else options.max_usd,
         max_seconds=options.max_seconds,
         record=options.record,

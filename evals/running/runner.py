@@ -42,7 +42,7 @@ from evals.osworld.needs import missing_needs
 from evals.osworld.paths import HomeMap
 from evals.osworld.scoring import ScoreReport, check_evaluator_known, score_task
 from evals.osworld.setup import SetupContext, SetupError, degraded_steps, run_steps
-from evals.osworld.task import Step, Task, load_task, standalone_domain, task_domain
+from evals.osworld.task import Step, Task, load_task, standalone_domain, step_budget, task_domain
 from evals.running.check import local_gaps, preflight
 from evals.running.failures import AGENT, SCORING, SETUP, TaskFailure
 from evals.running.results import (
@@ -369,7 +369,8 @@ def run_task(
     domain: the task's domain in its suite (None: a task run on its own).
     result_dir, rollout: a best-of-N rollout's folder, where the start state and the final state's
     evidence for the judge are saved around the run (evals/running/rollouts.py)."""
-    apps = load_task(task_path).related_apps
+    raw = load_task(task_path)
+    apps, max_turns = raw.related_apps, step_budget(raw, config.max_turns, None)
     key = model or model_key(config.models.main, config.models)
     task_run = TaskRun(
         file=Path(task_path).resolve(),
@@ -380,7 +381,9 @@ def run_task(
     )
 
     def run_agent(instruction: str, sandbox: Sandbox) -> Path:
-        run = config.model_copy(update={"instruction": instruction, "apps": apps, "task": task_run})
+        run = config.model_copy(
+            update={"instruction": instruction, "apps": apps, "task": task_run, "max_turns": max_turns}
+        )
         if rollout and result_dir is not None:
             return run_rollout(
                 run, sandbox, result_dir, lambda: execute(run, listener, sandbox=sandbox).run_dir
