@@ -1,4 +1,4 @@
-"""Worker B's tasks of the long suite (events, courses, procurement, projects), written from the data of
+"""The long suite's events, course, procurement and project tasks, written from the data of
 evals/fixtures/long_events.py:
 
     python -m evals.authoring.long_events_tasks [SUITE_DIR]     # default evals/suites/long
