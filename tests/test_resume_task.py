@@ -70,15 +70,18 @@ def script(port: int) -> dict:
         "roles": {
             "main": [
                 {"tool_calls": [{"name": "bash", "input": {"command": "echo kept > /tmp/note.txt; echo kept > ~/note.txt"}}]},  # noqa: E501
-                {"tool_calls": [{"name": "delegate_gui", "input": {"subgoal": "Move the pointer to the middle."}}]},  # noqa: E501
+                {"tool_calls": [{"name": "bash", "input": {"command": "echo early-result"}}, {"name": "delegate_gui", "input": {"subgoal": "Move the pointer to the middle."}}]},  # noqa: E501
                 {
-                    "expect": {"is_error": True, "contains": "What gui#1 had done before the stop (1 tool call)"},
+                    "expect": [
+                        {"is_error": False, "contains": "early-result"},  # finished before the stop: its own result
+                        {"is_error": True, "contains": ["What gui#1 had done before the stop (1 tool call)", "- pointer read: 640,400"]},  # noqa: E501
+                    ],
                     "tool_calls": [{"name": "bash", "input": {"command": f"cat ~/note.txt > ~/out.txt && {fetch} >> ~/out.txt; cp /tmp/note.txt ~/tmp-seen.txt || true"}}],  # noqa: E501
                 },
                 {"tool_calls": [{"name": "finish", "input": {"summary": "wrote ~/out.txt"}}]},
             ],
             "gui": [
-                {"tool_calls": [{"name": "computer", "input": {"action": "mouse_move", "coordinate": [640, 400]}}]},  # noqa: E501
+                {"text": "pointer read: 640,400", "tool_calls": [{"name": "computer", "input": {"action": "mouse_move", "coordinate": [640, 400]}}]},  # noqa: E501
                 {"delay": 30, "tool_calls": [{"name": "done", "input": {"summary": "moved"}}]},
             ],
         }

@@ -18,6 +18,7 @@ from pathlib import Path
 from stateact.app.config import RunConfig
 from stateact.kernel.compaction import apply_compaction
 from stateact.kernel.events import (
+    LOGGED_TEXT_CHARS,
     Compaction,
     Event,
     EventLogError,
@@ -157,8 +158,11 @@ def restore_loop(loop: AgentLoop, state: RunState, context: RunContext, note: st
         context.provider(role).take_up(count)
     last = loop.messages[-1]
     unanswered = last.tool_uses() if last.role == "assistant" else []
+    done = {e.id: e for e in state.events if isinstance(e, ToolResultEvent) and e.scope == MAIN}
     notes: list[TextBlock | ToolResultBlock] = [
-        ToolResultBlock(
+        _logged_result(done[call.id])
+        if call.id in done
+        else ToolResultBlock(
             tool_use_id=call.id,
             content=[TextBlock(text=interrupted_call_text(state.events, call.id))],
             is_error=True,
@@ -176,10 +180,20 @@ def restore_loop(loop: AgentLoop, state: RunState, context: RunContext, note: st
         RunResumed(
             turns=state.main_turns,
             messages=len(loop.messages),
-            unknown_outcomes=[c.id for c in unanswered],
+            unknown_outcomes=[c.id for c in unanswered if c.id not in done],
             note=note if last.role == "user" else "",
         )
     )
+
+
+def _logged_result(result: ToolResultEvent) -> ToolResultBlock:
+    """A call of the cut turn that had finished before the stop: its result as the log kept it."""
+    text = result.text
+    if len(text) >= LOGGED_TEXT_CHARS:
+        text += "\n[the rest of this result was not kept: run the call again to see it whole]"
+    if result.images:
+        text += f"\n[{result.images} image(s) of this result are not shown again]"
+    return ToolResultBlock(tool_use_id=result.id, content=[TextBlock(text=text)], is_error=result.is_error)
 
 
 def interrupted_call_text(events: Sequence[Event], call_id: str) -> str:
@@ -215,8 +229,9 @@ def interrupted_call_text(events: Sequence[Event], call_id: str) -> str:
         e.message.text() for e in later if isinstance(e, MessageEvent) and e.scope == scope
         and e.message.role == "assistant" and e.message.text().strip()
     ]  # fmt: skip
-    if words:
-        lines.append(f"Its latest words: {_clip(words[-1])}")
+    if words:  # every turn's words: a value the subagent read may be in any of them
+        lines.append("What it said, turn by turn:")
+        lines += [f"- {_clip(text)}" for text in words]
     lines.append("Check the machine's state before doing any of this again: the steps above took effect.")
     return "\n".join(lines)
 

@@ -164,6 +164,10 @@ class ToolCrash(Event):
     traceback: str
 
 
+LOGGED_TEXT_CHARS = 2000
+"""How much of a tool result's or a loop's final text an event keeps."""
+
+
 @register_event
 class ToolResultEvent(Event):
     kind: Literal["tool_result"] = "tool_result"

@@ -18,6 +18,7 @@ from typing import TypeVar
 from stateact.kernel import settings
 from stateact.kernel.context import ContextManager, Injection, PassThrough
 from stateact.kernel.events import (
+    LOGGED_TEXT_CHARS,
     ContextOverflow,
     ErrorEvent,
     Interrupted,
@@ -327,7 +328,7 @@ class AgentLoop:
                 name=call.name,
                 is_error=result.is_error,
                 terminal=result.terminal,
-                text=result.text[:2000],
+                text=result.text[:LOGGED_TEXT_CHARS],
                 images=len(result.images),
                 seconds=round(time.monotonic() - started, 3),
             )
@@ -346,7 +347,12 @@ class AgentLoop:
 
     def _end(self, outcome: LoopOutcome) -> LoopOutcome:
         self.log.emit(
-            LoopEnd(scope=self.scope, status=outcome.status, turns=outcome.turns, text=outcome.text[:2000])
+            LoopEnd(
+                scope=self.scope,
+                status=outcome.status,
+                turns=outcome.turns,
+                text=outcome.text[:LOGGED_TEXT_CHARS],
+            )
         )
         return outcome
 
