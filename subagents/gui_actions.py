@@ -265,13 +265,22 @@ pyautogui.PAUSE = 0.05
 """
 """Opens every action program: DISPLAY first, then pyautogui without its corner fail-safe."""
 
+TERMINAL_CLASSES = (
+    "xterm", "uxterm", "gnome-terminal", "gnome-terminal-server", "konsole", "xfce4-terminal", "terminator",
+    "alacritty", "kitty", "lxterminal", "mate-terminal", "tilix", "urxvt", "rxvt", "qterminal",
+)  # fmt: skip
+"""Window classes (lower-cased) of terminals, where Ctrl+V pastes nothing (a shell reads it as literal-next)."""
+
 TYPE_OTHER_HELPER = f"""\
 import shutil, subprocess, time
 def type_other(text):
-    if shutil.which("xdotool"):
-        subprocess.run(["xdotool", "type", "--delay", "{settings.GUI_TYPE_REMAPPED_DELAY_MS}", "--", text],
-                       check=True, stdout=subprocess.DEVNULL)
-        return
+    if shutil.which("xdotool") and shutil.which("xprop"):
+        window = subprocess.run(["xdotool", "getactivewindow"], capture_output=True, text=True).stdout.strip()
+        classes = subprocess.run(["xprop", "-id", window or "0", "WM_CLASS"], capture_output=True, text=True).stdout
+        if any(name.lower() in {TERMINAL_CLASSES!r} for name in classes.split('"')[1::2]):
+            subprocess.run(["xdotool", "type", "--delay", "{settings.GUI_TYPE_REMAPPED_DELAY_MS}", "--", text],
+                           check=True, stdout=subprocess.DEVNULL)
+            return
     subprocess.run(["xclip", "-selection", "clipboard"], input=text.encode(), check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + {settings.GUI_CLIPBOARD_WAIT_S}
@@ -282,9 +291,9 @@ def type_other(text):
         time.sleep(0.05)
     pyautogui.hotkey("ctrl", "v")
 """
-"""Non-ASCII text and `<`, which pyautogui cannot type: typed by xdotool (it maps each character to a
-spare key, so it reaches any window, terminals included), or, where the machine has no xdotool,
-pasted from the clipboard with Ctrl+V."""
+"""Non-ASCII text and `<`, which pyautogui cannot type: pasted from the clipboard with Ctrl+V, except
+into a terminal (Ctrl+V pastes nothing there), where xdotool types it through a remapped key (it
+reaches terminals whole; LibreOffice can drop such keys, so it is not used elsewhere)."""
 
 
 def _held(modifiers: list[str], body: list[str]) -> list[str]:
