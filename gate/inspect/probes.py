@@ -110,11 +110,11 @@ def _missing(stdout: str) -> str:
 
 def _place(sandbox: Sandbox, missing: str) -> None:
     """Upload the missing part into the sandbox: the probe code, or the toolkit it reads .odt files with."""
-    if sandbox.shares_host_files and missing == MISSING_PROBE:
+    if sandbox.shares_host_files:
+        if missing == MISSING_TOOLKIT:
+            raise ProbeError(f"the sandbox cannot read the {missing} code at {sandbox.toolkit_dir}")
         sandbox.write_file(PRIVATE_COPY, PROBE_SOURCE)
         return
-    if sandbox.shares_host_files:
-        raise ProbeError(f"the sandbox cannot read the {missing} code at {sandbox.toolkit_dir}")
     if missing == MISSING_TOOLKIT:
         install_toolkit(sandbox, install_missing_modules=False)
     else:

@@ -198,7 +198,7 @@ def _logged_result(result: ToolResultEvent) -> ToolResultBlock:
 
 def interrupted_call_text(events: Sequence[Event], call_id: str) -> str:
     """The result of a main-agent call the stop cut short: its outcome is unknown, and when it was a
-    delegation, the steps its subagent had logged (calls and results) and its latest words."""
+    delegation, the steps its subagent had logged (calls and results) and every turn's words."""
     start = next(
         (i for i, e in enumerate(events) if isinstance(e, ToolCall) and e.scope == MAIN and e.id == call_id),
         None,
