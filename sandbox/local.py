@@ -15,6 +15,8 @@ import secrets
 import shutil
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -27,6 +29,7 @@ from sandbox.backends import SandboxOptions, SandboxSpec
 from sandbox.base import BrowserPlace, CommandResult, Sandbox, SandboxError, Shell
 from sandbox.bash_session import BashSession
 from sandbox.display import XDisplay
+from sandbox.file_access import MISSING, SandboxFiles
 from sandbox.isolation import (
     BwrapNamespace,
     check_isolation,
@@ -85,6 +88,7 @@ class LocalSandbox(Sandbox):
         self._display = XDisplay(size, window_manager) if display else None
         self._shells: list[BashSession] = []
         self._launched: list[subprocess.Popen] = []
+        self._files = SandboxFiles(self._start_file_helper, self._python())
         self.env: dict[str, str] = {}
         self.warnings: list[str] = []
         self._started = False
@@ -208,6 +212,7 @@ class LocalSandbox(Sandbox):
                     raise SandboxError(f"could not set {schema} {key} in the sandbox: {done.output.strip()}")
 
     def close(self) -> None:
+        self._files.close()
         for shell in self._shells:
             shell.close()
         self._shells.clear()
@@ -304,10 +309,13 @@ class LocalSandbox(Sandbox):
         return Path(inside)
 
     def exists(self, path: str) -> bool:
-        try:
-            return self.resolve(path).exists()
-        except PermissionError:
-            return False
+        return self.path_kind(path) != MISSING
+
+    def path_kind(self, path: str) -> str:
+        """What `path` (see `expand`) is as the sandbox's processes see it, after symlinks: `file`,
+        `directory`, `missing`, or the kind of a special file (sandbox/file_access.py)."""
+        self._require_started()
+        return self._files.kind(self.expand(path))
 
     # -- commands ------------------------------------------------------------------
     def run(self, command: str, timeout: float = 60.0) -> CommandResult:
@@ -322,7 +330,7 @@ class LocalSandbox(Sandbox):
 
     def run_python(self, code: str, timeout: float = 60.0) -> CommandResult:
         self._require_started()
-        python = "python3" if self.isolation == "bwrap" else sys.executable
+        python = self._python()
         try:
             proc = subprocess.run(
                 self.command([python, "-c", code]),
@@ -336,6 +344,10 @@ class LocalSandbox(Sandbox):
         except subprocess.TimeoutExpired as exc:
             return CommandResult(124, _text(exc.stdout or b""), f"[timed out after {timeout:.0f}s]")
         return CommandResult(proc.returncode, _text(proc.stdout), _text(proc.stderr))
+
+    def _python(self) -> str:
+        """The Python that runs in the sandbox: its own venv's when isolated, the harness's otherwise."""
+        return "python3" if self.isolation == "bwrap" else sys.executable
 
     def launch(self, command: str) -> None:
         self._launched.append(self._spawn_bash(command, subprocess.DEVNULL, one_shot=False))
@@ -360,16 +372,20 @@ class LocalSandbox(Sandbox):
         return self.spawn(["bash", "-c", command], output, one_shot)
 
     def spawn(
-        self, argv: Sequence[str], output: int | IO[bytes] = subprocess.DEVNULL, one_shot: bool = False
+        self,
+        argv: Sequence[str],
+        output: int | IO[bytes] = subprocess.DEVNULL,
+        one_shot: bool = False,
+        stdin: int = subprocess.DEVNULL,
     ) -> subprocess.Popen:
         """`argv` started in the sandbox (inside its namespaces when isolated) in the home folder, in a
-        session of its own (end it with os.killpg), with no input, its output and errors to `output`;
-        the caller waits for it or ends it."""
+        session of its own (end it with os.killpg), its input from `stdin` (none by default), its output
+        and errors to `output`; the caller waits for it or ends it."""
         return subprocess.Popen(
             self.command(argv),
             cwd=self.host_home,
             env=self.env,
-            stdin=subprocess.DEVNULL,
+            stdin=stdin,
             stdout=output,
             stderr=output,
             start_new_session=True,
@@ -398,15 +414,38 @@ class LocalSandbox(Sandbox):
 
     # -- files ---------------------------------------------------------------------
     def read_file(self, path: str) -> bytes:
-        return self.resolve(path).read_bytes()
+        """Read as the sandbox's processes would (sandbox/file_access.py): its view, its user's rights."""
+        self._require_started()
+        return self._files.read(self.expand(path))
 
     def write_file(self, path: str, data: bytes) -> None:
-        target = self.resolve(path)
-        created = next((p for p in reversed(target.parents) if not p.exists()), target)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-        if self._namespace is not None:
-            give_to_sandbox_user(created)
+        """Write as the sandbox's processes would (sandbox/file_access.py): its view, its user's rights."""
+        self._require_started()
+        self._files.write(self.expand(path), data)
+
+    def copy_in(self, host_folder: Path, names: Sequence[str], folder: str) -> None:
+        """Copy the entries `names` of `host_folder` (recursively, symlinks as symlinks) into the sandbox's
+        `folder`, unpacked there by `tar` as the sandbox's user, so nothing lands where it may not write."""
+        self._require_started()
+        with tempfile.TemporaryFile() as errors:
+            unpack = self.spawn(
+                ["tar", "-x", "--no-same-owner", "-C", folder, "-f", "-"], errors, stdin=subprocess.PIPE
+            )
+            try:
+                with tarfile.open(fileobj=unpack.stdin, mode="w|") as archive:
+                    for name in names:
+                        archive.add(host_folder / name, arcname=name)
+            except BrokenPipeError:
+                pass  # tar ended early: its message says why
+            finally:
+                unpack.stdin.close()
+            if unpack.wait() != 0:
+                errors.seek(0)
+                said = errors.read().decode(errors="replace").strip()
+                raise SandboxError(f"could not copy {', '.join(names)} into {folder}: {said}")
+
+    def _start_file_helper(self, argv: list[str]) -> subprocess.Popen:
+        return self.spawn(argv, subprocess.PIPE, stdin=subprocess.PIPE)
 
     # -- screen ----------------------------------------------------------------------
     def screenshot(self) -> bytes:

@@ -65,6 +65,11 @@ LIMIT_ADDRESS_SPACE_BYTES = 8 * 2**30
 """RLIMIT_AS of every sandbox process: one runaway allocation fails instead of the machine swapping."""
 LIMIT_CPU_SECONDS = 3600
 """RLIMIT_CPU of one-shot commands (`run`, `run_python`): a runaway loop ends."""
+FILE_OP_TIMEOUT_S = 20.0
+"""Longest one harness file operation in a sandbox (a read, a write, a look at a path) may take before its
+helper is killed and the operation fails: a tool call on a file never blocks the run."""
+FILE_READ_CAP_BYTES = 512 * 2**20
+"""Largest file the harness reads from a sandbox at once (the editor, evidence, the gate, checkers)."""
 HOLDER_START_TIMEOUT_S = 15.0
 """How long the sandbox's namespace holder may take to come up."""
 
