@@ -75,6 +75,17 @@ def oom_kills(group: SandboxGroup) -> int:
     raise AssertionError("the group has no memory controller")
 
 
+def swap_allowed(group: SandboxGroup) -> int:
+    """Swap the group may use beyond its memory limit (0 also when swap is not accounted: there is none)."""
+    for folder in group.folders:
+        if (folder / "memory.swap.max").exists():  # v2
+            return int((folder / "memory.swap.max").read_text())
+        if (folder / "memory.memsw.limit_in_bytes").exists():  # v1: memory and swap together
+            both = int((folder / "memory.memsw.limit_in_bytes").read_text())
+            return both - int((folder / "memory.limit_in_bytes").read_text())
+    return 0
+
+
 def test_sizes_are_read_as_binary_multiples_and_bad_ones_refused():
     assert (
         parse_size("4G") == 4 * 2**30
@@ -135,7 +146,9 @@ def test_a_memory_hog_is_killed_at_the_cap_and_the_sandbox_goes_on(tmp_path):
     ) as box:
         hog = box.run_python("data = b'x' * (1 << 30); print('held', len(data))", timeout=60)
         assert hog.returncode == -signal.SIGKILL and "held" not in hog.stdout, hog.output
-        assert oom_kills(tagged_groups()[box.tag]) >= 1  # the kernel's kill, inside the sandbox's group
+        group = tagged_groups()[box.tag]
+        assert oom_kills(group) >= 1  # the kernel's kill, inside the sandbox's group
+        assert swap_allowed(group) == 0
         assert box.run("echo alive").stdout == "alive\n"
 
 
