@@ -85,12 +85,13 @@ def _writable(group: Path) -> bool:
 
 
 def _delegating_parent(own: Path, mount: Path, controllers: Sequence[str]) -> Path | None:
-    """The nearest group at or above `own` that this process may write and that hands `controllers` to
-    its children (enabled here when they are not yet); None when there is none."""
+    """The nearest group at or above `own` that this process may write, that has `controllers` from its
+    parent, and that hands them to its children (enabled here when they are not yet); None when none does."""
     for group in (own, *own.parents):
         if not group.is_relative_to(mount):
             break
-        if not _writable(group):
+        available = (group / "cgroup.controllers").read_text().split()
+        if not _writable(group) or not set(controllers) <= set(available):
             continue
         enabled = (group / "cgroup.subtree_control").read_text().split()
         wanted = " ".join(f"+{c}" for c in controllers if c not in enabled)

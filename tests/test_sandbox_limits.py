@@ -257,6 +257,35 @@ def test_a_cgroup_v2_group_takes_children_and_is_killed_whole():
         group.remove()
 
 
+@pytest.mark.slow
+@as_root
+@pytest.mark.skipif(_writable_cgroup2() is None, reason="no writable cgroup v2 mount")
+def test_a_cgroup_v2_parent_is_the_nearest_group_that_can_hand_controllers_to_children():
+    """v2 lets no group but the root both hold processes and enable controllers for its children: the
+    sandbox's parent is found above a harness that sits in a leaf (any controller of the mount will do)."""
+    root = _writable_cgroup2()
+    controller = (root / "cgroup.controllers").read_text().split()[:1]
+    if not controller:
+        pytest.skip("the cgroup v2 mount has no controller to enable")
+    was_enabled = controller[0] in (root / "cgroup.subtree_control").read_text().split()
+    above, leaf = root / "stateact-test-above", root / "stateact-test-above" / "harness"
+    leaf.mkdir(parents=True)
+    harness = subprocess.Popen(["sleep", "308.5"], preexec_fn=SandboxGroup([leaf]).join)
+    try:
+        assert (
+            cgroups._delegating_parent(leaf, root, controller) == root
+        )  # `above` has it not: the root enables it
+        assert (
+            cgroups._delegating_parent(leaf, root, controller) == above
+        )  # given now: the nearest group wins
+        assert controller[0] in (above / "cgroup.subtree_control").read_text().split()
+    finally:
+        SandboxGroup([leaf, above]).remove()
+        harness.wait()
+        if not was_enabled:
+            (root / "cgroup.subtree_control").write_text(f"-{controller[0]}")
+
+
 AS_USER = """
 import tempfile
 from pathlib import Path
