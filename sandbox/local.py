@@ -4,7 +4,8 @@ With `isolation="bwrap"` every process (commands, shells, launched applications,
 inside the namespaces of sandbox/isolation.py and sees the work folder as /home/user; with
 `isolation="none"` they are host processes with only HOME changed (the work folder's own path).
 An isolated sandbox has a network of its own (`network="own"`, sandbox/netns.py) unless it is given
-the host's (`network="host"`).
+the host's (`network="host"`). Every process of the sandbox, isolated or not, is in a cgroup of its
+own capped by `limits` (sandbox/cgroups.py); where the machine gives none, the sandbox warns.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from sandbox import backends, desktop_state, settings
 from sandbox.backends import SandboxOptions, SandboxSpec
 from sandbox.base import BrowserPlace, CommandResult, Sandbox, SandboxError, Shell
 from sandbox.bash_session import BashSession
+from sandbox.cgroups import UNAVAILABLE_WARNING, CgroupError, SandboxGroup
 from sandbox.display import XDisplay
 from sandbox.file_access import MISSING, SandboxFiles
 from sandbox.isolation import (
@@ -41,6 +43,7 @@ from sandbox.isolation import (
     visible_inside,
 )
 from sandbox.leftovers import image_folder, register, release, remove_stale, tmp_folder
+from sandbox.limits import DEFAULT_LIMITS, SandboxLimits
 from sandbox.marker_shell import NONINTERACTIVE_ENV
 from sandbox.netns import LOOPBACK_NAMES, SandboxNetwork, check_network
 from sandbox.office_profile import install_office_profile
@@ -68,6 +71,7 @@ class LocalSandbox(Sandbox):
         isolation: str = "none",
         hidden: Sequence[Path] = (),
         network: str = settings.DEFAULT_NETWORK,
+        limits: SandboxLimits = DEFAULT_LIMITS,
     ) -> None:
         try:
             self.isolation = check_isolation(isolation)
@@ -78,6 +82,8 @@ class LocalSandbox(Sandbox):
         """The work folder on the host; `home` is the same folder as the sandbox's processes see it."""
         self.home = SANDBOX_HOME if isolation == "bwrap" else self.host_home
         self._hidden = [Path(p).resolve() for p in hidden]
+        self.limits = limits
+        self._group: SandboxGroup | None = None
         self._namespace: BwrapNamespace | None = None
         self._network: SandboxNetwork | None = None
         self._host_tmp: Path | None = None
@@ -100,6 +106,7 @@ class LocalSandbox(Sandbox):
         remove_stale()  # what sandboxes of dead harnesses left
         register(self.tag)
         self.warnings = []
+        self._make_group()
         Path(self.host_home).mkdir(parents=True, exist_ok=True)
         install_office_profile(Path(self.host_home))
         self.env = self._environment()
@@ -169,11 +176,19 @@ class LocalSandbox(Sandbox):
             write_image_files(self._host_state / "etc", *inside_ids()),
             host_runtime,
             own_network=self.has_own_network,
+            holder_preexec=self._group.join if self._group is not None else None,
         )
         self._namespace.start()
         if self.has_own_network:
             self._start_network()
         self._start_session_bus(host_runtime / "bus")
+
+    def _make_group(self) -> None:
+        """The sandbox's cgroup (sandbox/cgroups.py); a warning when the machine gives none."""
+        try:
+            self._group = SandboxGroup.create(self.tag, self.limits)
+        except CgroupError as exc:
+            self.warnings.append(UNAVAILABLE_WARNING.format(reason=exc))
 
     def _start_network(self) -> None:
         self._network = SandboxNetwork(
@@ -230,6 +245,9 @@ class LocalSandbox(Sandbox):
         if self._display is not None:
             self._display.stop()
         kill_tagged(self.tag)
+        if self._group is not None:
+            self._group.remove()
+            self._group = None
         for folder in (self._host_tmp, self._host_state):
             if folder is not None:
                 shutil.rmtree(folder, ignore_errors=True)
@@ -365,7 +383,15 @@ class LocalSandbox(Sandbox):
         return self._preexec(one_shot=False)
 
     def _preexec(self, one_shot: bool) -> Callable[[], None] | None:
-        return limits(one_shot) if self._namespace is not None else None
+        steps = [self._group.join] if self._group is not None else []
+        if self._namespace is not None:  # RLIMIT_NPROC is one budget per user: only without a pids cgroup
+            steps.append(limits(one_shot, None if self._group else self.limits.processes))
+
+        def apply() -> None:
+            for step in steps:
+                step()
+
+        return apply if steps else None
 
     def _spawn_bash(self, command: str, output: int, one_shot: bool = True) -> subprocess.Popen:
         """`bash -c command` in the home folder, in a session of its own, with no input."""
@@ -395,7 +421,7 @@ class LocalSandbox(Sandbox):
     def open_shell(self, scratch_dir: Path) -> Shell:
         self._require_started()
         if self._namespace is None:
-            shell = BashSession(scratch_dir, cwd=self.home, env=self.env)
+            shell = BashSession(scratch_dir, cwd=self.home, env=self.env, preexec=self.preexec())
         else:  # the shell sources its command scripts, so they go where it can read them
             scratch = self._host_tmp / ".stateact-shell"
             scratch.mkdir(exist_ok=True)
@@ -501,6 +527,7 @@ def _build(spec: SandboxSpec, options: SandboxOptions) -> LocalSandbox:
         isolation=options.isolation,
         hidden=options.hidden,
         network=options.network,
+        limits=options.limits,
     )
 
 

@@ -60,7 +60,18 @@ RUNTIME_PACKAGES = (
 RUNTIME_BUILD_TIMEOUT_S = 900.0
 
 LIMIT_PROCESSES = 1024
-"""RLIMIT_NPROC of every sandbox process (counted per sandbox user namespace): stops fork bombs."""
+"""Processes one sandbox may have at once (`--max-processes`): its cgroup's pids.max (sandbox/cgroups.py);
+where there are no cgroups, RLIMIT_NPROC, which counts every process of the sandbox's user (one budget
+for all sandboxes when the harness is root)."""
+LIMIT_MEMORY_BYTES = 4 * 2**30
+"""Memory one sandbox's processes may use together, RAM and swap (`--max-memory`; an OSWorld VM has 4 GB):
+its cgroup's memory limit, past which the kernel kills the largest process inside."""
+MIN_PROCESSES = 32
+"""The fewest processes a sandbox may be given: its holder, session bus, shell and one command fit."""
+MIN_MEMORY_BYTES = 64 * 2**20
+"""The least memory a sandbox may be given: its session bus and a shell fit."""
+CGROUP_REMOVE_TIMEOUT_S = 10.0
+"""How long closing a sandbox waits for the processes left in its cgroup to die before giving up on it."""
 LIMIT_ADDRESS_SPACE_BYTES = 8 * 2**30
 """RLIMIT_AS of every sandbox process: one runaway allocation fails instead of the machine swapping."""
 LIMIT_CPU_SECONDS = 3600
