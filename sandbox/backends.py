@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.base import Sandbox, SandboxError
+from sandbox.caps import DEFAULT_CAPS, DiskCaps
 from sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK
 
 BACKEND_MODULES = ("sandbox.local", "sandbox.osworld")
@@ -36,6 +37,8 @@ class SandboxOptions:
     """Host folders an isolated sandbox must not see."""
     network: str = DEFAULT_NETWORK
     """An isolated sandbox's network: `own` (a namespace of its own) or `host` (sandbox/netns.py)."""
+    disk: DiskCaps = DEFAULT_CAPS
+    """The disk caps of an isolated sandbox's home and /tmp (sandbox/mounts.py)."""
     cdp_url: str | None = None
     """A running Chrome's DevTools endpoint the web subagent attaches to (`Sandbox.web_browser_url`)."""
 

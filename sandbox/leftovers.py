@@ -3,8 +3,9 @@
 A local sandbox records itself at start in `REGISTRY` (its tag and the harness process that owns it)
 and removes the record at close. A record whose owner is gone (`kill -9`, a crash) names a sandbox
 nobody closed: its tagged processes (Xvfb, applications) and its host folders (the sandbox's /tmp, with the
-shell's command scripts, and its generated system files) are leftovers, removed by the next sandbox's start or by
-`stateact cleanup --remove`.
+shell's command scripts, its generated system files, its home image) are leftovers, removed by the next
+sandbox's start or by `stateact cleanup --remove`. Those folders may be mounts (sandbox/mounts.py): removing
+them unmounts them, and a home image is first mirrored into the work folder it was bound over.
 """
 
 from __future__ import annotations
@@ -12,15 +13,19 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from sandbox.mounts import close_home, unmount
 from sandbox.processes import kill_tagged, tagged_pids
+from sandbox.settings import HOME_IMAGE_FOLDER
 
 REGISTRY = Path(tempfile.gettempdir()) / "stateact-sandboxes"
 TMP_PREFIX = "stateact-sandbox-tmp-"
 IMAGE_PREFIX = "stateact-sandbox-image-"
+HOME_PREFIX = "stateact-sandbox-home-"
 
 
 def tmp_folder(tag: str) -> Path:
@@ -33,9 +38,46 @@ def image_folder(tag: str) -> Path:
     return Path(tempfile.gettempdir()) / f"{IMAGE_PREFIX}{tag}"
 
 
+def home_folder(tag: str) -> Path:
+    """The host folder of the sandbox's home image and the mount point it is mounted at."""
+    return Path(HOME_IMAGE_FOLDER) / f"{HOME_PREFIX}{tag}"
+
+
 def host_folders(tag: str) -> list[Path]:
     """Every host folder the sandbox tagged `tag` makes, that is still there."""
-    return [folder for folder in (tmp_folder(tag), image_folder(tag)) if folder.exists()]
+    return [folder for folder in (tmp_folder(tag), image_folder(tag), home_folder(tag)) if folder.exists()]
+
+
+def remove_folders(tag: str) -> None:
+    """Remove the host folders of the sandbox tagged `tag`: its home image mirrored into its work folder
+    first, every mount taken off."""
+    if home_folder(tag).exists():
+        close_home(home_folder(tag))
+    for folder in (tmp_folder(tag), image_folder(tag)):
+        unmount(folder)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _special_files(folder: str, names: list[str]) -> list[str]:
+    """The names in `folder` of FIFOs, sockets and devices: not copied (a move keeps them)."""
+    kept = (stat.S_ISDIR, stat.S_ISREG, stat.S_ISLNK)
+    return [n for n in names if not any(k(os.lstat(os.path.join(folder, n)).st_mode) for k in kept)]
+
+
+def move_tmp(tag: str, staging: Path) -> bool:
+    """Move the /tmp of the sandbox tagged `tag` (a folder or a tmpfs mounted there) to `staging`,
+    replacing what was there; False when it has none."""
+    source = tmp_folder(tag)
+    if not source.is_dir():
+        return False
+    shutil.rmtree(staging, ignore_errors=True)
+    if os.path.ismount(source):
+        shutil.copytree(source, staging, symlinks=True, ignore=_special_files)
+        unmount(source)
+        source.rmdir()
+    else:
+        shutil.move(source, staging)
+    return True
 
 
 def _started(pid: int) -> str | None:
@@ -68,7 +110,7 @@ class Leftover:
     owner: int
     processes: int
     folders: list[Path]
-    """Its host folders (its /tmp, its system files) that are still there."""
+    """Its host folders (its /tmp, its system files, its home image) that are still there."""
 
 
 def _read_record(path: Path) -> dict | None:
@@ -106,10 +148,9 @@ def stale() -> list[Leftover]:
 
 
 def remove(leftover: Leftover) -> None:
-    """End the leftover's processes, remove its temp folder and its record."""
+    """End the leftover's processes, remove its host folders and its record."""
     kill_tagged(leftover.tag)
-    for folder in leftover.folders:
-        shutil.rmtree(folder, ignore_errors=True)
+    remove_folders(leftover.tag)
     release(leftover.tag)
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import os
 import secrets
-import shutil
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ from sandbox import backends, desktop_state, settings
 from sandbox.backends import SandboxOptions, SandboxSpec
 from sandbox.base import BrowserPlace, CommandResult, Sandbox, SandboxError, Shell
 from sandbox.bash_session import BashSession
+from sandbox.caps import DEFAULT_CAPS, DiskCaps
 from sandbox.display import XDisplay
 from sandbox.isolation import (
     BwrapNamespace,
@@ -37,8 +37,17 @@ from sandbox.isolation import (
     runtime_folder,
     visible_inside,
 )
-from sandbox.leftovers import image_folder, register, release, remove_stale, tmp_folder
+from sandbox.leftovers import (
+    home_folder,
+    image_folder,
+    register,
+    release,
+    remove_folders,
+    remove_stale,
+    tmp_folder,
+)
 from sandbox.marker_shell import NONINTERACTIVE_ENV
+from sandbox.mounts import open_folders
 from sandbox.netns import LOOPBACK_NAMES, SandboxNetwork, check_network
 from sandbox.office_profile import install_office_profile
 from sandbox.processes import TAG_VARIABLE, kill_tagged
@@ -65,6 +74,7 @@ class LocalSandbox(Sandbox):
         isolation: str = "none",
         hidden: Sequence[Path] = (),
         network: str = settings.DEFAULT_NETWORK,
+        disk: DiskCaps = DEFAULT_CAPS,
     ) -> None:
         try:
             self.isolation = check_isolation(isolation)
@@ -75,6 +85,8 @@ class LocalSandbox(Sandbox):
         """The work folder on the host; `home` is the same folder as the sandbox's processes see it."""
         self.home = SANDBOX_HOME if isolation == "bwrap" else self.host_home
         self._hidden = [Path(p).resolve() for p in hidden]
+        self.disk = disk
+        """The disk caps of an isolated sandbox's home and /tmp (sandbox/mounts.py)."""
         self._namespace: BwrapNamespace | None = None
         self._network: SandboxNetwork | None = None
         self._host_tmp: Path | None = None
@@ -148,10 +160,11 @@ class LocalSandbox(Sandbox):
         }
 
     def _start_namespace(self) -> None:
-        self._host_tmp = tmp_folder(self.tag)
-        self._host_tmp.mkdir(mode=0o700)
-        self._host_state = image_folder(self.tag)
-        self._host_state.mkdir(mode=0o700)
+        self._host_tmp, self._host_state = tmp_folder(self.tag), image_folder(self.tag)
+        copies, warning = open_folders(
+            self._host_tmp, self._host_state, home_folder(self.tag), Path(self.host_home), self.disk
+        )
+        self.warnings += [warning] if warning else []
         host_runtime = self._host_state / "runtime"
         host_runtime.mkdir(mode=0o700)
         make_home_folders(Path(self.host_home))
@@ -165,6 +178,7 @@ class LocalSandbox(Sandbox):
             write_image_files(self._host_state / "etc", *inside_ids()),
             host_runtime,
             own_network=self.has_own_network,
+            copies=copies,
         )
         self._namespace.start()
         if self.has_own_network:
@@ -225,9 +239,7 @@ class LocalSandbox(Sandbox):
         if self._display is not None:
             self._display.stop()
         kill_tagged(self.tag)
-        for folder in (self._host_tmp, self._host_state):
-            if folder is not None:
-                shutil.rmtree(folder, ignore_errors=True)
+        remove_folders(self.tag)
         self._host_tmp = self._host_state = None
         release(self.tag)
         self._started = False
@@ -462,6 +474,7 @@ def _build(spec: SandboxSpec, options: SandboxOptions) -> LocalSandbox:
         isolation=options.isolation,
         hidden=options.hidden,
         network=options.network,
+        disk=options.disk,
     )
 
 

@@ -31,6 +31,7 @@ import httpx
 
 from sandbox import settings
 from sandbox.base import Sandbox, SandboxError
+from sandbox.caps import DEFAULT_CAPS, DiskCaps
 from sandbox.local import LocalSandbox
 from sandbox.osworld import OSWorldSandbox
 
@@ -88,6 +89,8 @@ class LocalSlot(Slot):
     hidden: tuple[Path, ...] = ()
     network_mode: str = settings.DEFAULT_NETWORK
     """An isolated sandbox's network (sandbox/netns.py): `own`, or this machine's (`host`)."""
+    disk: DiskCaps = DEFAULT_CAPS
+    """The disk caps of an isolated sandbox's home and /tmp (sandbox/mounts.py)."""
 
     @property
     def network(self) -> str | None:
@@ -102,6 +105,7 @@ class LocalSlot(Slot):
             isolation=self.isolation,
             hidden=self.hidden,
             network=self.network_mode,
+            disk=self.disk,
         )
 
 

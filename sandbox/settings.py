@@ -117,3 +117,17 @@ POOL_PROBE_TIMEOUT_S = 5.0
 """HTTP timeout of one readiness or health probe of a VM server."""
 POOL_LEASE_MARKER = "~/.stateact-lease"
 """The file a pool leaves in a VM it hands out; a VM that still has it after a reset was not reset."""
+
+# Disk caps and private mounts of an isolated sandbox (sandbox/mounts.py)
+DISK_HOME_BYTES = 10 * 2**30
+"""The most the agent's home may hold (`--disk-home`): a loop-mounted ext4 image of this size."""
+DISK_TMP_BYTES = 2 * 2**30
+"""The most the sandbox's /tmp may hold (`--disk-tmp`): a tmpfs of this size, counted in memory."""
+DEV_SHM_BYTES = 1 * 2**30
+"""The size of the sandbox's private /dev/shm (POSIX shared memory: multiprocessing, browsers)."""
+STATE_TMPFS_BYTES = 64 * 2**20
+"""The tmpfs holding a sandbox's small files (toolkit and image copies, /etc files, runtime folder)."""
+HOME_IMAGE_FOLDER = "/var/tmp"
+"""Where home images live on the host: /var/tmp is on disk where /tmp may be in memory."""
+MOUNT_TIMEOUT_S = 60.0
+"""How long one mount, unmount, mkfs or copy-in command may take."""
