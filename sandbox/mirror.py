@@ -4,7 +4,8 @@ Used to bring a sandbox's home image back into the work folder (sandbox/mounts.p
 followed: symbolic links are copied as links, and an entry of the target whose type differs from the
 source's is removed before the source's is put in its place, so a link in the target never leads a
 write outside it. Regular files are written beside their place and renamed over it (a file is whole or
-as it was); FIFOs and sockets are made anew; owners, modes and times are copied.
+as it was); FIFOs and sockets are made anew; owners, modes and times are copied. A file's data is
+copied when its size or modification time differ.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ import shutil
 import stat
 from pathlib import Path
 
-SAME_FIELDS = ("st_mode", "st_uid", "st_gid", "st_size", "st_mtime_ns")
-"""An entry whose lstat agrees on these is taken as unchanged."""
 PARTIAL_SUFFIX = ".stateact-mirror-partial"
+METADATA = ("st_mode", "st_uid", "st_gid", "st_mtime_ns")
+"""An entry whose lstat agrees with the source's on these and on its data needs nothing done."""
 
 
 def mirror(source: Path, target: Path) -> None:
@@ -26,12 +27,13 @@ def mirror(source: Path, target: Path) -> None:
         if entry.name not in wanted:
             _remove(Path(entry.path))
     for name, entry in wanted.items():
-        _copy_entry(entry, target / name)
-    _copy_metadata(source, target)
+        _copy_entry(Path(entry.path), entry.stat(follow_symlinks=False), target / name)
+    _copy_metadata(source.lstat(), target)
 
 
-def _copy_entry(entry: os.DirEntry, place: Path) -> None:
-    info = entry.stat(follow_symlinks=False)
+def _copy_entry(source: Path, info: os.stat_result, place: Path) -> None:
+    """Put the entry `source` at `place`: a file's data only when its size or time differ (the quick
+    check rsync makes), then its owner, mode and times when they differ."""
     current = _lstat(place)
     if current is not None and stat.S_IFMT(current.st_mode) != stat.S_IFMT(info.st_mode):
         _remove(place)
@@ -39,38 +41,31 @@ def _copy_entry(entry: os.DirEntry, place: Path) -> None:
     if stat.S_ISDIR(info.st_mode):
         if current is None:
             place.mkdir()
-        mirror(Path(entry.path), place)
-        return
-    if _same(current, info, place, Path(entry.path)):
+        mirror(source, place)
         return
     if stat.S_ISREG(info.st_mode):
-        partial = place.with_name(place.name + PARTIAL_SUFFIX)
-        _remove(partial)
-        shutil.copyfile(entry.path, partial, follow_symlinks=False)
-        _copy_metadata(Path(entry.path), partial)
-        os.replace(partial, place)
-        return
-    if current is not None:
-        _remove(place)
-    if stat.S_ISLNK(info.st_mode):
-        os.symlink(os.readlink(entry.path), place)
+        if current is None or (current.st_size, current.st_mtime_ns) != (info.st_size, info.st_mtime_ns):
+            partial = place.with_name(place.name + PARTIAL_SUFFIX)
+            _remove(partial)
+            shutil.copyfile(source, partial, follow_symlinks=False)
+            os.replace(partial, place)
+            current = None
+    elif stat.S_ISLNK(info.st_mode):
+        if current is None or os.readlink(place) != os.readlink(source):
+            _remove(place)
+            os.symlink(os.readlink(source), place)
+            current = None
     elif stat.S_ISFIFO(info.st_mode) or stat.S_ISSOCK(info.st_mode):
-        os.mknod(place, info.st_mode)
+        if current is None:
+            os.mknod(place, info.st_mode)
     else:
         return  # a device file: the sandbox's user cannot make one, and none is carried out
-    _copy_metadata(Path(entry.path), place)
+    if current is None or any(getattr(current, f) != getattr(info, f) for f in METADATA):
+        _copy_metadata(info, place)
 
 
-def _same(current: os.stat_result | None, info: os.stat_result, place: Path, source: Path) -> bool:
-    """Whether the entry at `place` (lstat `current`) is unchanged from the source's (lstat `info`)."""
-    if current is None or any(getattr(current, f) != getattr(info, f) for f in SAME_FIELDS):
-        return False
-    return not stat.S_ISLNK(info.st_mode) or os.readlink(place) == os.readlink(source)
-
-
-def _copy_metadata(source: Path, place: Path) -> None:
-    """Owner, mode and times of `source` onto `place` (a link's own, never its target's)."""
-    info = source.lstat()
+def _copy_metadata(info: os.stat_result, place: Path) -> None:
+    """The owner, mode and times of `info` onto `place` (a link's own, never its target's)."""
     if os.geteuid() == 0:
         os.chown(place, info.st_uid, info.st_gid, follow_symlinks=False)
     if not stat.S_ISLNK(info.st_mode):
