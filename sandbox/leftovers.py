@@ -10,6 +10,7 @@ them unmounts them, and a home image is first mirrored into the work folder it w
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -26,6 +27,8 @@ REGISTRY = Path(tempfile.gettempdir()) / "stateact-sandboxes"
 TMP_PREFIX = "stateact-sandbox-tmp-"
 IMAGE_PREFIX = "stateact-sandbox-image-"
 HOME_PREFIX = "stateact-sandbox-home-"
+REMOVAL_LOCK = ".removal.lock"
+"""The file in `REGISTRY` whose lock a process holds while it removes a leftover."""
 
 
 def tmp_folder(tag: str) -> Path:
@@ -148,10 +151,14 @@ def stale() -> list[Leftover]:
 
 
 def remove(leftover: Leftover) -> None:
-    """End the leftover's processes, remove its host folders and its record."""
-    kill_tagged(leftover.tag)
-    remove_folders(leftover.tag)
-    release(leftover.tag)
+    """End the leftover's processes, remove its host folders and its record; one process at a time (the
+    sandboxes of an eval run start together, and each removes what dead owners left)."""
+    with open(REGISTRY / REMOVAL_LOCK, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        if (REGISTRY / f"{leftover.tag}.json").exists():  # else another removed it while this one waited
+            kill_tagged(leftover.tag)
+            remove_folders(leftover.tag)
+            release(leftover.tag)
 
 
 def remove_stale() -> list[Leftover]:

@@ -96,7 +96,8 @@ def open_home(folder: Path, workdir: Path, size: int) -> None:
     """Make an image of `size` bytes in `folder` the home: the files of `workdir` copied in, the image
     bound over `workdir`. SandboxError when they do not fit."""
     image, mount_point = folder / IMAGE_NAME, folder / MOUNT_POINT
-    mount_point.mkdir(parents=True, mode=0o700)
+    folder.mkdir(mode=0o700)  # the image holds the home's files: root's only on the host
+    mount_point.mkdir(mode=0o700)
     with open(image, "wb") as sparse:
         sparse.truncate(size)
     _run(["mkfs.ext4", "-q", "-F", "-m", "0", "-E", "nodiscard", str(image)], "making the home's image")
