@@ -138,9 +138,22 @@ def live_owner(tag: str) -> int:
     return _live_owner(record) if record else 0
 
 
+def _tags_with_folders() -> set[str]:
+    """The tags of the sandboxes whose host folders are on this machine."""
+    places = ((Path(tempfile.gettempdir()), TMP_PREFIX), (Path(tempfile.gettempdir()), IMAGE_PREFIX))
+    places += ((Path(HOME_IMAGE_FOLDER), HOME_PREFIX),)
+    return {path.name.removeprefix(prefix) for folder, prefix in places for path in folder.glob(f"{prefix}*")}
+
+
 def stale() -> list[Leftover]:
-    """The recorded sandboxes whose owner process is gone."""
-    found = []
+    """The recorded sandboxes whose owner process is gone, and the host folders of sandboxes whose record
+    is gone (removed by hand, or by a cleaner of old temp files): a sandbox records itself before it makes
+    its folders and removes its folders before its record."""
+    with_folders = _tags_with_folders()  # before the records: a sandbox started in between is in neither
+    recorded = {path.stem for path in REGISTRY.glob("*.json")} if REGISTRY.is_dir() else set()
+    found = [
+        Leftover(tag, 0, len(tagged_pids(tag)), host_folders(tag)) for tag in sorted(with_folders - recorded)
+    ]
     for path in sorted(REGISTRY.glob("*.json")) if REGISTRY.is_dir() else []:
         record = _read_record(path)
         if record is None or _live_owner(record):
@@ -155,7 +168,9 @@ def remove(leftover: Leftover) -> None:
     sandboxes of an eval run start together, and each removes what dead owners left)."""
     with open(REGISTRY / REMOVAL_LOCK, "a") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
-        if (REGISTRY / f"{leftover.tag}.json").exists():  # else another removed it while this one waited
+        if (REGISTRY / f"{leftover.tag}.json").exists() or host_folders(
+            leftover.tag
+        ):  # else removed meanwhile
             kill_tagged(leftover.tag)
             remove_folders(leftover.tag)
             release(leftover.tag)

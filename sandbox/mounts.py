@@ -130,6 +130,7 @@ def close_home(folder: Path) -> None:
             _run(["mount", "-o", "loop", str(image), str(mount_point)], "mounting a left home image")
         while os.path.ismount(workdir) and workdir.stat().st_dev == mount_point.stat().st_dev:
             unmount_once(workdir)
+        workdir.mkdir(parents=True, exist_ok=True)  # removed or moved away meanwhile: made again
         mirror(mount_point, workdir)
         mark.unlink()
     unmount(mount_point)

@@ -15,7 +15,7 @@ import pytest
 
 from sandbox.caps import DiskCaps, parse_size
 from sandbox.isolation import CHECKOUT, bwrap_problem
-from sandbox.leftovers import home_folder, image_folder, remove, stale, tmp_folder
+from sandbox.leftovers import REGISTRY, home_folder, image_folder, remove, stale, tmp_folder
 from sandbox.local import LocalSandbox
 from sandbox.mounts import mount_problem
 from sandbox.runtime import runtime_ready
@@ -136,8 +136,9 @@ def test_a_sandbox_with_the_host_network_reaches_its_own_display_only(tmp_path):
         assert b.screenshot().startswith(b"\x89PNG"), "the harness still reaches each display"
 
 
-def test_a_killed_harness_leaves_the_files_in_the_work_folder_and_its_tmp_for_the_resume(tmp_path):
-    workdir = tmp_path / "home"
+def killed_owner(workdir: Path) -> str:
+    """The tag of a sandbox on `workdir` (with a `gone.txt`) whose harness made `~/made.txt`, removed
+    `~/gone.txt`, put `/tmp/note.txt` and was then killed with `kill -9`."""
     workdir.mkdir()
     (workdir / "gone.txt").write_text("old")
     owner = subprocess.Popen(
@@ -151,6 +152,17 @@ def test_a_killed_harness_leaves_the_files_in_the_work_folder_and_its_tmp_for_th
     os.kill(owner.pid, signal.SIGKILL)
     owner.wait()
     assert (workdir / "made.txt").read_text() == "made\n", tag
+    return tag
+
+
+def assert_mirrored_and_unmounted(workdir: Path, tag: str) -> None:
+    assert not os.path.ismount(workdir) and not home_folder(tag).exists() and not image_folder(tag).exists()
+    assert (workdir / "made.txt").read_text() == "made\n" and not (workdir / "gone.txt").exists()
+
+
+def test_a_killed_harness_leaves_the_files_in_the_work_folder_and_its_tmp_for_the_resume(tmp_path):
+    workdir = tmp_path / "home"
+    tag = killed_owner(workdir)
     staging = tmp_path / "carried"
     left = end_leftovers([tag], staging)
     assert (staging / "note.txt").read_text() == "kept\n" and not tmp_folder(tag).exists()
@@ -158,8 +170,18 @@ def test_a_killed_harness_leaves_the_files_in_the_work_folder_and_its_tmp_for_th
     (leftover,) = [found for found in stale() if found.tag == tag]
     with ThreadPoolExecutor(4) as starts:  # the sandboxes of an eval run each remove what dead owners left
         list(starts.map(remove, [leftover] * 4))
-    assert not os.path.ismount(workdir) and not home_folder(tag).exists() and not image_folder(tag).exists()
-    assert (workdir / "made.txt").read_text() == "made\n" and not (workdir / "gone.txt").exists()
+    assert_mirrored_and_unmounted(workdir, tag)
     with LocalSandbox(workdir, isolation="bwrap", disk=SMALL) as resumed:
         assert carry_tmp(left, resumed) == ["note.txt"]
         assert resumed.run("cat /tmp/note.txt ~/made.txt").stdout == "kept\nmade\n"
+
+
+def test_a_killed_sandbox_whose_record_is_gone_is_still_found_and_mirrored_back(tmp_path):
+    workdir = tmp_path / "home"
+    tag = killed_owner(workdir)
+    (REGISTRY / f"{tag}.json").unlink()  # as a cleaner of old files in /tmp would
+    (leftover,) = [found for found in stale() if found.tag == tag]
+    assert leftover.owner == 0 and home_folder(tag) in leftover.folders
+    remove(leftover)
+    assert_mirrored_and_unmounted(workdir, tag)
+    assert not tmp_folder(tag).exists()

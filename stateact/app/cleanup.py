@@ -36,7 +36,8 @@ def describe(leftover: Leftover) -> str:
     held = [f"{leftover.processes} process(es)" if leftover.processes else ""]
     held += [f"folder {folder}" for folder in leftover.folders]
     what = ", ".join(h for h in held if h) or "nothing but its record"
-    return f"sandbox {leftover.tag} of dead process {leftover.owner}: {what}"
+    owner = f"of dead process {leftover.owner}" if leftover.owner else "whose record is gone"
+    return f"sandbox {leftover.tag} {owner}: {what}"
 
 
 def cleanup(runs_root: Path, remove_leftovers: bool, say: Callable[[str], None]) -> None:
