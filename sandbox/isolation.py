@@ -48,6 +48,7 @@ from sandbox.settings import (
     SANDBOX_HOSTNAME,
     SANDBOX_TOOLKIT,
     SANDBOX_UID,
+    SYSTEM_COVERED,
     SYSTEM_FOLDERS,
     SYSTEM_LINKS,
 )
@@ -117,6 +118,9 @@ def _system_layout(hidden: Sequence[Path]) -> list[str]:
     for path in hidden:
         if any(path.is_relative_to(folder) for folder in SYSTEM_FOLDERS):
             args += ["--perms", "0755", "--tmpfs", str(path)]
+    for folder in SYSTEM_COVERED:
+        if os.path.isdir(folder):
+            args += ["--perms", "0755", "--tmpfs", folder]
     return args
 
 

@@ -44,6 +44,9 @@ RUNTIME_DIR = (
 SYSTEM_FOLDERS = ("/usr", "/etc", "/opt", "/var/lib", "/var/cache", "/sys")
 """Host folders an isolated sandbox sees, read-only: the installed system, as a VM's disk holds it.
 Nothing else of the host is there (other users' homes, /root, /mnt, /srv, checkouts, data folders)."""
+SYSTEM_COVERED = ("/sys/devices/virtual/block",)
+"""Folders of `SYSTEM_FOLDERS` covered by an empty tmpfs inside: the loop devices' `backing_file` there
+names host files (every sandbox's home image)."""
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """Top-level folders that merged-/usr systems keep as links into /usr: links inside too, else folders."""
 RUNTIME_PACKAGES = (

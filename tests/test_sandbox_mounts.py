@@ -98,11 +98,14 @@ def test_a_work_folder_larger_than_the_home_cap_is_refused_clearly(tmp_path):
     assert not home_folder(box.tag).exists() and not tmp_folder(box.tag).exists()
 
 
-def test_no_host_path_in_the_mountinfo(tmp_path):
+def test_no_host_path_in_the_mountinfo_nor_in_the_loop_devices(tmp_path):
     runs = tmp_path / "runs"
     runs.mkdir()
     with LocalSandbox(tmp_path / "home", isolation="bwrap", hidden=[runs], display=True) as box:
-        seen = box.run("cat /proc/self/mountinfo /proc/1/mountinfo /proc/self/mounts")
+        seen = box.run(
+            "cat /proc/self/mountinfo /proc/1/mountinfo /proc/self/mounts; "
+            "cat /sys/block/loop*/loop/backing_file /sys/class/block/*/loop/backing_file 2>/dev/null; true"
+        )
         assert seen.ok and "/home/user" in seen.stdout, seen.output
         needles = [CHECKOUT, Path(sys.prefix), tmp_path, Path(box.host_home), runs]
         needles += [tmp_folder(box.tag), image_folder(box.tag), home_folder(box.tag)]
