@@ -44,6 +44,11 @@ NO_CAPS_WARNING = (
     "machine's disk, and /proc/self/mountinfo inside shows host paths"
 )
 
+SHORT_DISK_WARNING = (
+    "the home's disk cap ({cap}) is more than {folder} has free: the agent filling its home would fill "
+    "this machine's disk first (give a smaller --disk-home)"
+)
+
 
 def mount_problem() -> str:
     """Why this machine gives no disk caps or private mounts to sandboxes, or '' when it does."""
@@ -153,6 +158,10 @@ def open_folders(
     else:
         tmp.mkdir(mode=0o700)
     copies = open_state(state)
-    if caps.home:
-        open_home(home, workdir, caps.home)
+    if not caps.home:
+        return copies, ""
+    open_home(home, workdir, caps.home)
+    disk = os.statvfs(home)
+    if disk.f_bavail * disk.f_frsize < caps.home:
+        return copies, SHORT_DISK_WARNING.format(cap=size_text(caps.home), folder=home.parent)
     return copies, ""

@@ -188,3 +188,12 @@ def test_a_killed_sandbox_whose_record_is_gone_is_still_found_and_mirrored_back(
     remove(leftover)
     assert_mirrored_and_unmounted(workdir, tag)
     assert not tmp_folder(tag).exists()
+
+
+def test_a_home_cap_beyond_the_free_disk_is_warned_of(tmp_path):
+    caps = DiskCaps(home=parse_size("1T") * 8, tmp=SMALL.tmp)
+    with LocalSandbox(tmp_path / "home", isolation="bwrap", disk=caps) as box:
+        assert box.warnings == [
+            "the home's disk cap (8T) is more than /var/tmp has free: the agent filling its home would fill "
+            "this machine's disk first (give a smaller --disk-home)"
+        ]
