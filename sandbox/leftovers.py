@@ -16,6 +16,8 @@ import os
 import shutil
 import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,17 +71,18 @@ def _special_files(folder: str, names: list[str]) -> list[str]:
 
 def move_tmp(tag: str, staging: Path) -> bool:
     """Move the /tmp of the sandbox tagged `tag` (a folder or a tmpfs mounted there) to `staging`,
-    replacing what was there; False when it has none."""
+    replacing what was there; False when it has none (or another process removed it first)."""
     source = tmp_folder(tag)
-    if not source.is_dir():
-        return False
-    shutil.rmtree(staging, ignore_errors=True)
-    if os.path.ismount(source):
-        shutil.copytree(source, staging, symlinks=True, ignore=_special_files)
-        unmount(source)
-        source.rmdir()
-    else:
-        shutil.move(source, staging)
+    with _removal_lock():
+        if not source.is_dir():
+            return False
+        shutil.rmtree(staging, ignore_errors=True)
+        if os.path.ismount(source):
+            shutil.copytree(source, staging, symlinks=True, ignore=_special_files)
+            unmount(source)
+            source.rmdir()
+        else:
+            shutil.move(source, staging)
     return True
 
 
@@ -163,17 +166,42 @@ def stale() -> list[Leftover]:
     return found
 
 
+@contextmanager
+def _removal_lock() -> Iterator[None]:
+    """Held while a leftover is removed or its /tmp moved: one process at a time."""
+    REGISTRY.mkdir(mode=0o1777, exist_ok=True)
+    held = _open_lock(REGISTRY / REMOVAL_LOCK)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(held)
+
+
+def _open_lock(path: Path) -> int:
+    """A read-only descriptor of the lock file `path`, made when absent (anyone may lock a file they can
+    read; a sticky folder refuses O_CREAT on another user's file, so it is not asked for an existing one)."""
+    while True:
+        try:
+            return os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            try:
+                made = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                continue
+            os.fchmod(made, 0o644)  # whatever the umask
+            return made
+
+
 def remove(leftover: Leftover) -> None:
     """End the leftover's processes, remove its host folders and its record; one process at a time (the
     sandboxes of an eval run start together, and each removes what dead owners left)."""
-    with open(REGISTRY / REMOVAL_LOCK, "a") as held:
-        fcntl.flock(held, fcntl.LOCK_EX)
-        if (REGISTRY / f"{leftover.tag}.json").exists() or host_folders(
-            leftover.tag
-        ):  # else removed meanwhile
-            kill_tagged(leftover.tag)
-            remove_folders(leftover.tag)
-            release(leftover.tag)
+    with _removal_lock():
+        if not (REGISTRY / f"{leftover.tag}.json").exists() and not host_folders(leftover.tag):
+            return  # another process removed it while this one waited
+        kill_tagged(leftover.tag)
+        remove_folders(leftover.tag)
+        release(leftover.tag)
 
 
 def remove_stale() -> list[Leftover]:
