@@ -20,10 +20,17 @@ from evals.osworld import bridge
 from evals.osworld.task import TaskError
 from evals.plain_table import print_table
 from evals.running.suite import OFFICE_SUITE, discover
+from sandbox.caps import DISK_HOME_HELP, DISK_TMP_HELP, disk_caps, size_text
 from sandbox.isolation import NO_ISOLATION_WARNING, bwrap_problem, check_isolation
 from sandbox.limits import DEFAULT_MEMORY_TEXT, LIMITS_HELP, SandboxLimits
 from sandbox.netns import NETWORK_OPTION_HELP, check_network
-from sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK, LIMIT_PROCESSES
+from sandbox.settings import (
+    DEFAULT_ISOLATION,
+    DEFAULT_NETWORK,
+    DISK_HOME_BYTES,
+    DISK_TMP_BYTES,
+    LIMIT_PROCESSES,
+)
 from stateact.app.arguments import check_budgets, check_models
 from stateact.app.exit_codes import ExitCode
 from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, with_role_options
@@ -246,6 +253,8 @@ def run_command(
     network: Annotated[str, typer.Option(help=NETWORK_OPTION_HELP)] = DEFAULT_NETWORK,
     max_processes: Annotated[int, typer.Option(help=LIMITS_HELP[0])] = LIMIT_PROCESSES,
     max_memory: Annotated[str, typer.Option(help=LIMITS_HELP[1])] = DEFAULT_MEMORY_TEXT,
+    disk_home: Annotated[str, typer.Option(help=DISK_HOME_HELP)] = size_text(DISK_HOME_BYTES),
+    disk_tmp: Annotated[str, typer.Option(help=DISK_TMP_HELP)] = size_text(DISK_TMP_BYTES),
     osworld_python: Annotated[str | None, typer.Option(help=bridge.OPTION_HELP)] = None,
     record: Annotated[
         bool, typer.Option(help="Keep a video of each task's display (recording.mp4 in its results folder).")
@@ -274,6 +283,7 @@ def run_command(
             raise ValueError(problem)
         check_network(network)
         limits = SandboxLimits.from_options(max_processes, max_memory)
+        disk = disk_caps(disk_home, disk_tmp)
     except (ValueError, bridge.BridgeError) as exc:
         errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
@@ -297,6 +307,7 @@ def run_command(
         isolation=isolation,
         network=network,
         limits=limits,
+        disk=disk,
         best_of=role_options.best_of,
         record=record,
     )

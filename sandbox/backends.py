@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.base import Sandbox, SandboxError
+from sandbox.caps import DEFAULT_CAPS, DiskCaps
 from sandbox.limits import DEFAULT_LIMITS, SandboxLimits
 from sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK
 
@@ -39,6 +40,8 @@ class SandboxOptions:
     """An isolated sandbox's network: `own` (a namespace of its own) or `host` (sandbox/netns.py)."""
     limits: SandboxLimits = DEFAULT_LIMITS
     """What a sandbox on this machine may use: processes at once, memory (sandbox/cgroups.py)."""
+    disk: DiskCaps = DEFAULT_CAPS
+    """The disk caps of an isolated sandbox's home and /tmp (sandbox/mounts.py)."""
     cdp_url: str | None = None
     """A running Chrome's DevTools endpoint the web subagent attaches to (`Sandbox.web_browser_url`)."""
 

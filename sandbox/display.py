@@ -1,4 +1,9 @@
-"""A private X display: Xvfb on a free display number, and optionally a window manager."""
+"""A private X display: Xvfb on a free display number, and optionally a window manager.
+
+Xvfb listens on its path socket only (/tmp/.X11-unix/XN): not on TCP, nor on the abstract socket that
+every process of the host's network namespace reaches (a sandbox with `--network host` among them). An
+isolated sandbox has only its own display's path socket, so it reaches no other display.
+"""
 
 from __future__ import annotations
 
@@ -89,6 +94,8 @@ class XDisplay:
                 f"{width}x{height}x{settings.DISPLAY_DEPTH}",
                 "-nolisten",
                 "tcp",
+                "-nolisten",
+                "local",  # the abstract socket, which any process of the host's network reaches
                 "-noreset",
                 "-ac",
                 "+extension",

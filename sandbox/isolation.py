@@ -2,10 +2,11 @@
 
 A holder process (`bwrap ... sleep infinity`) owns a user, mount, PID, IPC and UTS namespace whose
 file system holds only the installed system read-only (`SYSTEM_FOLDERS`; the harness's own folders
-that lie there hidden under empty tmpfs), the work folder at /home/user, a private /tmp (a host
-folder, so files there survive between commands), empty /run and /var/tmp, the toolkit's bin folder
-(read-only, at `SANDBOX_TOOLKIT`) and the sandbox Python (read-only, at its host path), the X
-display's socket. With `own_network` the holder makes a network namespace too (sandbox/netns.py);
+that lie there hidden under empty tmpfs), the work folder at /home/user, a private /tmp (on the host, so
+files there survive between commands), empty /run and /var/tmp, a private /dev/shm, the toolkit's bin
+folder (read-only, at `SANDBOX_TOOLKIT`) and the sandbox Python (read-only, at its host path), the X
+display's socket. When the harness is root, the home, /tmp and the small files are filesystems of their
+own with disk caps (sandbox/mounts.py), so /proc/self/mountinfo inside names no host path. With `own_network` the holder makes a network namespace too (sandbox/netns.py);
 otherwise the sandbox shares the host's network. Other host folders (other homes, /root, /mnt, checkouts,
 data) are not there at all. Every process of the sandbox enters those namespaces with `nsenter`
 (`command`), so they all share one PID namespace: `ps -e` shows the sandbox's processes only, and
@@ -30,11 +31,12 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from sandbox.base import SandboxError
 from sandbox.settings import (
+    DEV_SHM_BYTES,
     HOLDER_START_TIMEOUT_S,
     IMAGE_BIN_MOUNT,
     ISOLATION_MODES,
@@ -45,6 +47,7 @@ from sandbox.settings import (
     SANDBOX_HOSTNAME,
     SANDBOX_TOOLKIT,
     SANDBOX_UID,
+    SYSTEM_COVERED,
     SYSTEM_FOLDERS,
     SYSTEM_LINKS,
 )
@@ -114,6 +117,9 @@ def _system_layout(hidden: Sequence[Path]) -> list[str]:
     for path in hidden:
         if any(path.is_relative_to(folder) for folder in SYSTEM_FOLDERS):
             args += ["--perms", "0755", "--tmpfs", str(path)]
+    for folder in SYSTEM_COVERED:
+        if os.path.isdir(folder):
+            args += ["--perms", "0755", "--tmpfs", folder]
     return args
 
 
@@ -171,6 +177,7 @@ class BwrapNamespace:
         host_runtime: Path | None = None,
         own_network: bool = False,
         holder_preexec: Callable[[], None] | None = None,
+        copies: Mapping[str, Path] | None = None,
     ) -> None:
         self.host_home = host_home
         self.host_tmp = host_tmp
@@ -181,6 +188,8 @@ class BwrapNamespace:
         self.own_network = own_network
         self.holder_preexec = holder_preexec
         """Run by the holder before it execs bwrap (it joins the sandbox's cgroup)."""
+        self.copies = copies or {}
+        """Copies of the toolkit and the image's programs to bind (sandbox/mounts.py); else the checkout's."""
         self._holder: subprocess.Popen | None = None
         self._pid = 0
 
@@ -241,12 +250,18 @@ class BwrapNamespace:
             "1777",
             "--tmpfs",
             "/var/tmp",
+            "--perms",
+            "1777",
+            "--size",
+            str(DEV_SHM_BYTES),
+            "--tmpfs",
+            "/dev/shm",
         ]
         args += [*_traversable(SANDBOX_HOME, self.hidden), "--bind", str(self.host_home), SANDBOX_HOME]
         args += ["--bind", str(self.host_tmp), "/tmp"]
         for host, inside in (
-            (TOOLKIT_BIN, SANDBOX_TOOLKIT),
-            (IMAGE_BIN, IMAGE_BIN_MOUNT),
+            (self.copies.get("toolkit", TOOLKIT_BIN), SANDBOX_TOOLKIT),
+            (self.copies.get("image_bin", IMAGE_BIN), IMAGE_BIN_MOUNT),
             (RUNTIME_DIR, RUNTIME_DIR),
         ):
             args += [*_traversable(inside, self.hidden), "--ro-bind", str(host), str(inside)]

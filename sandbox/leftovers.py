@@ -3,26 +3,37 @@
 A local sandbox records itself at start in `REGISTRY` (its tag and the harness process that owns it)
 and removes the record at close. A record whose owner is gone (`kill -9`, a crash) names a sandbox
 nobody closed: its tagged processes (Xvfb, applications) and its host folders (the sandbox's /tmp, with the
-shell's command scripts, and its generated system files) are leftovers, removed by the next sandbox's start or by
-`stateact cleanup --remove`. So are its cgroups (sandbox/cgroups.py), found by tag under this process's
-cgroup parents: a dead harness's whose record is gone too (a group its close could not remove).
+shell's command scripts, its generated system files, its home image) are leftovers, removed by the next
+sandbox's start or by `stateact cleanup --remove`. Those folders may be mounts (sandbox/mounts.py): removing
+them unmounts them, and a home image is first mirrored into the work folder it was bound over. So are its
+cgroups (sandbox/cgroups.py), found by tag under this process's cgroup parents: a dead harness's whose record
+is gone too (a group its close could not remove).
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
+import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sandbox.cgroups import SandboxGroup, tagged_groups
+from sandbox.mounts import close_home, unmount
 from sandbox.processes import kill_tagged, tagged_pids
+from sandbox.settings import HOME_IMAGE_FOLDER
 
 REGISTRY = Path(tempfile.gettempdir()) / "stateact-sandboxes"
 TMP_PREFIX = "stateact-sandbox-tmp-"
 IMAGE_PREFIX = "stateact-sandbox-image-"
+HOME_PREFIX = "stateact-sandbox-home-"
+REMOVAL_LOCK = ".removal.lock"
+"""The file in `REGISTRY` whose lock a process holds while it removes a leftover."""
 
 
 def tmp_folder(tag: str) -> Path:
@@ -35,9 +46,47 @@ def image_folder(tag: str) -> Path:
     return Path(tempfile.gettempdir()) / f"{IMAGE_PREFIX}{tag}"
 
 
+def home_folder(tag: str) -> Path:
+    """The host folder of the sandbox's home image and the mount point it is mounted at."""
+    return Path(HOME_IMAGE_FOLDER) / f"{HOME_PREFIX}{tag}"
+
+
 def host_folders(tag: str) -> list[Path]:
     """Every host folder the sandbox tagged `tag` makes, that is still there."""
-    return [folder for folder in (tmp_folder(tag), image_folder(tag)) if folder.exists()]
+    return [folder for folder in (tmp_folder(tag), image_folder(tag), home_folder(tag)) if folder.exists()]
+
+
+def remove_folders(tag: str) -> None:
+    """Remove the host folders of the sandbox tagged `tag`: its home image mirrored into its work folder
+    first, every mount taken off."""
+    if home_folder(tag).exists():
+        close_home(home_folder(tag))
+    for folder in (tmp_folder(tag), image_folder(tag)):
+        unmount(folder)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _special_files(folder: str, names: list[str]) -> list[str]:
+    """The names in `folder` of FIFOs, sockets and devices: not copied (a move keeps them)."""
+    kept = (stat.S_ISDIR, stat.S_ISREG, stat.S_ISLNK)
+    return [n for n in names if not any(k(os.lstat(os.path.join(folder, n)).st_mode) for k in kept)]
+
+
+def move_tmp(tag: str, staging: Path) -> bool:
+    """Move the /tmp of the sandbox tagged `tag` (a folder or a tmpfs mounted there) to `staging`,
+    replacing what was there; False when it has none (or another process removed it first)."""
+    source = tmp_folder(tag)
+    with _removal_lock():
+        if not source.is_dir():
+            return False
+        shutil.rmtree(staging, ignore_errors=True)
+        if os.path.ismount(source):
+            shutil.copytree(source, staging, symlinks=True, ignore=_special_files)
+            unmount(source)
+            source.rmdir()
+        else:
+            shutil.move(source, staging)
+    return True
 
 
 def _started(pid: int) -> str | None:
@@ -70,7 +119,7 @@ class Leftover:
     owner: int
     processes: int
     folders: list[Path]
-    """Its host folders (its /tmp, its system files) that are still there."""
+    """Its host folders (its /tmp, its system files, its home image) that are still there."""
     groups: list[Path] = field(default_factory=list)
     """Its cgroups that are still there."""
 
@@ -97,10 +146,24 @@ def live_owner(tag: str) -> int:
     return _live_owner(record) if record else 0
 
 
+def _tags_with_folders() -> set[str]:
+    """The tags of the sandboxes whose host folders are on this machine."""
+    places = ((Path(tempfile.gettempdir()), TMP_PREFIX), (Path(tempfile.gettempdir()), IMAGE_PREFIX))
+    places += ((Path(HOME_IMAGE_FOLDER), HOME_PREFIX),)
+    return {path.name.removeprefix(prefix) for folder, prefix in places for path in folder.glob(f"{prefix}*")}
+
+
 def stale() -> list[Leftover]:
-    """The recorded sandboxes whose owner process is gone, and the cgroups of sandboxes with no live owner."""
+    """The recorded sandboxes whose owner process is gone, the host folders of sandboxes whose record is
+    gone (removed by hand, or by a cleaner of old temp files): a sandbox records itself before it makes its
+    folders and removes its folders before its record; and the cgroups of sandboxes with no live owner."""
+    with_folders = _tags_with_folders()  # before the records: a sandbox started in between is in neither
     groups = tagged_groups()
-    found = []
+    recorded = {path.stem for path in REGISTRY.glob("*.json")} if REGISTRY.is_dir() else set()
+    found = [
+        Leftover(tag, 0, len(tagged_pids(tag)), host_folders(tag), groups.pop(tag, SandboxGroup([])).folders)
+        for tag in sorted(with_folders - recorded)
+    ]
     for path in sorted(REGISTRY.glob("*.json")) if REGISTRY.is_dir() else []:
         record = _read_record(path)
         if record is None or _live_owner(record):
@@ -119,13 +182,43 @@ def stale() -> list[Leftover]:
     return found
 
 
+@contextmanager
+def _removal_lock() -> Iterator[None]:
+    """Held while a leftover is removed or its /tmp moved: one process at a time."""
+    REGISTRY.mkdir(mode=0o1777, exist_ok=True)
+    held = _open_lock(REGISTRY / REMOVAL_LOCK)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(held)
+
+
+def _open_lock(path: Path) -> int:
+    """A read-only descriptor of the lock file `path`, made when absent (anyone may lock a file they can
+    read; a sticky folder refuses O_CREAT on another user's file, so it is not asked for an existing one)."""
+    while True:
+        try:
+            return os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            try:
+                made = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                continue
+            os.fchmod(made, 0o644)  # whatever the umask
+            return made
+
+
 def remove(leftover: Leftover) -> None:
-    """End the leftover's processes, remove its temp folder and its record."""
-    kill_tagged(leftover.tag)
-    SandboxGroup(leftover.groups).remove()
-    for folder in leftover.folders:
-        shutil.rmtree(folder, ignore_errors=True)
-    release(leftover.tag)
+    """End the leftover's processes, remove its cgroups, its host folders and its record; one process at a
+    time (the sandboxes of an eval run start together, and each removes what dead owners left)."""
+    with _removal_lock():
+        kill_tagged(leftover.tag)
+        SandboxGroup(leftover.groups).remove()
+        if not (REGISTRY / f"{leftover.tag}.json").exists() and not host_folders(leftover.tag):
+            return  # another process removed the rest while this one waited
+        remove_folders(leftover.tag)
+        release(leftover.tag)
 
 
 def remove_stale() -> list[Leftover]:

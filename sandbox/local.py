@@ -13,7 +13,6 @@ from __future__ import annotations
 import io
 import os
 import secrets
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -29,6 +28,7 @@ from sandbox import backends, desktop_state, settings
 from sandbox.backends import SandboxOptions, SandboxSpec
 from sandbox.base import BrowserPlace, CommandResult, Sandbox, SandboxError, Shell
 from sandbox.bash_session import BashSession
+from sandbox.caps import DEFAULT_CAPS, DiskCaps
 from sandbox.cgroups import UNAVAILABLE_WARNING, CgroupError, SandboxGroup
 from sandbox.display import XDisplay
 from sandbox.file_access import MISSING, SandboxFiles
@@ -42,9 +42,18 @@ from sandbox.isolation import (
     runtime_folder,
     visible_inside,
 )
-from sandbox.leftovers import image_folder, register, release, remove_stale, tmp_folder
+from sandbox.leftovers import (
+    home_folder,
+    image_folder,
+    register,
+    release,
+    remove_folders,
+    remove_stale,
+    tmp_folder,
+)
 from sandbox.limits import DEFAULT_LIMITS, SandboxLimits
 from sandbox.marker_shell import NONINTERACTIVE_ENV
+from sandbox.mounts import open_folders
 from sandbox.netns import LOOPBACK_NAMES, SandboxNetwork, check_network
 from sandbox.office_profile import install_office_profile
 from sandbox.processes import TAG_VARIABLE, kill_tagged
@@ -72,6 +81,7 @@ class LocalSandbox(Sandbox):
         hidden: Sequence[Path] = (),
         network: str = settings.DEFAULT_NETWORK,
         limits: SandboxLimits = DEFAULT_LIMITS,
+        disk: DiskCaps = DEFAULT_CAPS,
     ) -> None:
         try:
             self.isolation = check_isolation(isolation)
@@ -84,6 +94,8 @@ class LocalSandbox(Sandbox):
         self._hidden = [Path(p).resolve() for p in hidden]
         self.limits = limits
         self._group: SandboxGroup | None = None
+        self.disk = disk
+        """The disk caps of an isolated sandbox's home and /tmp (sandbox/mounts.py)."""
         self._namespace: BwrapNamespace | None = None
         self._network: SandboxNetwork | None = None
         self._host_tmp: Path | None = None
@@ -159,10 +171,11 @@ class LocalSandbox(Sandbox):
         }
 
     def _start_namespace(self) -> None:
-        self._host_tmp = tmp_folder(self.tag)
-        self._host_tmp.mkdir(mode=0o700)
-        self._host_state = image_folder(self.tag)
-        self._host_state.mkdir(mode=0o700)
+        self._host_tmp, self._host_state = tmp_folder(self.tag), image_folder(self.tag)
+        copies, warning = open_folders(
+            self._host_tmp, self._host_state, home_folder(self.tag), Path(self.host_home), self.disk
+        )
+        self.warnings += [warning] if warning else []
         host_runtime = self._host_state / "runtime"
         host_runtime.mkdir(mode=0o700)
         make_home_folders(Path(self.host_home))
@@ -177,6 +190,7 @@ class LocalSandbox(Sandbox):
             host_runtime,
             own_network=self.has_own_network,
             holder_preexec=self._group.join if self._group is not None else None,
+            copies=copies,
         )
         self._namespace.start()
         if self.has_own_network:
@@ -248,9 +262,7 @@ class LocalSandbox(Sandbox):
         if self._group is not None:
             self._group.remove()
             self._group = None
-        for folder in (self._host_tmp, self._host_state):
-            if folder is not None:
-                shutil.rmtree(folder, ignore_errors=True)
+        remove_folders(self.tag)
         self._host_tmp = self._host_state = None
         release(self.tag)
         self._started = False
@@ -528,6 +540,7 @@ def _build(spec: SandboxSpec, options: SandboxOptions) -> LocalSandbox:
         hidden=options.hidden,
         network=options.network,
         limits=options.limits,
+        disk=options.disk,
     )
 
 

@@ -31,6 +31,7 @@ import httpx
 
 from sandbox import settings
 from sandbox.base import Sandbox, SandboxError
+from sandbox.caps import DEFAULT_CAPS, DiskCaps
 from sandbox.limits import DEFAULT_LIMITS, SandboxLimits
 from sandbox.local import LocalSandbox
 from sandbox.osworld import OSWorldSandbox
@@ -91,6 +92,8 @@ class LocalSlot(Slot):
     """An isolated sandbox's network (sandbox/netns.py): `own`, or this machine's (`host`)."""
     limits: SandboxLimits = DEFAULT_LIMITS
     """Processes and memory each sandbox may use (sandbox/cgroups.py)."""
+    disk: DiskCaps = DEFAULT_CAPS
+    """The disk caps of an isolated sandbox's home and /tmp (sandbox/mounts.py)."""
 
     @property
     def network(self) -> str | None:
@@ -106,6 +109,7 @@ class LocalSlot(Slot):
             hidden=self.hidden,
             network=self.network_mode,
             limits=self.limits,
+            disk=self.disk,
         )
 
 

@@ -44,6 +44,9 @@ RUNTIME_DIR = (
 SYSTEM_FOLDERS = ("/usr", "/etc", "/opt", "/var/lib", "/var/cache", "/sys")
 """Host folders an isolated sandbox sees, read-only: the installed system, as a VM's disk holds it.
 Nothing else of the host is there (other users' homes, /root, /mnt, /srv, checkouts, data folders)."""
+SYSTEM_COVERED = ("/sys/devices/virtual/block",)
+"""Folders of `SYSTEM_FOLDERS` covered by an empty tmpfs inside: the loop devices' `backing_file` there
+names host files (every sandbox's home image)."""
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """Top-level folders that merged-/usr systems keep as links into /usr: links inside too, else folders."""
 RUNTIME_PACKAGES = (
@@ -133,3 +136,17 @@ POOL_PROBE_TIMEOUT_S = 5.0
 """HTTP timeout of one readiness or health probe of a VM server."""
 POOL_LEASE_MARKER = "~/.stateact-lease"
 """The file a pool leaves in a VM it hands out; a VM that still has it after a reset was not reset."""
+
+# Disk caps and private mounts of an isolated sandbox (sandbox/mounts.py)
+DISK_HOME_BYTES = 10 * 2**30
+"""The most the agent's home may hold (`--disk-home`): a loop-mounted ext4 image of this size."""
+DISK_TMP_BYTES = 2 * 2**30
+"""The most the sandbox's /tmp may hold (`--disk-tmp`): a tmpfs of this size, counted in memory."""
+DEV_SHM_BYTES = 1 * 2**30
+"""The size of the sandbox's private /dev/shm (POSIX shared memory: multiprocessing, browsers)."""
+STATE_TMPFS_BYTES = 64 * 2**20
+"""The tmpfs holding a sandbox's small files (toolkit and image copies, /etc files, runtime folder)."""
+HOME_IMAGE_FOLDER = "/var/tmp"
+"""Where home images live on the host: /var/tmp is on disk where /tmp may be in memory."""
+MOUNT_TIMEOUT_S = 60.0
+"""How long one mount, unmount, mkfs or copy-in command may take."""

@@ -37,7 +37,8 @@ def describe(leftover: Leftover) -> str:
     held += [f"folder {folder}" for folder in leftover.folders]
     held += [f"cgroup {group}" for group in leftover.groups]
     what = ", ".join(h for h in held if h) or "nothing but its record"
-    return f"sandbox {leftover.tag} of dead process {leftover.owner}: {what}"
+    owner = f"of dead process {leftover.owner}" if leftover.owner else "whose record is gone"
+    return f"sandbox {leftover.tag} {owner}: {what}"
 
 
 def cleanup(runs_root: Path, remove_leftovers: bool, say: Callable[[str], None]) -> None:

@@ -14,10 +14,17 @@ from rich.markup import escape
 
 from evals.osworld import bridge
 from sandbox.base import SandboxError
+from sandbox.caps import DISK_HOME_HELP, DISK_TMP_HELP, disk_caps, size_text
 from sandbox.isolation import NO_ISOLATION_WARNING
 from sandbox.limits import DEFAULT_MEMORY_TEXT, LIMITS_HELP, SandboxLimits
 from sandbox.netns import NETWORK_OPTION_HELP
-from sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK, LIMIT_PROCESSES
+from sandbox.settings import (
+    DEFAULT_ISOLATION,
+    DEFAULT_NETWORK,
+    DISK_HOME_BYTES,
+    DISK_TMP_BYTES,
+    LIMIT_PROCESSES,
+)
 from stateact.app.arguments import check_budgets, check_models
 from stateact.app.config import RunConfig, absolute_path
 from stateact.app.exit_codes import ExitCode, exit_code_for
@@ -69,6 +76,8 @@ def run(
     network: Annotated[str, typer.Option(help=NETWORK_OPTION_HELP)] = DEFAULT_NETWORK,
     max_processes: Annotated[int, typer.Option(help=LIMITS_HELP[0])] = LIMIT_PROCESSES,
     max_memory: Annotated[str, typer.Option(help=LIMITS_HELP[1])] = DEFAULT_MEMORY_TEXT,
+    disk_home: Annotated[str, typer.Option(help=DISK_HOME_HELP)] = size_text(DISK_HOME_BYTES),
+    disk_tmp: Annotated[str, typer.Option(help=DISK_TMP_HELP)] = size_text(DISK_TMP_BYTES),
     runs_root: Annotated[Path, typer.Option(help="Where run folders are made.")] = Path("runs"),
     max_steps: Annotated[
         int | None,
@@ -106,6 +115,7 @@ def run(
         check_budgets(max_steps, max_usd, max_minutes)
         check_models(specs.values())
         role_settings = role_options.settings()
+        disk = disk_caps(disk_home, disk_tmp)
         config = RunConfig(
             instruction=instruction or f"(from {task})",
             models=RoleModels(**specs, settings=role_settings),
@@ -116,6 +126,8 @@ def run(
             isolation=isolation,
             network=network,
             limits=SandboxLimits.from_options(max_processes, max_memory),
+            disk_home=disk.home,
+            disk_tmp=disk.tmp,
             cdp_url=cdp_url,
             runs_root=runs_root,
             max_turns=max_steps,

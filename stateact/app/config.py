@@ -10,8 +10,9 @@ from pydantic import BaseModel, Field, PlainSerializer, PlainValidator, field_va
 
 from sandbox.backends import SandboxOptions, SandboxSpec, make_sandbox, parse_spec
 from sandbox.base import Sandbox, SandboxError
+from sandbox.caps import DiskCaps
 from sandbox.limits import DEFAULT_LIMITS, SandboxLimits
-from sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK
+from sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK, DISK_HOME_BYTES, DISK_TMP_BYTES
 from stateact.app.variants import FULL_HARNESS
 from stateact.kernel import settings
 from stateact.kernel.runtime import RoleModels
@@ -68,6 +69,10 @@ class RunConfig(BaseModel):
     reach, the sites the task names forwarded in) or `host` (this machine's, loopback included)."""
     limits: SandboxLimits = DEFAULT_LIMITS
     """Processes and memory a local sandbox may use (sandbox/cgroups.py)."""
+    disk_home: int = DISK_HOME_BYTES
+    """The most an isolated local sandbox's home may hold, in bytes (0: no cap; sandbox/mounts.py)."""
+    disk_tmp: int = DISK_TMP_BYTES
+    """The most its /tmp may hold, in bytes (0: no cap)."""
     cdp_url: str | None = None
     """A running Chrome's DevTools endpoint for the web subagent (an OSWorld VM's, e.g. http://HOST:9222);
     without it the web subagent launches its own headless Chromium."""
@@ -108,8 +113,14 @@ class RunConfig(BaseModel):
             hidden=(self.runs_root,),
             network=self.network,
             limits=self.limits,
+            disk=self.disk,
             cdp_url=self.cdp_url,
         )
+
+    @property
+    def disk(self) -> DiskCaps:
+        """The disk caps of an isolated local sandbox."""
+        return DiskCaps(self.disk_home, self.disk_tmp)
 
     def make_sandbox(self, workdir: Path) -> Sandbox:
         """The run's sandbox, unstarted (see `sandbox_options`)."""

@@ -88,6 +88,20 @@ def _sandbox_limits() -> tuple[bool, str]:
     return True, "; ".join(f"cgroup v{p.version} {'+'.join(p.controllers)} under {p.parent}" for p in found)
 
 
+def _disk_caps() -> tuple[bool, str]:
+    from sandbox.local import LocalSandbox
+    from sandbox.mounts import mount_problem
+
+    problem = mount_problem()
+    if problem:
+        return False, f"no disk caps for a sandbox's home and /tmp, host paths in its mountinfo: {problem}"
+    with tempfile.TemporaryDirectory() as home, LocalSandbox(Path(home), isolation="bwrap") as box:
+        out = box.run(
+            "df -h --output=target,fstype,size /home/user /tmp /dev/shm | tail -n +2 | tr -s ' \\n' ' '"
+        )
+        return out.ok, f"capped in the sandbox: {out.stdout.strip()}"
+
+
 def _tiktoken() -> tuple[bool, str]:
     from stateact.kernel.tokens import ENCODING, counter
 
@@ -121,6 +135,7 @@ CHECKS: dict[str, Callable[[], tuple[bool, str]]] = {
     "display (Xvfb + screenshot)": _display,
     "isolation (bubblewrap sandbox)": _isolation,
     "sandbox limits (processes, memory)": _sandbox_limits,
+    "disk caps (sandbox home, /tmp)": _disk_caps,
     "LibreOffice": _soffice,
     "Chromium": _chromium,
     "tiktoken offline": _tiktoken,

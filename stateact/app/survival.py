@@ -17,7 +17,7 @@ from pathlib import Path
 from sandbox.base import Sandbox, SandboxError
 from sandbox.bash_session import BashSession
 from sandbox.display import WINDOW_MANAGERS
-from sandbox.leftovers import tmp_folder
+from sandbox.leftovers import move_tmp
 from sandbox.local import LocalSandbox
 from sandbox.processes import kill_tagged, tagged_pids
 
@@ -47,12 +47,8 @@ def end_leftovers(tags: Sequence[str], staging: Path) -> Leftovers:
     for tag in tags:
         programs += [line for pid in tagged_pids(tag) if (line := _own_program(pid))]
         kill_tagged(tag)
-    source = tmp_folder(tags[-1]) if tags else None
-    if source is None or not source.is_dir():
-        return Leftovers(programs, None)
-    shutil.rmtree(staging, ignore_errors=True)
-    shutil.move(source, staging)
-    return Leftovers(programs, staging)
+    moved = bool(tags) and move_tmp(tags[-1], staging)
+    return Leftovers(programs, staging if moved else None)
 
 
 def _own_program(pid: int) -> str:
