@@ -7,6 +7,16 @@ WINDOW_POLL_S = 0.5
 """Delay between two window-list probes."""
 SETUP_COMMAND_TIMEOUT_S = 120.0
 """Timeout of one `execute`/`command` setup step (the VM server's own limit)."""
+SETUP_KEEP_MAX_BYTES = 256 * 1024 * 1024
+"""The largest file a command step of a task's setup creates whose copy is kept for a resume."""
+SETUP_WATCH_MAX_FILES = 20000
+"""Files under a local sandbox's home and /tmp beyond which its setup's command steps are not watched."""
+SETUP_WATCH_TIMEOUT_S = 60.0
+"""Timeout of listing or hashing a sandbox's files around its setup's command steps."""
+LAUNCH_OUTPUT_TAIL_BYTES = 8192
+"""The tail of a launched program's output a local sandbox keeps, to say why it ended."""
+LAUNCH_OUTPUT_SHOWN_CHARS = 600
+"""Characters of that tail an error or a resume's notice shows."""
 GETTER_COMMAND_TIMEOUT_S = 120.0
 VLC_HTTP_PORT = 8080
 """Where VLC's HTTP interface listens inside the sandbox (OSWorld's VMs: 8080, password `password`)."""

@@ -88,6 +88,9 @@ HOLDER_START_TIMEOUT_S = 15.0
 """How long the sandbox's namespace holder may take to come up."""
 
 # Shells, displays, OSWorld VMs and pools
+HARNESS_TMP_PREFIX = ".stateact-"
+"""Entries of a local sandbox's /tmp whose names start so are the harness's (its shell's scripts, its
+launched programs' logs): a resume does not carry them into the new sandbox, which makes its own."""
 BASH_SOFT_TIMEOUT_S = 30.0
 """How long a bash call waits for its command before returning partial output."""
 BASH_INTERRUPT_GRACE_S = 3.0

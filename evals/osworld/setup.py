@@ -13,6 +13,7 @@ downloadable, a window that never opens, an unknown step type) raises SetupError
 from __future__ import annotations
 
 import contextlib
+import secrets
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -28,8 +29,10 @@ from evals.osworld.cache import FileCache
 from evals.osworld.chrome.devtools import CONNECT_ATTEMPTS, PAGE_TIMEOUT_MS, ChromeUnreachable, attached
 from evals.osworld.chrome.history import EMPTY_HISTORY_URL, HISTORY_PATH, with_visits
 from evals.osworld.metrics.chrome import same_url
+from evals.osworld.setup_files import SetupFiles
 from evals.osworld.task import Step
-from sandbox.base import Sandbox
+from sandbox.base import Sandbox, SandboxError
+from sandbox.settings import HARNESS_TMP_PREFIX
 
 CLIENT_PASSWORD = "password"
 """What OSWorld's `{CLIENT_PASSWORD}` placeholder stands for (the VM user's password)."""
@@ -53,8 +56,25 @@ class SetupContext:
     """Where an `execute` step's `stdout`/`stderr` files go (the scoring folder, for `cache_file`)."""
     stage: str = "setup"
     """What the steps are (`setup`, `postconfig`): errors name it."""
+    files: SetupFiles | None = None
+    """Where the files the steps place or create are recorded for a resume (None: not recorded)."""
+
+    def placed(self, sandbox: Sandbox, step: str, path: str, data: bytes) -> None:
+        """Write `data` at `path` in the sandbox, recorded as placed by `step`."""
+        sandbox.write_file(path, data)
+        if self.files is not None:
+            self.files.placed(sandbox, step, path, data)
+
+    def watching(self, sandbox: Sandbox, step: str, command: str) -> contextlib.AbstractContextManager[None]:
+        """Record what the body (a command step running `command`) creates, changes or removes."""
+        if self.files is None:
+            return contextlib.nullcontext()
+        running = any(record["type"] in PROGRAM_STARTS for record in self.records)
+        return self.files.watching(sandbox, step, command, running)
 
 
+PROGRAM_STARTS = frozenset({"launch", "open", "chrome_open_tabs"})
+"""Steps after which a program of the setup may be running (and removing the files it reads)."""
 StepHandler = Callable[[Sandbox, dict[str, Any], SetupContext], dict[str, Any]]
 
 
@@ -120,7 +140,7 @@ def _download(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
             data = context.cache.read(url, path)
         except FileNotFoundError as exc:
             raise SetupError(f"download of {Path(path).name}: {exc}") from exc
-        sandbox.write_file(path, data)
+        context.placed(sandbox, "download", path, data)
         placed.append(path)
     return {"files": placed}
 
@@ -136,22 +156,60 @@ def _upload_file(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
             raise SetupError(
                 f"upload_file: no local file {local!r} (looked in {context.task_dir} and the cache)"
             )
-        sandbox.write_file(path, source.read_bytes())
+        context.placed(sandbox, "upload_file", path, source.read_bytes())
         placed.append(path)
     return {"files": placed}
+
+
+LAUNCH_LOGS = f"/tmp/{HARNESS_TMP_PREFIX}launch"
+"""Where a local sandbox's launched programs leave the tail of their output and their exit status."""
+EXIT_MARK = "[stateact: exited "
 
 
 def _launch(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
     command = command_text(params.get("command", ""), sandbox)
     if not command.strip():
         raise SetupError("launch: no command")
-    sandbox.launch(command)
-    return {"command": command}
+    if sandbox.full_system:  # a VM's own launch: nothing of it is read back
+        sandbox.launch(command)
+        return {"command": command}
+    log = f"{LAUNCH_LOGS}/{len(context.records) + 1}-{secrets.token_hex(4)}.log"
+    sandbox.launch(logged(command, log))
+    return {"command": command, "log": log}
+
+
+def logged(command: str, log: str) -> str:
+    """`command` run by bash, the tail of its output and then its exit status written to `log` once it
+    ends (the file is empty while it runs)."""
+    tail = settings.LAUNCH_OUTPUT_TAIL_BYTES
+    return (
+        f"mkdir -p {quote(str(Path(log).parent))}; "
+        f'{{ bash -c {quote(command)} </dev/null; status=$?; echo; echo "{EXIT_MARK}$status]"; }} 2>&1 '
+        f"| tail -c {tail} > {quote(log)}"
+    )
+
+
+def launch_ending(sandbox: Sandbox, record: dict) -> str:
+    """How a launched program ended, from its log: `exited N: <tail of its output>`; '' when it still
+    runs or nothing was logged."""
+    log = record.get("log")
+    if not log:
+        return ""
+    try:
+        text = sandbox.read_file(log).decode(errors="replace")
+    except (OSError, SandboxError):
+        return ""
+    output, mark, status = text.rpartition(EXIT_MARK)
+    if not mark:
+        return ""
+    tail = " ".join(output.split())[-settings.LAUNCH_OUTPUT_SHOWN_CHARS :] or "no output"
+    return f"exited {status.strip().rstrip(']')}: {tail}"
 
 
 def _execute(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
     command = command_text(params.get("command", ""), sandbox)
-    result = sandbox.run(step_command(params, sandbox), timeout=settings.SETUP_COMMAND_TIMEOUT_S)
+    with context.watching(sandbox, "execute", command):
+        result = sandbox.run(step_command(params, sandbox), timeout=settings.SETUP_COMMAND_TIMEOUT_S)
     for stream, text in (("stdout", result.stdout), ("stderr", result.stderr)):
         if params.get(stream):
             if context.output_dir is None:
@@ -268,7 +326,7 @@ def _update_browse_history(sandbox: Sandbox, params: dict, context: SetupContext
     except FileNotFoundError as exc:
         raise SetupError(f"update_browse_history: {exc}") from exc
     visits = params.get("history", [])
-    sandbox.write_file(HISTORY_PATH, with_visits(empty, visits))
+    context.placed(sandbox, "update_browse_history", HISTORY_PATH, with_visits(empty, visits))
     return {"visits": len(visits)}
 
 

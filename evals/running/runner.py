@@ -31,8 +31,10 @@ those programs serve on, the agent goes on, and the task is scored as any other.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,8 +43,16 @@ from evals.osworld.cache import FileCache
 from evals.osworld.needs import missing_needs
 from evals.osworld.paths import HomeMap
 from evals.osworld.scoring import ScoreReport, check_evaluator_known, score_task
-from evals.osworld.setup import SetupContext, SetupError, degraded_steps, run_steps
-from evals.osworld.task import Step, Task, load_task, standalone_domain, step_budget, task_domain
+from evals.osworld.setup import (
+    SetupContext,
+    SetupError,
+    command_text,
+    degraded_steps,
+    launch_ending,
+    run_steps,
+)
+from evals.osworld.setup_files import SETUP_FILES, SetupFiles, put_back
+from evals.osworld.task import Task, load_task, standalone_domain, step_budget, task_domain
 from evals.running.check import local_gaps, preflight
 from evals.running.failures import AGENT, SCORING, SETUP, TaskFailure
 from evals.running.results import (
@@ -57,13 +67,13 @@ from evals.running.results import (
     write_results,
 )
 from evals.running.rollouts import run_rollout
-from evals.running.task_ports import check_ports_free, named_host_ports, task_ports
+from evals.running.task_ports import check_ports_free, command_ports, named_host_ports, task_ports
 from sandbox.base import Sandbox, SandboxError
 from stateact.app.config import RunConfig, TaskRun
 from stateact.app.resume import ResumeError
-from stateact.app.run import CARRIED_TMP, execute, load_resumable, resume_in
+from stateact.app.run import execute, load_resumable, new_run_id, resume_in, run_dir_of
 from stateact.app.signals import shielded
-from stateact.app.survival import carry_tmp, end_leftovers, resume_note
+from stateact.app.survival import CARRIED_TMP, carry_tmp, drop_staged_tmp, end_leftovers, resume_note
 from stateact.app.variants import FULL_HARNESS
 from stateact.kernel.runlog import EventListener
 
@@ -74,21 +84,18 @@ redoes. Commands (`execute`, `command`) are not redone: their changes to files a
 again could undo the agent's work (an `rm`, an overwrite) or fail on what it already did."""
 PORT_WAIT_S = 20.0
 """How long a resume waits for the ports the relaunched programs serve on (evals/running/task_ports.py)."""
-PORT_WAIT = """\
-import socket, sys, time
-ports, deadline = {ports!r}, time.monotonic() + {seconds}
-for port in ports:
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                print(port)
-                sys.exit(1)
-            time.sleep(0.1)
+PORT_PROBE = """\
+import json, socket
+closed = []
+for port in {ports!r}:
+    try:
+        socket.create_connection(("127.0.0.1", port), 0.2).close()
+    except OSError:
+        closed.append(port)
+print(json.dumps(closed))
 """
-"""Run in the sandbox: wait until every port answers; prints the first that does not."""
+"""Run in the sandbox: the ports that accept no connection (a JSON list)."""
+PORT_PROBE_INTERVAL_S = 0.2
 PROCESS_MATCH = """\
 import pathlib
 command, words = {targets!r}
@@ -136,12 +143,16 @@ def map_task(task: Task, sandbox: Sandbox) -> Task:
     return Task.model_validate(home_map.apply(task.model_dump(mode="json", exclude_unset=True)))
 
 
-def prepare_task(task_path: Path, sandbox: Sandbox, cache_dir: Path) -> PreparedTask:
+def prepare_task(
+    task_path: Path, sandbox: Sandbox, cache_dir: Path, setup_dir: Path | None = None
+) -> PreparedTask:
     """Load the task file, map its paths for `sandbox`, and run its setup steps there; raises PortTaken
     (evals/running/task_ports.py) first when the sandbox shares this machine's network and a port of the task is
     served already, forwards the sites on this machine that the task names into a sandbox with a network
     of its own, and raises SetupError when the task needs a VM the sandbox is not (evals/osworld/needs.py) or, on a
-    local sandbox, what this machine lacks (an application, a site that does not answer)."""
+    local sandbox, what this machine lacks (an application, a site that does not answer). On a local
+    sandbox, what the steps place or create is recorded in `setup_dir` for a resume
+    (evals/osworld/setup_files.py; None: recorded in the setup's records only)."""
     raw = load_task(task_path)
     check_evaluator_known(raw)
     if sandbox.shares_host_network:
@@ -154,51 +165,65 @@ def prepare_task(task_path: Path, sandbox: Sandbox, cache_dir: Path) -> Prepared
         raise SetupError(f"this machine lacks what the task needs: {'; '.join(gaps)}")
     sandbox.reach_host_ports(named_host_ports(raw))
     task = map_task(raw, sandbox)
-    context = SetupContext(cache=cache, task_dir=Path(task_path).resolve().parent)
+    files = None if sandbox.full_system else SetupFiles(setup_dir)
+    context = SetupContext(cache=cache, task_dir=Path(task_path).resolve().parent, files=files)
     run_steps(task.config, sandbox, context)
+    if files is not None:
+        files.finish(sandbox)
     return PreparedTask(task, Path(task_path), task_domain(task_path, raw), cache, context.records)
 
 
-def restart_programs(task_path: Path, sandbox: Sandbox, cache_dir: Path) -> PreparedTask:
+def restart_programs(task_path: Path, sandbox: Sandbox, cache_dir: Path, setup_dir: Path) -> PreparedTask:
     """The task mapped onto a new sandbox over its kept files, with the setup steps that start programs
-    run again (see PROGRAM_STEPS), then a wait for the ports they serve on."""
+    run again (see PROGRAM_STEPS) once what they need and is gone is put back from `setup_dir`
+    (evals/osworld/setup_files.py), then a wait for the ports they serve on. An `open` of a file that is
+    gone (the agent moved or removed it) is skipped. Raises SetupError naming a program that exited or
+    does not answer on its port."""
     raw = load_task(task_path)
     task = map_task(raw, sandbox)
     cache = FileCache(cache_dir)
     context = SetupContext(cache=cache, task_dir=Path(task_path).resolve().parent)
     programs = [step for step in task.config if step.type in PROGRAM_STEPS]
-    run_steps([*_gone_inputs(task, programs, sandbox), *programs], sandbox, context)
-    ports = sorted(task_ports(task))
-    if ports:
-        waited = sandbox.run_python(
-            PORT_WAIT.format(ports=ports, seconds=PORT_WAIT_S), timeout=PORT_WAIT_S + 10
-        )
-        if not waited.ok:
-            raise SetupError(
-                f"port {waited.stdout.strip() or '?'} of a relaunched program did not answer within {PORT_WAIT_S:.0f} s"
-            )
+    named = " ".join(
+        command_text(step.parameters.get("command", "")) for step in programs if step.type == "launch"
+    )
+    placed = put_back(setup_dir, sandbox, named)
+    if placed:
+        context.records.append({"type": "put_back", "files": placed})
+    for step in programs:
+        if step.type == "open" and not sandbox.exists(str(step.parameters.get("path", ""))):
+            context.records.append({"type": "open", "path": step.parameters.get("path", ""), "skipped": True})
+        else:
+            run_steps([step], sandbox, context)
+    _wait_for_ports(task, sandbox, context.records)
     for record in context.records:
         if record["type"] == "launch" and not _running(sandbox, record["command"]):
-            record["exited"] = True
+            record["exited"] = launch_ending(sandbox, record) or "exited"
     return PreparedTask(task, Path(task_path), task_domain(task_path, raw), cache, context.records)
 
 
-def _gone_inputs(task: Task, programs: list[Step], sandbox: Sandbox) -> list[Step]:
-    """Download steps placing again the files a relaunched program names on its command line that are
-    gone (a program may remove its private input once read, as a desk app its rules)."""
-    named = " ".join(str(step.parameters.get("command", "")) for step in programs)
-    steps = []
-    for step in task.config:
-        if step.type != "download":
-            continue
-        files = [
-            item
-            for item in step.parameters.get("files", [])
-            if item.get("path") and item["path"] in named and not sandbox.exists(item["path"])
-        ]
-        if files:
-            steps.append(Step(type="download", parameters={"files": files}))
-    return steps
+def _wait_for_ports(task: Task, sandbox: Sandbox, records: list[dict]) -> None:
+    """Wait for the ports the relaunched programs serve on; raises SetupError naming the program of a
+    port that does not answer: at once when it exited (with its exit status and output), or after
+    PORT_WAIT_S when it runs and does not answer."""
+    closed = sorted(task_ports(task))
+    launches = [record for record in records if record["type"] == "launch"]
+    deadline = time.monotonic() + PORT_WAIT_S
+    while closed:
+        probe = sandbox.run_python(PORT_PROBE.format(ports=closed), timeout=PORT_WAIT_S)
+        with contextlib.suppress(ValueError):
+            closed = json.loads(probe.stdout) if probe.ok else closed
+        if not closed:
+            return
+        serving = [r for r in launches if command_ports(r["command"]) & set(closed)] or launches
+        ended = [(r, ending) for r in serving if (ending := launch_ending(sandbox, r))]
+        if ended or time.monotonic() > deadline:
+            problems = ended or [(r, "runs and does not answer") for r in serving]
+            named = "; ".join(f"`{record['command']}` {state}" for record, state in problems)
+            raise SetupError(
+                f"a relaunched program does not serve its port {', '.join(map(str, closed))}: {named}"
+            )
+        time.sleep(PORT_PROBE_INTERVAL_S)
 
 
 def _running(sandbox: Sandbox, command: str) -> bool:
@@ -215,13 +240,17 @@ def _running(sandbox: Sandbox, command: str) -> bool:
 def restarted_programs(records: list[dict]) -> list[str]:
     """What the redone steps started or placed again, as the resume notice names it."""
     named = {"launch": "command", "open": "path", "chrome_open_tabs": "urls"}
-    exited = " (it exited at once: it is not running)"
-    lines = [
-        f"{r['type']} {r[named[r['type']]]}{exited if r.get('exited') else ''}"
-        for r in records
-        if r["type"] in named
-    ]
-    placed = [path for r in records if r["type"] == "download" for path in r["files"]]
+    lines = []
+    for record in records:
+        if record["type"] not in named:
+            continue
+        line = f"{record['type']} {record[named[record['type']]]}"
+        if record.get("exited"):
+            line += f" (it {record['exited']}: it is not running)"
+        if record.get("skipped"):
+            line += " (not opened again: the file is gone)"
+        lines.append(line)
+    placed = [path for r in records if r["type"] == "put_back" for path in r["files"]]
     if placed:
         lines.append(
             f"first placed again, since these programs read them and they were gone: {', '.join(placed)}"
@@ -279,12 +308,14 @@ def run_task_file(
     result_dir: Path | None = None,
     start: Callable[[], None] | None = None,
     domain: str | None = None,
+    setup_dir: Path | None = None,
 ) -> TaskOutcome:
     """Pre-flight check (evals/running/check.py), setup, agent, scoring and results for one task file; a task
     with result.txt is skipped. `result_dir`: where its results go (default: its folder of the OSWorld
     layout; a best-of-N rollout's own folder otherwise). `start`: starts `sandbox`, called once the
     pre-flight check passed (None: it is started already). `domain`: the task's domain in its suite
-    (None: a task run on its own, `standalone_domain`).
+    (None: a task run on its own, `standalone_domain`). `setup_dir`: where the setup's files are kept
+    for a resume (the run folder's SETUP_FILES; None: not kept).
 
     Raises TaskError only when the task file cannot be read (there is no task id to file an error
     under); any later failure that is not the agent's is written to error.json and returned."""
@@ -306,7 +337,7 @@ def run_task_file(
         result_dir,
         raw,
         sandbox,
-        lambda: prepare_task(task_path, sandbox, cache_dir),
+        lambda: prepare_task(task_path, sandbox, cache_dir, setup_dir),
         lambda prepared: run_agent(prepared.instruction, sandbox),
     )
 
@@ -372,12 +403,15 @@ def run_task(
     raw = load_task(task_path)
     apps, max_turns = raw.related_apps, step_budget(raw, config.max_turns, None)
     key = model or model_key(config.models.main, config.models)
+    config = config.model_copy(update={"run_id": config.run_id or new_run_id()})
+    domain = domain or standalone_domain(task_path, raw)
     task_run = TaskRun(
         file=Path(task_path).resolve(),
         cache=Path(cache_dir).resolve(),
         results=Path(results_dir).resolve(),
         model=key,
         result_dir=Path(result_dir).resolve() if result_dir else None,
+        domain=domain,
     )
 
     def run_agent(instruction: str, sandbox: Sandbox) -> Path:
@@ -402,11 +436,12 @@ def run_task(
             result_dir=result_dir,
             start=start,
             domain=domain,
+            setup_dir=run_dir_of(config) / SETUP_FILES,
         )
 
     if sandbox is not None:
         return run_in(sandbox)
-    home = config.workdir or Path(config.runs_root) / config.run_id / "home"
+    home = config.workdir or run_dir_of(config) / "home"
     own = config.make_sandbox(home)
     try:
         return run_in(own, start=own.start)
@@ -427,9 +462,8 @@ def resume_task(
     if task is None:
         raise ResumeError(f"{run_dir} is not a task file's run")
     raw = load_task(task.file)
-    layout_dir = task_result_dir(
-        task.results, state.config.harness, task.model, task_domain(task.file, raw), raw.id
-    )
+    domain = task.domain or standalone_domain(task.file, raw)  # where its first run filed it
+    layout_dir = task_result_dir(task.results, state.config.harness, task.model, domain, raw.id)
     result_dir = task.result_dir or layout_dir
     if is_done(result_dir):
         return TaskOutcome(read_score(result_dir), result_dir, skipped=True)
@@ -441,10 +475,13 @@ def resume_task(
         sandbox.start()
         carried.extend(carry_tmp(leftovers, sandbox))
         if sandbox.full_system:  # the machine kept running: nothing to start again
+            drop_staged_tmp(leftovers)
             return PreparedTask(
                 map_task(raw, sandbox), task.file, task_domain(task.file, raw), FileCache(task.cache), []
             )
-        return restart_programs(task.file, sandbox, task.cache)
+        prepared = restart_programs(task.file, sandbox, task.cache, run_dir / SETUP_FILES)
+        drop_staged_tmp(leftovers)  # up, with the stopped sandbox's /tmp: a failure before keeps it
+        return prepared
 
     def run_agent(prepared: PreparedTask) -> Path:
         note = resume_note(sandbox, leftovers, carried, restarted_programs(prepared.setup_records))

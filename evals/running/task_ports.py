@@ -42,11 +42,14 @@ LAUNCH = "launch"
 
 def task_ports(task: Task) -> frozenset[int]:
     """Every loopback port the task's `launch` steps name."""
+    texts = [text for step in task.config if step.type == LAUNCH for text in _strings(step.parameters)]
+    return frozenset().union(*map(command_ports, texts))
+
+
+def command_ports(text: str) -> frozenset[int]:
+    """The loopback ports a command line names."""
     return frozenset(
         port
-        for step in task.config
-        if step.type == LAUNCH
-        for text in _strings(step.parameters)
         for match in PORT_PATTERN.finditer(text)
         if 0 < (port := int(next(group for group in match.groups() if group))) < 65536
     )

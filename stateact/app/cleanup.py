@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from sandbox.leftovers import REGISTRY, Leftover, remove, stale
+from stateact.app.survival import CARRIED_TMP
 from stateact.kernel.events import RunStart, read_events
 
 
@@ -52,8 +53,9 @@ def cleanup(runs_root: Path, remove_leftovers: bool, say: Callable[[str], None])
     if leftovers and not remove_leftovers:
         say("remove these with: stateact cleanup --remove (a new run's start removes them too)")
     for run_dir, status in resumable_runs(runs_root):
+        tmp = f" (with its sandbox's /tmp, in {CARRIED_TMP}/)" if (run_dir / CARRIED_TMP).is_dir() else ""
         say(
-            f"run {run_dir} ({status}) is kept for its resume: stateact resume {run_dir}   discard: rm -r {run_dir}"
+            f"run {run_dir} ({status}) is kept for its resume{tmp}: stateact resume {run_dir}   discard: rm -r {run_dir}"
         )
     if not leftovers and not any(resumable_runs(runs_root)):
         say(f"nothing left by dead runs (runs folder {runs_root})")

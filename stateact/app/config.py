@@ -49,6 +49,8 @@ class TaskRun(BaseModel):
     """The model's name in the results folder."""
     result_dir: Path | None = None
     """Where its results go when not in the results folder's layout (a best-of-N rollout's folder)."""
+    domain: str | None = None
+    """The domain folder its results are filed under (None: a run of an older version)."""
 
 
 class RunConfig(BaseModel):

@@ -20,7 +20,7 @@ from stateact.app.config import RunConfig
 from stateact.app.harness import build_main_loop
 from stateact.app.resume import ResumeError, RunState, load_run_state, restore_loop
 from stateact.app.signals import shielded
-from stateact.app.survival import carry_tmp, end_leftovers, resume_note
+from stateact.app.survival import CARRIED_TMP, carry_tmp, drop_staged_tmp, end_leftovers, resume_note
 from stateact.app.variants import get_variant
 from stateact.kernel.events import ErrorEvent, RunEnd, RunStart, SandboxWarning
 from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome
@@ -69,8 +69,6 @@ def execute(
     return _drive(config, None, listener, sandbox)
 
 
-CARRIED_TMP = "carried-tmp"
-"""The run folder's place for the stopped sandbox's /tmp between the stop's clean-up and the new start."""
 ResumeNote = Callable[[Sandbox], str]
 """Given the resumed run's started sandbox, the notice that tells the agent what survived the stop."""
 
@@ -100,7 +98,9 @@ def resume(
     leftovers = end_leftovers(state.sandbox_tags, Path(run_dir) / CARRIED_TMP)
 
     def note(sandbox: Sandbox) -> str:
-        return resume_note(sandbox, leftovers, carry_tmp(leftovers, sandbox), ())
+        carried = carry_tmp(leftovers, sandbox)
+        drop_staged_tmp(leftovers)
+        return resume_note(sandbox, leftovers, carried, ())
 
     return _drive(resumed_config(state, run_dir, budget_overrides), state, listener, note=note)
 

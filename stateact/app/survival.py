@@ -20,14 +20,19 @@ from sandbox.display import WINDOW_MANAGERS
 from sandbox.leftovers import move_tmp
 from sandbox.local import LocalSandbox
 from sandbox.processes import kill_tagged, tagged_pids
+from sandbox.settings import HARNESS_TMP_PREFIX
 
 PLUMBING = {"Xvfb", "bwrap", "dbus-daemon", "dconf-service", "pasta", "passt", *WINDOW_MANAGERS}
 """Programs a local sandbox runs for itself: not the agent's or the task's."""
 RECORDER = ("ffmpeg", "x11grab")
 """The display's recorder (sandbox/recording.py): the harness's, though it carries the sandbox's tag."""
-SANDBOX_OWN_TMP = {".stateact-shell", ".X11-unix", ".ICE-unix"}
-"""Entries of a sandbox's /tmp that the sandbox makes at its start: never carried over."""
+SANDBOX_OWN_TMP = {".X11-unix", ".ICE-unix"}
+"""Entries of a sandbox's /tmp that the sandbox makes at its start (and the harness's, HARNESS_TMP_PREFIX):
+never carried over."""
 PROGRAMS_NAMED = 20
+CARRIED_TMP = "carried-tmp"
+"""The run folder's place for the stopped sandbox's /tmp between the stop's clean-up and the start of a
+resumed sandbox that is up (a resume that fails before keeps it there for the next)."""
 
 
 @dataclass(frozen=True)
@@ -48,7 +53,8 @@ def end_leftovers(tags: Sequence[str], staging: Path) -> Leftovers:
         programs += [line for pid in tagged_pids(tag) if (line := _own_program(pid))]
         kill_tagged(tag)
     moved = bool(tags) and move_tmp(tags[-1], staging)
-    return Leftovers(programs, staging if moved else None)
+    # a resume that failed before its sandbox was up left the /tmp it took over where it was staged
+    return Leftovers(programs, staging if moved or staging.is_dir() else None)
 
 
 def _own_program(pid: int) -> str:
@@ -65,19 +71,29 @@ def _own_program(pid: int) -> str:
 
 
 def carry_tmp(leftovers: Leftovers, sandbox: Sandbox) -> list[str]:
-    """Copy the stopped sandbox's /tmp into the started `sandbox`'s; the names carried."""
+    """Copy the stopped sandbox's /tmp into the started `sandbox`'s; the names carried. The staged copy
+    stays until `drop_staged_tmp`: a resume that fails before its sandbox is up carries it again."""
     staged = leftovers.staged_tmp
     if staged is None:
         return []
-    names = sorted(entry.name for entry in staged.iterdir() if entry.name not in SANDBOX_OWN_TMP)
+    names = sorted(
+        entry.name
+        for entry in staged.iterdir()
+        if entry.name not in SANDBOX_OWN_TMP and not entry.name.startswith(HARNESS_TMP_PREFIX)
+    )
     if names:
         if not isinstance(sandbox, LocalSandbox):
             raise SandboxError(
                 f"a stopped local sandbox's /tmp cannot be carried into {type(sandbox).__name__}"
             )
         sandbox.copy_in(staged, names, "/tmp")
-    shutil.rmtree(staged, ignore_errors=True)
     return names
+
+
+def drop_staged_tmp(leftovers: Leftovers) -> None:
+    """The resumed sandbox is up with the stopped one's /tmp: its staged copy is no longer needed."""
+    if leftovers.staged_tmp is not None:
+        shutil.rmtree(leftovers.staged_tmp, ignore_errors=True)
 
 
 def resume_note(sandbox: Sandbox, leftovers: Leftovers, carried: list[str], restarted: Sequence[str]) -> str:
