@@ -117,13 +117,22 @@ def test_a_bridged_metric_scores_with_osworld_options(tmp_path, local, osworld_p
     assert missing == 0.0 and report["parts"][0]["score"] == 0.0
 
 
-def test_a_metric_that_raises_in_osworld_is_recorded_and_scores_zero(
+def test_a_metric_that_raises_in_osworld_is_a_scoring_error_not_a_zero(
     tmp_path, local, osworld_python, monkeypatch
 ):
     monkeypatch.setenv(osworld_bridge.PYTHON_ENV, osworld_python)
-    score, report = _score(tmp_path, _task(tmp_path, "broken"), local, "echo hi > ~/hello.txt")
-    assert score == 0.0
-    assert "OSWorld's broken raised KeyError" in report["parts"][0]["error"]
+    outcome = run_task_file(
+        _task(tmp_path, "broken"),
+        local,
+        scripted_agent(tmp_path / "runs", ["echo hi > ~/hello.txt"]),
+        cache_dir=tmp_path / "cache",
+        results_dir=tmp_path / "results",
+        model="scripted:test",
+    )
+    assert outcome.score is None and outcome.failure.stage == "scoring"
+    assert "OSWorld's broken raised KeyError" in outcome.failure.error
+    assert not (outcome.result_dir / "result.txt").exists()
+    assert "KeyError" in json.loads((outcome.result_dir / "error.json").read_text())["error"]
 
 
 def test_without_the_environment_a_task_is_refused_before_it_runs(tmp_path, osworld_python, monkeypatch):

@@ -205,12 +205,14 @@ def test_setup_errors_are_clear(tmp_path, local):
             context,
         )
     steps = [
-        Step(type="execute", parameters={"command": "true", "shell": True}),
         Step(type="execute", parameters={"command": "exit 3", "shell": True}),
+        Step(type="execute", parameters={"command": "no-such-tool", "shell": True}),
     ]
-    with pytest.raises(SetupError, match=r"setup step 2 failed: `exit 3` exited 3"):
-        run_steps(steps, local, context)  # a local start state the task never had is not scored
-    assert context.records[-1]["returncode"] == 3
+    with pytest.raises(
+        SetupError, match=r"setup step 2: this machine lacks what it runs: `no-such-tool` exited 127"
+    ):
+        run_steps(steps, local, context)  # a non-zero exit is recorded; a program not found is fatal here
+    assert [r["returncode"] for r in context.records[-2:]] == [3, 127]
 
 
 def test_list_commands_expand_a_leading_tilde_as_the_vm_server_does(tmp_path, local):

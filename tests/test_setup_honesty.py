@@ -1,5 +1,6 @@
 """A task's setup runs as on OSWorld's VM (`shell: true` under /bin/sh), and a failed step is never
-scored silently: fatal on a local sandbox, recorded and marked setup-degraded on a VM."""
+scored silently: what OSWorld tolerates (a non-zero exit, no window to activate) is recorded and the
+result marked setup-degraded; a program this machine lacks is an error on a local sandbox."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import time
 from pathlib import Path
 
+import openpyxl
 import pytest
 
 from evals.osworld.cache import FileCache
@@ -15,6 +17,7 @@ from evals.osworld.task import Step
 from evals.reports.comparison import summarize
 from evals.reports.task_metrics import collect_metrics
 from evals.running.runner import run_task_file
+from sandbox.local import LocalSandbox
 from tests.osworld_agent import scripted_agent
 from tests.osworld_vm_server import served_vm
 
@@ -89,9 +92,93 @@ def test_on_a_vm_a_failed_step_is_recorded_and_the_result_marked_degraded(vm, tm
     assert summarize("h", "m", "all", [metrics]).degraded == 1
 
 
-def test_on_a_local_sandbox_a_failed_step_is_an_error_naming_it(local, tmp_path):
+def test_on_a_local_sandbox_a_program_not_found_is_an_error_naming_it(local, tmp_path):
     task = command_task(tmp_path / "failing.json", ["true", "no-such-tool --go"], "echo ok", "ok\n")
     outcome = finish_only(task, local, tmp_path)
     assert outcome.score is None and outcome.failure.stage == "setup"
-    assert "setup step 2 failed: `no-such-tool --go` exited 127" in outcome.failure.error
+    assert (
+        "setup step 2: this machine lacks what it runs: `no-such-tool --go` exited 127"
+        in outcome.failure.error
+    )
     assert not (outcome.result_dir / "result.txt").exists()
+
+
+def test_a_grep_that_finds_nothing_is_recorded_and_the_task_scored(local, tmp_path):
+    task = command_task(tmp_path / "grep.json", ["grep -q needle /etc/hostname"], "echo ok", "ok\n")
+    outcome = finish_only(task, local, tmp_path)
+    assert outcome.failure is None and outcome.score == 1.0
+    [degraded] = json.loads((outcome.result_dir / "score.json").read_text())["setup_degraded"]
+    assert degraded.startswith("execute: `grep -q needle /etc/hostname` exited 1")
+
+
+def test_a_checker_that_raises_is_a_scoring_error(local, tmp_path):
+    task = command_task(tmp_path / "raises.json", [], "echo ok", "ok\n")
+    spec = json.loads(task.read_text())
+    spec["evaluator"] = {  # a cell of a workbook that is not one: the checker crashes
+        "func": "check_include_exclude",
+        "result": {"type": "vm_command_line", "command": "echo ok", "shell": True},
+        "expected": {"type": "rule", "rules": "not a mapping"},
+    }
+    task.write_text(json.dumps(spec))
+    outcome = finish_only(task, local, tmp_path)
+    assert outcome.score is None and outcome.failure.stage == "scoring"
+    assert "metric 1 (check_include_exclude)" in outcome.failure.what
+    error = json.loads((outcome.result_dir / "error.json").read_text())
+    assert error["stage"] == "scoring" and not (outcome.result_dir / "result.txt").exists()
+
+
+def workbook(path: Path, qty: int) -> Path:
+    book = openpyxl.Workbook()
+    book.active.append(["Item", "Qty"])
+    book.active.append(["bolts", qty])
+    book.save(path)
+    return path
+
+
+SAVE_AND_CLOSE = [
+    "cp ~/.saved.xlsx ~/inventory.xlsx",  # the workbook as the agent saved it
+    "wmctrl -c 'inventory.xlsx - LibreOffice Calc'; for i in $(seq 100); do pgrep -x soffice.bin > /dev/null || break; sleep 0.2; done",  # noqa: E501
+]
+
+
+@pytest.mark.apps
+def test_a_task_whose_agent_saved_and_closed_the_app_is_scored(tmp_path):
+    """OSWorld's postconfig activates the document's window and presses ctrl+s; the agent saved its work
+    and closed Calc before it: the step finds no window, is recorded, and the work is scored."""
+    workbook(tmp_path / "inventory.xlsx", 3)
+    workbook(tmp_path / "saved.xlsx", 12)
+    task = tmp_path / "save-and-close.json"
+    window = "inventory.xlsx - LibreOffice Calc"
+    task.write_text(json.dumps({
+        "id": "save-and-close",
+        "instruction": "Set the bolts' Qty to 12, save the workbook and close Calc.",
+        "config": [
+            {"type": "upload_file", "parameters": {"files": [
+                {"local_path": "inventory.xlsx", "path": "/home/user/inventory.xlsx"},
+                {"local_path": "saved.xlsx", "path": "/home/user/.saved.xlsx"},
+            ]}},
+            {"type": "open", "parameters": {"path": "/home/user/inventory.xlsx"}},
+        ],
+        "evaluator": {
+            "postconfig": [
+                {"type": "activate_window", "parameters": {"window_name": window, "strict": True}},
+                {"type": "execute", "parameters": {"command": "xdotool key ctrl+s", "shell": True}},
+            ],
+            "func": "exact_match",
+            "result": {"type": "vm_command_line", "command": "cmp -s ~/inventory.xlsx ~/.saved.xlsx && echo saved", "shell": True},  # noqa: E501
+            "expected": {"type": "rule", "rules": {"expected": "saved\n"}},
+        },
+    }))  # fmt: skip
+    with LocalSandbox(tmp_path / "home", display=True) as sandbox:
+        outcome = run_task_file(
+            task,
+            sandbox,
+            scripted_agent(tmp_path / "runs", SAVE_AND_CLOSE),
+            tmp_path / "cache",
+            tmp_path / "results",
+            model="scripted:x",
+        )
+    assert outcome.failure is None, outcome.failure
+    assert outcome.score == 1.0
+    [degraded] = json.loads((outcome.result_dir / "score.json").read_text())["setup_degraded"]
+    assert degraded.startswith(f"activate_window: no window {window!r}")

@@ -15,10 +15,10 @@ and all of them are evaluated; `partial` is the mean of their scores and
 Errors that are not the agent's raise ScoringError, and the task gets no score
 (evals/running/failures.py): a postconfig step that cannot be done, a getter that raises
 (an expected file that is neither cached nor downloadable), and a metric that
-raises MetricUnsupported (a rule or option not implemented here). A missing
-agent file is a score (`vm_file` gives None, the metric scores 0). Difference
-from OSWorld: any other exception in a metric (e.g. the agent saved a corrupt
-file) is recorded with its error and scores 0 instead of aborting the evaluation.
+raises (a rule or option not implemented here, or any fault of the checker: OSWorld aborts the
+evaluation then, and a crash is never a 0). A missing agent file is a score (`vm_file` gives None,
+the metric scores 0). A postconfig step that fails as OSWorld tolerates (no window to activate: the
+agent closed the app) is recorded in `postconfig` and the task is scored.
 
 Each part names its checkpoint (`name`: the metric, its rules, the file or command it reads) and
 carries what the metric noted it compared (`explanation`, evals/osworld/metrics/explain.py: the cells,
@@ -34,7 +34,7 @@ from typing import Any
 
 from evals.osworld.cache import FileCache
 from evals.osworld.getters import GetterContext, fetch
-from evals.osworld.metrics import INFEASIBLE, BridgeError, MetricUnsupported, find_metric
+from evals.osworld.metrics import INFEASIBLE, find_metric
 from evals.osworld.metrics.explain import collect
 from evals.osworld.setup import SetupContext, SetupError, run_steps
 from evals.osworld.support import unsupported_message, unsupported_parts
@@ -173,11 +173,8 @@ def _score_one(name: str, index: int, evaluator: Any, context: GetterContext) ->
     with collect() as notes:
         try:
             value = metric(result, expected, **options) if has_expected else metric(result, **options)
-        except (MetricUnsupported, BridgeError) as exc:
+        except Exception as exc:  # a checker that crashed has not judged the work: not a 0
             raise ScoringError(f"metric {index + 1} ({name})", f"{type(exc).__name__}: {exc}") from exc
-        except Exception as exc:  # recorded, scored 0 (OSWorld would abort the evaluation)
-            part["error"] = f"{type(exc).__name__}: {exc}"
-            value = 0.0
     part["score"] = float(value)
     if notes:
         part["explanation"] = notes

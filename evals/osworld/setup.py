@@ -2,12 +2,13 @@
 
 Each step works through the Sandbox contract only (commands, files, launch),
 so the same task runs on a LocalSandbox (its Xvfb display) and on an OSWorld
-VM. A `shell: true` command runs under `/bin/sh`, as OSWorld's VM server runs it. A step that fails
-(a command exiting non-zero, timed out or not found; a window to activate or close that is not there)
-is recorded with `failed`: on a VM (`Sandbox.full_system`) the task goes on as on OSWorld and its
-result is marked setup-degraded; on a local sandbox it raises SetupError, as the task would be scored
-on a start state it never had. A step that cannot be done at all (a file neither cached nor
-downloadable, a window that never opens, an unknown step type) raises SetupError naming the step.
+VM. A `shell: true` command runs under `/bin/sh`, as OSWorld's VM server runs it. What OSWorld
+tolerates is recorded with `failed` and the task goes on, its result marked setup-degraded: a command
+exiting non-zero or timing out (a `grep` that finds nothing), a window to activate or close that is not
+there (the agent closed the app before postconfig). What says that the machine cannot run the task
+raises SetupError naming the step, on a local sandbox: a command that is not found or cannot be run
+here (exit 126 or 127, `lacks`). A step that cannot be done at all (a file neither cached nor
+downloadable, a window that never opens, an unknown step type) raises SetupError everywhere.
 """
 
 from __future__ import annotations
@@ -91,8 +92,10 @@ def run_steps(steps: list[Step], sandbox: Sandbox, context: SetupContext) -> lis
         record = {"type": step.type, **handler(sandbox, step.parameters, context)}
         context.records.append(record)
         done.append(record)
-        if record.get("failed") and not sandbox.full_system:
-            raise SetupError(f"{context.stage} step {index + 1} failed: {record['failed']}")
+        if record.get("lacks") and not sandbox.full_system:
+            raise SetupError(
+                f"{context.stage} step {index + 1}: this machine lacks what it runs: {record['failed']}"
+            )
     return done
 
 
@@ -219,7 +222,12 @@ def _execute(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
     if not result.ok:
         tail = result.output.strip()[-300:] or "no output"
         record["failed"] = f"`{command}` exited {result.returncode}: {tail}"
+        record["lacks"] = result.returncode in NOT_RUNNABLE
     return record
+
+
+NOT_RUNNABLE = (126, 127)
+"""Exit statuses of a shell that found no such program, or could not run it."""
 
 
 def _sleep(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
