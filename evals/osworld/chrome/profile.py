@@ -48,6 +48,19 @@ def _startup_page(preferences: dict) -> str:
     )
 
 
+BROWSER_MARKERS = ("has_migrated_",)
+"""Prefixes of the keys of `default_content_setting_values` that the browser writes by itself (a newer
+Chromium marks its migrations there in a fresh profile): not settings of the user's."""
+
+
+def _content_settings(values: Any) -> Any:
+    """The profile's default content settings as OSWorld's Chrome had them: None when there are none, or
+    only the browser's own markers (so a fresh profile has set nothing, as on OSWorld's VM)."""
+    if isinstance(values, dict) and values and all(key.startswith(BROWSER_MARKERS) for key in values):
+        return None
+    return values
+
+
 def _extension_settings(preferences: dict) -> list[dict]:
     return list(preferences.get("extensions", {}).get("settings", {}).values())
 
@@ -112,7 +125,7 @@ GETTERS: dict[str, Callable[[dict, Any], Any]] = {
     "new_startup_page": _json_setting(PREFERENCES, _startup_page, "Google"),
     "data_delete_automacally": _json_setting(
         PREFERENCES,
-        lambda p: _yes_no(p["profile"].get("default_content_setting_values") is not None),
+        lambda p: _yes_no(_content_settings(p["profile"].get("default_content_setting_values")) is not None),
         "Google",
     ),
     "find_unpacked_extension_path": _json_setting(
