@@ -59,7 +59,8 @@ def validate(
         Path, typer.Argument(help="Suite folder: <domain>/<task_id>.json with solutions.")
     ] = OFFICE_SUITE,
     task: Annotated[
-        list[str] | None, typer.Option("--task", help="Validate only this task id (repeatable).")
+        list[str] | None,
+        typer.Option("--task", help="Validate only this task: DOMAIN/ID, or an ID (repeatable)."),
     ] = None,
     workers: Annotated[
         int, typer.Option(min=1, help="Tasks validated at once, each on its own display.")
@@ -144,7 +145,9 @@ def check_command(
             help="A folder of task files, or OSWorld's evaluation_examples folder or a meta file."
         ),
     ],
-    task: Annotated[list[str] | None, typer.Option(help="Check only this task id (repeatable).")] = None,
+    task: Annotated[
+        list[str] | None, typer.Option(help="Check only this task: DOMAIN/ID, or an ID (repeatable).")
+    ] = None,
     cache: Annotated[
         Path, typer.Option(help="Download cache the files are looked up in (as `eval run --cache`).")
     ] = Path("results") / "cache",
@@ -175,7 +178,10 @@ def check_command(
     else:
         for check in checks:
             print(check.line())
-    print(summary_line(checks))
+    if as_json or as_csv:  # the output is data only: the summary goes to stderr
+        errors.print(summary_line(checks), highlight=False)
+    else:
+        print(summary_line(checks))
 
 
 # -- running suites under several harnesses, and their reports ----------------------------
@@ -197,7 +203,9 @@ def run_command(
     harness: Annotated[
         str, typer.Option(help="Comma-separated harness variants (see `stateact variants`).")
     ] = FULL_HARNESS,
-    task: Annotated[list[str] | None, typer.Option(help="Run only this task id (repeatable).")] = None,
+    task: Annotated[
+        list[str] | None, typer.Option(help="Run only this task: DOMAIN/ID, or an ID (repeatable).")
+    ] = None,
     model: Annotated[
         str,
         typer.Option(

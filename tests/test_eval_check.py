@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -82,12 +86,17 @@ def suite(tmp_path, server) -> Path:
     return root
 
 
+def check_command(*args: str) -> subprocess.CompletedProcess:
+    """`stateact eval check ARGS`, its output and errors apart."""
+    command = [sys.executable, "-m", "stateact", "eval", "check", *args]
+    return subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
+
+
 def test_check_prints_a_row_per_task_and_the_counts(suite, server, tmp_path):
-    code, output = run_cli("eval", "check", str(suite), "--cache", str(tmp_path / "cache"), "--json")
-    assert code == 0, output
-    body = output.rsplit(" scorable=", 1)[0].replace("} {", "}\n{")  # run_cli joins the lines
-    rows = {row["task_id"]: row for row in map(json.loads, body.splitlines())}
-    assert output.endswith("scorable=4/7 local=1/7")
+    done = check_command(str(suite), "--cache", str(tmp_path / "cache"), "--json")
+    assert done.returncode == 0, done.stderr
+    rows = {row["task_id"]: row for row in map(json.loads, done.stdout.splitlines())}  # data only
+    assert done.stderr.strip() == "scorable=4/7 local=1/7"
     assert {task: row["status"] for task, row in rows.items()} == {
         "listed-source": "local",
         "empty-func": "unscorable",
@@ -112,6 +121,32 @@ def test_check_prints_a_row_per_task_and_the_counts(suite, server, tmp_path):
     assert rows["needs-sudo"]["lacks"] == ([] if SUDO else ["sudo: the local sandbox's user cannot run sudo"])
     assert rows["needs-vm"]["needs"] == ["sudo", "network", "vm"]
     assert rows["needs-vm"]["lacks"][-1].startswith("needs a VM: the setup runs `sudo apt-get`")
+
+
+def test_csv_is_data_only_and_a_task_is_named_as_the_rows_name_it(suite, tmp_path):
+    done = check_command(str(suite), "--cache", str(tmp_path), "--csv", "--task", "os/made-up-metric")
+    assert done.returncode == 0, done.stderr
+    [row] = list(csv.DictReader(io.StringIO(done.stdout)))
+    assert (row["domain"], row["task_id"], row["status"]) == ("os", "made-up-metric", "unscorable")
+    assert done.stderr.strip() == "scorable=0/1 local=0/1"
+
+
+def test_an_id_two_domains_use_is_refused_with_both_choices(tmp_path):
+    root = tmp_path / "evaluation_examples"
+    for domain in ("chrome", "thunderbird"):
+        (root / "examples" / domain).mkdir(parents=True)
+        task = {"id": "shared-id", "instruction": "Do it.", "config": [], "evaluator": RULES}
+        (root / "examples" / domain / "shared-id.json").write_text(json.dumps(task))
+    (root / "test_all.json").write_text(json.dumps({"chrome": ["shared-id"], "thunderbird": ["shared-id"]}))
+    refused = check_command(str(root), "--cache", str(tmp_path), "--task", "shared-id")
+    assert refused.returncode == 2 and refused.stdout == ""
+    said = " ".join(refused.stderr.split())
+    assert "task id shared-id is used in several domains" in said
+    assert "give chrome/shared-id or thunderbird/shared-id" in said
+    chosen = check_command(str(root), "--cache", str(tmp_path), "--json", "--task", "thunderbird/shared-id")
+    assert [json.loads(line)["domain"] for line in chosen.stdout.splitlines()] == ["thunderbird"]
+    unknown = check_command(str(root), "--cache", str(tmp_path), "--task", "vlc/shared-id")
+    assert unknown.returncode == 2 and "no task vlc/shared-id" in unknown.stderr
 
 
 def test_check_text_rows_end_with_the_counts(suite, tmp_path):

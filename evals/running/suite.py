@@ -82,20 +82,31 @@ def read_suite_task(path: Path) -> SuiteTask:
 
 
 def discover(suite: Path, only: list[str] | None = None) -> list[SuiteTask]:
-    """Every task of a suite, or the ones whose id is in `only` (unknown ids are an error); a file that
-    cannot be read is a SuiteTask with its `problem` (named by its file name)."""
+    """Every task of a suite, or the ones `only` names (`DOMAIN/ID` as `eval check` prints them, or a
+    bare ID; an unknown one, or a bare ID that several domains use, is an error); a file that cannot be
+    read is a SuiteTask with its `problem` (named by its file name)."""
     tasks = [read_suite_task(path) for path in task_files(suite)]
     if only:
-        known = {t.id for t in tasks}
-        missing = [i for i in only if i not in known]
-        if missing:
-            raise TaskError(f"no task {', '.join(missing)} in {suite}")
-        tasks = [t for t in tasks if t.id in only]
+        chosen = {id(task) for name in only for task in _named_tasks(tasks, name, suite)}
+        tasks = [t for t in tasks if id(t) in chosen]
     keys = Counter(f"{t.domain}/{t.id}" for t in tasks)  # OSWorld lists some ids under two domains
     duplicates = sorted(key for key, count in keys.items() if count > 1)
     if duplicates:
         raise TaskError(f"task ids used twice in one domain of {suite}: {', '.join(duplicates)}")
     return tasks
+
+
+def _named_tasks(tasks: list[SuiteTask], name: str, suite: Path) -> list[SuiteTask]:
+    """The tasks `name` selects: `DOMAIN/ID`, or a bare ID that only one domain uses."""
+    domain, _, task_id = name.rpartition("/")
+    found = [t for t in tasks if t.id == task_id and (not domain or t.domain == domain)]
+    if not found:
+        raise TaskError(f"no task {name} in {suite}")
+    domains = sorted({t.domain for t in found})
+    if len(domains) > 1:
+        choices = " or ".join(f"{d}/{task_id}" for d in domains)
+        raise TaskError(f"task id {task_id} is used in several domains of {suite}: give {choices}")
+    return found
 
 
 def mapped_solution(solution: Path, home: str, target: Path) -> Path:
