@@ -29,6 +29,8 @@ URL_PROBE_WORKERS = 16
 """URLs `stateact eval check` asks at once."""
 PACKAGE_INDEX_URL = "https://pypi.org/simple/"
 """The URL `stateact eval check` asks for a task that installs packages (pip, apt) while it runs."""
+CONDA_CHANNEL_URL = "https://conda.anaconda.org/conda-forge/"
+"""The URL `stateact eval check` asks for a task that installs conda packages while it runs."""
 SHEET_PRECISION = 4
 """Default rounding of `compare_table`/`sheet_data` (OSWorld's `precision`)."""
 FUZZY_THRESHOLD = 85.0

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from evals import settings
 from evals.osworld.local_machine import SUDO
-from evals.running.check import check_suite
+from evals.osworld.task import load_task
+from evals.running.check import check_suite, runtime_urls
 from evals.running.jobs import SuiteOptions
 from evals.running.results import ERROR_FILE, RESULT_FILE
 from evals.running.suite_runner import run_suite
@@ -220,3 +222,24 @@ def test_website_getters_are_scorable_and_need_their_site(tmp_path):
     assert rows["website"].needs == ["network"] == rows["recreation"].needs
     assert rows["website"].lacks[0].startswith(f"network: {scholar} does not answer")
     assert rows["recreation"].lacks[0].startswith("network: https://www.recreation.gov/ does not answer")
+
+
+def test_what_a_local_sandbox_lacks_is_named_systemd_sound_and_conda(tmp_path):
+    commands = {
+        "clock": "timedatectl set-timezone UTC",
+        "sound": "pactl set-sink-volume @DEFAULT_SINK@ 50%",
+        "conda": "conda create -y -n work python=3.11",
+    }
+    folder = tmp_path / "suite" / "os"
+    folder.mkdir(parents=True)
+    for task_id, command in commands.items():
+        step = {"type": "execute", "parameters": {"command": command, "shell": True}}
+        task = {"id": task_id, "instruction": "Do it.", "config": [step], "evaluator": RULES}
+        (folder / f"{task_id}.json").write_text(json.dumps(task))
+    rows = {check.task_id: check for check in check_suite(tmp_path / "suite", tmp_path / "cache")}
+    assert not any(check.local for check in rows.values())
+    assert rows["clock"].needs == ["systemd"]
+    assert rows["clock"].lacks[0].startswith("systemd: the local sandbox runs no systemd")
+    assert rows["sound"].needs == ["pulseaudio"] and rows["sound"].lacks[0].startswith("pulseaudio: ")
+    assert "network" in rows["conda"].needs  # judged by asking the channel, which may answer elsewhere
+    assert runtime_urls(load_task(folder / "conda.json")) == [settings.CONDA_CHANNEL_URL]

@@ -1,7 +1,7 @@
 """What a local sandbox on this machine can give a task: sudo, a GNOME session, the applications installed.
 
 `local_gap(need)` says why a local sandbox cannot provide one need of a task
-(`sudo`, `gnome`, `app:<name>`; evals/running/check.py derives a task's needs), or ''
+(`sudo`, `gnome`, `systemd`, `pulseaudio`, `app:<name>`; evals/running/check.py derives a task's needs), or ''
 when it can; what only a whole machine can do (installing packages) is judged by
 evals/osworld/needs.py. Network needs are judged by evals/running/check.py, which probes the URLs.
 """
@@ -33,6 +33,13 @@ APP_PROGRAMS: dict[str, tuple[str, ...]] = {
 
 NEED_SUDO = "sudo"
 NEED_GNOME = "gnome"
+NEED_SYSTEMD = "systemd"
+NEED_PULSEAUDIO = "pulseaudio"
+MACHINE_SERVICES = {
+    NEED_SYSTEMD: "the local sandbox runs no systemd (timedatectl, systemctl and the like fail there)",
+    NEED_PULSEAUDIO: "the local sandbox runs no PulseAudio sound server (pactl fails there)",
+}
+"""Services of a whole machine that a local sandbox does not run, and why a task needing one fails there."""
 NEED_VM = "vm"
 APP_PREFIX = "app:"
 
@@ -48,6 +55,8 @@ def local_gap(need: str) -> str:
         return "" if SUDO else "sudo: the local sandbox's user cannot run sudo"
     if need == NEED_GNOME:
         return "" if GNOME else "gnome: the local sandbox runs no GNOME session"
+    if need in MACHINE_SERVICES:
+        return f"{need}: {MACHINE_SERVICES[need]}"
     if need.startswith(APP_PREFIX):
         app = need.removeprefix(APP_PREFIX)
         programs = APP_PROGRAMS.get(app, (app,))

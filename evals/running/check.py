@@ -34,7 +34,16 @@ import httpx
 from evals import settings
 from evals.osworld import chrome
 from evals.osworld.cache import DOWNLOAD_SCHEMES, FileCache
-from evals.osworld.local_machine import APP_PREFIX, APP_PROGRAMS, NEED_GNOME, NEED_SUDO, NEED_VM, local_gap
+from evals.osworld.local_machine import (
+    APP_PREFIX,
+    APP_PROGRAMS,
+    NEED_GNOME,
+    NEED_PULSEAUDIO,
+    NEED_SUDO,
+    NEED_SYSTEMD,
+    NEED_VM,
+    local_gap,
+)
 from evals.osworld.needs import vm_need
 from evals.osworld.setup import command_text
 from evals.osworld.support import task_steps, unique, unsupported_message, unsupported_parts
@@ -65,10 +74,18 @@ RELATED_APPS: dict[str, str | None] = {
 """`related_apps` names (lower case, `_` as space) and the application each stands for (None: no app)."""
 GNOME_TOOLS = frozenset({"gsettings", "dconf", "gio", "update-desktop-database", "gnome-extensions"})
 """Programs that need the VM image's GNOME session."""
+SERVICE_TOOLS = {
+    NEED_SYSTEMD: frozenset(
+        {"timedatectl", "systemctl", "hostnamectl", "localectl", "loginctl", "journalctl"}
+    ),
+    NEED_PULSEAUDIO: frozenset({"pactl", "pacmd", "pulseaudio"}),
+}
+"""Programs that talk to a service of a whole machine (its systemd, its sound server), by the need."""
 _PROGRAM_APPS = {program: app for app, programs in APP_PROGRAMS.items() for program in programs}
 _URL = re.compile(r"https?://[^\s'\"<>]+")
 _SUDO = re.compile(r"(?<![\w-])sudo(?![\w-])")
 _PACKAGE_INSTALL = re.compile(r"\b(pip3?|apt(-get)?)\s+install\b")
+_CONDA_INSTALL = re.compile(r"\b(conda|mamba)\s+(install|create|env\s+create)\b")
 _LOOPBACK_HOSTS = ("localhost",)
 
 
@@ -227,7 +244,8 @@ def file_needs(task: Task) -> list[FileNeed]:
 
 
 def machine_needs(task: Task) -> list[str]:
-    """What `task` needs of the machine: `sudo`, `gnome`, `network`, `app:NAME` (see the module doc)."""
+    """What `task` needs of the machine: `sudo`, `gnome`, `systemd`, `pulseaudio`, `network`, `app:NAME`
+    (see the module doc)."""
     commands = [text for text in (_command(p) for p in _command_params(task)) if text]
     needs: list[str] = []
     if any(_SUDO.search(text) for text in commands):
@@ -235,6 +253,7 @@ def machine_needs(task: Task) -> list[str]:
     programs = [Path(word).name for text in commands for word in re.findall(r"[\w./+-]+", text)]
     if GNOME_TOOLS.intersection(programs):
         needs.append(NEED_GNOME)
+    needs += [need for need, tools in SERVICE_TOOLS.items() if tools.intersection(programs)]
     if runtime_urls(task):
         needs.append(NEED_NETWORK)
     apps = [_related_app(name) for name in task.related_apps if isinstance(name, str)]
@@ -254,6 +273,8 @@ def runtime_urls(task: Task) -> list[str]:
     urls = [url for text in texts for url in _URL.findall(text) if not _is_loopback(url)]
     if any(_PACKAGE_INSTALL.search(text) for text in texts):
         urls.append(settings.PACKAGE_INDEX_URL)
+    if any(_CONDA_INSTALL.search(text) for text in texts):
+        urls.append(settings.CONDA_CHANNEL_URL)
     return unique(urls)
 
 
