@@ -92,21 +92,8 @@ def script(port: int) -> dict:
 def test_a_task_run_killed_during_a_delegation_is_resumed_told_the_truth_and_scored(tmp_path):
     port = free_port()
     task = task_file(tmp_path, port)
-    (tmp_path / "script.json").write_text(json.dumps(script(port)))
-    runs, results = tmp_path / "runs", tmp_path / "results"
-    options = ["--model", f"scripted:{tmp_path / 'script.json'}", "--harness", "no-verify"]
-    options += ["--cache", str(tmp_path / "cache"), "--results", str(results), "--runs-root", str(runs)]
-    proc = subprocess.Popen(
-        cli("run", "--task", str(task), *options),
-        cwd=REPO,
-        env=ENV,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    wait_for_event(runs, lambda e: e.kind == "tool_result" and e.scope == "gui#1", timeout=120)
-    time.sleep(0.5)
-    kill_hard(proc)
-    (run_dir,) = list(runs.iterdir())
+    in_the_delegation = lambda e: e.kind == "tool_result" and e.scope == "gui#1"  # noqa: E731
+    run_dir, results = killed_run(tmp_path, task, script(port), in_the_delegation)
     assert not list(results.rglob("result.txt"))
 
     resumed = run_cli("resume", str(run_dir), timeout=240)
@@ -201,13 +188,15 @@ def own_task(folder: Path, task_id: str, setup: list[dict]) -> Path:
     return path
 
 
-def killed_during_a_tool_call(tmp_path: Path, task: Path, turns: list[dict]) -> tuple[Path, Path]:
-    """The task run with the scripted `turns`, killed with kill -9 during its `sleep 30` bash call;
+def killed_run(
+    tmp_path: Path, task: Path, script: dict | list, kill_point, *options: str
+) -> tuple[Path, Path]:
+    """The task run with `script`, killed with kill -9 once an event matches `kill_point`;
     (the run folder, the results folder)."""
-    (tmp_path / "script.json").write_text(json.dumps(turns))
+    (tmp_path / "script.json").write_text(json.dumps(script))
     runs, results = tmp_path / "runs", tmp_path / "results"
-    options = ["--model", f"scripted:{tmp_path / 'script.json'}", "--harness", "no-verify", "--no-display"]
-    options += ["--cache", str(tmp_path / "cache"), "--results", str(results), "--runs-root", str(runs)]
+    options += ("--model", f"scripted:{tmp_path / 'script.json'}", "--harness", "no-verify")
+    options += ("--cache", str(tmp_path / "cache"), "--results", str(results), "--runs-root", str(runs))
     proc = subprocess.Popen(
         cli("run", "--task", str(task), *options),
         cwd=REPO,
@@ -215,11 +204,17 @@ def killed_during_a_tool_call(tmp_path: Path, task: Path, turns: list[dict]) -> 
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    wait_for_event(runs, lambda e: e.kind == "tool_call" and "sleep 30" in json.dumps(e.input), timeout=120)
+    wait_for_event(runs, kill_point, timeout=120)
     time.sleep(0.5)
     kill_hard(proc)
     (run_dir,) = list(runs.iterdir())
     return run_dir, results
+
+
+def killed_during_a_tool_call(tmp_path: Path, task: Path, turns: list[dict]) -> tuple[Path, Path]:
+    """The task run without a display by the scripted `turns`, killed during its `sleep 30` bash call."""
+    in_the_call = lambda e: e.kind == "tool_call" and "sleep 30" in json.dumps(e.input)  # noqa: E731
+    return killed_run(tmp_path, task, turns, in_the_call, "--no-display")
 
 
 def fetch_into_out(port: int) -> str:
