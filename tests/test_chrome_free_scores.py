@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from evals.running.runner import run_task_file
-from sandbox.local import LocalSandbox
-from tests.osworld_agent import scripted_agent
+from stateact.evals.running.runner import run_task_file
+from stateact.sandbox.local import LocalSandbox
+from tests.support.osworld_agent import scripted_agent
 
 pytestmark = pytest.mark.apps
 

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from evals import settings
-from evals.osworld.local_machine import SUDO
-from evals.osworld.task import load_task
-from evals.running.check import check_suite, runtime_urls
-from evals.running.jobs import SuiteOptions
-from evals.running.results import ERROR_FILE, RESULT_FILE
-from evals.running.suite_runner import run_suite
+from stateact.evals import settings
+from stateact.evals.osworld.local_machine import SUDO
+from stateact.evals.osworld.task import load_task
+from stateact.evals.running.check import check_suite, runtime_urls
+from stateact.evals.running.jobs import SuiteOptions
+from stateact.evals.running.results import ERROR_FILE, RESULT_FILE
+from stateact.evals.running.suite_runner import run_suite
 from stateact.app.exit_codes import ExitCode
-from tests.file_server import served_files
+from tests.support.file_server import served_files
 from tests.test_eval_errors import run_task_command
 from tests.test_eval_runner import run_cli
 

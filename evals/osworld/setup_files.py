@@ -26,8 +26,8 @@ from pathlib import Path
 from shlex import quote
 from typing import Any
 
-from evals import settings
-from sandbox.base import Sandbox, SandboxError
+from stateact.evals import settings
+from stateact.sandbox.base import Sandbox, SandboxError
 
 SETUP_FILES = "setup-files"
 """The run folder's place for the setup's files and their manifest."""

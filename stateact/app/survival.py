@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandbox.base import Sandbox, SandboxError
-from sandbox.bash_session import BashSession
-from sandbox.display import WINDOW_MANAGERS
-from sandbox.leftovers import move_tmp
-from sandbox.local import LocalSandbox
-from sandbox.processes import kill_tagged, tagged_pids
-from sandbox.settings import HARNESS_TMP_PREFIX
+from stateact.sandbox.base import Sandbox, SandboxError
+from stateact.sandbox.bash_session import BashSession
+from stateact.sandbox.display import WINDOW_MANAGERS
+from stateact.sandbox.leftovers import move_tmp
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.processes import kill_tagged, tagged_pids
+from stateact.sandbox.settings import HARNESS_TMP_PREFIX
 
 PLUMBING = {"Xvfb", "bwrap", "dbus-daemon", "dconf-service", "pasta", "passt", *WINDOW_MANAGERS}
 """Programs a local sandbox runs for itself: not the agent's or the task's."""
