@@ -67,6 +67,8 @@ LIMIT_CPU_SECONDS = 3600
 """RLIMIT_CPU of one-shot commands (`run`, `run_python`): a runaway loop ends."""
 HOLDER_START_TIMEOUT_S = 15.0
 """How long the sandbox's namespace holder may take to come up."""
+GUARD_EXIT_TIMEOUT_S = 10.0
+"""How long a closed sandbox's guard (sandbox/guard.py) may take to look for its processes and end."""
 
 # Shells, displays, OSWorld VMs and pools
 BASH_SOFT_TIMEOUT_S = 30.0

@@ -116,8 +116,17 @@ class RunContext:
     ) -> LoopT:
         """A loop of this run: `spec` says what sets it apart; the run supplies its log and meter, its
         role's model (unless `model` is given) and a context pipeline with `processors` (unless
-        `context` is given). `kind` is the loop class; `extra` are its own arguments."""
+        `context` is given). `kind` is the loop class; `extra` are its own arguments. Before each tool call the loop checks the
+        sandbox's helpers (`Sandbox.restore_helpers`)."""
         model = model or self.provider(spec.loop_role)
         if context is None:
             context = build_context_manager(self, model.name, processors, window=model.info.context_window)
-        return kind(spec, model=model, log=self.log, meter=self.meter, context=context, **extra)
+        return kind(
+            spec,
+            model=model,
+            log=self.log,
+            meter=self.meter,
+            context=context,
+            check_helpers=self.sandbox.restore_helpers,
+            **extra,
+        )
