@@ -12,14 +12,14 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
 from sandbox.isolation import bwrap_problem
-from sandbox.leftovers import Leftover, host_folders, remove
-from sandbox.processes import tagged_pids
+from sandbox.processes import kill_tagged, tagged_pids
 from sandbox.runtime import runtime_ready
 from stateact.app.exit_codes import ExitCode
 from stateact.kernel.events import read_events
@@ -33,8 +33,8 @@ pytestmark = [
     ),
 ]
 
-CUT_LINE = "sleep 2; touch ~/after"
-"""A command line whose second part must never run once the harness is killed during the first."""
+CUT_LINE = "touch ~/started; sleep 2; touch ~/after"
+"""A command line whose last part must never run once the harness is killed during the sleep."""
 AFTER_CUT_S = 4.0
 """How long the test waits after the kill: well past the end of the cut `sleep 2`."""
 
@@ -71,16 +71,22 @@ def comm(pid: int) -> str:
 @pytest.mark.parametrize("action", ["shell", "run", "launch"])
 def test_kill_9_of_the_harness_ends_the_command_line_at_once(tmp_path, isolation, action):
     display = "display" if action == "shell" else "no-display"
+    # a temp folder of its own, for its sandbox's record too: no other sandbox's start removes it first
+    # (short: the session bus's socket path in it has a length limit)
+    private_tmp = Path(tempfile.mkdtemp(prefix="fault-"))
     harness = subprocess.Popen(
         [sys.executable, "-c", HARNESS, isolation, action, display, str(tmp_path), CUT_LINE],
         cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env={**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": str(private_tmp)},
         stdout=subprocess.PIPE,
         text=True,
     )
     tag = harness.stdout.readline().strip()
     try:
         assert tag, "the harness did not start its sandbox"
+        deadline = time.monotonic() + 30
+        while not (tmp_path / "home" / "started").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
         harness.send_signal(signal.SIGKILL)
         harness.wait(timeout=10)
         time.sleep(AFTER_CUT_S)
@@ -88,7 +94,8 @@ def test_kill_9_of_the_harness_ends_the_command_line_at_once(tmp_path, isolation
         assert ended(tag, timeout=0), f"outlived the harness: {[comm(p) for p in tagged_pids(tag)]}"
     finally:
         harness.kill()
-        remove(Leftover(tag, harness.pid, 0, host_folders(tag)))
+        kill_tagged(tag)
+        shutil.rmtree(private_tmp, ignore_errors=True)
 
 
 def start_scripted(tmp_path: Path, script: dict, *options: str) -> tuple[subprocess.Popen, Path]:
@@ -239,3 +246,18 @@ def test_a_full_runs_folder_ends_with_exit_3_a_valid_log_and_a_resumable_run(tmp
     assert resumed.returncode == ExitCode.DONE, resumed.stdout + resumed.stderr
     assert (tmp_path / "home" / "two.txt").read_text() == "two\n"
     assert json.loads((run_dir / "result.json").read_text())["status"] == "finished"
+
+
+def test_the_runs_time_budget_bounds_a_waiting_tool_call(tmp_path):
+    """A bash call asking to wait 300 s returns when `--max-minutes` runs out, and the run ends there
+    (exit 4): the command it left running never gets to its next part."""
+    waits = {"name": "bash", "input": {"command": "sleep 30; touch ~/late", "timeout": 300}}
+    proc, runs = start_scripted(
+        tmp_path, [{"tool_calls": [waits]}, FINISH], "--no-display", "--max-minutes", "0.1"
+    )
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == ExitCode.BUDGET, out
+    (events,) = runs.glob("*/events.jsonl")
+    (result,) = [e for e in read_events(events) if e.kind == "tool_result"]
+    assert "timeout lowered to the run's remaining time" in result.text
+    assert not (tmp_path / "home" / "late").exists()

@@ -177,6 +177,8 @@ def _drive(
         loop = build_main_loop(
             context, variant, budget, started_at, state.events if state else (), task_apps=config.apps
         )
+        if config.max_seconds is not None:  # as the main loop counts its time: from its start
+            context.deadline = time.monotonic() - (state.elapsed_s if state else 0.0) + config.max_seconds
         if state is None:
             outcome = loop.run(instruction)
         else:
