@@ -21,8 +21,9 @@ from evals.osworld.task import TaskError
 from evals.plain_table import print_table
 from evals.running.suite import OFFICE_SUITE, discover
 from sandbox.isolation import NO_ISOLATION_WARNING, bwrap_problem, check_isolation
+from sandbox.limits import DEFAULT_MEMORY_TEXT, LIMITS_HELP, SandboxLimits
 from sandbox.netns import NETWORK_OPTION_HELP, check_network
-from sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK
+from sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK, LIMIT_PROCESSES
 from stateact.app.arguments import check_budgets, check_models
 from stateact.app.exit_codes import ExitCode
 from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, with_role_options
@@ -243,6 +244,8 @@ def run_command(
         typer.Option(help="Local sandbox isolation: `bwrap` (bubblewrap) or `none` (host processes)."),
     ] = DEFAULT_ISOLATION,
     network: Annotated[str, typer.Option(help=NETWORK_OPTION_HELP)] = DEFAULT_NETWORK,
+    max_processes: Annotated[int, typer.Option(help=LIMITS_HELP[0])] = LIMIT_PROCESSES,
+    max_memory: Annotated[str, typer.Option(help=LIMITS_HELP[1])] = DEFAULT_MEMORY_TEXT,
     osworld_python: Annotated[str | None, typer.Option(help=bridge.OPTION_HELP)] = None,
     record: Annotated[
         bool, typer.Option(help="Keep a video of each task's display (recording.mp4 in its results folder).")
@@ -270,6 +273,7 @@ def run_command(
         if check_isolation(isolation) == "bwrap" and not slots and (problem := bwrap_problem()):
             raise ValueError(problem)
         check_network(network)
+        limits = SandboxLimits.from_options(max_processes, max_memory)
     except (ValueError, bridge.BridgeError) as exc:
         errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
@@ -292,6 +296,7 @@ def run_command(
         address=address,
         isolation=isolation,
         network=network,
+        limits=limits,
         best_of=role_options.best_of,
         record=record,
     )

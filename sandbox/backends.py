@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.base import Sandbox, SandboxError
+from sandbox.limits import DEFAULT_LIMITS, SandboxLimits
 from sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK
 
 BACKEND_MODULES = ("sandbox.local", "sandbox.osworld")
@@ -36,6 +37,8 @@ class SandboxOptions:
     """Host folders an isolated sandbox must not see."""
     network: str = DEFAULT_NETWORK
     """An isolated sandbox's network: `own` (a namespace of its own) or `host` (sandbox/netns.py)."""
+    limits: SandboxLimits = DEFAULT_LIMITS
+    """What a sandbox on this machine may use: processes at once, memory (sandbox/cgroups.py)."""
     cdp_url: str | None = None
     """A running Chrome's DevTools endpoint the web subagent attaches to (`Sandbox.web_browser_url`)."""
 

@@ -40,7 +40,6 @@ from sandbox.settings import (
     ISOLATION_MODES,
     LIMIT_ADDRESS_SPACE_BYTES,
     LIMIT_CPU_SECONDS,
-    LIMIT_PROCESSES,
     RUNTIME_DIR,
     SANDBOX_HOME,
     SANDBOX_HOSTNAME,
@@ -123,11 +122,13 @@ def _user_namespace() -> list[str]:
     return [] if os.geteuid() == 0 else ["--unshare-user"]
 
 
-def limits(one_shot: bool) -> Callable[[], None]:
-    """preexec step setting the sandbox's resource limits (CPU time for one-shot commands only)."""
+def limits(one_shot: bool, processes: int | None) -> Callable[[], None]:
+    """preexec step setting the sandbox's resource limits (CPU time for one-shot commands only;
+    RLIMIT_NPROC `processes` unless None: a sandbox with a pids cgroup gets no per-user budget)."""
 
     def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_NPROC, (LIMIT_PROCESSES, LIMIT_PROCESSES))
+        if processes is not None:
+            resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
         # RLIMIT_DATA counts writable memory, not address space a browser reserves and never uses.
         resource.setrlimit(resource.RLIMIT_DATA, (LIMIT_ADDRESS_SPACE_BYTES, LIMIT_ADDRESS_SPACE_BYTES))
         if one_shot:
@@ -169,6 +170,7 @@ class BwrapNamespace:
         image: ImageFiles | None = None,
         host_runtime: Path | None = None,
         own_network: bool = False,
+        holder_preexec: Callable[[], None] | None = None,
     ) -> None:
         self.host_home = host_home
         self.host_tmp = host_tmp
@@ -177,6 +179,8 @@ class BwrapNamespace:
         self.hidden = [p for p in hidden if p.exists()]
         self.x_socket = x_socket
         self.own_network = own_network
+        self.holder_preexec = holder_preexec
+        """Run by the holder before it execs bwrap (it joins the sandbox's cgroup)."""
         self._holder: subprocess.Popen | None = None
         self._pid = 0
 
@@ -201,6 +205,7 @@ class BwrapNamespace:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
+                preexec_fn=self.holder_preexec,
             )
         finally:
             os.close(info_write)

@@ -4,7 +4,8 @@ A local sandbox records itself at start in `REGISTRY` (its tag and the harness p
 and removes the record at close. A record whose owner is gone (`kill -9`, a crash) names a sandbox
 nobody closed: its tagged processes (Xvfb, applications) and its host folders (the sandbox's /tmp, with the
 shell's command scripts, and its generated system files) are leftovers, removed by the next sandbox's start or by
-`stateact cleanup --remove`.
+`stateact cleanup --remove`. So are its cgroups (sandbox/cgroups.py), found by tag under this process's
+cgroup parents: a dead harness's whose record is gone too (a group its close could not remove).
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from sandbox.cgroups import SandboxGroup, tagged_groups
 from sandbox.processes import kill_tagged, tagged_pids
 
 REGISTRY = Path(tempfile.gettempdir()) / "stateact-sandboxes"
@@ -69,6 +71,8 @@ class Leftover:
     processes: int
     folders: list[Path]
     """Its host folders (its /tmp, its system files) that are still there."""
+    groups: list[Path] = field(default_factory=list)
+    """Its cgroups that are still there."""
 
 
 def _read_record(path: Path) -> dict | None:
@@ -94,20 +98,31 @@ def live_owner(tag: str) -> int:
 
 
 def stale() -> list[Leftover]:
-    """The recorded sandboxes whose owner process is gone."""
+    """The recorded sandboxes whose owner process is gone, and the cgroups of sandboxes with no live owner."""
+    groups = tagged_groups()
     found = []
     for path in sorted(REGISTRY.glob("*.json")) if REGISTRY.is_dir() else []:
         record = _read_record(path)
         if record is None or _live_owner(record):
+            groups.pop(path.stem, None)
             continue
         tag = path.stem
-        found.append(Leftover(tag, int(record.get("owner", 0)), len(tagged_pids(tag)), host_folders(tag)))
+        group = groups.pop(tag, SandboxGroup([]))
+        found.append(
+            Leftover(
+                tag, int(record.get("owner", 0)), len(tagged_pids(tag)), host_folders(tag), group.folders
+            )
+        )
+    for tag, group in groups.items():  # no record: its close could not remove it, or it closed since
+        if not live_owner(tag):
+            found.append(Leftover(tag, 0, len(group.pids()), [], group.folders))
     return found
 
 
 def remove(leftover: Leftover) -> None:
     """End the leftover's processes, remove its temp folder and its record."""
     kill_tagged(leftover.tag)
+    SandboxGroup(leftover.groups).remove()
     for folder in leftover.folders:
         shutil.rmtree(folder, ignore_errors=True)
     release(leftover.tag)

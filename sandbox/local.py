@@ -4,7 +4,8 @@ With `isolation="bwrap"` every process (commands, shells, launched applications,
 inside the namespaces of sandbox/isolation.py and sees the work folder as /home/user; with
 `isolation="none"` they are host processes with only HOME changed (the work folder's own path).
 An isolated sandbox has a network of its own (`network="own"`, sandbox/netns.py) unless it is given
-the host's (`network="host"`).
+the host's (`network="host"`). Every process of the sandbox, isolated or not, is in a cgroup of its
+own capped by `limits` (sandbox/cgroups.py); where the machine gives none, the sandbox warns.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import secrets
 import shutil
 import subprocess
 import sys
+import tarfile
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -27,7 +30,9 @@ from sandbox import backends, desktop_state, settings
 from sandbox.backends import SandboxOptions, SandboxSpec
 from sandbox.base import BrowserPlace, CommandResult, Sandbox, SandboxError, SandboxLost, Shell
 from sandbox.bash_session import BashSession
+from sandbox.cgroups import UNAVAILABLE_WARNING, CgroupError, SandboxGroup
 from sandbox.display import XDisplay
+from sandbox.file_access import MISSING, SandboxFiles
 from sandbox.guard import Guard
 from sandbox.isolation import (
     BwrapNamespace,
@@ -40,6 +45,7 @@ from sandbox.isolation import (
     visible_inside,
 )
 from sandbox.leftovers import image_folder, register, release, remove_stale, tmp_folder
+from sandbox.limits import DEFAULT_LIMITS, SandboxLimits
 from sandbox.marker_shell import NONINTERACTIVE_ENV
 from sandbox.netns import LOOPBACK_NAMES, SandboxNetwork, check_network
 from sandbox.office_profile import install_office_profile
@@ -79,6 +85,7 @@ class LocalSandbox(Sandbox):
         isolation: str = "none",
         hidden: Sequence[Path] = (),
         network: str = settings.DEFAULT_NETWORK,
+        limits: SandboxLimits = DEFAULT_LIMITS,
     ) -> None:
         try:
             self.isolation = check_isolation(isolation)
@@ -89,6 +96,8 @@ class LocalSandbox(Sandbox):
         """The work folder on the host; `home` is the same folder as the sandbox's processes see it."""
         self.home = SANDBOX_HOME if isolation == "bwrap" else self.host_home
         self._hidden = [Path(p).resolve() for p in hidden]
+        self.limits = limits
+        self._group: SandboxGroup | None = None
         self._namespace: BwrapNamespace | None = None
         self._network: SandboxNetwork | None = None
         self._host_tmp: Path | None = None
@@ -99,6 +108,7 @@ class LocalSandbox(Sandbox):
         self._display = XDisplay(size, window_manager) if display else None
         self._shells: list[BashSession] = []
         self._launched: list[subprocess.Popen] = []
+        self._files = SandboxFiles(self._start_file_helper, self._python())
         self._guard: Guard | None = None
         self._helpers_lock = threading.Lock()
         self.env: dict[str, str] = {}
@@ -113,6 +123,7 @@ class LocalSandbox(Sandbox):
         register(self.tag)
         self._guard = Guard(self.tag)  # ends the sandbox's processes if the harness dies without closing it
         self.warnings = []
+        self._make_group()
         Path(self.host_home).mkdir(parents=True, exist_ok=True)
         install_office_profile(Path(self.host_home))
         self.env = self._environment()
@@ -182,11 +193,19 @@ class LocalSandbox(Sandbox):
             write_image_files(self._host_state / "etc", *inside_ids()),
             host_runtime,
             own_network=self.has_own_network,
+            holder_preexec=self._group.join if self._group is not None else None,
         )
         self._namespace.start()
         if self.has_own_network:
             self._start_network()
         self._start_session_bus(host_runtime / "bus")
+
+    def _make_group(self) -> None:
+        """The sandbox's cgroup (sandbox/cgroups.py); a warning when the machine gives none."""
+        try:
+            self._group = SandboxGroup.create(self.tag, self.limits)
+        except CgroupError as exc:
+            self.warnings.append(UNAVAILABLE_WARNING.format(reason=exc))
 
     def _start_network(self) -> None:
         self._network = SandboxNetwork(
@@ -225,6 +244,7 @@ class LocalSandbox(Sandbox):
                     raise SandboxError(f"could not set {schema} {key} in the sandbox: {done.output.strip()}")
 
     def close(self) -> None:
+        self._files.close()
         for shell in self._shells:
             shell.close()
         self._shells.clear()
@@ -242,6 +262,9 @@ class LocalSandbox(Sandbox):
         if self._display is not None:
             self._display.stop()
         kill_tagged(self.tag)
+        if self._group is not None:
+            self._group.remove()
+            self._group = None
         for folder in (self._host_tmp, self._host_state):
             if folder is not None:
                 shutil.rmtree(folder, ignore_errors=True)
@@ -342,10 +365,13 @@ class LocalSandbox(Sandbox):
         return Path(inside)
 
     def exists(self, path: str) -> bool:
-        try:
-            return self.resolve(path).exists()
-        except PermissionError:
-            return False
+        return self.path_kind(path) != MISSING
+
+    def path_kind(self, path: str) -> str:
+        """What `path` (see `expand`) is as the sandbox's processes see it, after symlinks: `file`,
+        `directory`, `missing`, or the kind of a special file (sandbox/file_access.py)."""
+        self._require_started()
+        return self._files.kind(self.expand(path))
 
     # -- commands ------------------------------------------------------------------
     def run(self, command: str, timeout: float = 60.0) -> CommandResult:
@@ -360,7 +386,7 @@ class LocalSandbox(Sandbox):
 
     def run_python(self, code: str, timeout: float = 60.0) -> CommandResult:
         self._require_started()
-        python = "python3" if self.isolation == "bwrap" else sys.executable
+        python = self._python()
         try:
             proc = subprocess.run(
                 self.command([python, "-c", code]),
@@ -374,6 +400,10 @@ class LocalSandbox(Sandbox):
         except subprocess.TimeoutExpired as exc:
             return CommandResult(124, _text(exc.stdout or b""), f"[timed out after {timeout:.0f}s]")
         return CommandResult(proc.returncode, _text(proc.stdout), _text(proc.stderr))
+
+    def _python(self) -> str:
+        """The Python that runs in the sandbox: its own venv's when isolated, the harness's otherwise."""
+        return "python3" if self.isolation == "bwrap" else sys.executable
 
     def launch(self, command: str) -> None:
         self._launched.append(self._spawn_bash(command, subprocess.DEVNULL, one_shot=False))
@@ -391,23 +421,35 @@ class LocalSandbox(Sandbox):
         return self._preexec(one_shot=False)
 
     def _preexec(self, one_shot: bool) -> Callable[[], None] | None:
-        return limits(one_shot) if self._namespace is not None else None
+        steps = [self._group.join] if self._group is not None else []
+        if self._namespace is not None:  # RLIMIT_NPROC is one budget per user: only without a pids cgroup
+            steps.append(limits(one_shot, None if self._group else self.limits.processes))
+
+        def apply() -> None:
+            for step in steps:
+                step()
+
+        return apply if steps else None
 
     def _spawn_bash(self, command: str, output: int, one_shot: bool = True) -> subprocess.Popen:
         """`bash -c command` in the home folder, in a session of its own, with no input."""
         return self.spawn(["bash", "-c", command], output, one_shot)
 
     def spawn(
-        self, argv: Sequence[str], output: int | IO[bytes] = subprocess.DEVNULL, one_shot: bool = False
+        self,
+        argv: Sequence[str],
+        output: int | IO[bytes] = subprocess.DEVNULL,
+        one_shot: bool = False,
+        stdin: int = subprocess.DEVNULL,
     ) -> subprocess.Popen:
         """`argv` started in the sandbox (inside its namespaces when isolated) in the home folder, in a
-        session of its own (end it with os.killpg), with no input, its output and errors to `output`;
-        the caller waits for it or ends it."""
+        session of its own (end it with os.killpg), its input from `stdin` (none by default), its output
+        and errors to `output`; the caller waits for it or ends it."""
         return subprocess.Popen(
             self.command(argv),
             cwd=self.host_home,
             env=self.env,
-            stdin=subprocess.DEVNULL,
+            stdin=stdin,
             stdout=output,
             stderr=output,
             start_new_session=True,
@@ -417,7 +459,7 @@ class LocalSandbox(Sandbox):
     def open_shell(self, scratch_dir: Path) -> Shell:
         self._require_started()
         if self._namespace is None:
-            shell = BashSession(scratch_dir, cwd=self.home, env=self.env)
+            shell = BashSession(scratch_dir, cwd=self.home, env=self.env, preexec=self.preexec())
         else:  # the shell sources its command scripts, so they go where it can read them
             scratch = self._host_tmp / ".stateact-shell"
             scratch.mkdir(exist_ok=True)
@@ -436,15 +478,38 @@ class LocalSandbox(Sandbox):
 
     # -- files ---------------------------------------------------------------------
     def read_file(self, path: str) -> bytes:
-        return self.resolve(path).read_bytes()
+        """Read as the sandbox's processes would (sandbox/file_access.py): its view, its user's rights."""
+        self._require_started()
+        return self._files.read(self.expand(path))
 
     def write_file(self, path: str, data: bytes) -> None:
-        target = self.resolve(path)
-        created = next((p for p in reversed(target.parents) if not p.exists()), target)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-        if self._namespace is not None:
-            give_to_sandbox_user(created)
+        """Write as the sandbox's processes would (sandbox/file_access.py): its view, its user's rights."""
+        self._require_started()
+        self._files.write(self.expand(path), data)
+
+    def copy_in(self, host_folder: Path, names: Sequence[str], folder: str) -> None:
+        """Copy the entries `names` of `host_folder` (recursively, symlinks as symlinks) into the sandbox's
+        `folder`, unpacked there by `tar` as the sandbox's user, so nothing lands where it may not write."""
+        self._require_started()
+        with tempfile.TemporaryFile() as errors:
+            unpack = self.spawn(
+                ["tar", "-x", "--no-same-owner", "-C", folder, "-f", "-"], errors, stdin=subprocess.PIPE
+            )
+            try:
+                with tarfile.open(fileobj=unpack.stdin, mode="w|") as archive:
+                    for name in names:
+                        archive.add(host_folder / name, arcname=name)
+            except BrokenPipeError:
+                pass  # tar ended early: its message says why
+            finally:
+                unpack.stdin.close()
+            if unpack.wait() != 0:
+                errors.seek(0)
+                said = errors.read().decode(errors="replace").strip()
+                raise SandboxError(f"could not copy {', '.join(names)} into {folder}: {said}")
+
+    def _start_file_helper(self, argv: list[str]) -> subprocess.Popen:
+        return self.spawn(argv, subprocess.PIPE, stdin=subprocess.PIPE)
 
     # -- screen ----------------------------------------------------------------------
     def screenshot(self) -> bytes:
@@ -502,6 +567,7 @@ def _build(spec: SandboxSpec, options: SandboxOptions) -> LocalSandbox:
         isolation=options.isolation,
         hidden=options.hidden,
         network=options.network,
+        limits=options.limits,
     )
 
 

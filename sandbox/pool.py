@@ -31,6 +31,7 @@ import httpx
 
 from sandbox import settings
 from sandbox.base import Sandbox, SandboxError
+from sandbox.limits import DEFAULT_LIMITS, SandboxLimits
 from sandbox.local import LocalSandbox
 from sandbox.osworld import OSWorldSandbox
 
@@ -88,6 +89,8 @@ class LocalSlot(Slot):
     hidden: tuple[Path, ...] = ()
     network_mode: str = settings.DEFAULT_NETWORK
     """An isolated sandbox's network (sandbox/netns.py): `own`, or this machine's (`host`)."""
+    limits: SandboxLimits = DEFAULT_LIMITS
+    """Processes and memory each sandbox may use (sandbox/cgroups.py)."""
 
     @property
     def network(self) -> str | None:
@@ -102,6 +105,7 @@ class LocalSlot(Slot):
             isolation=self.isolation,
             hidden=self.hidden,
             network=self.network_mode,
+            limits=self.limits,
         )
 
 

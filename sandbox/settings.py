@@ -60,11 +60,27 @@ RUNTIME_PACKAGES = (
 RUNTIME_BUILD_TIMEOUT_S = 900.0
 
 LIMIT_PROCESSES = 1024
-"""RLIMIT_NPROC of every sandbox process (counted per sandbox user namespace): stops fork bombs."""
+"""Processes one sandbox may have at once (`--max-processes`): its cgroup's pids.max (sandbox/cgroups.py);
+where there are no cgroups, RLIMIT_NPROC, which counts every process of the sandbox's user (one budget
+for all sandboxes when the harness is root)."""
+LIMIT_MEMORY_BYTES = 4 * 2**30
+"""Memory one sandbox's processes may use together, RAM and swap (`--max-memory`; an OSWorld VM has 4 GB):
+its cgroup's memory limit, past which the kernel kills the largest process inside."""
+MIN_PROCESSES = 32
+"""The fewest processes a sandbox may be given: its holder, session bus, shell and one command fit."""
+MIN_MEMORY_BYTES = 64 * 2**20
+"""The least memory a sandbox may be given: its session bus and a shell fit."""
+CGROUP_REMOVE_TIMEOUT_S = 10.0
+"""How long closing a sandbox waits for the processes left in its cgroup to die before giving up on it."""
 LIMIT_ADDRESS_SPACE_BYTES = 8 * 2**30
 """RLIMIT_AS of every sandbox process: one runaway allocation fails instead of the machine swapping."""
 LIMIT_CPU_SECONDS = 3600
 """RLIMIT_CPU of one-shot commands (`run`, `run_python`): a runaway loop ends."""
+FILE_OP_TIMEOUT_S = 20.0
+"""Longest one harness file operation in a sandbox (a read, a write, a look at a path) may take before its
+helper is killed and the operation fails: a tool call on a file never blocks the run."""
+FILE_READ_CAP_BYTES = 512 * 2**20
+"""Largest file the harness reads from a sandbox at once (the editor, evidence, the gate, checkers)."""
 HOLDER_START_TIMEOUT_S = 15.0
 """How long the sandbox's namespace holder may take to come up."""
 GUARD_EXIT_TIMEOUT_S = 10.0

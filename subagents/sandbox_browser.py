@@ -9,7 +9,9 @@ Playwright attaches over CDP through the sandbox's relay to that port (`LocalSan
 
 Playwright tells an attached Chromium to save downloads in the harness's own temporary folder, which
 the sandbox does not see; they are staged in the profile folder instead, then taken from there by the
-name Playwright gives them (its download id).
+name Playwright gives them (its download id). Every file of the profile is read and removed through the
+sandbox (`LocalSandbox.read_file`, `run`), never on the host: the agent can plant links there.
+Chromium's own output goes to a harness file outside the sandbox.
 """
 
 from __future__ import annotations
@@ -18,11 +20,12 @@ import contextlib
 import os
 import posixpath
 import secrets
-import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from pathlib import Path
+from shlex import quote
 
 from playwright.sync_api import Browser, CDPSession, Download
 
@@ -32,8 +35,6 @@ from subagents import settings
 
 PROFILE_PREFIX = "/tmp/.stateact-web-"
 """Where, inside the sandbox, each Chromium's profile folder is made."""
-LOG_SUFFIX = ".log"
-"""Beside the profile folder: Chromium's output."""
 LOG_QUOTE_CHARS = 1500
 """How much of that output an error about a Chromium that did not start quotes."""
 STAGING_FOLDER = "stateact-downloads"
@@ -55,8 +56,7 @@ class SandboxChromium:
     def start(self) -> str:
         """Launch Chromium headless in the sandbox and wait for its DevTools port; returns the endpoint."""
         width, height = settings.WEB_VIEWPORT
-        log = self.sandbox.resolve(self.profile + LOG_SUFFIX)
-        with log.open("wb") as output:  # Chromium's messages, quoted when it fails to start
+        with tempfile.TemporaryFile() as log:  # Chromium's messages, quoted when it fails to start
             self._process = self.sandbox.spawn(
                 [
                     settings.WEB_CHROMIUM_PATH,
@@ -68,25 +68,25 @@ class SandboxChromium:
                     *settings.WEB_CHROMIUM_ARGS,
                     "about:blank",
                 ],
-                output,
+                log,
             )
-        port_file = self.sandbox.resolve(f"{self.profile}/DevToolsActivePort")
-        deadline = time.monotonic() + settings.WEB_BROWSER_START_TIMEOUT_S
-        while not (port := _listening_port(port_file)):
-            code = self._process.poll()
-            if code is not None or time.monotonic() > deadline:
-                said = log.read_text(errors="replace")[-LOG_QUOTE_CHARS:].strip()
-                self.stop()
-                raise SandboxError(
-                    (
-                        f"Chromium in the sandbox exited with code {code} before it listened"
-                        if code is not None
-                        else f"Chromium in the sandbox did not listen within "
-                        f"{settings.WEB_BROWSER_START_TIMEOUT_S:.0f} s"
+            deadline = time.monotonic() + settings.WEB_BROWSER_START_TIMEOUT_S
+            while not (port := self._listening_port()):
+                code = self._process.poll()
+                if code is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    said = log.read().decode(errors="replace")[-LOG_QUOTE_CHARS:].strip()
+                    self.stop()
+                    raise SandboxError(
+                        (
+                            f"Chromium in the sandbox exited with code {code} before it listened"
+                            if code is not None
+                            else f"Chromium in the sandbox did not listen within "
+                            f"{settings.WEB_BROWSER_START_TIMEOUT_S:.0f} s"
+                        )
+                        + (f": {said}" if said else "")
                     )
-                    + (f": {said}" if said else "")
-                )
-            time.sleep(settings.WEB_BROWSER_POLL_S)
+                time.sleep(settings.WEB_BROWSER_POLL_S)
         self.endpoint = self.sandbox.harness_url(f"http://127.0.0.1:{port}")
         return self.endpoint
 
@@ -106,10 +106,9 @@ class SandboxChromium:
     def take(self, download: Download) -> bytes:
         """The bytes of a finished download, removed from the staging folder; PlaywrightError when the
         download failed."""
-        name = posixpath.basename(download.path())
-        staged = self.sandbox.resolve(f"{self.profile}/{STAGING_FOLDER}/{name}")
-        data = staged.read_bytes()
-        staged.unlink()
+        staged = f"{self.profile}/{STAGING_FOLDER}/{posixpath.basename(download.path())}"
+        data = self.sandbox.read_file(staged)
+        self.sandbox.run(f"rm -f -- {quote(staged)}")
         return data
 
     def _end_chromium(self) -> None:
@@ -132,14 +131,14 @@ class SandboxChromium:
                 os.killpg(self._process.pid, signal.SIGKILL)
             self._process.wait()
             self._process = None
-        shutil.rmtree(self.sandbox.resolve(self.profile), ignore_errors=True)
-        self.sandbox.resolve(self.profile + LOG_SUFFIX).unlink(missing_ok=True)
+        self.sandbox.run(f"rm -rf -- {quote(self.profile)}")
         self.endpoint = ""
 
-
-def _listening_port(port_file: Path) -> str:
-    """The DevTools port Chromium wrote into `port_file` (its first line), or '' while there is none."""
-    with contextlib.suppress(OSError):
-        port = port_file.read_text().split("\n")[0].strip()
-        return port if port.isdigit() else ""
-    return ""
+    def _listening_port(self) -> str:
+        """The DevTools port Chromium wrote into its profile's DevToolsActivePort (its first line), or ''
+        while there is none."""
+        with contextlib.suppress(OSError, SandboxError):
+            port = self.sandbox.read_file(f"{self.profile}/DevToolsActivePort").decode(errors="replace")
+            port = port.split("\n")[0].strip()
+            return port if port.isdigit() else ""
+        return ""

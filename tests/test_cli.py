@@ -234,6 +234,14 @@ REFUSED_AT_ONCE = {
         ["eval", "run", str(SUITE), "--max-usd", "0"],
         "error: --max-usd must be more than 0 (got 0)",
     ),
+    "memory that is not a size": (
+        ["run", "x", "--model", "scripted:quickstart", "--max-memory", "lots"],
+        "error: not a size: 'lots'",
+    ),
+    "suite with too few processes": (
+        ["eval", "run", str(SUITE), "--max-processes", "3"],
+        "error: --max-processes must be at least 32 (got 3)",
+    ),
 }
 
 

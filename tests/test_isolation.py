@@ -10,6 +10,7 @@ import pytest
 
 from sandbox import settings as sandbox_settings
 from sandbox.isolation import CHECKOUT, bwrap_problem
+from sandbox.limits import SandboxLimits
 from sandbox.local import LocalSandbox
 from sandbox.runtime import runtime_ready
 from sandbox.toolkit import TOOLKIT_BIN
@@ -91,17 +92,18 @@ def test_kill_cannot_reach_the_harness(shell):
     assert "rc=1" in out and "No such process" in out
 
 
-def test_fork_bomb_and_memory_hog_are_contained(box, shell, monkeypatch):
-    monkeypatch.setattr("sandbox.isolation.LIMIT_PROCESSES", 64)
-    bomb = box.run("bomb() { bomb | bomb & }; bomb; sleep 2; echo survived", timeout=8)
-    assert "Resource temporarily unavailable" in bomb.stderr  # forks beyond the limit were refused
-    hog = box.run("python3 -c 'x = bytearray(10**10)'")
-    assert hog.returncode != 0 and "MemoryError" in hog.stderr
-    assert (
-        shell.run("python3 -c 'x = bytearray(10**10)' 2>&1 | tail -1", timeout=30).output.strip()
-        == "MemoryError"
-    )
-    assert box.run("echo next").stdout == "next\n"
+def test_fork_bomb_and_memory_hog_are_contained(tmp_path):
+    with LocalSandbox(tmp_path / "home", isolation="bwrap", limits=SandboxLimits(processes=64)) as box:
+        shell = box.open_shell(tmp_path / "scratch")
+        bomb = box.run("bomb() { bomb | bomb & }; bomb; sleep 2; echo survived", timeout=8)
+        assert "Resource temporarily unavailable" in bomb.stderr  # forks beyond the limit were refused
+        hog = box.run("python3 -c 'x = bytearray(10**10)'")
+        assert hog.returncode != 0 and "MemoryError" in hog.stderr
+        assert (
+            shell.run("python3 -c 'x = bytearray(10**10)' 2>&1 | tail -1", timeout=30).output.strip()
+            == "MemoryError"
+        )
+        assert box.run("echo next").stdout == "next\n"
 
 
 def test_python_inside_is_the_sandbox_runtime(box):

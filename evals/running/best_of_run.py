@@ -152,13 +152,14 @@ def run_task_best_of(
         max_turns=config.max_turns,
         display=config.display,
         isolation=config.isolation,
+        limits=config.limits,
         best_of=best_of,
     )
     suite_task = SuiteTask(Path(task_path), task, standalone_domain(task_path, task))
     jobs = [SuiteJob(suite_task, config.harness, k) for k in range(1, best_of + 1)]
     hidden = (Path(config.runs_root),)
     slots = [
-        LocalSlot(f"rollout{k}", config.display, config.isolation, hidden, config.network)
+        LocalSlot(f"rollout{k}", config.display, config.isolation, hidden, config.network, config.limits)
         for k in range(1, best_of + 1)
     ]
     outcomes = run_on_threads(options, jobs, slots, lambda *_: None, lambda _: None)

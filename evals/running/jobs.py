@@ -30,6 +30,7 @@ from evals.running.results import (
 from evals.running.rollouts import best_of_key, rollout_budget, rollout_dir, task_dir_of
 from evals.running.runner import run_task
 from evals.running.suite import SuiteTask, discover, mapped_solution
+from sandbox.limits import DEFAULT_LIMITS, SandboxLimits
 from sandbox.pool import LocalSlot, Slot, SlotRetired
 from sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK
 from stateact.app.config import RunConfig
@@ -75,6 +76,8 @@ class SuiteOptions:
     """How local slots isolate their sandboxes: `bwrap` (bubblewrap, home at /home/user) or `none`."""
     network: str = DEFAULT_NETWORK
     """The network of isolated local sandboxes: `own` (jobs serve on any port side by side) or `host`."""
+    limits: SandboxLimits = DEFAULT_LIMITS
+    """Processes and memory each local sandbox may use (sandbox/cgroups.py)."""
     best_of: int = 1
     """Rollouts of each task (evals/running/best_of.py); the judge picks the one that becomes the result."""
     record: bool = True
@@ -169,7 +172,7 @@ def local_slot(options: SuiteOptions, name: str) -> LocalSlot:
     suite = Path(options.suite).resolve()
     folders = (suite if suite.is_dir() else suite.parent, options.results, options.cache)
     hidden = tuple(Path(p).resolve() for p in folders)
-    return LocalSlot(name, options.display, options.isolation, hidden, options.network)
+    return LocalSlot(name, options.display, options.isolation, hidden, options.network, options.limits)
 
 
 def unrun_outcome(options: SuiteOptions, job: SuiteJob, reason: str) -> JobOutcome:
@@ -255,6 +258,7 @@ def job_config(options: SuiteOptions, job: SuiteJob, models: RoleModels, result_
         display=options.display,
         isolation=options.isolation,
         network=options.network,
+        limits=options.limits,
         runs_root=result_dir,
         run_id=RUN_FOLDER,
         max_turns=step_budget(job.task.task, options.max_turns, settings.TASK_MAX_TURNS),

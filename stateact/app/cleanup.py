@@ -35,6 +35,7 @@ def _running(events: Path) -> bool:
 def describe(leftover: Leftover) -> str:
     held = [f"{leftover.processes} process(es)" if leftover.processes else ""]
     held += [f"folder {folder}" for folder in leftover.folders]
+    held += [f"cgroup {group}" for group in leftover.groups]
     what = ", ".join(h for h in held if h) or "nothing but its record"
     return f"sandbox {leftover.tag} of dead process {leftover.owner}: {what}"
 

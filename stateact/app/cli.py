@@ -15,8 +15,9 @@ from rich.markup import escape
 from evals.osworld import bridge
 from sandbox.base import SandboxError
 from sandbox.isolation import NO_ISOLATION_WARNING
+from sandbox.limits import DEFAULT_MEMORY_TEXT, LIMITS_HELP, SandboxLimits
 from sandbox.netns import NETWORK_OPTION_HELP
-from sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK
+from sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK, LIMIT_PROCESSES
 from stateact.app.arguments import check_budgets, check_models
 from stateact.app.config import RunConfig, absolute_path
 from stateact.app.exit_codes import ExitCode, exit_code_for
@@ -67,6 +68,8 @@ def run(
         str, typer.Option(help="Local sandbox isolation: `bwrap` (bubblewrap) or `none` (host processes).")
     ] = DEFAULT_ISOLATION,
     network: Annotated[str, typer.Option(help=NETWORK_OPTION_HELP)] = DEFAULT_NETWORK,
+    max_processes: Annotated[int, typer.Option(help=LIMITS_HELP[0])] = LIMIT_PROCESSES,
+    max_memory: Annotated[str, typer.Option(help=LIMITS_HELP[1])] = DEFAULT_MEMORY_TEXT,
     runs_root: Annotated[Path, typer.Option(help="Where run folders are made.")] = Path("runs"),
     max_steps: Annotated[
         int | None,
@@ -113,6 +116,7 @@ def run(
             display=display,
             isolation=isolation,
             network=network,
+            limits=SandboxLimits.from_options(max_processes, max_memory),
             cdp_url=cdp_url,
             runs_root=runs_root,
             max_turns=max_steps,

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, PlainSerializer, PlainValidator, field_va
 
 from sandbox.backends import SandboxOptions, SandboxSpec, make_sandbox, parse_spec
 from sandbox.base import Sandbox, SandboxError
+from sandbox.limits import DEFAULT_LIMITS, SandboxLimits
 from sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK
 from stateact.app.variants import FULL_HARNESS
 from stateact.kernel import settings
@@ -65,6 +66,8 @@ class RunConfig(BaseModel):
     network: Literal["own", "host"] = DEFAULT_NETWORK
     """An isolated local sandbox's network: `own` (a namespace of its own: the host's loopback out of
     reach, the sites the task names forwarded in) or `host` (this machine's, loopback included)."""
+    limits: SandboxLimits = DEFAULT_LIMITS
+    """Processes and memory a local sandbox may use (sandbox/cgroups.py)."""
     cdp_url: str | None = None
     """A running Chrome's DevTools endpoint for the web subagent (an OSWorld VM's, e.g. http://HOST:9222);
     without it the web subagent launches its own headless Chromium."""
@@ -104,6 +107,7 @@ class RunConfig(BaseModel):
             isolation=self.isolation,
             hidden=(self.runs_root,),
             network=self.network,
+            limits=self.limits,
             cdp_url=self.cdp_url,
         )
 

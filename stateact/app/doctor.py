@@ -78,6 +78,16 @@ def _isolation() -> tuple[bool, str]:
         return out.ok and out.stdout.endswith("/home/user"), f"bwrap sandbox sees: {out.stdout.strip()}"
 
 
+def _sandbox_limits() -> tuple[bool, str]:
+    from sandbox.cgroups import UNAVAILABLE_WARNING, CgroupError, places
+
+    try:
+        found = places()
+    except (OSError, CgroupError) as exc:
+        return False, UNAVAILABLE_WARNING.format(reason=exc)
+    return True, "; ".join(f"cgroup v{p.version} {'+'.join(p.controllers)} under {p.parent}" for p in found)
+
+
 def _tiktoken() -> tuple[bool, str]:
     from stateact.kernel.tokens import ENCODING, counter
 
@@ -110,6 +120,7 @@ CHECKS: dict[str, Callable[[], tuple[bool, str]]] = {
     "xclip": _which("xclip"),
     "display (Xvfb + screenshot)": _display,
     "isolation (bubblewrap sandbox)": _isolation,
+    "sandbox limits (processes, memory)": _sandbox_limits,
     "LibreOffice": _soffice,
     "Chromium": _chromium,
     "tiktoken offline": _tiktoken,

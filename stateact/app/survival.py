@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandbox.base import Sandbox
+from sandbox.base import Sandbox, SandboxError
 from sandbox.bash_session import BashSession
 from sandbox.display import WINDOW_MANAGERS
 from sandbox.leftovers import tmp_folder
+from sandbox.local import LocalSandbox
 from sandbox.processes import kill_tagged, tagged_pids
 
 PLUMBING = {"Xvfb", "bwrap", "dbus-daemon", "dconf-service", "pasta", "passt", *WINDOW_MANAGERS}
@@ -73,13 +74,12 @@ def carry_tmp(leftovers: Leftovers, sandbox: Sandbox) -> list[str]:
     if staged is None:
         return []
     names = sorted(entry.name for entry in staged.iterdir() if entry.name not in SANDBOX_OWN_TMP)
-    target = sandbox.resolve("/tmp")
-    for name in names:
-        source = staged / name
-        if source.is_dir() and not source.is_symlink():
-            shutil.copytree(source, target / name, symlinks=True, dirs_exist_ok=True)
-        else:
-            shutil.copy2(source, target / name, follow_symlinks=False)
+    if names:
+        if not isinstance(sandbox, LocalSandbox):
+            raise SandboxError(
+                f"a stopped local sandbox's /tmp cannot be carried into {type(sandbox).__name__}"
+            )
+        sandbox.copy_in(staged, names, "/tmp")
     shutil.rmtree(staged, ignore_errors=True)
     return names
 

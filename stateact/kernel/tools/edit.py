@@ -96,17 +96,16 @@ class EditTool(Tool[EditInput]):
             raise EditError(f"The path must be absolute (start with /): `{path}`. Did you mean `{hint}`?")
         return posixpath.normpath(path)
 
-    def _is_dir(self, path: str) -> bool:
-        return self.context.sandbox.run(f"test -d {quote(path)}").ok
-
     def _read_bytes(self, path: str) -> bytes:
         try:
             return self.context.sandbox.read_file(path)
-        except (OSError, SandboxError) as exc:
-            if self._is_dir(path):
-                raise IsDirectory(f"{path} is a directory, not a file.") from None
-            if isinstance(exc, FileNotFoundError):
-                raise EditError(f"{path} does not exist.") from None
+        except IsADirectoryError:
+            raise IsDirectory(f"{path} is a directory, not a file.") from None
+        except FileNotFoundError:
+            raise EditError(f"{path} does not exist.") from None
+        except OSError as exc:
+            raise EditError(f"Could not read {path}: {exc.strerror or exc}") from None
+        except SandboxError as exc:
             raise EditError(f"Could not read {path}: {exc}") from None
 
     def _read_text(self, path: str) -> tuple[str, bytes]:
@@ -124,11 +123,18 @@ class EditTool(Tool[EditInput]):
         """Write `text` (keeping CRLF line ends if the file had them) and remember `previous` for undo."""
         if previous is not None and _uses_crlf(previous):
             text = text.replace("\n", "\r\n")
-        try:
-            self.context.sandbox.write_file(path, text.encode("utf-8"))
-        except (OSError, SandboxError) as exc:
-            raise EditError(f"Could not write {path}: {exc}") from None
+        self._write_bytes(path, text.encode("utf-8"))
         self._history.setdefault(path, deque(maxlen=settings.EDITOR_UNDO_DEPTH)).append(previous)
+
+    def _write_bytes(self, path: str, data: bytes) -> None:
+        try:
+            self.context.sandbox.write_file(path, data)
+        except IsADirectoryError:
+            raise EditError(f"{path} is a directory, not a file.") from None
+        except OSError as exc:
+            raise EditError(f"Could not write {path}: {exc.strerror or exc}") from None
+        except SandboxError as exc:
+            raise EditError(f"Could not write {path}: {exc}") from None
 
     # -- view ------------------------------------------------------------------------
     def _view(self, path: str, view_range: list[int] | None) -> str:
@@ -250,10 +256,10 @@ class EditTool(Tool[EditInput]):
                 raise EditError(f"Could not remove {path}: {removed.stderr.strip()}")
             return f"Undid the creation of {path}: the file was removed."
         try:
-            self.context.sandbox.write_file(path, previous)
-        except (OSError, SandboxError) as exc:
+            self._write_bytes(path, previous)
+        except EditError:
             history.append(previous)
-            raise EditError(f"Could not write {path}: {exc}") from None
+            raise
         left = f"{len(history)} more undo step(s) kept" if history else "no more undo steps"
         return f"Undid the last edit of {path} ({left})."
 

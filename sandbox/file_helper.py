@@ -1,0 +1,138 @@
+"""The program of the file helper: a small stdlib-only Python loop that runs inside a sandbox.
+
+`SOURCE` is run there as `python3 -I -S -c SOURCE` (sandbox/file_access.py starts it) so that every file
+operation the harness does on a path the agent controls sees the sandbox's file system, follows its
+symlinks as the sandbox resolves them, and has the sandbox user's rights. It reads requests from its
+standard input and answers on its standard output, one at a time:
+
+    request:  a JSON line {"op": "read"|"write"|"kind", "path": ..., "size": N, "limit": N}, then N bytes
+    answer:   a JSON line {"ok": true, "size": N, "kind": ...}, then N bytes;
+              or {"ok": false, "errno": E, "message": ...}
+
+Only regular files are read or written: a FIFO, socket or device is refused without being opened for
+blocking I/O (opened with O_NONBLOCK, then checked with fstat), so a planted FIFO cannot block it.
+"""
+
+SOURCE = r"""
+# stateact file helper: the harness's file operations, done as this sandbox's user
+import errno, json, os, stat, sys
+
+IN, OUT = sys.stdin.buffer, sys.stdout.buffer
+KINDS = {
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+}
+OPEN_FLAGS = os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+
+
+class Refused(Exception):
+    pass
+
+
+def kind_of(mode):
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISDIR(mode):
+        return "directory"
+    return KINDS.get(stat.S_IFMT(mode), "a special file")
+
+
+def require_regular(mode, path):
+    kind = kind_of(mode)
+    if kind == "directory":
+        raise IsADirectoryError(errno.EISDIR, "Is a directory", path)
+    if kind != "file":
+        raise Refused(path + " is " + kind + ": only regular files can be read or written this way")
+
+
+def checked_open(path, flags):
+    try:
+        require_regular(os.stat(path).st_mode, path)
+    except FileNotFoundError:
+        if not flags & os.O_CREAT:
+            raise
+    fd = os.open(path, flags | OPEN_FLAGS, 0o644)
+    try:
+        require_regular(os.fstat(fd).st_mode, path)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read(request):
+    fd = checked_open(request["path"], os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        if size > request["limit"]:
+            raise Refused("%s is %d bytes, more than the %d the harness reads" % (request["path"], size, request["limit"]))
+        chunks, total = [], 0
+        while total <= request["limit"]:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > request["limit"]:
+            raise Refused("%s grew past the %d bytes the harness reads" % (request["path"], request["limit"]))
+        return {}, b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def write(request, data):
+    path = request["path"]
+    if request.get("parents"):
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    fd = checked_open(path, os.O_WRONLY | os.O_CREAT)
+    try:
+        os.ftruncate(fd, 0)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+    return {}, b""
+
+
+def kind(request):
+    try:
+        return {"kind": kind_of(os.stat(request["path"]).st_mode)}, b""
+    except (FileNotFoundError, NotADirectoryError):
+        return {"kind": "missing"}, b""
+
+
+def read_exactly(size):
+    data = IN.read(size)
+    if len(data) != size:
+        sys.exit(0)
+    return data
+
+
+def answer(header, data=b""):
+    OUT.write(json.dumps(dict(header, size=len(data))).encode() + b"\n")
+    OUT.write(data)
+    OUT.flush()
+
+
+while True:
+    line = IN.readline()
+    if not line:
+        break
+    request = json.loads(line)
+    payload = read_exactly(request.get("size", 0))
+    try:
+        if request["op"] == "read":
+            header, data = read(request)
+        elif request["op"] == "write":
+            header, data = write(request, payload)
+        else:
+            header, data = kind(request)
+        answer(dict(header, ok=True), data)
+    except Refused as exc:
+        answer({"ok": False, "refused": True, "message": str(exc)})
+    except OSError as exc:
+        answer({"ok": False, "errno": exc.errno or 0, "message": exc.strerror or str(exc)})
+"""
