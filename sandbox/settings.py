@@ -86,6 +86,8 @@ FILE_READ_CAP_BYTES = 512 * 2**20
 """Largest file the harness reads from a sandbox at once (the editor, evidence, the gate, checkers)."""
 HOLDER_START_TIMEOUT_S = 15.0
 """How long the sandbox's namespace holder may take to come up."""
+GUARD_EXIT_TIMEOUT_S = 10.0
+"""How long a closed sandbox's guard (sandbox/guard.py) may take to look for its processes and end."""
 
 # Shells, displays, OSWorld VMs and pools
 BASH_SOFT_TIMEOUT_S = 30.0

@@ -127,8 +127,11 @@ def brief_text(subgoal: str, brief: str) -> str:
 
 
 def delegation_budget(context: RunContext, max_turns: int, max_seconds: float) -> Budget:
-    """A delegation's budget: its own turns and seconds, and what is left of the run's dollars."""
-    return Budget(max_turns=max_turns, max_usd=context.dollar_budget(), max_seconds=max_seconds)
+    """A delegation's budget: its own turns and seconds (no more than the run has left), and what is
+    left of the run's dollars."""
+    return Budget(
+        max_turns=max_turns, max_usd=context.dollar_budget(), max_seconds=context.seconds_left(max_seconds)
+    )
 
 
 def outcome_facts(outcome: LoopOutcome, name: str) -> dict:

@@ -32,6 +32,7 @@ from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, setting
 from stateact.app.signals import Terminated, stop_signals_as_interrupt
 from stateact.app.variants import FULL_HARNESS, default_turns_text
 from stateact.kernel import settings
+from stateact.kernel.runlog import RunFolderFull
 from stateact.kernel.runtime import RoleModels
 
 if TYPE_CHECKING:
@@ -157,6 +158,8 @@ def run(
     except (ValueError, FileNotFoundError, SandboxError, bridge.BridgeError) as exc:
         errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
+    except RunFolderFull as exc:
+        _folder_full(exc)
     except KeyboardInterrupt as exc:
         _interrupted(config.runs_root / config.run_id, exc)
     _report(result)
@@ -218,6 +221,12 @@ def _interrupted(run_dir: Path, stop: KeyboardInterrupt) -> None:
     raise typer.Exit(code)
 
 
+def _folder_full(exc: RunFolderFull) -> None:
+    """The run folder's disk was full before the run could start: one line, and the error's exit code."""
+    errors.print(f"[red]error:[/red] {escape(str(exc))}")
+    raise typer.Exit(ExitCode.ERROR) from None
+
+
 def run_exit_code(run_dir: Path | None) -> ExitCode:
     """The exit code of the run whose folder is `run_dir`, from its result.json."""
     try:
@@ -270,6 +279,8 @@ def resume(
     except (ResumeError, ValueError) as exc:
         errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(ExitCode.USAGE) from None
+    except RunFolderFull as exc:
+        _folder_full(exc)
     except KeyboardInterrupt as exc:
         _interrupted(run_dir, exc)
     _report(result)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
@@ -26,7 +27,7 @@ from stateact.kernel.events import ErrorEvent, RunEnd, RunStart, SandboxWarning
 from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome
 from stateact.kernel.meter import Meter
 from stateact.kernel.roles import role_names
-from stateact.kernel.runlog import EventListener, RunLog
+from stateact.kernel.runlog import EventListener, RunFolderFull, RunLog
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.finish import FinishClaim
 from subagents.endings import SubagentClaim
@@ -176,6 +177,8 @@ def _drive(
         loop = build_main_loop(
             context, variant, budget, started_at, state.events if state else (), task_apps=config.apps
         )
+        if config.max_seconds is not None:  # as the main loop counts its time: from its start
+            context.deadline = time.monotonic() - (state.elapsed_s if state else 0.0) + config.max_seconds
         if state is None:
             outcome = loop.run(instruction)
         else:
@@ -185,8 +188,9 @@ def _drive(
         outcome = LoopOutcome("interrupted", str(exc) or "stopped by the user", loop.turns if loop else 0)
         raise
     except Exception as exc:
-        log.emit(ErrorEvent(error=type(exc).__name__, message=str(exc)))
         outcome = LoopOutcome("error", f"{type(exc).__name__}: {exc}", loop.turns if loop else 0)
+        with suppress(RunFolderFull):
+            log.emit(ErrorEvent(error=type(exc).__name__, message=str(exc)))
     finally:
         with shielded():
             result = _close_run(
@@ -234,11 +238,12 @@ def _close_run(
     recording: ScreenRecording | None,
 ) -> RunResult:
     """Close the tools, finish the video and close the run's own sandbox, then write result.json and
-    the closing event."""
+    the closing event where the disk has room for them (the result is returned all the same)."""
     if loop is not None:
         loop.close_tools()
     if recording is not None and (problem := recording.stop()):
-        log.emit(SandboxWarning(message=f"the display's video may be incomplete: {problem}"))
+        with suppress(RunFolderFull):
+            log.emit(SandboxWarning(message=f"the display's video may be incomplete: {problem}"))
     result = RunResult(
         run_dir=str(run_dir_of(config)),
         status=outcome.status,
@@ -252,8 +257,9 @@ def _close_run(
     )
     if owned is not None:
         owned.close()
-    log.write_json("result.json", asdict(result))
-    log.emit(RunEnd(status=result.status, usd=result.usd, turns=result.turns))
+    with suppress(RunFolderFull):
+        log.write_json("result.json", asdict(result))
+        log.emit(RunEnd(status=result.status, usd=result.usd, turns=result.turns))
     log.close()
     return result
 

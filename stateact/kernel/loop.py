@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
+from sandbox.base import SandboxLost
 from stateact.kernel import settings
 from stateact.kernel.context import ContextManager, Injection, PassThrough
 from stateact.kernel.events import (
@@ -37,7 +38,7 @@ from stateact.kernel.models.base import ContextLengthError, ModelProvider, Model
 from stateact.kernel.models.script_expectations import ScriptExpectationError
 from stateact.kernel.prompts import PROMPTS_DIR
 from stateact.kernel.roles import role_of_scope
-from stateact.kernel.runlog import RunLog
+from stateact.kernel.runlog import RunFolderFull, RunLog
 from stateact.kernel.tools.base import LoopEnding, Tool, ToolResult
 
 TEXT_REPLY_NUDGE = (PROMPTS_DIR / "text_reply_nudge.md").read_text(encoding="utf-8").strip()
@@ -125,7 +126,10 @@ class AgentLoop:
         log: RunLog,
         meter: Meter,
         context: ContextManager | None = None,
+        check_helpers: Callable[[], str] = str,
     ) -> None:
+        """`check_helpers` runs before each tool call: it returns what the model must be told of the
+        sandbox's helpers (sandbox/base.py `restore_helpers`), or raises SandboxLost to end the run."""
         self.scope = spec.scope
         self.role = spec.loop_role
         self.model = model
@@ -135,6 +139,7 @@ class AgentLoop:
         self.meter = meter
         self.budget = spec.budget
         self.context = context or PassThrough()
+        self.check_helpers = check_helpers
         self.injections = list(spec.injections)
         self.nudge = spec.nudge
         self.messages: list[Message] = []
@@ -314,13 +319,16 @@ class AgentLoop:
                 f"Unknown tool `{call.name}`. Available tools: {', '.join(sorted(self.tools))}."
             )
         else:
+            notice = self.check_helpers()
             try:
                 result = tool.invoke(call)
-            except (KeyboardInterrupt, ScriptExpectationError):
+            except (KeyboardInterrupt, ScriptExpectationError, SandboxLost, RunFolderFull):
                 raise
             except Exception as exc:  # a tool bug must not end the run
                 self.log.emit(ToolCrash(scope=self.scope, id=call.id, traceback=traceback.format_exc()))
                 result = ToolResult.error(f"`{call.name}` failed: {type(exc).__name__}: {exc}")
+            if notice:
+                result = replace(result, text=f"{notice}\n{result.text}")
         self.log.emit(
             ToolResultEvent(
                 scope=self.scope,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,6 +77,9 @@ class RunContext:
     models: RoleModels
     max_usd: float | None = None
     """The run's dollar budget: every loop of the run (main, gui, web, gate) spends from it."""
+    deadline: float | None = None
+    """When the run's time budget ends (`time.monotonic()`); None: no time limit. Tool calls that wait
+    (a bash command, a delegation) wait no longer."""
     _providers: dict[str, ModelProvider] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -87,6 +91,12 @@ class RunContext:
         """
         own = None if own_usd is None else self.meter.total_usd + own_usd
         return min((limit for limit in (self.max_usd, own) if limit is not None), default=None)
+
+    def seconds_left(self, wanted: float) -> float:
+        """`wanted` seconds, or fewer if the run's deadline comes sooner (never below zero)."""
+        if self.deadline is None:
+            return wanted
+        return max(0.0, min(wanted, self.deadline - time.monotonic()))
 
     @property
     def dollars_spent(self) -> bool:
@@ -116,8 +126,17 @@ class RunContext:
     ) -> LoopT:
         """A loop of this run: `spec` says what sets it apart; the run supplies its log and meter, its
         role's model (unless `model` is given) and a context pipeline with `processors` (unless
-        `context` is given). `kind` is the loop class; `extra` are its own arguments."""
+        `context` is given). `kind` is the loop class; `extra` are its own arguments. Before each tool call the loop checks the
+        sandbox's helpers (`Sandbox.restore_helpers`)."""
         model = model or self.provider(spec.loop_role)
         if context is None:
             context = build_context_manager(self, model.name, processors, window=model.info.context_window)
-        return kind(spec, model=model, log=self.log, meter=self.meter, context=context, **extra)
+        return kind(
+            spec,
+            model=model,
+            log=self.log,
+            meter=self.meter,
+            context=context,
+            check_helpers=self.sandbox.restore_helpers,
+            **extra,
+        )

@@ -83,6 +83,9 @@ class BashTool(Tool[BashInput]):
         if timeout > settings.BASH_MAX_TIMEOUT_S:
             timeout = settings.BASH_MAX_TIMEOUT_S
             notes.append(f"timeout lowered to the maximum, {timeout:.0f}s")
+        if (left := self.context.seconds_left(timeout)) < timeout:
+            timeout = left
+            notes.append(f"timeout lowered to the run's remaining time, {timeout:.0f}s")
         if params.restart:
             notes.append(self._restart())
         if params.interrupt:
