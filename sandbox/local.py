@@ -432,6 +432,18 @@ class LocalSandbox(Sandbox):
         """The preexec_fn that gives a long-lived process started with `command` the sandbox's limits."""
         return self._preexec(one_shot=False)
 
+    def _shell_preexec(self) -> Callable[[], None]:
+        """The preexec_fn of an isolated shell: its terminal (the pty on its standard input) becomes the
+        sandbox user's, so `> /dev/stdout` and `tty` work for it, then the sandbox's limits."""
+        limits = self.preexec()
+
+        def apply() -> None:
+            os.fchown(0, *inside_ids())
+            if limits is not None:
+                limits()
+
+        return apply
+
     def _preexec(self, one_shot: bool) -> Callable[[], None] | None:
         steps = [self._group.join] if self._group is not None else []
         if self._namespace is not None:  # RLIMIT_NPROC is one budget per user: only without a pids cgroup
@@ -481,9 +493,9 @@ class LocalSandbox(Sandbox):
                 cwd=self.home,
                 env=self.env,
                 launcher=self.command,
-                preexec=self.preexec(),
+                preexec=self._shell_preexec(),
                 inner_scratch="/tmp/.stateact-shell",
-                is_dir=lambda path: self.resolve(path).is_dir(),
+                is_dir=lambda path: self.path_kind(path) == "directory",
             )
         self._shells.append(shell)
         return shell
