@@ -184,7 +184,9 @@ def test_resume_carries_tmp_as_the_sandbox_user_and_never_through_links(box, tmp
 
 def test_the_shells_terminal_is_the_sandbox_users(box, tmp_path):
     shell = box.open_shell(tmp_path / "scratch")
-    out = shell.run("echo out > /dev/stdout; echo err > /dev/stderr; stat -L -c %U /proc/self/fd/0", timeout=10)
+    out = shell.run(
+        "echo out > /dev/stdout; echo err > /dev/stderr; stat -L -c %U /proc/self/fd/0", timeout=10
+    )
     assert out.output.split() == ["out", "err", "user"], out.output
     assert shell.run("cd /tmp && mkfifo p && cd p", timeout=10).exit_code != 0
     assert shell.run("pwd", timeout=10).output.strip() == "/tmp"
