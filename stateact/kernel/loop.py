@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from stateact.kernel import settings
-from stateact.kernel.context import ContextManager, Injection, PassThrough
+from stateact.kernel.context.manager import ContextManager, Injection, PassThrough
 from stateact.kernel.events import (
     LOGGED_TEXT_CHARS,
     ContextOverflow,

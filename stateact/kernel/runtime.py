@@ -11,8 +11,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sandbox.base import Sandbox
-from stateact.kernel.context import ContextManager, build_context_manager
-from stateact.kernel.context_processors import Processor
+from stateact.kernel.context.manager import ContextManager
+from stateact.kernel.context.pipeline import build_context_manager
+from stateact.kernel.context.processors import Processor
 from stateact.kernel.events import ModelSettingsWarning
 from stateact.kernel.loop import AgentLoop, LoopSpec
 from stateact.kernel.meter import Meter

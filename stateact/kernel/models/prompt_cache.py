@@ -10,7 +10,7 @@ longest prefix an earlier request wrote that ends at one of its breakpoints or a
 LOOKBACK_BLOCKS blocks before one; it writes the rest up to its last breakpoint (billed at the cache
 write price), and pays the input price for what follows. Each request then holds every breakpoint
 prefix of at least MIN_CACHED_TOKENS. Entries never expire (the 5-minute lifetime is not modelled).
-Text counts with the offline tokenizer (`stateact.kernel.tokens`), images w x h / 750.
+Text counts with the offline tokenizer (`stateact.kernel.context.token_counter`), images w x h / 750.
 """
 
 from __future__ import annotations
@@ -18,8 +18,14 @@ from __future__ import annotations
 import hashlib
 import json
 
+from stateact.kernel.context.token_counter import (
+    BLOCK_OVERHEAD,
+    MESSAGE_OVERHEAD,
+    TokenCounter,
+    counter,
+    image_tokens,
+)
 from stateact.kernel.messages import ImageBlock, Usage
-from stateact.kernel.tokens import BLOCK_OVERHEAD, MESSAGE_OVERHEAD, TokenCounter, counter, image_tokens
 
 LOOKBACK_BLOCKS = 20
 """How many blocks before a breakpoint the API looks back for a cached prefix."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from PIL import Image
 
+from stateact.kernel.context.token_counter import image_size
 from stateact.kernel.messages import (
     ImageBlock,
     Message,
@@ -25,7 +26,6 @@ from stateact.kernel.messages import (
 )
 from stateact.kernel.models.base import ModelRequest
 from stateact.kernel.models.relay_reply import BLOCK_END, main_parameter
-from stateact.kernel.tokens import image_size
 
 
 @dataclass

@@ -7,7 +7,7 @@ A script is JSON: a list of turns, or `{"turns": [...]}`, or per-role lists
 results of the role's previous turn must show, see `script_expectations`: a tool error or a
 non-zero exit that no `expect` declares ends the run in error).
 Each role plays its own list in order across all its loops; running past the
-end is a ProviderError. Usage is the offline token estimate of `stateact.kernel.tokens`
+end is a ProviderError. Usage is the offline token estimate of `stateact.kernel.context.token_counter`
 (images by their size, not their base64 text). With `context_window` set, a
 prompt estimated above it raises ContextLengthError, as a real provider would.
 """
@@ -19,6 +19,7 @@ import threading
 import time
 from pathlib import Path
 
+from stateact.kernel.context.token_counter import counter
 from stateact.kernel.messages import TextBlock, ToolUseBlock, Usage
 from stateact.kernel.models.base import (
     ContextLengthError,
@@ -28,7 +29,6 @@ from stateact.kernel.models.base import (
     ProviderError,
 )
 from stateact.kernel.models.script_expectations import check_results, parse_expectations
-from stateact.kernel.tokens import counter
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples"
 """Scripts shipped with the package, named by their stem (`scripted:quickstart`)."""

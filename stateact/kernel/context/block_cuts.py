@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from stateact.kernel.compaction import is_summary_block
+from stateact.kernel.context.compaction import is_summary_block
 from stateact.kernel.messages import ContentBlock, ImageBlock, Message, TextBlock, ToolResultBlock
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.tools.truncate import middle_truncate
