@@ -34,11 +34,11 @@ class Role(Generic[RunT]):
 
     name: str
     model_help: str = DEFAULT_MODEL_HELP
-    delegate: str | Callable[[RunT], Tool] | None = None
+    delegate: str | Callable[[RunT], Tool[Any]] | None = None
     """A subagent's: what builds the main agent's tool that hands it a subgoal, or its path
     `module:attribute`, imported when the tool is first built (None: not a subagent)."""
 
-    def delegate_tool(self, context: RunT) -> Tool:
+    def delegate_tool(self, context: RunT) -> Tool[Any]:
         """The main agent's tool that hands this subagent a subgoal."""
         factory = self.delegate
         if isinstance(factory, str):

@@ -112,7 +112,7 @@ class RunContext:
         processors: Sequence[Processor] | None = None,
         model: ModelProvider | None = None,
         context: ContextManager | None = None,
-        kind: type[LoopT] = AgentLoop,
+        kind: type[LoopT] = AgentLoop,  # type: ignore[assignment]  # a TypeVar's default: python/mypy#3737
         **extra: Any,
     ) -> LoopT:
         """A loop of this run: `spec` says what sets it apart; the run supplies its log and meter, its

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from stateact.kernel import settings
 from stateact.kernel.context.token_counter import TokenCounter
@@ -27,7 +28,7 @@ SUMMARY_CLOSE = "</context_summary>"
 COMPACTOR_MAX_OUTPUT_TOKENS = 4096
 
 
-def is_summary_block(block: object) -> bool:
+def is_summary_block(block: object) -> TypeGuard[TextBlock]:
     return isinstance(block, TextBlock) and block.text.startswith(SUMMARY_OPEN)
 
 

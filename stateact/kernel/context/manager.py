@@ -5,7 +5,7 @@ reads of its loop (`ManagedLoop`), and `PassThrough`, which sends the whole hist
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Protocol
+from typing import Any, Protocol
 
 from stateact.kernel.messages import Message, Usage
 from stateact.kernel.meter import Meter
@@ -22,7 +22,10 @@ class ManagedLoop(Protocol):
     scope: str
     messages: list[Message]
     system_prompt: str
-    tools: Mapping[str, Tool]
+
+    @property
+    def tools(self) -> Mapping[str, Tool[Any]]: ...
+
     log: RunLog
     meter: Meter
 

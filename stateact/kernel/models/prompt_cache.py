@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 from stateact.kernel.context.token_counter import (
     BLOCK_OVERHEAD,
@@ -33,10 +34,12 @@ MIN_CACHED_TOKENS = 1024
 """The shortest prefix the API caches (Sonnet and Opus models)."""
 
 
-def wire_blocks(wire: dict, tokens: TokenCounter | None = None) -> list[tuple[str, int, bool]]:
+def wire_blocks(wire: dict[str, Any], tokens: TokenCounter | None = None) -> list[tuple[str, int, bool]]:
     """(identity of the prefix ending here, tokens, is a breakpoint) of every block of a wire body."""
     tokens = tokens or counter()
-    items: list[tuple[dict, int]] = [(tool, tokens.text(_plain_json(tool))) for tool in wire.get("tools", [])]
+    items: list[tuple[dict[str, Any], int]] = [
+        (tool, tokens.text(_plain_json(tool))) for tool in wire.get("tools", [])
+    ]
     items += [(block, tokens.text(block["text"])) for block in wire.get("system", [])]
     for message in wire["messages"]:
         for position, block in enumerate(message["content"]):
@@ -52,11 +55,11 @@ def wire_blocks(wire: dict, tokens: TokenCounter | None = None) -> list[tuple[st
     return out
 
 
-def _plain_json(block: dict) -> str:
+def _plain_json(block: dict[str, Any]) -> str:
     return json.dumps({k: v for k, v in block.items() if k != "cache_control"}, sort_keys=True)
 
 
-def _tokens(block: dict, tokens: TokenCounter) -> int:
+def _tokens(block: dict[str, Any], tokens: TokenCounter) -> int:
     """The tokens of one message content block on the wire."""
     kind = block["type"]
     if kind == "text":
@@ -82,7 +85,7 @@ class PromptCache:
         self.held: set[str] = set()
         """Identities of the prefixes written so far."""
 
-    def send(self, wire: dict, output_tokens: int = 0) -> Usage:
+    def send(self, wire: dict[str, Any], output_tokens: int = 0) -> Usage:
         """The usage of one request, whose prefixes are then held."""
         blocks = wire_blocks(wire, self.tokens)
         ends = []

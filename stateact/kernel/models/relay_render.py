@@ -140,7 +140,7 @@ def _continues(before: list[Message], now: list[Message]) -> int:
     return len(before)
 
 
-def _skeleton(message: Message) -> tuple:
+def _skeleton(message: Message) -> tuple[str, tuple[str, ...], str]:
     ids = [b.id for b in message.tool_uses()] + [b.tool_use_id for b in message.tool_results()]
     first_text = next((b.text for b in message.content if isinstance(b, TextBlock)), "")
     return message.role, tuple(ids), first_text if not ids else ""

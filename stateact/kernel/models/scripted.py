@@ -18,6 +18,7 @@ import json
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from stateact.kernel.context.token_counter import counter
 from stateact.kernel.messages import TextBlock, ToolUseBlock, Usage
@@ -43,7 +44,7 @@ def script_path(name: str) -> Path:
     return path
 
 
-def load_script(path: Path, role: str) -> list[dict]:
+def load_script(path: Path, role: str) -> list[dict[str, Any]]:
     """The turns a script holds for `role` (a plain list serves every role)."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -63,7 +64,7 @@ class ScriptedProvider(ModelProvider):
 
     def __init__(
         self,
-        turns: list[dict],
+        turns: list[dict[str, Any]],
         spec: str = "scripted:",
         name: str = "scripted",
         context_window: int | None = None,
@@ -107,7 +108,7 @@ class ScriptedProvider(ModelProvider):
         return offline_response(content, prompt, self.name)
 
 
-def turn_blocks(turn: dict, id_prefix: str) -> list[TextBlock | ToolUseBlock]:
+def turn_blocks(turn: dict[str, Any], id_prefix: str) -> list[TextBlock | ToolUseBlock]:
     """The content of a turn `{"text": ..., "tool_calls": [{"name": ..., "input": {...}}]}`.
 
     A call without an `id` gets `{id_prefix}_{index}`.
