@@ -19,8 +19,8 @@ import openpyxl  # noqa: E402
 
 from gate.inspect.changes import describe_changes, take_baseline  # noqa: E402
 from sandbox.local import LocalSandbox  # noqa: E402
+from stateact.kernel.context.token_counter import counter  # noqa: E402
 from stateact.kernel.runlog import RunLog  # noqa: E402
-from stateact.kernel.tokens import counter  # noqa: E402
 
 COLUMNS = 10
 

@@ -27,8 +27,9 @@ from pydantic import BaseModel
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sandbox.local import LocalSandbox  # noqa: E402
-from stateact.kernel.cache_prefix import request_blocks, shared_prefix_tokens  # noqa: E402
-from stateact.kernel.context import build_context_manager  # noqa: E402
+from stateact.kernel.context.cache_prefix import request_blocks, shared_prefix_tokens  # noqa: E402
+from stateact.kernel.context.pipeline import build_context_manager  # noqa: E402
+from stateact.kernel.context.token_counter import counter  # noqa: E402
 from stateact.kernel.loop import Budget, LoopSpec  # noqa: E402
 from stateact.kernel.meter import Meter  # noqa: E402
 from stateact.kernel.models.base import ModelRequest, ModelResponse  # noqa: E402
@@ -37,7 +38,6 @@ from stateact.kernel.models.scripted import ScriptedProvider  # noqa: E402
 from stateact.kernel.prompts import render_main_prompt  # noqa: E402
 from stateact.kernel.runlog import RunLog  # noqa: E402
 from stateact.kernel.runtime import RoleModels, RunContext  # noqa: E402
-from stateact.kernel.tokens import counter  # noqa: E402
 from stateact.kernel.tools.base import Tool, ToolResult  # noqa: E402
 from stateact.kernel.tools.bash import BashTool  # noqa: E402
 from stateact.kernel.tools.finish import FinishTool  # noqa: E402

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stateact.kernel.context_processors import CapOutputs, Processor, StripImages
+from stateact.kernel.context.processors import CapOutputs, Processor, StripImages
 from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome, LoopSpec
 from stateact.kernel.messages import ImageBlock, TextBlock, ToolUseBlock
 from stateact.kernel.models.role_settings import ActionFormat

@@ -16,7 +16,7 @@ from playwright.sync_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
 from sandbox.base import SandboxError
-from stateact.kernel.context_processors import CollapseObservations, Processor, StripImages
+from stateact.kernel.context.processors import CollapseObservations, Processor, StripImages
 from stateact.kernel.loop import LoopSpec
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult

@@ -14,10 +14,12 @@ from PIL import Image
 from pydantic import BaseModel
 
 from sandbox.local import LocalSandbox
-from stateact.kernel.cache_prefix import prefix_breaks
-from stateact.kernel.compaction import Compactor, apply_compaction, pairing_problems
-from stateact.kernel.context import ContextPipeline, build_context_manager
-from stateact.kernel.context_processors import PLACEHOLDER, CapOutputs, StripImages
+from stateact.kernel.context.cache_prefix import prefix_breaks
+from stateact.kernel.context.compaction import Compactor, apply_compaction, pairing_problems
+from stateact.kernel.context.pipeline import ContextPipeline, build_context_manager
+from stateact.kernel.context.processors import PLACEHOLDER, CapOutputs, StripImages
+from stateact.kernel.context.stall_notes import StallDetector
+from stateact.kernel.context.token_counter import counter, image_tokens
 from stateact.kernel.events import read_events
 from stateact.kernel.loop import AgentLoop, Budget, LoopSpec
 from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
@@ -28,8 +30,6 @@ from stateact.kernel.models.base import ModelRequest
 from stateact.kernel.models.scripted import ScriptedProvider
 from stateact.kernel.runlog import RunLog, load_message
 from stateact.kernel.runtime import RoleModels, RunContext
-from stateact.kernel.stall import StallDetector
-from stateact.kernel.tokens import counter, image_tokens
 from stateact.kernel.tools.base import Tool, ToolResult
 from tests.run_events import logged_events
 from tests.wire_servers import AnthropicWireServer, anthropic_prompt_too_long, anthropic_reply

@@ -3,15 +3,15 @@ validate every request the way the vendors do (tool_use/tool_result pairing, rol
 
 from __future__ import annotations
 
-from stateact.kernel.compaction import Compactor
-from stateact.kernel.context import ContextPipeline
-from stateact.kernel.context_processors import CapOutputs, StripImages
+from stateact.kernel.context.compaction import Compactor
+from stateact.kernel.context.pipeline import ContextPipeline
+from stateact.kernel.context.processors import CapOutputs, StripImages
+from stateact.kernel.context.stall_notes import StallDetector
+from stateact.kernel.context.token_counter import counter
 from stateact.kernel.events import read_events
 from stateact.kernel.loop import AgentLoop
 from stateact.kernel.models import create_model
 from stateact.kernel.models.scripted import ScriptedProvider
-from stateact.kernel.stall import StallDetector
-from stateact.kernel.tokens import counter
 from tests.test_context import PLAN, TASK, make_loop
 from tests.wire_servers import (
     AnthropicWireServer,

@@ -21,7 +21,7 @@ import pytest
 
 from sandbox.local import LocalSandbox
 from stateact.app.variants import get_variant
-from stateact.kernel.cache_prefix import prefix_breaks
+from stateact.kernel.context.cache_prefix import prefix_breaks
 from stateact.kernel.events import read_events
 from stateact.kernel.loop import AgentLoop, Budget, LoopSpec
 from stateact.kernel.meter import Meter

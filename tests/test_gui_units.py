@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from stateact.kernel.context import build_context_manager
-from stateact.kernel.context_processors import PLACEHOLDER, StripImages
+from stateact.kernel.context.pipeline import build_context_manager
+from stateact.kernel.context.processors import PLACEHOLDER, StripImages
 from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.kernel.models.scripted import ScriptedProvider
 from subagents.delegation import GUI_FORM, SubagentReport, brief_text

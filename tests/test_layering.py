@@ -12,11 +12,14 @@ Layers, bottom first (a module may import its own layer and those below it):
 Within the roles, subagents may not import the gate (the reviewer reuses the web subagent's page
 reading, never the other way), and gate.review and gate.judge may not import each other. Every
 module's syntax tree is walked, imports inside functions included, so a lazy import breaks the rule
-as much as a top-level one. Import circles are found between modules over the imports that run (an
-import under `if TYPE_CHECKING:` only names a type, so it cannot close a circle).
+as much as a top-level one. Import circles are found between modules over every import, those under
+`if TYPE_CHECKING:` included: a type a module names is a module it depends on, and a circle held by
+type-only imports is still a knot (a type checker walks it, and the next runtime import closes it).
+Importing `a.b.c` runs the packages `a` and `a.b` too, so those count as imported.
 """
 
 import ast
+import shutil
 from pathlib import Path
 
 import pytest
@@ -41,30 +44,15 @@ def module_name(path: Path, root: Path) -> str:
     return ".".join(parts)
 
 
-def _is_type_checking(node: ast.AST) -> bool:
-    return isinstance(node, ast.If) and (
-        (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
-        or (isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING")
-    )
-
-
-def imported_modules(path: Path, root: Path, *, runtime_only: bool = False) -> set[str]:
+def imported_modules(path: Path, root: Path) -> set[str]:
     """The absolute names of every module `path` imports (and of every name it imports from one:
-    `from gate import inspect` may import the module `gate.inspect`), relative imports resolved;
-    `runtime_only` leaves out the imports under `if TYPE_CHECKING:`."""
+    `from gate import inspect` may import the module `gate.inspect`), relative imports resolved."""
     package = module_name(path, root).split(".")
     if path.name != "__init__.py":
         package.pop()
     tree = ast.parse(path.read_text(), filename=str(path))
-    skipped: set[int] = set()
-    if runtime_only:
-        for node in ast.walk(tree):
-            if _is_type_checking(node):
-                skipped.update(id(inner) for stmt in node.body for inner in ast.walk(stmt))
     names: set[str] = set()
     for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -125,20 +113,21 @@ def violations(root: Path = ROOT) -> list[str]:
 
 
 def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
-    """Module -> the modules of ours it imports at run time. `from a import b` counts as importing the
-    module `a.b` when there is one, else `a`; a module's own packages are left out (they are always
-    imported before it)."""
+    """Module -> the modules of ours it imports, type-only imports included. `from a import b` counts as
+    importing the module `a.b` when there is one, else `a`; importing `a.b` imports the package `a`
+    too; a module's own packages are left out (they are always imported before it)."""
     modules = _our_modules(root)
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         targets = set()
-        for imported in imported_modules(path, root, runtime_only=True):
+        for imported in imported_modules(path, root):
             parts = imported.split(".")
             while parts and ".".join(parts) not in modules:
                 parts.pop()
-            target = ".".join(parts)
-            if target and target != name and not within(name, target):
-                targets.add(target)
+            for end in range(1, len(parts) + 1):
+                target = ".".join(parts[:end])
+                if target in modules and target != name and not within(name, target):
+                    targets.add(target)
         graph[name] = targets
     return graph
 
@@ -271,17 +260,62 @@ def test_a_planted_import_is_found_wherever_it_hides(tmp_path):
     ]
 
 
-def test_a_planted_circle_is_found_but_not_a_type_only_one(tmp_path):
+def test_a_planted_circle_is_found_through_a_lazy_import(tmp_path):
     _plant(
         tmp_path,
         {
             "evals/running/a.py": "def f():\n    from evals.running import b\n",
             "evals/running/b.py": "from evals.running.c import thing\n",
             "evals/running/c.py": "from evals.running.a import f\n",
-            "evals/reports/x.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from evals.reports.y import Y\n",
-            "evals/reports/y.py": "from evals.reports.x import X\n",
         },
     )
     assert import_circles(import_graph(tmp_path)) == [
         ["evals.running.a", "evals.running.b", "evals.running.c"]
     ]
+
+
+def test_a_planted_type_only_circle_is_found(tmp_path):
+    """Imports under `if TYPE_CHECKING:` (by name or as `typing.TYPE_CHECKING`) close a circle too."""
+    _plant(
+        tmp_path,
+        {
+            "evals/reports/x.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from evals.reports.y import Y\n",
+            "evals/reports/y.py": "from evals.reports.x import X\n",
+            "evals/reports/p.py": "import typing\nif typing.TYPE_CHECKING:\n    from evals.reports import q\n",
+            "evals/reports/q.py": "def g():\n    from evals.reports.p import P\n",
+        },
+    )
+    assert import_circles(import_graph(tmp_path)) == [
+        ["evals.reports.p", "evals.reports.q"],
+        ["evals.reports.x", "evals.reports.y"],
+    ]
+
+
+def test_a_circle_through_a_package_that_imports_its_modules_is_found(tmp_path):
+    """Importing `stateact.kernel.context.tokens` runs `stateact/kernel/context/__init__.py` first."""
+    _plant(
+        tmp_path,
+        {
+            "stateact/kernel/context/__init__.py": "from stateact.kernel.context.pipeline import Pipeline\n",
+            "stateact/kernel/context/pipeline.py": "from stateact.kernel.models import base\n",
+            "stateact/kernel/context/tokens.py": "",
+            "stateact/kernel/models/base.py": "from stateact.kernel.context.tokens import counter\n",
+        },
+    )
+    assert import_circles(import_graph(tmp_path)) == [
+        ["stateact.kernel.context", "stateact.kernel.context.pipeline", "stateact.kernel.models.base"]
+    ]
+
+
+def test_the_kernel_circle_the_type_only_imports_held_is_found_when_planted_back(tmp_path):
+    """The kernel as it is, with the registry of roles naming the run's context for its type again
+    (`roles` -> `runtime` -> `loop` -> `roles`, as before the context package): the check fails."""
+    shutil.copytree(ROOT / "stateact", tmp_path / "stateact", ignore=shutil.ignore_patterns("__pycache__"))
+    roles = tmp_path / "stateact/kernel/roles.py"
+    roles.write_text(
+        roles.read_text()
+        + "\nfrom typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from stateact.kernel.runtime import RunContext\n"
+    )
+    assert import_circles(import_graph(tmp_path)) != []
+    roles.write_text(roles.read_text().replace("from stateact.kernel.runtime import RunContext", "pass"))
+    assert import_circles(import_graph(tmp_path)) == []

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from gate.review import FinishGate
 from gate.review.guard import check_command
 from stateact.app.variants import HarnessVariant
-from stateact.kernel.context import build_context_manager
+from stateact.kernel.context.pipeline import build_context_manager
 from stateact.kernel.events import Event
 from stateact.kernel.evidence import EvidenceChecker
 from stateact.kernel.loop import AgentLoop, Budget, LoopSpec, ReplyNudge

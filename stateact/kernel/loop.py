@@ -13,11 +13,11 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sandbox.base import SandboxLost
 from stateact.kernel import settings
-from stateact.kernel.context import ContextManager, Injection, PassThrough
+from stateact.kernel.context.manager import ContextManager, Injection, PassThrough
 from stateact.kernel.events import (
     LOGGED_TEXT_CHARS,
     ContextOverflow,
@@ -34,7 +34,13 @@ from stateact.kernel.events import (
 )
 from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.kernel.meter import Meter
-from stateact.kernel.models.base import ContextLengthError, ModelProvider, ModelRequest, ProviderError
+from stateact.kernel.models.base import (
+    ContextLengthError,
+    ModelProvider,
+    ModelRequest,
+    ModelResponse,
+    ProviderError,
+)
 from stateact.kernel.models.script_expectations import ScriptExpectationError
 from stateact.kernel.prompts import PROMPTS_DIR
 from stateact.kernel.roles import role_of_scope
@@ -99,7 +105,7 @@ class LoopSpec:
     """What sets one loop apart: where it logs (its scope), its tools, system prompt and budget."""
 
     scope: str
-    tools: Sequence[Tool]
+    tools: Sequence[Tool[Any]]
     system_prompt: str
     budget: Budget = Budget()
     role: str = ""
@@ -183,7 +189,7 @@ class AgentLoop:
         self.turns = turns
         self._started = time.monotonic() - elapsed_s
 
-    def allow_final_turn(self, tools: Sequence[Tool] = ()) -> None:
+    def allow_final_turn(self, tools: Sequence[Tool[Any]] = ()) -> None:
         """Give the loop one turn past its turn budget, without a time limit, with `tools` offered as
         well: for a last report once its budget is spent."""
         self.tools.update({tool.name: tool for tool in tools})
@@ -219,7 +225,7 @@ class AgentLoop:
             self.log.emit(Interrupted(scope=self.scope, turns=self.turns))
             raise
 
-    def _call_model(self):
+    def _call_model(self) -> ModelResponse:
         request = self.build_request()
         self.log.emit(
             Request(

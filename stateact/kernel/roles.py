@@ -16,27 +16,29 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Generic, TypeVar
 
-if TYPE_CHECKING:
-    from stateact.kernel.runtime import RunContext
-    from stateact.kernel.tools.base import Tool
+from stateact.kernel.tools.base import Tool
+
+RunT = TypeVar("RunT")
+"""What a subagent's delegate tool is built from: the run's `RunContext` (which sits above this registry,
+so the registry names it only through this parameter)."""
 
 MAIN = "main"
 DEFAULT_MODEL_HELP = "Model spec for this role (default: the main model)."
 
 
 @dataclass(frozen=True)
-class Role:
+class Role(Generic[RunT]):
     """One role: its name, the help of its `--NAME-model` option and, for a subagent, its delegate tool."""
 
     name: str
     model_help: str = DEFAULT_MODEL_HELP
-    delegate: str | Callable[[RunContext], Tool] | None = None
+    delegate: str | Callable[[RunT], Tool[Any]] | None = None
     """A subagent's: what builds the main agent's tool that hands it a subgoal, or its path
     `module:attribute`, imported when the tool is first built (None: not a subagent)."""
 
-    def delegate_tool(self, context: RunContext) -> Tool:
+    def delegate_tool(self, context: RunT) -> Tool[Any]:
         """The main agent's tool that hands this subagent a subgoal."""
         factory = self.delegate
         if isinstance(factory, str):
@@ -47,10 +49,11 @@ class Role:
         return factory(context)
 
 
-_REGISTRY: dict[str, Role] = {}
+_REGISTRY: dict[str, Role[Any]] = {}
+RoleT = TypeVar("RoleT", bound=Role[Any])
 
 
-def register_role(role: Role) -> Role:
+def register_role(role: RoleT) -> RoleT:
     """Add `role` to the registry; ValueError when another role has its name."""
     known = _REGISTRY.setdefault(role.name, role)
     if known is not role:
@@ -58,7 +61,7 @@ def register_role(role: Role) -> Role:
     return role
 
 
-def roles() -> tuple[Role, ...]:
+def roles() -> tuple[Role[Any], ...]:
     """Every registered role, in the order they were registered."""
     return tuple(_REGISTRY.values())
 
@@ -72,7 +75,7 @@ def other_roles() -> tuple[str, ...]:
     return tuple(name for name in _REGISTRY if name != MAIN)
 
 
-def subagent_roles() -> tuple[Role, ...]:
+def subagent_roles() -> tuple[Role[Any], ...]:
     """The roles the main agent can delegate to, each through its own tool."""
     return tuple(role for role in _REGISTRY.values() if role.delegate is not None)
 

@@ -12,8 +12,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sandbox.base import Sandbox
-from stateact.kernel.context import ContextManager, build_context_manager
-from stateact.kernel.context_processors import Processor
+from stateact.kernel.context.manager import ContextManager
+from stateact.kernel.context.pipeline import build_context_manager
+from stateact.kernel.context.processors import Processor
 from stateact.kernel.events import ModelSettingsWarning
 from stateact.kernel.loop import AgentLoop, LoopSpec
 from stateact.kernel.meter import Meter
@@ -121,7 +122,7 @@ class RunContext:
         processors: Sequence[Processor] | None = None,
         model: ModelProvider | None = None,
         context: ContextManager | None = None,
-        kind: type[LoopT] = AgentLoop,
+        kind: type[LoopT] = AgentLoop,  # type: ignore[assignment]  # a TypeVar's default: python/mypy#3737
         **extra: Any,
     ) -> LoopT:
         """A loop of this run: `spec` says what sets it apart; the run supplies its log and meter, its

@@ -17,7 +17,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -97,7 +97,7 @@ FLAG_SETTINGS = ("max_tokens", "temperature", "context_window")
 def model_info(name: str, options: RoleSettings) -> ModelInfo:
     """The catalog entry of a model with the role's stated window and prices in place."""
     info = lookup(name)
-    changes: dict = {}
+    changes: dict[str, Any] = {}
     if options.context_window is not None:
         changes["context_window"] = options.context_window
     if options.input_usd is not None:

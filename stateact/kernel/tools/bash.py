@@ -89,21 +89,21 @@ class BashTool(Tool[BashInput]):
         if params.restart:
             notes.append(self._restart())
         if params.interrupt:
-            if not self._busy:
+            if (running := self._running()) is None:
                 notes.append("nothing was running to interrupt")
             elif params.command is None:
-                return self._result(self._shell.interrupt(), notes)
+                return self._result(running.interrupt(), notes)
             else:
-                stopped = self._shell.interrupt()
+                stopped = running.interrupt()
                 notes.append(self._stopped_note(stopped))
         if params.input is not None:
-            if not self._busy:
+            if (running := self._running()) is None:
                 return ToolResult.error(
                     "Nothing is running to receive the input. Run the program with `command` first."
                 )
-            return self._result(self._shell.send_input(params.input, timeout), notes)
+            return self._result(running.send_input(params.input, timeout), notes)
         if params.command is not None:
-            if self._busy:
+            if self._running() is not None:
                 return ToolResult.error(
                     f"A command is still running (started {self._elapsed()}s ago: `{self._command[:200]}`). "
                     "Call bash with no command to keep waiting, with `input` to type into it, or with "
@@ -113,16 +113,16 @@ class BashTool(Tool[BashInput]):
             shell = self._open()
             self._command, self._started_at = params.command, time.monotonic()
             return self._result(shell.run(params.command, timeout), notes)
-        if self._busy:
-            return self._result(self._shell.wait(timeout), notes)
+        if (running := self._running()) is not None:
+            return self._result(running.wait(timeout), notes)
         if notes:
             return ToolResult(text="\n".join(f"[{n}]" for n in notes))
         return ToolResult.error("Nothing is running. Give a `command` to run.")
 
     # -- shell state ---------------------------------------------------------
-    @property
-    def _busy(self) -> bool:
-        return self._shell is not None and self._shell.busy
+    def _running(self) -> Shell | None:
+        """The shell while a command runs in it, else None."""
+        return self._shell if self._shell is not None and self._shell.busy else None
 
     def _open(self) -> Shell:
         if self._shell is None:

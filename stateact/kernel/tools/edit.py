@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 from collections import deque
 from shlex import quote
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
@@ -61,7 +61,7 @@ class EditTool(Tool[EditInput]):
 
     name = "str_replace_based_edit_tool"
     description = load_prompt("edit")
-    Input = EditInput
+    Input: ClassVar[type[BaseModel]] = EditInput
 
     def __init__(self, context: RunContext, read_only: bool = False) -> None:
         self.context = context
