@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sandbox.settings import GUARD_EXIT_TIMEOUT_S
+from sandbox.settings import GUARD_EXIT_TIMEOUT_S, SYSTEM_PYTHON
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 
@@ -32,6 +32,12 @@ _GUARD_CODE = (
 )
 
 
+def guard_python() -> str:
+    """The system's Python when there is one (the guard needs only the standard library, and the harness's
+    own interpreter may lie where its user cannot run it again, e.g. under /root), else the harness's."""
+    return SYSTEM_PYTHON if os.access(SYSTEM_PYTHON, os.X_OK) else sys.executable
+
+
 class Guard:
     """The guard of the sandbox tagged `tag`, started at once."""
 
@@ -39,7 +45,7 @@ class Guard:
         watched, self._held = os.pipe()  # both close-on-exec: no other child holds the harness's end
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-I", "-c", _GUARD_CODE, tag],
+                [guard_python(), "-I", "-c", _GUARD_CODE, tag],
                 stdin=watched,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,

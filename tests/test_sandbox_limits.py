@@ -318,6 +318,7 @@ def test_without_a_cgroup_it_may_use_the_run_warns_and_doctor_says_so():
         )
     finally:
         shutil.rmtree(scratch)
+    assert done.returncode == 0, done.stderr
     doctor, warnings = done.stdout.splitlines()
     assert doctor.startswith("(False, 'no per-sandbox limits on processes and memory"), (
         done.stdout + done.stderr

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from sandbox.base import Sandbox
+from sandbox.base import Sandbox, SandboxError
 
 CommandGuard = Callable[[str], str | None]
 """Returns what a shell command would change (so it may not run as a check), or None to allow it."""
@@ -91,7 +91,7 @@ class EvidenceChecker:
         except FileNotFoundError:
             return CheckResult(False, f"{evidence.path} does not exist")  # type: ignore[union-attr]
         except Exception as exc:  # an unreadable file is a failed check, not a crash
-            return CheckResult(False, f"{evidence.kind} could not be checked: {type(exc).__name__}: {exc}")
+            return CheckResult(False, f"{evidence.kind} could not be checked: {_reason(exc)}")
 
     def check_all(self, evidence: list[Evidence]) -> CheckResult:
         """All checks must pass; the detail lists each."""
@@ -170,3 +170,13 @@ def _same_value(actual: object, expected: str | float | int | bool) -> bool:
         return math.isclose(float(actual), float(expected), rel_tol=NUMBER_TOLERANCE)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return str(actual if actual is not None else "") == str(expected)
+
+
+def _reason(exc: Exception) -> str:
+    """Why a check could not run, in words: a file's error as the system says it, a sandbox's as it says
+    it, anything else with its kind."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    if isinstance(exc, SandboxError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"

@@ -87,6 +87,8 @@ class EditTool(Tool[EditInput]):
             return ToolResult(text=operation(path, params))
         except EditError as exc:
             return ToolResult.error(str(exc))
+        except SandboxError as exc:  # the sandbox could not look (its file helper died, a timeout)
+            return ToolResult.error(f"`{params.command}` of {params.path} failed: {exc}")
 
     # -- paths and file access ---------------------------------------------------
     def _checked_path(self, path: str) -> str:
@@ -216,9 +218,8 @@ class EditTool(Tool[EditInput]):
                 "indentation; view the file to copy the exact text."
             )
         if len(starts) > 1:
-            lines = ", ".join(str(text.count("\n", 0, s) + 1) for s in starts)
             raise EditError(
-                f"`old_str` matches {len(starts)} times in {path} (starting at lines {lines}). "
+                f"`old_str` matches {len(starts)} times in {path} ({_where(text, starts)}). "
                 "Include more surrounding lines so it matches exactly once."
             )
         result = text[: starts[0]] + new + text[starts[0] + len(old) :]
@@ -292,6 +293,15 @@ def match_starts(text: str, needle: str) -> list[int]:
         starts.append(at)
         at = text.find(needle, at + len(needle))
     return starts
+
+
+def _where(text: str, starts: list[int]) -> str:
+    """The lines where the matches at `starts` begin: `starting at lines 3, 9 (2 on line 9)`."""
+    lines = [text.count("\n", 0, start) + 1 for start in starts]
+    unique = sorted(set(lines))
+    repeated = [f"{lines.count(n)} on line {n}" for n in unique if lines.count(n) > 1]
+    said = f"starting at line{'s' if len(unique) > 1 else ''} {', '.join(map(str, unique))}"
+    return f"{said} ({', '.join(repeated)})" if repeated else said
 
 
 def _uses_crlf(data: bytes) -> bool:
