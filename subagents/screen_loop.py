@@ -83,18 +83,13 @@ class ScreenLoop(AgentLoop):
             ]
         return super().run(task)
 
-    def _run_tools(self, calls: list[ToolUseBlock], cut_off: ToolUseBlock | None = None) -> ToolResult | None:
-        """Run a batch: only its last `computer` call looks at the screen, unless every action does."""
+    def before_tools(self, calls: list[ToolUseBlock], cut_off: ToolUseBlock | None) -> None:
+        """A batch: only its last `computer` call looks at the screen, unless every action does."""
         looking = [call for call in calls if call.name == self.computer.name and call is not cut_off]
         self._looks = {call.id for call in (looking if self.computer.every_action_looks else looking[-1:])}
-        return super()._run_tools(calls, cut_off)
 
-    def _run_one(self, call: ToolUseBlock) -> ToolResult:
+    def before_tool(self, call: ToolUseBlock) -> None:
         self.computer.look_after = call.id in self._looks
-        try:
-            return super()._run_one(call)
-        finally:
-            self.computer.look_after = True
 
     def report_progress(self) -> LoopOutcome:
         """Once the step budget is spent: one last turn, with actions refused, for the model to call

@@ -267,6 +267,7 @@ class AgentLoop:
         `cut_off` is a call the output limit truncated: its arguments may be incomplete, so it is not run.
         On an interrupt the calls not yet done get error results, so the history stays valid to resume.
         """
+        self.before_tools(calls, cut_off)
         results: list[ToolResult] = []
         terminal: ToolResult | None = None
         try:
@@ -293,6 +294,12 @@ class AgentLoop:
             self.append(Message(role="user", content=blocks))
         return terminal
 
+    def before_tools(self, calls: list[ToolUseBlock], cut_off: ToolUseBlock | None) -> None:
+        """Hook: called once before a reply's tool calls run (`cut_off`: the call that will not run)."""
+
+    def before_tool(self, call: ToolUseBlock) -> None:
+        """Hook: called just before one tool call runs."""
+
     def _reports_success(self, call: ToolUseBlock) -> bool:
         tool = self.tools.get(call.name)
         return tool is not None and tool.reports_success
@@ -307,6 +314,7 @@ class AgentLoop:
                 raw_arguments=call.raw_arguments,
             )
         )
+        self.before_tool(call)
         started = time.monotonic()
         tool = self.tools.get(call.name)
         if tool is None:
