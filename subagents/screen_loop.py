@@ -9,7 +9,6 @@ from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome, LoopSpec
 from stateact.kernel.messages import ImageBlock, TextBlock, ToolUseBlock
 from stateact.kernel.models.role_settings import ActionFormat
 from stateact.kernel.runtime import RunContext
-from stateact.kernel.tools.base import ToolResult
 from subagents import settings
 from subagents.action_formats import (
     WORDS,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from stateact.kernel.runtime import RunContext
@@ -35,16 +35,28 @@ class Role:
     delegate: str | Callable[[RunContext], Tool] | None = None
     """A subagent's: what builds the main agent's tool that hands it a subgoal, or its path
     `module:attribute`, imported when the tool is first built (None: not a subagent)."""
+    prepare: str | Callable[[RunContext], None] | None = None
+    """What the role's part does once when a run starts afresh, before the first turn (the gate: its
+    baseline of the task's files), or its path `module:attribute`; None: nothing."""
 
     def delegate_tool(self, context: RunContext) -> Tool:
         """The main agent's tool that hands this subagent a subgoal."""
-        factory = self.delegate
-        if isinstance(factory, str):
-            module, _, attribute = factory.partition(":")
-            factory = getattr(importlib.import_module(module), attribute)
-        if factory is None:
+        if self.delegate is None:
             raise ValueError(f"role {self.name!r} is not a subagent")
-        return factory(context)
+        return _resolve(self.delegate)(context)
+
+    def prepare_run(self, context: RunContext) -> None:
+        """Prepare the role's part for a run starting afresh (nothing when it has no `prepare`)."""
+        if self.prepare is not None:
+            _resolve(self.prepare)(context)
+
+
+def _resolve(target: str | Callable[..., Any]) -> Callable[..., Any]:
+    """A callable, or the one a `module:attribute` path names (its module imported now)."""
+    if isinstance(target, str):
+        module, _, attribute = target.partition(":")
+        return getattr(importlib.import_module(module), attribute)
+    return target
 
 
 _REGISTRY: dict[str, Role] = {}

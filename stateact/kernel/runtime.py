@@ -76,6 +76,8 @@ class RunContext:
     models: RoleModels
     max_usd: float | None = None
     """The run's dollar budget: every loop of the run (main, gui, web, gate) spends from it."""
+    task_started_at: float | None = None
+    """The sandbox's clock (epoch seconds) when the task first started; None: unknown."""
     _providers: dict[str, ModelProvider] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 

@@ -58,9 +58,6 @@ MAIN_MAX_SECONDS = 4 * 3600.0
 TEXT_REPLY_NUDGES = 3
 """Consecutive replies without a tool call the main agent may give before the run stops."""
 
-# Finish gate
-GATE_MAX_ROUNDS = 3
-
 # CLI
 DEFAULT_MODEL = "anthropic:claude-sonnet-5-5"
 """The main model when neither --model nor STATEACT_MODEL is given."""
