@@ -8,6 +8,7 @@ from stateact.kernel.context_processors import CapOutputs, Processor, StripImage
 from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome, LoopSpec
 from stateact.kernel.messages import ImageBlock, TextBlock, ToolUseBlock
 from stateact.kernel.models.role_settings import ActionFormat
+from stateact.kernel.prompts.loader import render_prompt
 from stateact.kernel.runtime import RunContext
 from subagents import settings
 from subagents.action_formats import (
@@ -39,18 +40,15 @@ def load_prompt(name: str, action_format: ActionFormat = "tools") -> str:
     """A prompt file with its placeholders filled in for `action_format`: `{{screen_skills}}` (the shared
     screen-handling advice), `{{format}}` (how the format's model acts) and the format's words for
     ending, `{{done}}`, `{{fail}}` and `{{report_progress}}`."""
-    text = (PROMPTS / f"{name}.md").read_text(encoding="utf-8")
     words = format_words(action_format)
-    fills = {
-        "screen_skills": (PROMPTS / "screen_skills.md").read_text(encoding="utf-8").rstrip(),
-        "format": format_prompt(action_format),
-        "done": words.done,
-        "fail": words.fail,
-        "report_progress": words.report_progress,
-    }
-    for key, value in fills.items():
-        text = text.replace("{{" + key + "}}", value)
-    return text
+    return render_prompt(
+        PROMPTS / f"{name}.md",
+        screen_skills=render_prompt(PROMPTS / "screen_skills.md").rstrip(),
+        format=format_prompt(action_format),
+        done=words.done,
+        fail=words.fail,
+        report_progress=words.report_progress,
+    )
 
 
 class ScreenLoop(AgentLoop):

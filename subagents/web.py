@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from sandbox.base import SandboxError
 from stateact.kernel.context_processors import CollapseObservations, Processor, StripImages
 from stateact.kernel.loop import LoopSpec
+from stateact.kernel.prompts.loader import render_prompt
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
 from subagents import settings
@@ -90,7 +91,7 @@ class DelegateWebTool(Tool):
         spec = LoopSpec(
             scope,
             web_tools(self.session),
-            PROMPT_PATH.read_text(encoding="utf-8"),
+            render_prompt(PROMPT_PATH),
             delegation_budget(self.run_context, self.max_steps, self.max_seconds),
             role="web",
             nudge=SUBAGENT_NUDGE,

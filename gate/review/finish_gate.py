@@ -61,6 +61,7 @@ from gate.review.web_read import web_tools_for_gate
 from stateact.kernel.events import Event
 from stateact.kernel.loop import Budget, LoopOutcome, LoopSpec
 from stateact.kernel.models import ProviderError
+from stateact.kernel.prompts.loader import render_prompt
 from stateact.kernel.roles import numbered_scope
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool
@@ -228,8 +229,8 @@ class FinishGate:
                 f" The task started at {stamp}.{millis % 1000:03d} (epoch {millis / 1000:.3f}); files the task "
                 "asks for must be newer."
             )
-        template = (PROMPTS / "gate.md").read_text(encoding="utf-8")
-        return template.format(
+        return render_prompt(
+            PROMPTS / "gate.md",
             home=self.context.sandbox.home,
             start_line=start,
             open_document_rule=OPEN_DOCUMENT_RULE,
@@ -239,13 +240,11 @@ class FinishGate:
     def _task_text(self, facts: list[dict], scope: str, notes: list[str], claim: str | None = None) -> str:
         briefs = fact_briefs(self.context.sandbox, self.context.task, facts)
         lines = [json.dumps(b, ensure_ascii=False) for b in briefs] or ["(no file paths named)"]
-        template = (PROMPTS / ("infeasible.md" if claim is not None else "task.md")).read_text(
-            encoding="utf-8"
-        )
         recent, open_documents = self._home_state()
-        return template.format(
+        return render_prompt(
+            PROMPTS / ("infeasible.md" if claim is not None else "task.md"),
             instruction=self.context.task,
-            claim=claim,
+            claim=claim or "",
             facts="\n".join(lines),
             notes="\n".join(f"- {n}" for n in notes) or "(none)",
             recent=recent,

@@ -19,6 +19,7 @@ from pathlib import Path
 from stateact.kernel import settings
 from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, Usage
 from stateact.kernel.models.base import ModelProvider, ModelRequest
+from stateact.kernel.prompts.loader import render_prompt
 from stateact.kernel.tokens import TokenCounter
 from stateact.kernel.tools.truncate import middle_truncate
 
@@ -179,7 +180,7 @@ class Compactor:
             f"# Turns to summarize\n{transcript}",
         ]
         return ModelRequest(
-            system=PROMPT_PATH.read_text(encoding="utf-8"),
+            system=render_prompt(PROMPT_PATH),
             messages=[Message.user_text("\n\n".join(sections))],
             tools=[],
             max_tokens=COMPACTOR_MAX_OUTPUT_TOKENS,

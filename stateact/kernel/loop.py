@@ -35,12 +35,12 @@ from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultB
 from stateact.kernel.meter import Meter
 from stateact.kernel.models.base import ContextLengthError, ModelProvider, ModelRequest, ProviderError
 from stateact.kernel.models.script_expectations import ScriptExpectationError
-from stateact.kernel.prompts import PROMPTS_DIR
+from stateact.kernel.prompts import read_prompt
 from stateact.kernel.roles import role_of_scope
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.tools.base import LoopEnding, Tool, ToolResult
 
-TEXT_REPLY_NUDGE = (PROMPTS_DIR / "text_reply_nudge.md").read_text(encoding="utf-8").strip()
+TEXT_REPLY_NUDGE = read_prompt("text_reply_nudge").strip()
 """Sent when a loop that must act through tools gets a reply without a tool call."""
 CUT_OFF_CALL = (
     "Not run: your reply hit the output token limit while writing this call, so its arguments may be "

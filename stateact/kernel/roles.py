@@ -16,7 +16,10 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
 
 if TYPE_CHECKING:
     from stateact.kernel.runtime import RunContext
@@ -28,22 +31,42 @@ DEFAULT_MODEL_HELP = "Model spec for this role (default: the main model)."
 
 @dataclass(frozen=True)
 class Role:
-    """One role: its name, the help of its `--NAME-model` option and, for a subagent, its delegate tool."""
+    """One role and every part of it the rest of the harness takes up: its name, the help of its
+    `--NAME-model` option, its settings model and run-start preparation and, for a subagent, its
+    delegate tool and its brief in the main agent's prompt."""
 
     name: str
     model_help: str = DEFAULT_MODEL_HELP
     delegate: str | Callable[[RunContext], Tool] | None = None
     """A subagent's: what builds the main agent's tool that hands it a subgoal, or its path
     `module:attribute`, imported when the tool is first built (None: not a subagent)."""
+    brief: str | Path = ""
+    """A subagent's: what the main agent's prompt says of it when its delegate tool is present, as text
+    or a prompt file (`stateact.kernel.prompts.loader`)."""
+    absent_brief: str | Path = ""
+    """A subagent's: what the main agent's prompt says when its delegate tool is absent ("": nothing)."""
+    settings: type[BaseModel] | None = None
+    """The model of the role's settings table: the kernel's RoleSettings with the role's own fields
+    added (`stateact.kernel.models.role_settings`); None: RoleSettings itself."""
     prepare: str | Callable[[RunContext], None] | None = None
     """What the role's part does once when a run starts afresh, before the first turn (the gate: its
     baseline of the task's files), or its path `module:attribute`; None: nothing."""
+
+    @property
+    def tool_name(self) -> str:
+        """The name of a subagent's delegate tool: `delegate_<role>`."""
+        return f"delegate_{self.name}"
 
     def delegate_tool(self, context: RunContext) -> Tool:
         """The main agent's tool that hands this subagent a subgoal."""
         if self.delegate is None:
             raise ValueError(f"role {self.name!r} is not a subagent")
-        return _resolve(self.delegate)(context)
+        tool = _resolve(self.delegate)(context)
+        if tool.name != self.tool_name:
+            raise ValueError(
+                f"the delegate tool of role {self.name!r} is named {tool.name!r}, not {self.tool_name!r}"
+            )
+        return tool
 
     def prepare_run(self, context: RunContext) -> None:
         """Prepare the role's part for a run starting afresh (nothing when it has no `prepare`)."""

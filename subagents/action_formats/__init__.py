@@ -16,6 +16,7 @@ from pathlib import Path
 
 from stateact.kernel.models.base import ModelProvider
 from stateact.kernel.models.role_settings import ActionFormat, RoleSettings
+from stateact.kernel.prompts.loader import render_prompt
 from stateact.kernel.tools.base import Tool
 from subagents.action_formats.qwen import QwenComputerUseTool, QwenModel
 from subagents.action_formats.uitars import UITarsModel, UITarsTool
@@ -69,7 +70,7 @@ def format_model(options: RoleSettings, model: ModelProvider) -> ModelProvider:
 
 def format_prompt(action_format: ActionFormat) -> str:
     """The system prompt's section on how the format's model acts."""
-    return (PROMPTS / f"format_{action_format}.md").read_text(encoding="utf-8").strip()
+    return render_prompt(PROMPTS / f"format_{action_format}.md").strip()
 
 
 def format_words(action_format: ActionFormat) -> FormatWords:
