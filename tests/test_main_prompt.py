@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from sandbox.toolkit import toolkit_programs
 import stateact.app  # noqa: F401  (the subagent roles, whose briefs the prompt carries)
+from sandbox.toolkit import toolkit_programs
 from stateact.kernel.prompts import PROMPTS_DIR, render_main_prompt
 from stateact.kernel.prompts.loader import render_prompt, select_sections
 
