@@ -1,10 +1,11 @@
 """The subagent roles, declared: their names, the delegate tools that hand them a subgoal (named by path,
-so that declaring them imports none of their code) and their briefs in the main agent's prompt. A new
-subagent role is its module, its prompt and one line here."""
+so that declaring them imports none of their code), their briefs in the main agent's prompt and their
+settings models. A new subagent role is its module, its prompt and one line here."""
 
 from pathlib import Path
 
-from stateact.kernel.roles import Role, register_role
+from stateact.kernel.roles import MAIN, Role, extend_settings, register_role
+from subagents.screen_settings import ScreenSettings
 
 PROMPTS = Path(__file__).parent / "prompts"
 
@@ -14,6 +15,8 @@ register_role(
         delegate="subagents.gui:DelegateGuiTool",
         brief=PROMPTS / "gui_brief.md",
         absent_brief=PROMPTS / "gui_absent.md",
+        settings=ScreenSettings,
     )
 )
 register_role(Role("web", delegate="subagents.web:DelegateWebTool", brief=PROMPTS / "web_brief.md"))
+extend_settings(MAIN, ScreenSettings)  # the pixel harness's main agent sees the screen

@@ -7,7 +7,6 @@ from pathlib import Path
 from stateact.kernel.context_processors import CapOutputs, Processor, StripImages
 from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome, LoopSpec
 from stateact.kernel.messages import ImageBlock, TextBlock, ToolUseBlock
-from stateact.kernel.models.role_settings import ActionFormat
 from stateact.kernel.prompts.loader import render_prompt
 from stateact.kernel.runtime import RunContext
 from subagents import settings
@@ -23,6 +22,7 @@ from subagents.endings import ReportProgressTool
 from subagents.gui_tools import SCREEN_WORDS, ComputerTool
 from subagents.nudge import SUBAGENT_NUDGE
 from subagents.screen import Screen
+from subagents.screen_settings import ActionFormat, ScreenSettings
 
 PROMPTS = Path(__file__).parent / "prompts"
 
@@ -117,7 +117,7 @@ def build_screen_loop(
 ) -> ScreenLoop:
     """A loop that sees the sandbox's screen and acts on it with `computer`, ending with `done` or `fail`
     (or the equivalents of the role's native action format)."""
-    options = context.models.settings_for(role)
+    options = ScreenSettings.of(context.models.settings_for(role))
     screen = Screen(context.sandbox, options=options)
     computer = ComputerTool(screen, every_action_looks=options.batch_screenshots == "every")
     model = format_model(options, context.provider(role))

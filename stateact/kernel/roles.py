@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -91,6 +91,15 @@ def register_role(role: Role) -> Role:
     if known is not role:
         raise ValueError(f"role {role.name!r} is registered already")
     return role
+
+
+def extend_settings(name: str, settings: type[BaseModel]) -> None:
+    """Give the registered role `name` a settings model with more fields (a subclass of its own): the
+    pixel harness's main agent sees the screen, so `main` takes the screen settings."""
+    role = _REGISTRY[name]
+    if not issubclass(settings, role.settings or BaseModel):
+        raise ValueError(f"{settings.__name__} does not extend the settings of role {name!r}")
+    _REGISTRY[name] = replace(role, settings=settings)
 
 
 def roles() -> tuple[Role, ...]:
