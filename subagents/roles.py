@@ -1,15 +1,16 @@
 """The subagent roles, declared: their names, the delegate tools that hand them a subgoal (named by path,
 so that declaring them imports none of their code), their briefs in the main agent's prompt and their
-settings models. A new subagent role is its module, its prompt and one line here."""
+settings models; each registers its `<role>_report` event too. A new subagent role is its module, its prompt and one line here."""
 
 from pathlib import Path
 
-from stateact.kernel.roles import MAIN, Role, extend_settings, register_role
+from stateact.kernel.roles import MAIN, Role, extend_settings
+from subagents.events import register_subagent
 from subagents.screen_settings import ScreenSettings
 
 PROMPTS = Path(__file__).parent / "prompts"
 
-register_role(
+register_subagent(
     Role(
         "gui",
         delegate="subagents.gui:DelegateGuiTool",
@@ -18,5 +19,5 @@ register_role(
         settings=ScreenSettings,
     )
 )
-register_role(Role("web", delegate="subagents.web:DelegateWebTool", brief=PROMPTS / "web_brief.md"))
+register_subagent(Role("web", delegate="subagents.web:DelegateWebTool", brief=PROMPTS / "web_brief.md"))
 extend_settings(MAIN, ScreenSettings)  # the pixel harness's main agent sees the screen

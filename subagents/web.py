@@ -23,7 +23,16 @@ from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
 from subagents import settings
 from subagents.browser import BrowserSession, error_summary
-from subagents.delegation import WEB_FORM, brief_text, delegation_budget, run_delegation
+from subagents.delegation import (
+    DONE,
+    ERROR,
+    FAIL,
+    INCOMPLETE,
+    ReportForm,
+    brief_text,
+    delegation_budget,
+    run_delegation,
+)
 from subagents.dom_markdown import OBSERVATION_MARK
 from subagents.events import WebBrowserError
 from subagents.nudge import SUBAGENT_NUDGE
@@ -31,6 +40,12 @@ from subagents.web_pages import WebPageLog
 from subagents.web_tools import web_tools
 
 PROMPT_PATH = Path(__file__).parent / "prompts" / "web.md"
+WEB_FORM = ReportForm(
+    "Web",
+    "Web subagent ({scope}): {status} after {steps} of {budget} steps.",
+    {DONE: "", FAIL: "", ERROR: "", INCOMPLETE: "Verified: "},
+    steps_line=False,
+)
 
 
 def web_processors(
