@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from stateact.kernel.events import EVENT_TYPES
+from stateact.kernel import events
 from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome
 from stateact.kernel.roles import role_of_scope
 from stateact.kernel.runtime import RunContext
@@ -97,7 +97,7 @@ class SubagentReport:
         fields = asdict(self)
         del fields["form"]
         kind = f"{role_of_scope(self.scope)}_report"
-        event = EVENT_TYPES.get(kind)
+        event = events.EVENT_TYPES.get(kind)
         if event is None or not issubclass(event, SubagentReportEvent):
             raise ValueError(f"no report event {kind!r}: register the role with register_subagent")
         return event(**fields)

@@ -37,7 +37,7 @@ def register_metric(name: str, metric: Metric, option_check: OptionCheck | None 
     return metric
 
 
-def _gather_families() -> None:
+def gather_families() -> None:
     """Import every module of this package and register the metrics of its tables."""
     for module_info in pkgutil.iter_modules(__path__):
         module = importlib.import_module(f"{__name__}.{module_info.name}")
@@ -46,7 +46,7 @@ def _gather_families() -> None:
             register_metric(name, metric, checks.get(name))
 
 
-_gather_families()
+gather_families()
 
 
 def find_metric(name: str) -> Callable[..., float] | None:
