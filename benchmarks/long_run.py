@@ -26,6 +26,7 @@ from pydantic import BaseModel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import stateact.app  # noqa: E402, F401  (the roles, whose briefs the main prompt carries)
 from sandbox.local import LocalSandbox  # noqa: E402
 from stateact.kernel.context.cache_prefix import request_blocks, shared_prefix_tokens  # noqa: E402
 from stateact.kernel.context.pipeline import build_context_manager  # noqa: E402

@@ -125,6 +125,14 @@ class Sandbox(ABC):
     def run(self, command: str, timeout: float = 60.0) -> CommandResult:
         """Run a one-shot shell command and wait for it."""
 
+    def clock(self) -> float | None:
+        """The sandbox's clock in epoch seconds (a VM's clock may differ from the host's); None if unreadable."""
+        result = self.run("date +%s.%N")
+        try:
+            return float(result.stdout.strip())
+        except ValueError:
+            return None
+
     @abstractmethod
     def read_file(self, path: str) -> bytes:
         """Read the file `path` names (see `expand`); raises FileNotFoundError when it does not exist,

@@ -10,7 +10,8 @@ from stateact.kernel.context.pipeline import build_context_manager
 from stateact.kernel.context.processors import PLACEHOLDER, StripImages
 from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.kernel.models.scripted import ScriptedProvider
-from subagents.delegation import GUI_FORM, SubagentReport, brief_text
+from subagents.delegation import SubagentReport, brief_text
+from subagents.gui import GUI_FORM
 from subagents.gui_actions import ActionError, ComputerAction, action_code, parse_keys
 from subagents.gui_tools import ComputerTool
 from subagents.scaler import CoordinateError, Scaler, image_tokens, model_size

@@ -16,6 +16,7 @@ from stateact.kernel.roles import (
     roles,
 )
 from stateact.kernel.runtime import RoleModels
+from subagents.screen_settings import ScreenSettings
 
 LOCAL = "openai:small@http://127.0.0.1:1/v1"
 
@@ -35,7 +36,7 @@ LOCAL = "openai:small@http://127.0.0.1:1/v1"
                 main="scripted:none",
                 compactor=LOCAL,
                 settings={
-                    "gui": RoleSettings(coordinates="resized", max_tokens=512),
+                    "gui": ScreenSettings(coordinates="resized", max_tokens=512),
                     "web": RoleSettings(temperature=0.2),
                 },
             ),

@@ -33,7 +33,6 @@ from evals.running.runner import prepare_task
 from evals.running.suite import OFFICE_SUITE, SuiteTask, discover
 from gate.inspect.changes import take_baseline
 from gate.inspect.deliverables import mentioned_paths
-from gate.inspect.facts import sandbox_clock
 from gate.inspect.pregate import run_pregate
 from gate.review import FinishGate
 from sandbox.local import LocalSandbox
@@ -193,7 +192,7 @@ def staged_case(
         instruction = case.instruction or prepared.instruction
         for step in case.setup:
             _apply(step, case, task, sandbox, log)
-        started_at = sandbox_clock(sandbox)
+        started_at = sandbox.clock()
         take_baseline(sandbox, log.run_dir, instruction, log, started_at)
         for step in case.steps:
             _apply(step, case, task, sandbox, log)

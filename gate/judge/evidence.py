@@ -22,7 +22,7 @@ from pathlib import Path
 from gate.events import GateVerdict
 from gate.inspect.changes import BaselineError, load_baseline, render, state_diff, take_baseline
 from gate.inspect.deliverables import mentioned_paths
-from gate.inspect.facts import fact_briefs, sandbox_clock
+from gate.inspect.facts import fact_briefs
 from gate.inspect.pregate import run_pregate
 from gate.inspect.probes import ProbeError
 from sandbox.base import Sandbox
@@ -65,7 +65,7 @@ class Evidence:
 
 def take_start(sandbox: Sandbox, folder: Path, instruction: str) -> float | None:
     """Record the start state of a rollout in `folder/start/`; returns the start on the sandbox's clock."""
-    started_at = sandbox_clock(sandbox)
+    started_at = sandbox.clock()
     log = RunLog(Path(folder) / START_FOLDER)
     try:
         take_baseline(sandbox, Path(folder) / START_FOLDER, instruction, log, started_at)

@@ -10,8 +10,6 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 
-from gate.inspect.changes import take_baseline
-from gate.inspect.facts import sandbox_clock
 from sandbox.base import Sandbox, SandboxError
 from sandbox.leftovers import live_owner
 from sandbox.netns import loopback_ports
@@ -26,7 +24,7 @@ from stateact.app.variants import get_variant
 from stateact.kernel.events import ErrorEvent, RunEnd, RunStart, SandboxWarning
 from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome
 from stateact.kernel.meter import Meter
-from stateact.kernel.roles import role_names
+from stateact.kernel.roles import role_names, roles
 from stateact.kernel.runlog import EventListener, RunFolderFull, RunLog
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.finish import FinishClaim
@@ -150,8 +148,17 @@ def _drive(
         resume_text = note(sandbox) if state is not None and note is not None else ""
         instruction = (state.instruction if state else "") or config.instruction
         sandbox.reach_host_ports(loopback_ports(instruction))  # the sites on this machine it names
-        context = RunContext(run_dir, instruction, sandbox, log, meter, config.models, config.max_usd)
-        started_at = state.task_started_at if state else sandbox_clock(sandbox)
+        started_at = state.task_started_at if state else sandbox.clock()
+        context = RunContext(
+            run_dir,
+            instruction,
+            sandbox,
+            log,
+            meter,
+            config.models,
+            config.max_usd,
+            task_started_at=started_at,
+        )
         log.emit(
             RunStart(
                 instruction=instruction,
@@ -167,16 +174,16 @@ def _drive(
             log.emit(SandboxWarning(message=warning))
         if config.record and sandbox.display:
             recording = _start_recording(sandbox, run_dir, log)
-        if state is None and variant.gate:  # a resumed run keeps comparing with the first start
-            take_baseline(sandbox, run_dir, instruction, log, started_at)
+        if state is None:  # a resumed run keeps what its first start prepared (the gate's baseline)
+            for role in roles():
+                if variant.has_part(role):
+                    role.prepare_run(context)
         budget = Budget(
             variant.default_max_turns if config.max_turns is None else config.max_turns,
             context.dollar_budget(),
             config.max_seconds,
         )
-        loop = build_main_loop(
-            context, variant, budget, started_at, state.events if state else (), task_apps=config.apps
-        )
+        loop = build_main_loop(context, variant, budget, state.events if state else (), task_apps=config.apps)
         if config.max_seconds is not None:  # as the main loop counts its time: from its start
             context.deadline = time.monotonic() - (state.elapsed_s if state else 0.0) + config.max_seconds
         if state is None:

@@ -42,12 +42,12 @@ from stateact.kernel.models.base import (
     ProviderError,
 )
 from stateact.kernel.models.script_expectations import ScriptExpectationError
-from stateact.kernel.prompts import PROMPTS_DIR
+from stateact.kernel.prompts import read_prompt
 from stateact.kernel.roles import role_of_scope
 from stateact.kernel.runlog import RunFolderFull, RunLog
 from stateact.kernel.tools.base import LoopEnding, Tool, ToolResult
 
-TEXT_REPLY_NUDGE = (PROMPTS_DIR / "text_reply_nudge.md").read_text(encoding="utf-8").strip()
+TEXT_REPLY_NUDGE = read_prompt("text_reply_nudge").strip()
 """Sent when a loop that must act through tools gets a reply without a tool call."""
 CUT_OFF_CALL = (
     "Not run: your reply hit the output token limit while writing this call, so its arguments may be "
@@ -278,6 +278,7 @@ class AgentLoop:
         `cut_off` is a call the output limit truncated: its arguments may be incomplete, so it is not run.
         On an interrupt the calls not yet done get error results, so the history stays valid to resume.
         """
+        self.before_tools(calls, cut_off)
         results: list[ToolResult] = []
         terminal: ToolResult | None = None
         try:
@@ -304,6 +305,12 @@ class AgentLoop:
             self.append(Message(role="user", content=blocks))
         return terminal
 
+    def before_tools(self, calls: list[ToolUseBlock], cut_off: ToolUseBlock | None) -> None:
+        """Hook: called once before a reply's tool calls run (`cut_off`: the call that will not run)."""
+
+    def before_tool(self, call: ToolUseBlock) -> None:
+        """Hook: called just before one tool call runs."""
+
     def _reports_success(self, call: ToolUseBlock) -> bool:
         tool = self.tools.get(call.name)
         return tool is not None and tool.reports_success
@@ -318,6 +325,7 @@ class AgentLoop:
                 raw_arguments=call.raw_arguments,
             )
         )
+        self.before_tool(call)
         started = time.monotonic()
         tool = self.tools.get(call.name)
         if tool is None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, model_validator
 
 from sandbox.base import Sandbox
 from stateact.kernel.context.manager import ContextManager
@@ -19,7 +19,7 @@ from stateact.kernel.events import ModelSettingsWarning
 from stateact.kernel.loop import AgentLoop, LoopSpec
 from stateact.kernel.meter import Meter
 from stateact.kernel.models import ModelProvider, RoleSettings, create_model, parse_spec
-from stateact.kernel.models.role_settings import unknown_model_warning
+from stateact.kernel.models.role_settings import settings_model, settings_of, unknown_model_warning
 from stateact.kernel.roles import other_roles, role_names
 from stateact.kernel.runlog import RunLog
 
@@ -35,8 +35,9 @@ class RoleModels(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     main: str
-    settings: dict[str, RoleSettings] = Field(default_factory=dict)
-    """Per-role model settings (`stateact.kernel.models.role_settings`); a role without an entry uses defaults."""
+    settings: dict[str, SerializeAsAny[RoleSettings]] = Field(default_factory=dict)
+    """Per-role model settings, each of its role's settings model (`stateact.kernel.models.role_settings`);
+    a role without an entry uses defaults."""
 
     @model_validator(mode="before")
     @classmethod
@@ -53,6 +54,11 @@ class RoleModels(BaseModel):
                 raise ValueError(f"the model spec of role {role} is not text: {spec!r}")
             if spec is not None:
                 parse_spec(spec)
+        if isinstance(settings, dict):
+            values = {
+                **values,
+                "settings": {role: settings_of(role, table) for role, table in settings.items()},
+            }
         return values
 
     def others(self) -> dict[str, str | None]:
@@ -63,7 +69,7 @@ class RoleModels(BaseModel):
         return getattr(self, role, None) or self.main
 
     def settings_for(self, role: str) -> RoleSettings:
-        return self.settings.get(role) or RoleSettings()
+        return self.settings.get(role) or settings_model(role)()
 
 
 @dataclass
@@ -81,6 +87,8 @@ class RunContext:
     deadline: float | None = None
     """When the run's time budget ends (`time.monotonic()`); None: no time limit. Tool calls that wait
     (a bash command, a delegation) wait no longer."""
+    task_started_at: float | None = None
+    """The sandbox's clock (epoch seconds) when the task first started; None: unknown."""
     _providers: dict[str, ModelProvider] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 

@@ -14,15 +14,18 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeGuard
 
 from stateact.kernel import settings
 from stateact.kernel.context.token_counter import TokenCounter
 from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, Usage
 from stateact.kernel.models.base import ModelProvider, ModelRequest
-from stateact.kernel.prompts import read_prompt
+from stateact.kernel.prompts.loader import render_prompt
 from stateact.kernel.tools.truncate import middle_truncate
 
+PROMPT_PATH = Path(__file__).parents[1] / "prompts" / "compactor.md"
+"""The compactor's system prompt."""
 SUMMARY_OPEN = "<context_summary"
 SUMMARY_CLOSE = "</context_summary>"
 COMPACTOR_MAX_OUTPUT_TOKENS = 4096
@@ -179,7 +182,7 @@ class Compactor:
             f"# Turns to summarize\n{transcript}",
         ]
         return ModelRequest(
-            system=read_prompt("compactor"),
+            system=render_prompt(PROMPT_PATH),
             messages=[Message.user_text("\n\n".join(sections))],
             tools=[],
             max_tokens=COMPACTOR_MAX_OUTPUT_TOKENS,

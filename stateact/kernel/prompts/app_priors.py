@@ -18,6 +18,7 @@ from pathlib import Path
 from sandbox.base import Sandbox, SandboxError
 from sandbox.toolkit import TOOLKIT_BIN
 from stateact.kernel import settings
+from stateact.kernel.prompts.loader import render_prompt
 
 PRIORS_DIR = TOOLKIT_BIN / "priors"
 PRIORS_PROGRAM = "app-priors"
@@ -36,7 +37,7 @@ class AppPrior:
         return PRIORS_DIR / f"{self.name}.md"
 
     def text(self) -> str:
-        return self.path.read_text(encoding="utf-8")
+        return render_prompt(self.path)
 
     def summary(self) -> str:
         """The heading line without its mark."""

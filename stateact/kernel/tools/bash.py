@@ -52,8 +52,10 @@ class BashTool(Tool[BashInput]):
     """One persistent shell per run, opened on first use."""
 
     name = "bash"
-    description = load_prompt("bash").format(
-        soft_timeout=sandbox_settings.BASH_SOFT_TIMEOUT_S, max_timeout=settings.BASH_MAX_TIMEOUT_S
+    description = load_prompt(
+        "bash",
+        soft_timeout=f"{sandbox_settings.BASH_SOFT_TIMEOUT_S:.0f}",
+        max_timeout=f"{settings.BASH_MAX_TIMEOUT_S:.0f}",
     )
     Input = BashInput
 
