@@ -27,7 +27,6 @@ from pydantic import BaseModel
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import stateact.app  # noqa: E402, F401  (the roles, whose briefs the main prompt carries)
-from sandbox.local import LocalSandbox  # noqa: E402
 from stateact.kernel.context.cache_prefix import request_blocks, shared_prefix_tokens  # noqa: E402
 from stateact.kernel.context.pipeline import build_context_manager  # noqa: E402
 from stateact.kernel.context.token_counter import counter  # noqa: E402
@@ -43,6 +42,7 @@ from stateact.kernel.tools.base import Tool, ToolResult  # noqa: E402
 from stateact.kernel.tools.bash import BashTool  # noqa: E402
 from stateact.kernel.tools.finish import FinishTool  # noqa: E402
 from stateact.kernel.tools.plan import Plan, PlanTool, plan_injection  # noqa: E402
+from stateact.sandbox.local import LocalSandbox  # noqa: E402
 
 MODEL = "scripted"
 COMMANDS = (

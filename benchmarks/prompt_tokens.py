@@ -23,7 +23,6 @@ import openpyxl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sandbox.local import LocalSandbox  # noqa: E402
 from stateact.app.harness import build_main_loop  # noqa: E402
 from stateact.app.variants import VARIANTS  # noqa: E402
 from stateact.kernel.context.token_counter import counter  # noqa: E402
@@ -34,6 +33,7 @@ from stateact.kernel.runlog import RunLog  # noqa: E402
 from stateact.kernel.runtime import RoleModels, RunContext  # noqa: E402
 from stateact.kernel.tools.base import ToolResult  # noqa: E402
 from stateact.kernel.tools.plan import PlanInput, PlanTool  # noqa: E402
+from stateact.sandbox.local import LocalSandbox  # noqa: E402
 
 TASKS = {
     "calc": "In ~/sales.xlsx, add a Total row under the data with SUM formulas.",

@@ -29,10 +29,15 @@ from shlex import quote
 
 import pexpect
 
-from sandbox import settings
-from sandbox.base import ShellOutput
-from sandbox.marker_shell import NONINTERACTIVE_ENV, MarkerShell, PromptMarker, restore_default_signals
-from sandbox.processes import kill_session
+from stateact.sandbox import settings
+from stateact.sandbox.base import ShellOutput
+from stateact.sandbox.marker_shell import (
+    NONINTERACTIVE_ENV,
+    MarkerShell,
+    PromptMarker,
+    restore_default_signals,
+)
+from stateact.sandbox.processes import kill_session
 
 TIOCGSID = 0x5429
 """ioctl: the session of a terminal (its pty master's too); Python's termios lacks it (asm-generic/ioctls.h)."""

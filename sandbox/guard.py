@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sandbox.settings import GUARD_EXIT_TIMEOUT_S, SYSTEM_PYTHON
+from stateact.sandbox.settings import GUARD_EXIT_TIMEOUT_S, SYSTEM_PYTHON
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 

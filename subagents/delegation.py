@@ -19,9 +19,9 @@ from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome
 from stateact.kernel.roles import role_of_scope
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import ToolResult
-from subagents import settings
-from subagents.endings import SubagentClaim
-from subagents.events import SubagentReportEvent
+from stateact.subagents import settings
+from stateact.subagents.endings import SubagentClaim
+from stateact.subagents.events import SubagentReportEvent
 
 DONE, FAIL, INCOMPLETE, ERROR = "DONE", "FAIL", "INCOMPLETE", "ERROR"
 NOTHING_REPORTED = "nothing reported"

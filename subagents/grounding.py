@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import math
 
-from subagents import settings as settings
-from subagents.scaler import Scaler, model_size
-from subagents.screen_settings import ScreenSettings
+from stateact.subagents import settings as settings
+from stateact.subagents.scaler import Scaler, model_size
+from stateact.subagents.screen_settings import ScreenSettings
 
 RELATIVE_SPAN = 1000
 """The span of `relative1000` coordinates."""

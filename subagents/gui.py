@@ -15,8 +15,8 @@ from pydantic import BaseModel, Field
 from stateact.kernel.loop import LoopOutcome
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
-from subagents import settings
-from subagents.delegation import (
+from stateact.subagents import settings
+from stateact.subagents.delegation import (
     DONE,
     ERROR,
     FAIL,
@@ -27,8 +27,8 @@ from subagents.delegation import (
     delegation_budget,
     run_delegation,
 )
-from subagents.events import GuiBudgetSpent, GuiScreenshotFailed
-from subagents.screen_loop import ScreenLoop, build_screen_loop
+from stateact.subagents.events import GuiBudgetSpent, GuiScreenshotFailed
+from stateact.subagents.screen_loop import ScreenLoop, build_screen_loop
 
 GUI_FORM = ReportForm(
     "GUI",

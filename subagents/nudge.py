@@ -6,7 +6,7 @@ from pathlib import Path
 
 from stateact.kernel.loop import ReplyNudge
 from stateact.kernel.prompts.loader import render_prompt
-from subagents import settings
+from stateact.subagents import settings
 
 SUBAGENT_TEXT_REPLY_NUDGE = render_prompt(Path(__file__).parent / "prompts" / "text_reply_nudge.md").strip()
 

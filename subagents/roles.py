@@ -5,19 +5,21 @@ settings models; each registers its `<role>_report` event too. A new subagent ro
 from pathlib import Path
 
 from stateact.kernel.roles import MAIN, Role, extend_settings
-from subagents.events import register_subagent
-from subagents.screen_settings import ScreenSettings
+from stateact.subagents.events import register_subagent
+from stateact.subagents.screen_settings import ScreenSettings
 
 PROMPTS = Path(__file__).parent / "prompts"
 
 register_subagent(
     Role(
         "gui",
-        delegate="subagents.gui:DelegateGuiTool",
+        delegate="stateact.subagents.gui:DelegateGuiTool",
         brief=PROMPTS / "gui_brief.md",
         absent_brief=PROMPTS / "gui_absent.md",
         settings=ScreenSettings,
     )
 )
-register_subagent(Role("web", delegate="subagents.web:DelegateWebTool", brief=PROMPTS / "web_brief.md"))
+register_subagent(
+    Role("web", delegate="stateact.subagents.web:DelegateWebTool", brief=PROMPTS / "web_brief.md")
+)
 extend_settings(MAIN, ScreenSettings)  # the pixel harness's main agent sees the screen

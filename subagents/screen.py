@@ -3,10 +3,10 @@ coordinates read."""
 
 from __future__ import annotations
 
-from sandbox.base import Sandbox
-from subagents.grounding import coordinate_note, scaler_for
-from subagents.scaler import Scaler
-from subagents.screen_settings import ScreenSettings
+from stateact.sandbox.base import Sandbox
+from stateact.subagents.grounding import coordinate_note, scaler_for
+from stateact.subagents.scaler import Scaler
+from stateact.subagents.screen_settings import ScreenSettings
 
 
 class Screen:

@@ -9,8 +9,8 @@ from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome, LoopSpec
 from stateact.kernel.messages import ImageBlock, TextBlock, ToolUseBlock
 from stateact.kernel.prompts.loader import render_prompt
 from stateact.kernel.runtime import RunContext
-from subagents import settings
-from subagents.action_formats import (
+from stateact.subagents import settings
+from stateact.subagents.action_formats import (
     WORDS,
     FormatWords,
     format_model,
@@ -18,11 +18,11 @@ from subagents.action_formats import (
     format_tools,
     format_words,
 )
-from subagents.endings import ReportProgressTool
-from subagents.gui_tools import SCREEN_WORDS, ComputerTool
-from subagents.nudge import SUBAGENT_NUDGE
-from subagents.screen import Screen
-from subagents.screen_settings import ActionFormat, ScreenSettings
+from stateact.subagents.endings import ReportProgressTool
+from stateact.subagents.gui_tools import SCREEN_WORDS, ComputerTool
+from stateact.subagents.nudge import SUBAGENT_NUDGE
+from stateact.subagents.screen import Screen
+from stateact.subagents.screen_settings import ActionFormat, ScreenSettings
 
 PROMPTS = Path(__file__).parent / "prompts"
 

@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import PositiveInt, model_validator
 
 from stateact.kernel.models.role_settings import RoleSettings
-from subagents import settings
+from stateact.subagents import settings
 
 Coordinates = Literal["pixels", "relative1000", "resized"]
 """How a GUI model states a point: pixels of the screenshot we send; 0-1000 relative to its width and

@@ -18,8 +18,8 @@ from stateact.kernel.meter import Meter
 from stateact.kernel.models.catalog import cost_usd
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.runtime import RoleModels, RunContext
-from tests.run_events import logged_events
-from tests.wire_servers import AnthropicWireServer, anthropic_reply
+from tests.support.run_events import logged_events
+from tests.support.wire_servers import AnthropicWireServer, anthropic_reply
 
 MODEL = "claude-sonnet-5-5"
 TURN_USAGE = {"input_tokens": 200_000, "output_tokens": 10_000}
@@ -80,6 +80,7 @@ def test_gui_delegation_is_cut_off_at_the_run_budget_and_the_run_ends_budget(ant
     assert report.status == "INCOMPLETE" and "dollar budget spent" in report.remaining
 
 
+@pytest.mark.slow
 def test_gate_round_spends_from_the_run_budget_and_starts_no_fresh_round(anthropic_server, tmp_path):
     server = anthropic_server(
         anthropic_reply(tool_calls=[("finish", {"summary": "Printed the date."})]),

@@ -11,11 +11,11 @@ import jinja2
 import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from subagents.scaler import model_size
-from subagents.screen_settings import ScreenSettings
+from stateact.subagents.scaler import model_size
+from stateact.subagents.screen_settings import ScreenSettings
+from tests.support.wire_servers import openai_reply
 from tests.test_gui_desktop import desktop  # noqa: F401 (fixture)
 from tests.test_gui_grounding_wire import delegate_to
-from tests.wire_servers import openai_reply
 
 pytestmark = pytest.mark.apps
 

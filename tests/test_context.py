@@ -13,7 +13,6 @@ import tiktoken
 from PIL import Image
 from pydantic import BaseModel
 
-from sandbox.local import LocalSandbox
 from stateact.kernel.context.cache_prefix import prefix_breaks
 from stateact.kernel.context.compaction import Compactor, apply_compaction, pairing_problems
 from stateact.kernel.context.pipeline import ContextPipeline, build_context_manager
@@ -31,8 +30,9 @@ from stateact.kernel.models.scripted import ScriptedProvider
 from stateact.kernel.runlog import RunLog, load_message
 from stateact.kernel.runtime import RoleModels, RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
-from tests.run_events import logged_events
-from tests.wire_servers import AnthropicWireServer, anthropic_prompt_too_long, anthropic_reply
+from stateact.sandbox.local import LocalSandbox
+from tests.support.run_events import logged_events
+from tests.support.wire_servers import AnthropicWireServer, anthropic_prompt_too_long, anthropic_reply
 
 TASK = "Fill the quarterly report in /tmp/report.xlsx from the sales database."
 PLAN = "Plan checklist:\n- [x] p1 find the database\n- [ ] p2 read the totals\n- [ ] p3 write the report"
@@ -352,6 +352,7 @@ def test_overflow_without_context_management_ends_the_run(tmp_path):
     assert outcome.status == "error" and "too long" in outcome.text
 
 
+@pytest.mark.slow
 def test_one_overflow_mid_run_leaves_the_window_for_later_turns(tmp_path):
     """The server refuses one request (its token count differs from ours); later turns use the real window."""
     window, overflow_at = 30_000, 8

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.isolation import bwrap_problem
-from sandbox.processes import kill_tagged, tagged_pids
-from sandbox.runtime import runtime_ready
 from stateact.app.exit_codes import ExitCode
 from stateact.kernel.events import read_events
+from stateact.sandbox.isolation import bwrap_problem
+from stateact.sandbox.processes import kill_tagged, tagged_pids
+from stateact.sandbox.runtime import runtime_ready
 from tests.test_resume import ENV, REPO, cli, ended, run_cli, wait_for_event
 
 pytestmark = [
@@ -41,7 +41,7 @@ AFTER_CUT_S = 4.0
 HARNESS = """
 import sys, threading, time
 from pathlib import Path
-from sandbox.local import LocalSandbox
+from stateact.sandbox.local import LocalSandbox
 
 isolation, action, display, work = sys.argv[1], sys.argv[2], sys.argv[3] == "display", Path(sys.argv[4])
 box = LocalSandbox(work / "home", display=display, isolation=isolation)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from subagents.grounding import coordinate_note, scaler_for, smart_resize
-from subagents.scaler import CoordinateError
-from subagents.screen_settings import ScreenSettings
+from stateact.subagents.grounding import coordinate_note, scaler_for, smart_resize
+from stateact.subagents.scaler import CoordinateError
+from stateact.subagents.screen_settings import ScreenSettings
 
 SCREEN = (1920, 1080)
 """Shown to a model at 1366x768 (FWXGA)."""

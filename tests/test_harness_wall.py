@@ -11,19 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import file_access
-from sandbox import settings as sandbox_settings
-from sandbox.base import SandboxError
-from sandbox.file_access import NotRegularFile
-from sandbox.isolation import bwrap_problem
-from sandbox.local import LocalSandbox
-from sandbox.runtime import runtime_ready
 from stateact.app.config import RunConfig
 from stateact.app.run import execute
 from stateact.kernel.runtime import RoleModels
 from stateact.kernel.tools.edit import EditTool
-from tests.tool_calls import invoke
-from tests.tool_context import run_context
+from stateact.sandbox import file_access
+from stateact.sandbox import settings as sandbox_settings
+from stateact.sandbox.base import SandboxError
+from stateact.sandbox.file_access import NotRegularFile
+from stateact.sandbox.isolation import bwrap_problem
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.runtime import runtime_ready
+from tests.support.tool_calls import invoke
+from tests.support.tool_context import run_context
 
 pytestmark = [
     pytest.mark.slow,

@@ -1,13 +1,15 @@
-"""Imports run one way, down the layers, and never in a circle.
+"""One import root; imports run one way, down the layers, and never in a circle.
 
-Layers, bottom first (a module may import its own layer and those below it):
+Every module imports as `stateact.…`: the folders `sandbox/`, `gate/`, `subagents/` and `evals/` beside
+`stateact/` are the packages `stateact.sandbox`, ... (linked into `stateact/`), and no module imports
+them by a top-level name. Layers, bottom first (a module may import its own layer and those below it):
 
-    sandbox          sandbox/
-    kernel           stateact/kernel/ (the loop, events, context, models, the main agent's tools)
-    roles            subagents/; gate/inspect/ and gate/events.py below gate/review/ and gate/judge/
-    orchestration    stateact/app/ (one run: config, harness, run, resume, show, doctor...)
-    evaluation       evals/: osworld/ and fixtures/ below running/, below reports/, below authoring/
-    commands         stateact/app/cli.py and evals/cli.py
+    sandbox          stateact.sandbox (sandbox/)
+    kernel           stateact.kernel (the loop, events, context, models, the main agent's tools)
+    roles            stateact.subagents; stateact.gate.inspect and .events below .review and .judge
+    orchestration    stateact.app (one run: config, harness, run, resume, show, doctor...)
+    evaluation       stateact.evals: osworld and fixtures below running, below reports, below authoring
+    commands         stateact.app.cli and stateact.evals.cli
 
 Within the roles, subagents may not import the gate (the reviewer reuses the web subagent's page
 reading, never the other way), and gate.review and gate.judge may not import each other. Every
@@ -25,22 +27,26 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-OURS = ("stateact", "subagents", "gate", "sandbox", "evals")
+ROOT_PACKAGE = "stateact"
+LINKED = ("sandbox", "gate", "subagents", "evals")
+"""The folders beside `stateact/` that are its subpackages (`stateact/sandbox` links to `../sandbox`)."""
 LAUNCHER = "stateact.__main__"
 """`python -m stateact` must start the CLI: the one module below the commands allowed to name them."""
-COMMANDS = ("stateact.app.cli", "evals.cli")
+COMMANDS = ("stateact.app.cli", "stateact.evals.cli")
 EVALUATION_RANKS = {"osworld": 0, "fixtures": 0, "settings": 0, "running": 1, "reports": 2, "authoring": 3}
 """Sub-layers of `evals/`; the package itself and its settings are at the bottom."""
-PEERS = (("gate.review", "gate.judge"), ("subagents", "gate"))
+PEERS = (("stateact.gate.review", "stateact.gate.judge"), ("stateact.subagents", "stateact.gate"))
 """(a, b): a module under a may not import b (the second pair: subagents may not import the gate)."""
 
 
 def module_name(path: Path, root: Path) -> str:
-    """`stateact/kernel/tools/bash.py` -> `stateact.kernel.tools.bash`; a package's `__init__.py` is the
-    package."""
+    """`stateact/kernel/tools/bash.py` -> `stateact.kernel.tools.bash`, `gate/review/finish_gate.py` ->
+    `stateact.gate.review.finish_gate`; a package's `__init__.py` is the package."""
     parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
+    if parts[0] in LINKED:
+        parts.insert(0, ROOT_PACKAGE)
     return ".".join(parts)
 
 
@@ -69,18 +75,22 @@ def within(name: str, package: str) -> bool:
 
 def rank_of(module: str) -> tuple[int, int]:
     """(layer, sub-layer): the order the layers are listed in the module's docstring."""
-    if within(module, "sandbox"):
+    if within(module, "stateact.sandbox"):
         return (0, 0)
     if any(within(module, command) for command in COMMANDS):
         return (5, 0)
-    if within(module, "evals"):
+    if within(module, "stateact.evals"):
         parts = module.split(".")
-        return (4, EVALUATION_RANKS.get(parts[1], 0) if len(parts) > 1 else 0)
+        return (4, EVALUATION_RANKS.get(parts[2], 0) if len(parts) > 2 else 0)
     if within(module, "stateact.app"):
         return (3, 0)
-    if within(module, "gate.inspect") or within(module, "gate.events") or module in ("gate", "gate.settings"):
+    if (
+        within(module, "stateact.gate.inspect")
+        or within(module, "stateact.gate.events")
+        or module in ("stateact.gate", "stateact.gate.settings")
+    ):
         return (2, 0)
-    if within(module, "subagents") or within(module, "gate"):
+    if within(module, "stateact.subagents") or within(module, "stateact.gate"):
         return (2, 1)
     return (1, 0)
 
@@ -97,17 +107,25 @@ def forbidden(importer: str, imported: str) -> bool:
 
 
 def _our_modules(root: Path) -> dict[str, Path]:
+    """Every module of ours by name, each read once from its own folder (never through a link)."""
+    folders = [root / name for name in (ROOT_PACKAGE, *LINKED)]
     return {
-        module_name(path, root): path for package in OURS for path in sorted((root / package).rglob("*.py"))
+        module_name(path, root): path
+        for folder in folders
+        if folder.is_dir()
+        for path in sorted(folder.rglob("*.py"))
+        if not any((root / parent).is_symlink() for parent in path.relative_to(root).parents)
     }
 
 
 def violations(root: Path = ROOT) -> list[str]:
-    """Every import that breaks the layering, as `importer -> imported`."""
+    """Every import that breaks the layering, as `importer -> imported`; an import of one of the linked
+    folders by its top-level name is one too (the module would load twice, as two modules)."""
     found = []
     for importer, path in _our_modules(root).items():
         for imported in sorted(imported_modules(path, root)):
-            if imported.split(".")[0] in OURS and forbidden(importer, imported):
+            top = imported.split(".")[0]
+            if top in LINKED or (top == ROOT_PACKAGE and forbidden(importer, imported)):
                 found.append(f"{importer} -> {imported}")
     return found
 
@@ -185,24 +203,24 @@ def test_there_is_no_import_circle():
 @pytest.mark.parametrize(
     ("importer", "imported"),
     [
-        ("sandbox.local", "stateact.kernel.settings"),
-        ("stateact.kernel.loop", "gate"),
-        ("stateact.kernel.tools.bash", "subagents.gui"),
-        ("stateact.kernel.meter", "evals.running.results"),
+        ("stateact.sandbox.local", "stateact.kernel.settings"),
+        ("stateact.kernel.loop", "stateact.gate"),
+        ("stateact.kernel.tools.bash", "stateact.subagents.gui"),
+        ("stateact.kernel.meter", "stateact.evals.running.results"),
         ("stateact.kernel.runtime", "stateact.app.config"),
-        ("subagents.web", "stateact.app.harness"),
-        ("subagents.web", "gate.review.web_read"),
-        ("gate.inspect.changes", "gate.review.finish_gate"),
-        ("gate.events", "gate.review"),
-        ("subagents.events", "gate.events"),
-        ("gate.review.finish_gate", "gate.judge.evidence"),
-        ("gate.judge.evidence", "gate.review.finish_gate"),
-        ("gate.review.finish_gate", "evals.running.runner"),
-        ("stateact.app.run", "evals.running.runner"),
-        ("evals.osworld.scoring", "evals.running.check"),
-        ("evals.running.runner", "evals.reports.task_metrics"),
-        ("evals.reports.html_report", "evals.authoring.gate_corpus"),
-        ("evals.running.suite_runner", "evals.cli"),
+        ("stateact.subagents.web", "stateact.app.harness"),
+        ("stateact.subagents.web", "stateact.gate.review.web_read"),
+        ("stateact.gate.inspect.changes", "stateact.gate.review.finish_gate"),
+        ("stateact.gate.events", "stateact.gate.review"),
+        ("stateact.subagents.events", "stateact.gate.events"),
+        ("stateact.gate.review.finish_gate", "stateact.gate.judge.evidence"),
+        ("stateact.gate.judge.evidence", "stateact.gate.review.finish_gate"),
+        ("stateact.gate.review.finish_gate", "stateact.evals.running.runner"),
+        ("stateact.app.run", "stateact.evals.running.runner"),
+        ("stateact.evals.osworld.scoring", "stateact.evals.running.check"),
+        ("stateact.evals.running.runner", "stateact.evals.reports.task_metrics"),
+        ("stateact.evals.reports.html_report", "stateact.evals.authoring.gate_corpus"),
+        ("stateact.evals.running.suite_runner", "stateact.evals.cli"),
         ("stateact.app.run", "stateact.app.cli"),
     ],
 )
@@ -213,19 +231,19 @@ def test_an_import_against_the_direction_is_forbidden(importer, imported):
 @pytest.mark.parametrize(
     ("importer", "imported"),
     [
-        ("stateact.kernel.loop", "sandbox.base"),
-        ("subagents.gui", "stateact.kernel.loop"),
-        ("gate.review.web_read", "subagents.web_pages"),
-        ("gate.judge.evidence", "gate.inspect.changes"),
-        ("gate.inspect.changes", "gate.events"),
-        ("gate.judge.evidence", "gate.events"),
-        ("stateact.app.harness", "subagents.gui"),
-        ("evals.running.suite_runner", "stateact.app.run"),
-        ("evals.running.check", "evals.osworld.support"),
-        ("evals.reports.task_metrics", "evals.running.results"),
-        ("evals.authoring.sensitivity", "evals.running.runner"),
-        ("stateact.app.cli", "evals.running.runner"),
-        ("evals.cli", "stateact.app.cli"),
+        ("stateact.kernel.loop", "stateact.sandbox.base"),
+        ("stateact.subagents.gui", "stateact.kernel.loop"),
+        ("stateact.gate.review.web_read", "stateact.subagents.web_pages"),
+        ("stateact.gate.judge.evidence", "stateact.gate.inspect.changes"),
+        ("stateact.gate.inspect.changes", "stateact.gate.events"),
+        ("stateact.gate.judge.evidence", "stateact.gate.events"),
+        ("stateact.app.harness", "stateact.subagents.gui"),
+        ("stateact.evals.running.suite_runner", "stateact.app.run"),
+        ("stateact.evals.running.check", "stateact.evals.osworld.support"),
+        ("stateact.evals.reports.task_metrics", "stateact.evals.running.results"),
+        ("stateact.evals.authoring.sensitivity", "stateact.evals.running.runner"),
+        ("stateact.app.cli", "stateact.evals.running.runner"),
+        ("stateact.evals.cli", "stateact.app.cli"),
         ("stateact.__main__", "stateact.app.cli"),
     ],
 )
@@ -264,13 +282,13 @@ def test_a_planted_circle_is_found_through_a_lazy_import(tmp_path):
     _plant(
         tmp_path,
         {
-            "evals/running/a.py": "def f():\n    from evals.running import b\n",
-            "evals/running/b.py": "from evals.running.c import thing\n",
-            "evals/running/c.py": "from evals.running.a import f\n",
+            "evals/running/a.py": "def f():\n    from stateact.evals.running import b\n",
+            "evals/running/b.py": "from stateact.evals.running.c import thing\n",
+            "evals/running/c.py": "from stateact.evals.running.a import f\n",
         },
     )
     assert import_circles(import_graph(tmp_path)) == [
-        ["evals.running.a", "evals.running.b", "evals.running.c"]
+        ["stateact.evals.running.a", "stateact.evals.running.b", "stateact.evals.running.c"]
     ]
 
 
@@ -279,15 +297,15 @@ def test_a_planted_type_only_circle_is_found(tmp_path):
     _plant(
         tmp_path,
         {
-            "evals/reports/x.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from evals.reports.y import Y\n",
-            "evals/reports/y.py": "from evals.reports.x import X\n",
-            "evals/reports/p.py": "import typing\nif typing.TYPE_CHECKING:\n    from evals.reports import q\n",
-            "evals/reports/q.py": "def g():\n    from evals.reports.p import P\n",
+            "evals/reports/x.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from stateact.evals.reports.y import Y\n",
+            "evals/reports/y.py": "from stateact.evals.reports.x import X\n",
+            "evals/reports/p.py": "import typing\nif typing.TYPE_CHECKING:\n    from stateact.evals.reports import q\n",
+            "evals/reports/q.py": "def g():\n    from stateact.evals.reports.p import P\n",
         },
     )
     assert import_circles(import_graph(tmp_path)) == [
-        ["evals.reports.p", "evals.reports.q"],
-        ["evals.reports.x", "evals.reports.y"],
+        ["stateact.evals.reports.p", "stateact.evals.reports.q"],
+        ["stateact.evals.reports.x", "stateact.evals.reports.y"],
     ]
 
 
@@ -310,7 +328,9 @@ def test_a_circle_through_a_package_that_imports_its_modules_is_found(tmp_path):
 def test_the_kernel_circle_the_type_only_imports_held_is_found_when_planted_back(tmp_path):
     """The kernel as it is, with the registry of roles naming the run's context for its type again
     (`roles` -> `runtime` -> `loop` -> `roles`, as before the context package): the check fails."""
-    shutil.copytree(ROOT / "stateact", tmp_path / "stateact", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / "stateact", tmp_path / "stateact", symlinks=True, ignore=shutil.ignore_patterns("__pycache__")
+    )
     roles = tmp_path / "stateact/kernel/roles.py"
     roles.write_text(
         roles.read_text()
@@ -319,3 +339,18 @@ def test_the_kernel_circle_the_type_only_imports_held_is_found_when_planted_back
     assert import_circles(import_graph(tmp_path)) != []
     roles.write_text(roles.read_text().replace("from stateact.kernel.runtime import RunContext", "pass"))
     assert import_circles(import_graph(tmp_path)) == []
+
+
+def test_an_import_by_a_top_level_name_is_refused(tmp_path):
+    """`from sandbox.base import X` would load `sandbox/base.py` a second time, as another module."""
+    _plant(tmp_path, {"gate/review/x.py": "from sandbox.base import Sandbox\n", "sandbox/base.py": ""})
+    assert violations(tmp_path) == [
+        "stateact.gate.review.x -> sandbox.base",
+        "stateact.gate.review.x -> sandbox.base.Sandbox",
+    ]
+
+
+def test_each_linked_folder_is_the_package_of_its_name():
+    for name in LINKED:
+        link = ROOT / ROOT_PACKAGE / name
+        assert link.is_symlink() and link.resolve() == ROOT / name, link

@@ -7,9 +7,9 @@ import re
 import pytest
 
 import stateact.app  # noqa: F401  (the subagent roles, whose briefs the prompt carries)
-from sandbox.toolkit import toolkit_programs
 from stateact.kernel.prompts import PROMPTS_DIR, render_main_prompt
 from stateact.kernel.prompts.loader import render_prompt, select_sections
+from stateact.sandbox.toolkit import toolkit_programs
 
 FULL = {"bash", "str_replace_based_edit_tool", "plan", "delegate_gui", "delegate_web", "finish"}
 VARIANT_TOOLS = {
@@ -88,8 +88,8 @@ def test_prompt_files_have_balanced_sections():
 
 
 def test_main_and_gate_prompts_state_the_same_rule_on_open_documents():
-    from gate.inspect.pregate import OPEN_DOCUMENT_RULE
-    from gate.review.finish_gate import PROMPTS
+    from stateact.gate.inspect.pregate import OPEN_DOCUMENT_RULE
+    from stateact.gate.review.finish_gate import PROMPTS
 
     gate_prompt = render_prompt(
         PROMPTS / "gate.md",

@@ -9,12 +9,11 @@ import re
 from pathlib import Path
 
 import pytest
-from tool_context import run_context
 
 import stateact.app  # noqa: F401  (every role, as a run has them)
-from gate.judge.evidence import Evidence
-from gate.judge.judge import judge_prompt, judge_request
-from gate.review.finish_gate import FinishGate
+from stateact.gate.judge.evidence import Evidence
+from stateact.gate.judge.judge import judge_prompt, judge_request
+from stateact.gate.review.finish_gate import FinishGate
 from stateact.kernel.context import compaction
 from stateact.kernel.loop import TEXT_REPLY_NUDGE
 from stateact.kernel.messages import ToolSpec
@@ -25,11 +24,12 @@ from stateact.kernel.tools.bash import BashTool
 from stateact.kernel.tools.edit import EditTool
 from stateact.kernel.tools.plan import PlanTool
 from stateact.kernel.tools.prompts import load_prompt
-from subagents import web
-from subagents.action_formats import format_prompt
-from subagents.action_formats.qwen import tools_section
-from subagents.nudge import SUBAGENT_TEXT_REPLY_NUDGE
-from subagents.screen_loop import load_prompt as screen_prompt
+from stateact.subagents import web
+from stateact.subagents.action_formats import format_prompt
+from stateact.subagents.action_formats.qwen import tools_section
+from stateact.subagents.nudge import SUBAGENT_TEXT_REPLY_NUDGE
+from stateact.subagents.screen_loop import load_prompt as screen_prompt
+from tests.support.tool_context import run_context
 
 ROOT = Path(__file__).resolve().parent.parent
 PRODUCT = ("stateact", "subagents", "gate", "evals", "sandbox")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from evals import settings
-from evals.osworld.metrics import METRICS, MetricUnsupported, check_metric_options
+from stateact.evals import settings
+from stateact.evals.osworld.metrics import METRICS, MetricUnsupported, check_metric_options
 
 check_suite = METRICS["check_python_file_by_test_suite"]
 
@@ -34,6 +34,7 @@ def test_result_files_kept_elsewhere_are_importable(tmp_path):
     assert check_suite([str(tmp_path / "agent" / "tetris_board.py"), None], str(test_file)) == 0.5
 
 
+@pytest.mark.slow
 def test_a_test_past_the_time_limit_scores_0_and_its_processes_end(tmp_path, monkeypatch):
     monkeypatch.setattr(settings, "TEST_SUITE_TIMEOUT_S", 1.0)
     marker = tmp_path / "pid"

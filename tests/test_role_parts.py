@@ -18,22 +18,22 @@ from pydantic import ValidationError
 from typer.testing import CliRunner
 
 import stateact.app  # noqa: F401  (every role, as a run has them)
-from evals.osworld import metrics
-from evals.osworld.metrics import find_metric
-from evals.osworld.scoring import check_evaluator_known
-from evals.osworld.task import Task, TaskError
-from evals.running.runner import run_task_file
 from stateact.app.cli import app
 from stateact.app.role_options import role_settings
 from stateact.app.variants import get_variant
+from stateact.evals.osworld import metrics
+from stateact.evals.osworld.metrics import find_metric
+from stateact.evals.osworld.scoring import check_evaluator_known
+from stateact.evals.osworld.task import Task, TaskError
+from stateact.evals.running.runner import run_task_file
 from stateact.kernel import events as kernel_events
 from stateact.kernel import roles as kernel_roles
 from stateact.kernel.loop import AgentLoop
 from stateact.kernel.prompts import render_main_prompt
 from stateact.kernel.runtime import RoleModels
-from subagents.events import SubagentReportEvent
-from subagents.screen_loop import ScreenLoop
-from tests.osworld_agent import scripted_agent
+from stateact.subagents.events import SubagentReportEvent
+from stateact.subagents.screen_loop import ScreenLoop
+from tests.support.osworld_agent import scripted_agent
 
 ROLE_FILES = {
     "notes_role.py": '''
@@ -47,9 +47,9 @@ ROLE_FILES = {
         from stateact.kernel.models.role_settings import RoleSettings
         from stateact.kernel.prompts.loader import render_prompt
         from stateact.kernel.tools.base import Tool
-        from subagents.delegation import DONE, ERROR, FAIL, INCOMPLETE, ReportForm, brief_text
-        from subagents.delegation import delegation_budget, run_delegation
-        from subagents.endings import EndingWords, ending_tools
+        from stateact.subagents.delegation import DONE, ERROR, FAIL, INCOMPLETE, ReportForm, brief_text
+        from stateact.subagents.delegation import delegation_budget, run_delegation
+        from stateact.subagents.endings import EndingWords, ending_tools
 
         FORM = ReportForm("Notes", "Notes {scope}: {status}", dict.fromkeys((DONE, FAIL, ERROR, INCOMPLETE), ""), True)
         WORDS = EndingWords(done="Notes written.", fail="Cannot.", fields={"summary": "What.", "reason": "Why."})
@@ -85,7 +85,7 @@ ROLE_FILES = {
     "notes.md": "You take notes as {{style}}. End with done or fail.\n",
     "notes_registry.py": """
         from stateact.kernel.roles import Role
-        from subagents.events import register_subagent
+        from stateact.subagents.events import register_subagent
         from notes_role import NotesSettings
 
         register_subagent(Role("notes", delegate="notes_role:DelegateNotesTool", brief="# Notes (`delegate_notes`)\\nIt takes notes.", settings=NotesSettings, prepare="notes_role:prepare"))
@@ -136,6 +136,7 @@ def test_a_role_in_three_files_gets_its_flag_settings_brief_report_event_and_sta
     assert get_variant("stateact").has_part(role) and not get_variant("bash-only").has_part(role)
 
 
+@pytest.mark.slow
 def test_a_fresh_run_calls_the_start_hook_of_each_role_it_has(notes_files, tmp_path):
     script = tmp_path / "script.json"
     script.write_text(json.dumps([{"tool_calls": [{"name": "finish", "input": {"summary": "done"}}]}]))
@@ -184,7 +185,7 @@ def test_the_screen_loop_overrides_no_private_method_of_the_kernel_loop():
 
 FAMILY = '''
     """A throwaway metric family: does the file hold as many words as the rules say?"""
-    from evals.osworld.metrics.rules import MetricUnsupported
+    from stateact.evals.osworld.metrics.rules import MetricUnsupported
 
 
     def word_count_is(result, rules, **options):
@@ -225,7 +226,7 @@ def test_a_metric_family_in_one_file_is_found_and_scored_by_name(tmp_path, local
     monkeypatch.setattr(metrics, "__path__", [*metrics.__path__, str(tmp_path / "family")])
     (tmp_path / "family").mkdir()
     (tmp_path / "family" / "word_counts.py").write_text(textwrap.dedent(FAMILY).lstrip())
-    monkeypatch.delitem(sys.modules, "evals.osworld.metrics.word_counts", raising=False)
+    monkeypatch.delitem(sys.modules, "stateact.evals.osworld.metrics.word_counts", raising=False)
     assert find_metric("word_count_is") is None
     metrics.gather_families()
     assert find_metric("word_count_is").__name__ == "word_count_is"
@@ -242,12 +243,12 @@ def test_a_metric_family_in_one_file_is_found_and_scored_by_name(tmp_path, local
         model="scripted:test",
     )
     assert outcome.score == 1.0
-    sys.modules.pop("evals.osworld.metrics.word_counts", None)
+    sys.modules.pop("stateact.evals.osworld.metrics.word_counts", None)
 
 
 def test_the_metrics_package_names_no_family_and_each_metric_has_one_table_line():
     init = Path(metrics.__file__).read_text(encoding="utf-8")
-    families = [m for m in sys.modules.values() if m.__name__.startswith("evals.osworld.metrics.")]
+    families = [m for m in sys.modules.values() if m.__name__.startswith("stateact.evals.osworld.metrics.")]
     families = [m.__name__.rpartition(".")[2] for m in families if hasattr(m, "METRICS")]
     assert len(families) >= 19 and "from evals.osworld.metrics import" not in init
     assert not [name for name in families if re.search(rf"metrics\.{name}\b|\b{name}\.METRICS", init)]
@@ -255,7 +256,7 @@ def test_the_metrics_package_names_no_family_and_each_metric_has_one_table_line(
         tables = [
             module
             for module in sys.modules.values()
-            if (module.__name__ or "").startswith("evals.osworld.metrics.")
+            if (module.__name__ or "").startswith("stateact.evals.osworld.metrics.")
             and name in getattr(module, "METRICS", {})
         ]
         assert [m.__name__ for m in tables] == [metric.__module__], name

@@ -13,10 +13,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import pytest
 
-from sandbox.isolation import CHECKOUT, bwrap_problem
-from sandbox.local import LocalSandbox
-from sandbox.runtime import runtime_ready
-from subagents.sandbox_browser import SandboxChromium
+from stateact.sandbox.isolation import CHECKOUT, bwrap_problem
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.runtime import runtime_ready
+from stateact.subagents.sandbox_browser import SandboxChromium
 
 pytestmark = pytest.mark.skipif(
     bool(bwrap_problem()) or not runtime_ready(), reason="bubblewrap or the sandbox Python is not available"
@@ -94,6 +94,7 @@ def test_the_namespace_is_set_up_for_outbound_traffic(box):
     assert "nameserver" in box.read_file("/etc/resolv.conf").decode()
 
 
+@pytest.mark.slow
 def test_another_sandboxs_devtools_port_is_out_of_reach(box, tmp_path):
     with LocalSandbox(tmp_path / "other" / "home", isolation="bwrap") as other:
         chromium = SandboxChromium(other)

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from evals.osworld.cache import FileCache
-from evals.osworld.setup import SetupContext, run_steps
-from evals.osworld.task import Step
-from evals.reports.comparison import summarize
-from evals.reports.task_metrics import collect_metrics
-from evals.running.runner import run_task_file
-from tests.osworld_agent import scripted_agent
-from tests.osworld_vm_server import served_vm
+from stateact.evals.osworld.cache import FileCache
+from stateact.evals.osworld.setup import SetupContext, run_steps
+from stateact.evals.osworld.task import Step
+from stateact.evals.reports.comparison import summarize
+from stateact.evals.reports.task_metrics import collect_metrics
+from stateact.evals.running.runner import run_task_file
+from tests.support.osworld_agent import scripted_agent
+from tests.support.osworld_vm_server import served_vm
 
 IMAGE_TASKS = Path(__file__).parent / "fixtures" / "vm_image"
 
@@ -54,6 +54,7 @@ def test_shell_steps_run_under_bin_sh(local, tmp_path):
     assert run_steps([listed], local, context)[0]["output"] == "x\n"  # a list is a program, not sh
 
 
+@pytest.mark.slow
 def test_a_step_ending_in_a_background_job_returns_at_once(local, tmp_path):
     context = SetupContext(cache=FileCache(tmp_path))
     job = "echo go > go.txt && nohup sleep 30 > /dev/null 2>&1 &"

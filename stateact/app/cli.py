@@ -12,28 +12,28 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from evals.osworld import bridge
-from sandbox.base import SandboxError
-from sandbox.caps import DISK_HOME_HELP, DISK_TMP_HELP, disk_caps, size_text
-from sandbox.isolation import NO_ISOLATION_WARNING
-from sandbox.limits import DEFAULT_MEMORY_TEXT, LIMITS_HELP, SandboxLimits
-from sandbox.netns import NETWORK_OPTION_HELP
-from sandbox.settings import (
-    DEFAULT_ISOLATION,
-    DEFAULT_NETWORK,
-    DISK_HOME_BYTES,
-    DISK_TMP_BYTES,
-    LIMIT_PROCESSES,
-)
 from stateact.app.arguments import check_budgets, check_models
 from stateact.app.config import RunConfig, absolute_path
 from stateact.app.exit_codes import ExitCode, exit_code_for
 from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, settings_warnings, with_role_options
 from stateact.app.signals import Terminated, stop_signals_as_interrupt
 from stateact.app.variants import FULL_HARNESS, default_turns_text
+from stateact.evals.osworld import bridge
 from stateact.kernel import settings
 from stateact.kernel.runlog import RunFolderFull
 from stateact.kernel.runtime import RoleModels
+from stateact.sandbox.base import SandboxError
+from stateact.sandbox.caps import DISK_HOME_HELP, DISK_TMP_HELP, disk_caps, size_text
+from stateact.sandbox.isolation import NO_ISOLATION_WARNING
+from stateact.sandbox.limits import DEFAULT_MEMORY_TEXT, LIMITS_HELP, SandboxLimits
+from stateact.sandbox.netns import NETWORK_OPTION_HELP
+from stateact.sandbox.settings import (
+    DEFAULT_ISOLATION,
+    DEFAULT_NETWORK,
+    DISK_HOME_BYTES,
+    DISK_TMP_BYTES,
+    LIMIT_PROCESSES,
+)
 
 if TYPE_CHECKING:
     from stateact.app.run import RunResult
@@ -167,7 +167,7 @@ def run(
 
 def _run_best_of(config: RunConfig, best_of: int) -> RunResult:
     """N rollouts and the judge's pick (evals/running/best_of_run.py); the pick's run result."""
-    from evals.running.best_of_run import run_best_of
+    from stateact.evals.running.best_of_run import run_best_of
 
     console.print(f"best of {best_of}: rollouts in {config.runs_root / config.run_id}")
     done = run_best_of(config, best_of)
@@ -176,11 +176,11 @@ def _run_best_of(config: RunConfig, best_of: int) -> RunResult:
 
 
 def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path, best_of: int = 1) -> None:
-    from evals.running.runner import run_task
     from stateact.app.progress import ProgressPrinter
+    from stateact.evals.running.runner import run_task
 
     if best_of > 1:
-        from evals.running.best_of_run import run_task_best_of
+        from stateact.evals.running.best_of_run import run_task_best_of
 
         outcome = run_task_best_of(task, config, cache, results, best_of)
     else:
@@ -190,8 +190,8 @@ def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path, be
 
 def _report_task(outcome) -> None:
     """Print a task file's score (or why it was not scored) and exit with the run's code."""
-    from evals.osworld.metrics.explain import failed_checkpoints
-    from evals.running.results import ERROR_FILE, read_score_parts
+    from stateact.evals.osworld.metrics.explain import failed_checkpoints
+    from stateact.evals.running.results import ERROR_FILE, read_score_parts
 
     if outcome.failure is not None:
         failure = outcome.failure
@@ -271,7 +271,7 @@ def resume(
         }
         with stop_signals_as_interrupt():
             if load_run_state(run_dir).config.task is not None:
-                from evals.running.runner import resume_task
+                from stateact.evals.running.runner import resume_task
 
                 _report_task(resume_task(run_dir, ProgressPrinter(console), **budgets))
                 return
@@ -294,9 +294,9 @@ def show(
 ) -> None:
     """A readable summary of a run: steps, tool calls, results, verdict and cost; for a task's results,
     its run and then each checkpoint with what it compared."""
-    from evals.reports.checkpoints import render_checkpoints
-    from evals.running.results import SCORE_FILE, linked_run_dir, read_json_object, read_score_parts
     from stateact.app.show import render_run
+    from stateact.evals.reports.checkpoints import render_checkpoints
+    from stateact.evals.running.results import SCORE_FILE, linked_run_dir, read_json_object, read_score_parts
     from stateact.kernel.events import EventLogError
 
     task_dir = run_dir if (run_dir / SCORE_FILE).is_file() else None
@@ -421,7 +421,7 @@ def variants() -> None:
 
 def _register_suite_commands() -> None:
     """`stateact eval validate|run` and `stateact report` live with the task suites."""
-    from evals.cli import eval_app, report
+    from stateact.evals.cli import eval_app, report
 
     app.add_typer(eval_app, name="eval")
     app.command("report")(report)

@@ -56,7 +56,7 @@ def _chromium() -> tuple[bool, str]:
 
 
 def _display() -> tuple[bool, str]:
-    from sandbox.local import LocalSandbox
+    from stateact.sandbox.local import LocalSandbox
 
     with tempfile.TemporaryDirectory() as home, LocalSandbox(Path(home), display=True) as box:
         png = box.screenshot()
@@ -64,9 +64,9 @@ def _display() -> tuple[bool, str]:
 
 
 def _isolation() -> tuple[bool, str]:
-    from sandbox.isolation import bwrap_problem
-    from sandbox.local import LocalSandbox
-    from sandbox.runtime import runtime_ready
+    from stateact.sandbox.isolation import bwrap_problem
+    from stateact.sandbox.local import LocalSandbox
+    from stateact.sandbox.runtime import runtime_ready
 
     problem = bwrap_problem() or (
         "" if runtime_ready() else "the sandbox Python is not built (scripts/setup.sh)"
@@ -79,7 +79,7 @@ def _isolation() -> tuple[bool, str]:
 
 
 def _sandbox_limits() -> tuple[bool, str]:
-    from sandbox.cgroups import UNAVAILABLE_WARNING, CgroupError, places
+    from stateact.sandbox.cgroups import UNAVAILABLE_WARNING, CgroupError, places
 
     try:
         found = places()
@@ -89,8 +89,8 @@ def _sandbox_limits() -> tuple[bool, str]:
 
 
 def _disk_caps() -> tuple[bool, str]:
-    from sandbox.local import LocalSandbox
-    from sandbox.mounts import mount_problem
+    from stateact.sandbox.local import LocalSandbox
+    from stateact.sandbox.mounts import mount_problem
 
     problem = mount_problem()
     if problem:

@@ -10,10 +10,6 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 
-from sandbox.base import Sandbox, SandboxError
-from sandbox.leftovers import live_owner
-from sandbox.netns import loopback_ports
-from sandbox.recording import ScreenRecording, record_display
 from stateact.app.arguments import check_models
 from stateact.app.config import RunConfig
 from stateact.app.harness import build_main_loop
@@ -28,7 +24,11 @@ from stateact.kernel.roles import role_names, roles
 from stateact.kernel.runlog import EventListener, RunFolderFull, RunLog
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.finish import FinishClaim
-from subagents.endings import SubagentClaim
+from stateact.sandbox.base import Sandbox, SandboxError
+from stateact.sandbox.leftovers import live_owner
+from stateact.sandbox.netns import loopback_ports
+from stateact.sandbox.recording import ScreenRecording, record_display
+from stateact.subagents.endings import SubagentClaim
 
 
 @dataclass

@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
-from sandbox.base import SandboxLost
 from stateact.kernel import settings
 from stateact.kernel.context.manager import ContextManager, Injection, PassThrough
 from stateact.kernel.events import (
@@ -46,6 +45,7 @@ from stateact.kernel.prompts import read_prompt
 from stateact.kernel.roles import role_of_scope
 from stateact.kernel.runlog import RunFolderFull, RunLog
 from stateact.kernel.tools.base import LoopEnding, Tool, ToolResult
+from stateact.sandbox.base import SandboxLost
 
 TEXT_REPLY_NUDGE = read_prompt("text_reply_nudge").strip()
 """Sent when a loop that must act through tools gets a reply without a tool call."""

@@ -11,7 +11,6 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, model_validator
 
-from sandbox.base import Sandbox
 from stateact.kernel.context.manager import ContextManager
 from stateact.kernel.context.pipeline import build_context_manager
 from stateact.kernel.context.processors import Processor
@@ -22,6 +21,7 @@ from stateact.kernel.models import ModelProvider, RoleSettings, create_model, pa
 from stateact.kernel.models.role_settings import settings_model, settings_of, unknown_model_warning
 from stateact.kernel.roles import other_roles, role_names
 from stateact.kernel.runlog import RunLog
+from stateact.sandbox.base import Sandbox
 
 LoopT = TypeVar("LoopT", bound=AgentLoop)
 

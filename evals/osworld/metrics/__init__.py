@@ -14,9 +14,9 @@ import pkgutil
 from collections.abc import Callable
 from typing import Any
 
-from evals.osworld.bridge import BridgeError, bridged_metric, bridged_names, configured_python
-from evals.osworld.metrics.rules import MetricError, MetricUnsupported
-from evals.osworld.task import INFEASIBLE
+from stateact.evals.osworld.bridge import BridgeError, bridged_metric, bridged_names, configured_python
+from stateact.evals.osworld.metrics.rules import MetricError, MetricUnsupported
+from stateact.evals.osworld.task import INFEASIBLE
 
 Metric = Callable[..., float]
 OptionCheck = Callable[[dict[str, Any]], None]

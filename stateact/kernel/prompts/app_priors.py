@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandbox.base import Sandbox, SandboxError
-from sandbox.toolkit import TOOLKIT_BIN
 from stateact.kernel import settings
 from stateact.kernel.prompts.loader import render_prompt
+from stateact.sandbox.base import Sandbox, SandboxError
+from stateact.sandbox.toolkit import TOOLKIT_BIN
 
 PRIORS_DIR = TOOLKIT_BIN / "priors"
 PRIORS_PROGRAM = "app-priors"

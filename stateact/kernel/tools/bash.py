@@ -12,13 +12,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from sandbox import settings as sandbox_settings
-from sandbox.base import SandboxError, Shell, ShellOutput
 from stateact.kernel import settings
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
 from stateact.kernel.tools.prompts import load_prompt
 from stateact.kernel.tools.truncate import middle_truncate
+from stateact.sandbox import settings as sandbox_settings
+from stateact.sandbox.base import SandboxError, Shell, ShellOutput
 
 OUTPUTS_INSIDE = "/tmp/stateact-outputs"
 """Where a long output's full text is copied inside a sandbox that cannot see the run folder."""

@@ -14,11 +14,11 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from sandbox.base import SandboxError
 from stateact.kernel import settings
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
 from stateact.kernel.tools.prompts import load_prompt
+from stateact.sandbox.base import SandboxError
 
 BINARY_SNIFF_BYTES = 8192
 

@@ -1,6 +1,6 @@
 """A small shop site on 127.0.0.1 for the web subagent's tests: login, a paginated table, widgets, a download.
 
-Static pages come from tests/sites/shop. Dynamic routes: POST /login sets a
+Static pages come from tests/support/sites/shop. Dynamic routes: POST /login sets a
 session cookie; the table pages and /report.csv need that cookie.
 """
 
@@ -14,9 +14,9 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs
 
-from sandbox.backends import SandboxOptions, make_sandbox
-from sandbox.netns import loopback_ports
-from subagents.browser import BrowserSession
+from stateact.sandbox.backends import SandboxOptions, make_sandbox
+from stateact.sandbox.netns import loopback_ports
+from stateact.subagents.browser import BrowserSession
 
 SITE_DIR = Path(__file__).parent / "sites" / "shop"
 STOCK = [
