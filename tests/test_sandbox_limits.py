@@ -103,8 +103,8 @@ def test_sizes_are_read_as_binary_multiples_and_bad_ones_refused():
 
 
 def test_the_limits_reach_the_sandboxes_of_runs_and_suites(tmp_path):
-    from stateact.evals.running.jobs import SuiteOptions, local_slot
     from stateact.app.config import RunConfig
+    from stateact.evals.running.jobs import SuiteOptions, local_slot
     from stateact.kernel.runtime import RoleModels
 
     limits = SandboxLimits(100, 512 * MIB)
@@ -318,6 +318,7 @@ def test_without_a_cgroup_it_may_use_the_run_warns_and_doctor_says_so():
         )
     finally:
         shutil.rmtree(scratch)
+    assert done.returncode == 0, done.stderr
     doctor, warnings = done.stdout.splitlines()
     assert doctor.startswith("(False, 'no per-sandbox limits on processes and memory"), (
         done.stdout + done.stderr

@@ -39,6 +39,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from stateact.app.config import RunConfig, TaskRun
+from stateact.app.resume import ResumeError
+from stateact.app.run import execute, load_resumable, new_run_id, resume_in, run_dir_of
+from stateact.app.signals import shielded
+from stateact.app.survival import CARRIED_TMP, carry_tmp, drop_staged_tmp, end_leftovers, resume_note
+from stateact.app.variants import FULL_HARNESS
 from stateact.evals.osworld.cache import FileCache
 from stateact.evals.osworld.needs import missing_needs
 from stateact.evals.osworld.paths import HomeMap
@@ -68,14 +74,8 @@ from stateact.evals.running.results import (
 )
 from stateact.evals.running.rollouts import run_rollout
 from stateact.evals.running.task_ports import check_ports_free, command_ports, named_host_ports, task_ports
-from stateact.sandbox.base import Sandbox, SandboxError
-from stateact.app.config import RunConfig, TaskRun
-from stateact.app.resume import ResumeError
-from stateact.app.run import execute, load_resumable, new_run_id, resume_in, run_dir_of
-from stateact.app.signals import shielded
-from stateact.app.survival import CARRIED_TMP, carry_tmp, drop_staged_tmp, end_leftovers, resume_note
-from stateact.app.variants import FULL_HARNESS
 from stateact.kernel.runlog import EventListener
+from stateact.sandbox.base import Sandbox, SandboxError
 
 RunAgent = Callable[[str, Sandbox], Path]
 PROGRAM_STEPS = {"launch", "open", "chrome_open_tabs", "activate_window", "sleep"}

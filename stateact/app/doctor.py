@@ -103,7 +103,7 @@ def _disk_caps() -> tuple[bool, str]:
 
 
 def _tiktoken() -> tuple[bool, str]:
-    from stateact.kernel.tokens import ENCODING, counter
+    from stateact.kernel.context.token_counter import ENCODING, counter
 
     return True, f"{ENCODING}: {counter().text('hello world')} tokens for 'hello world'"
 
