@@ -31,10 +31,11 @@ from sandbox.settings import (
     DISK_TMP_BYTES,
     LIMIT_PROCESSES,
 )
-from stateact.app.arguments import check_budgets, check_models
+from stateact.app.arguments import check_budgets, check_models, relay_notes
 from stateact.app.exit_codes import ExitCode
 from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, with_role_options
 from stateact.app.signals import Terminated, stop_signals_as_interrupt
+from stateact.app.terminal import whole_lines
 from stateact.app.variants import FULL_HARNESS
 
 if TYPE_CHECKING:
@@ -46,6 +47,8 @@ eval_app = typer.Typer(
 console = Console()
 errors = Console(stderr=True, soft_wrap=True)
 """Error and warning lines."""
+say = whole_lines(console)
+"""Lines of paths and commands."""
 
 
 @eval_app.callback()
@@ -75,7 +78,7 @@ def validate(
     try:
         tasks = discover(suite, only=task or None)
     except TaskError as exc:
-        console.print(f"[red]{exc}[/red]")
+        errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
     out = out or Path("runs") / f"validate-{datetime.now():%Y%m%d-%H%M%S}"
     console.print(f"Validating {len(tasks)} task(s) from {suite} into {out} with {workers} worker(s)")
@@ -318,12 +321,14 @@ def run_command(
         raise typer.Exit(2) from None
     if isolation == "none" and not slots:
         errors.print(f"[yellow]warning:[/yellow] {NO_ISOLATION_WARNING}")
+    for note in relay_notes({"main": model, **role_options.models()}):
+        say(note)
     if cache is None:
         build_fixtures(options.cache)
     try:
         with (
             stop_signals_as_interrupt(),
-            live_view(results, watch, console.print),
+            live_view(results, watch, say),
             SuiteProgress(console, len(jobs)) as progress,
         ):
             outcomes = run_suite(options, progress.on_job, _report_retired)

@@ -83,8 +83,11 @@ def read_suite_task(path: Path) -> SuiteTask:
 
 def discover(suite: Path, only: list[str] | None = None) -> list[SuiteTask]:
     """Every task of a suite, or the ones whose id is in `only` (unknown ids are an error); a file that
-    cannot be read is a SuiteTask with its `problem` (named by its file name)."""
+    cannot be read is a SuiteTask with its `problem` (named by its file name). A suite without task
+    files is a TaskError."""
     tasks = [read_suite_task(path) for path in task_files(suite)]
+    if not tasks:
+        raise TaskError(f"no task files in {suite} (a suite is <domain>/<task_id>.json files)")
     if only:
         known = {t.id for t in tasks}
         missing = [i for i in only if i not in known]

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from evals.osworld import bridge
+from evals.osworld.task import load_task
 from sandbox.base import SandboxError
 from sandbox.caps import DISK_HOME_HELP, DISK_TMP_HELP, disk_caps, size_text
 from sandbox.isolation import NO_ISOLATION_WARNING
@@ -25,12 +26,13 @@ from sandbox.settings import (
     DISK_TMP_BYTES,
     LIMIT_PROCESSES,
 )
-from stateact.app.arguments import check_budgets, check_models
+from stateact.app.arguments import check_budgets, check_folder_can_be_made, check_models, relay_notes
 from stateact.app.config import RunConfig, absolute_path
 from stateact.app.exit_codes import ExitCode, exit_code_for
 from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, settings_warnings, with_role_options
 from stateact.app.signals import Terminated, stop_signals_as_interrupt
-from stateact.app.variants import FULL_HARNESS, default_turns_text
+from stateact.app.terminal import whole_lines
+from stateact.app.variants import FULL_HARNESS, default_turns_text, get_variant
 from stateact.kernel import settings
 from stateact.kernel.runtime import RoleModels
 
@@ -43,6 +45,8 @@ app = typer.Typer(
 console = Console()
 errors = Console(stderr=True, soft_wrap=True)
 """Error and warning lines."""
+say = whole_lines(console)
+"""Lines of paths and commands."""
 
 
 @app.command()
@@ -103,7 +107,7 @@ def run(
     exit code says how the run ended, not the score.
     """
     from stateact.app.progress import ProgressPrinter
-    from stateact.app.run import execute, new_run_id
+    from stateact.app.run import execute, new_run_id, run_dir_of
     from stateact.app.watch import live_view
 
     if (instruction is None) == (task is None):
@@ -114,6 +118,10 @@ def run(
         specs = {"main": model, **role_options.models()}
         check_budgets(max_steps, max_usd, max_minutes)
         check_models(specs.values())
+        get_variant(harness)
+        check_folder_can_be_made(runs_root, "--runs-root")
+        if task is not None:
+            load_task(task)
         role_settings = role_options.settings()
         disk = disk_caps(disk_home, disk_tmp)
         config = RunConfig(
@@ -140,7 +148,9 @@ def run(
             errors.print(f"[yellow]warning:[/yellow] {escape(warning)}")
         if config.isolation == "none" and config.sandbox.backend.on_this_machine:
             errors.print(f"[yellow]warning:[/yellow] {NO_ISOLATION_WARNING}")
-        with stop_signals_as_interrupt(), live_view(config.runs_root / config.run_id, watch, console.print):
+        for note in relay_notes(specs):
+            say(note)
+        with stop_signals_as_interrupt(), live_view(config.runs_root / config.run_id, watch, say):
             if task is not None:
                 _run_task_file(
                     task, config, absolute_path(cache), absolute_path(results), role_options.best_of
@@ -149,6 +159,7 @@ def run(
             if role_options.best_of > 1:
                 result = _run_best_of(config, role_options.best_of)
             else:
+                say(f"the agent's home: {config.workdir or run_dir_of(config) / 'home'}")
                 result = execute(config, ProgressPrinter(console))
     except ValidationError as exc:
         for problem in exc.errors():
