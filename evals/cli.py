@@ -33,6 +33,7 @@ from sandbox.settings import (
 )
 from stateact.app.arguments import check_budgets, check_models, relay_notes
 from stateact.app.exit_codes import ExitCode
+from stateact.app.renamed_options import EVAL_RENAMES, group_with_renames
 from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, with_role_options
 from stateact.app.signals import Terminated, stop_signals_as_interrupt
 from stateact.app.terminal import whole_lines
@@ -42,7 +43,9 @@ if TYPE_CHECKING:
     from evals.running.validate import ValidationRow
 
 eval_app = typer.Typer(
-    help="Task suites: validate reference solutions, run and compare harnesses.", no_args_is_help=True
+    cls=group_with_renames(EVAL_RENAMES),
+    help="Task suites: validate reference solutions, run and compare harnesses.",
+    no_args_is_help=True,
 )
 console = Console()
 errors = Console(stderr=True, soft_wrap=True)
@@ -62,16 +65,17 @@ def validate(
         Path, typer.Argument(help="Suite folder: <domain>/<task_id>.json with solutions.")
     ] = OFFICE_SUITE,
     task: Annotated[
-        list[str] | None, typer.Option("--task", help="Validate only this task id (repeatable).")
+        list[str] | None, typer.Option("--task-id", help="Validate only the task of this id (repeatable).")
     ] = None,
     workers: Annotated[
         int, typer.Option(min=1, help="Tasks validated at once, each on its own display.")
     ] = 1,
-    out: Annotated[
-        Path | None, typer.Option(help="Folder for homes, runs and results (default runs/validate-<time>).")
+    results: Annotated[
+        Path | None,
+        typer.Option(help="Folder for the homes, runs and results (default: runs/validate-<time>)."),
     ] = None,
     cache: Annotated[
-        Path | None, typer.Option(help="Fixture cache folder (default <out>/cache; rebuilt every time).")
+        Path | None, typer.Option(help="Fixture cache folder (default: <results>/cache, built anew).")
     ] = None,
 ) -> None:
     """Replay every reference solution through the full harness on a local sandbox; each must score 1.0."""
@@ -80,12 +84,12 @@ def validate(
     except TaskError as exc:
         errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
-    out = out or Path("runs") / f"validate-{datetime.now():%Y%m%d-%H%M%S}"
-    console.print(f"Validating {len(tasks)} task(s) from {suite} into {out} with {workers} worker(s)")
+    results = results or Path("runs") / f"validate-{datetime.now():%Y%m%d-%H%M%S}"
+    console.print(f"Validating {len(tasks)} task(s) from {suite} into {results} with {workers} worker(s)")
     started = time.monotonic()
     from evals.running.validate import validate_suite
 
-    rows = validate_suite(tasks, out, cache_dir=cache, workers=workers, on_row=_progress)
+    rows = validate_suite(tasks, results, cache_dir=cache, workers=workers, on_row=_progress)
     print_table(console, validation_table(rows), VALIDATION_HEADERS, [validation_cells(row) for row in rows])
     elapsed = time.monotonic() - started
     passed = sum(row.valid for row in rows)
@@ -147,7 +151,9 @@ def check_command(
             help="A folder of task files, or OSWorld's evaluation_examples folder or a meta file."
         ),
     ],
-    task: Annotated[list[str] | None, typer.Option(help="Check only this task id (repeatable).")] = None,
+    task: Annotated[
+        list[str] | None, typer.Option("--task-id", help="Check only the task of this id (repeatable).")
+    ] = None,
     cache: Annotated[
         Path, typer.Option(help="Download cache the files are looked up in (as `eval run --cache`).")
     ] = Path("results") / "cache",
@@ -200,7 +206,9 @@ def run_command(
     harness: Annotated[
         str, typer.Option(help="Comma-separated harness variants (see `stateact variants`).")
     ] = FULL_HARNESS,
-    task: Annotated[list[str] | None, typer.Option(help="Run only this task id (repeatable).")] = None,
+    task: Annotated[
+        list[str] | None, typer.Option("--task-id", help="Run only the task of this id (repeatable).")
+    ] = None,
     model: Annotated[
         str,
         typer.Option(
@@ -219,7 +227,7 @@ def run_command(
         Path | None,
         typer.Option(help="Fixture cache for downloads (default: <results>/cache, built anew)."),
     ] = None,
-    timeout_minutes: Annotated[float, typer.Option(help="Wall-time budget of one task's agent run.")] = (
+    max_minutes: Annotated[float, typer.Option(help="Wall-time budget of one task's agent run.")] = (
         settings.TASK_TIMEOUT_S / 60
     ),
     max_usd: Annotated[float, typer.Option(help="Dollar budget of one task.")] = settings.TASK_MAX_USD,
@@ -277,7 +285,7 @@ def run_command(
 
     try:
         bridge.use_python(osworld_python)
-        check_budgets(max_steps, max_usd, timeout_minutes, "--timeout-minutes")
+        check_budgets(max_steps, max_usd, max_minutes)
         check_models([None if model == settings.REFERENCE_MODEL else model, *role_options.models().values()])
         settings_of_roles = role_options.settings()
         slots = pool_from_options(pool, vm or [], reset_command)
@@ -300,7 +308,7 @@ def run_command(
         role_models=role_options.models(),
         role_settings=settings_of_roles,
         workers=workers,
-        max_seconds=timeout_minutes * 60,
+        max_seconds=max_minutes * 60,
         max_usd=max_usd,
         max_turns=max_steps,
         display=display,

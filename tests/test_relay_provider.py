@@ -319,7 +319,7 @@ def test_relay_command_watch_answers_in_turn_and_shows_rejections(tmp_path):
     thread = threading.Thread(target=model_side, daemon=True)
     thread.start()
     typed = '{"text": \n.\nbash: echo hi\n.\nbash: echo ok\n.\n'
-    watched = CliRunner().invoke(app, ["relay", str(tmp_path), "--watch", "--lines", "0"], input=typed)
+    watched = CliRunner().invoke(app, ["relay", str(tmp_path), "--follow", "--lines", "0"], input=typed)
     assert watched.exit_code == 0, watched.output
     assert "your last reply was rejected" in watched.output and "not valid JSON" in watched.output
     assert "==== New messages (since 0002-main) ====" in watched.output  # the third request was shown
@@ -451,5 +451,5 @@ def test_a_relay_run_says_where_requests_appear_and_how_to_answer(tmp_path):
         out, _ = run.communicate(timeout=60)
     assert first == (
         f"relay: the requests of main appear in {relay} (PENDING names the one waiting); answer them "
-        f"from another terminal with: stateact relay {relay} --watch\n"
+        f"from another terminal with: stateact relay {relay} --follow\n"
     ), first + out

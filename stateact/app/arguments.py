@@ -80,6 +80,6 @@ def relay_notes(specs: Mapping[str, str | None]) -> list[str]:
             roles_by_folder.setdefault(folder, []).append(role)
     return [
         f"relay: the requests of {', '.join(roles)} appear in {folder} (PENDING names the one waiting); "
-        f"answer them from another terminal with: stateact relay {folder} --watch"
+        f"answer them from another terminal with: stateact relay {folder} --follow"
         for folder, roles in roles_by_folder.items()
     ]

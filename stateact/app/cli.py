@@ -29,9 +29,10 @@ from sandbox.settings import (
 from stateact.app.arguments import check_budgets, check_folder_can_be_made, check_models, relay_notes
 from stateact.app.config import RunConfig, absolute_path
 from stateact.app.exit_codes import ExitCode, exit_code_for
+from stateact.app.renamed_options import RUN_RENAMES, group_with_renames
 from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, settings_warnings, with_role_options
 from stateact.app.signals import Terminated, stop_signals_as_interrupt
-from stateact.app.terminal import whole_lines
+from stateact.app.terminal import reflow_help, whole_lines
 from stateact.app.variants import FULL_HARNESS, default_turns_text, get_variant
 from stateact.kernel import settings
 from stateact.kernel.runtime import RoleModels
@@ -40,7 +41,10 @@ if TYPE_CHECKING:
     from stateact.app.run import RunResult
 
 app = typer.Typer(
-    add_completion=False, no_args_is_help=True, help="A code-first harness for computer-use agents."
+    cls=group_with_renames(RUN_RENAMES),
+    add_completion=False,
+    no_args_is_help=True,
+    help="A code-first harness for computer-use agents.",
 )
 console = Console()
 errors = Console(stderr=True, soft_wrap=True)
@@ -349,7 +353,7 @@ def relay(
     lines: Annotated[
         int, typer.Option(help="Lines of the request to show (0: all).")
     ] = settings.RELAY_TAIL_LINES,
-    watch: Annotated[bool, typer.Option(help="Keep answering request after request.")] = False,
+    follow: Annotated[bool, typer.Option(help="Keep answering, request after request.")] = False,
 ) -> None:
     """Play a model: show the pending relay request, and send the reply typed on stdin (end: a line `.`)."""
     import sys
@@ -363,7 +367,7 @@ def relay(
         )
         raise typer.Exit(ExitCode.USAGE)
     try:
-        play(directory, sys.stdin, typer.echo, lines, watch)
+        play(directory, sys.stdin, typer.echo, lines, follow)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
 
@@ -428,3 +432,4 @@ def _register_suite_commands() -> None:
 
 
 _register_suite_commands()
+reflow_help(app)
