@@ -406,11 +406,21 @@ def _options(
 
 
 @app.command()
-def doctor() -> None:
-    """Check what the harness needs on this machine: display, apps, browser, keys, versions."""
-    from stateact.app.doctor import run_checks
+def doctor(
+    fix: Annotated[
+        bool, typer.Option("--fix", help="Build the sandbox's Python first if it is missing.")
+    ] = False,
+    pool: Annotated[
+        Path | None, typer.Option(help="A pool file of `eval run --pool`: also check what its slots need.")
+    ] = None,
+) -> None:
+    """Check every outside piece a feature uses on this machine (sandbox, network, display, recordings,
+    apps, browser, keys, versions), each with the command that fixes it; exit 1 when one fails."""
+    from stateact.app.doctor import checks_for, fix_sandbox_python, run_checks
 
-    ok = run_checks(console)
+    if fix and not fix_sandbox_python(say):
+        raise typer.Exit(1)
+    ok = run_checks(console, checks_for(pool))
     raise typer.Exit(0 if ok else 1)
 
 
