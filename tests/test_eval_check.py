@@ -158,7 +158,8 @@ def test_a_suite_runs_past_an_unreadable_task_and_fails_unscorable_ones_before_t
 @pytest.mark.slow
 def test_run_task_fails_an_unscorable_task_with_exit_3_before_the_model(suite, tmp_path):
     task = suite / "examples" / "os" / "made-up-metric.json"
-    done = run_task_command(tmp_path, task, f"scripted:{tmp_path / 'never-read.json'}")
+    (tmp_path / "never-played.json").write_text("[]")  # a model call would end the run in error
+    done = run_task_command(tmp_path, task, f"scripted:{tmp_path / 'never-played.json'}")
     assert done.returncode == ExitCode.ERROR == 3, done.stdout + done.stderr
     assert "pre-flight check" in done.stdout and "metric compare_holograms" in done.stdout
     assert not (tmp_path / "runs").exists() and not (tmp_path / "home").exists()  # no sandbox, no model

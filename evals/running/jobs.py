@@ -14,7 +14,7 @@ from pathlib import Path
 
 from evals import settings
 from evals.osworld.cache import FileCache
-from evals.osworld.task import TaskError, step_budget
+from evals.osworld.task import step_budget
 from evals.running.check import preflight
 from evals.running.failures import SETUP, TaskFailure
 from evals.running.results import (
