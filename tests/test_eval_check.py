@@ -115,7 +115,9 @@ def test_check_prints_a_row_per_task_and_the_counts(suite, server, tmp_path):
 
 
 def test_check_text_rows_end_with_the_counts(suite, tmp_path):
-    code, output = run_cli("eval", "check", str(suite), "--task-id", "made-up-metric", "--cache", str(tmp_path))
+    code, output = run_cli(
+        "eval", "check", str(suite), "--task-id", "made-up-metric", "--cache", str(tmp_path)
+    )
     assert code == 0, output
     assert (
         output
