@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sandbox.local import LocalSandbox  # noqa: E402
+from stateact.sandbox.local import LocalSandbox  # noqa: E402
 from stateact.kernel.messages import ToolUseBlock  # noqa: E402
 from stateact.kernel.meter import Meter  # noqa: E402
 from stateact.kernel.runlog import RunLog  # noqa: E402

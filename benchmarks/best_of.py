@@ -4,7 +4,7 @@ success of the pick, pass@N, the judge's pick accuracy and dollars per task.
 The rollouts are scripted and differ (budget: right, wrong value; rates: wrong, right, wrong), played
 in arrival order through a local Anthropic wire server, so a single rollout gets the first script of
 each task. The judge is, by default, a wire model that decides from the state evidence of its request
-(tests/best_of_scripts.py); `--judge-model SPEC` takes another (e.g. `relay:DIR`, played by hand).
+(tests/support/best_of_scripts.py); `--judge-model SPEC` takes another (e.g. `relay:DIR`, played by hand).
 
     .venv/bin/python benchmarks/best_of.py [--judge-model relay:/tmp/judge] [--display]
 """
@@ -20,12 +20,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from evals.reports.comparison import aggregate  # noqa: E402
-from evals.reports.task_metrics import collect_metrics  # noqa: E402
-from evals.running.jobs import SuiteOptions  # noqa: E402
-from evals.running.suite_runner import run_suite  # noqa: E402
-from tests.best_of_scripts import MODEL, RolloutRouter, judge_turn, rollout  # noqa: E402
-from tests.wire_servers import AnthropicWireServer  # noqa: E402
+from stateact.evals.reports.comparison import aggregate  # noqa: E402
+from stateact.evals.reports.task_metrics import collect_metrics  # noqa: E402
+from stateact.evals.running.jobs import SuiteOptions  # noqa: E402
+from stateact.evals.running.suite_runner import run_suite  # noqa: E402
+from tests.support.best_of_scripts import MODEL, RolloutRouter, judge_turn, rollout  # noqa: E402
+from tests.support.wire_servers import AnthropicWireServer  # noqa: E402
 
 SUITE = ROOT / "tests" / "fixtures" / "bestofn"
 HARNESS = "no-verify"

@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evals.authoring.sensitivity import TaskSensitivity, task_sensitivity  # noqa: E402
-from evals.fixtures.build import build_fixtures  # noqa: E402
-from evals.running.suite import OFFICE_SUITE, SuiteTask, discover  # noqa: E402
-from evals.running.validate import validate_task  # noqa: E402
+from stateact.evals.authoring.sensitivity import TaskSensitivity, task_sensitivity  # noqa: E402
+from stateact.evals.fixtures.build import build_fixtures  # noqa: E402
+from stateact.evals.running.suite import OFFICE_SUITE, SuiteTask, discover  # noqa: E402
+from stateact.evals.running.validate import validate_task  # noqa: E402
 
 
 def measure(task: SuiteTask, out: Path, validated: Path | None) -> TaskSensitivity:

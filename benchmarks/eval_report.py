@@ -18,11 +18,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from PIL import Image  # noqa: E402
 
-from evals.reports.html_report import write_html_report  # noqa: E402
-from evals.reports.task_metrics import collect_metrics  # noqa: E402
-from evals.running.jobs import RUN_FOLDER  # noqa: E402
-from evals.running.results import task_result_dir, write_results  # noqa: E402
-from gate.events import GateVerdict  # noqa: E402
+from stateact.evals.reports.html_report import write_html_report  # noqa: E402
+from stateact.evals.reports.task_metrics import collect_metrics  # noqa: E402
+from stateact.evals.running.jobs import RUN_FOLDER  # noqa: E402
+from stateact.evals.running.results import task_result_dir, write_results  # noqa: E402
+from stateact.gate.events import GateVerdict  # noqa: E402
 from stateact.kernel.events import Compaction, MessageEvent, Response, RunStart, ToolCall, ToolResultEvent  # noqa: E402
 from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, Usage  # noqa: E402
 from stateact.kernel.roles import role_of_scope  # noqa: E402

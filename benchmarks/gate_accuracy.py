@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evals.authoring.gate_corpus import (  # noqa: E402
+from stateact.evals.authoring.gate_corpus import (  # noqa: E402
     GateCase,
     gate_verdict,
     load_cases,
@@ -31,7 +31,7 @@ from evals.authoring.gate_corpus import (  # noqa: E402
     rates,
     staged_case,
 )
-from evals.fixtures.build import build_fixtures  # noqa: E402
+from stateact.evals.fixtures.build import build_fixtures  # noqa: E402
 
 
 @dataclass

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import openpyxl
 
-from gate.inspect.pregate import formula_consistency
-from sandbox.local import LocalSandbox
-from sandbox.toolkit import TOOLKIT_BIN
+from stateact.gate.inspect.pregate import formula_consistency
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.toolkit import TOOLKIT_BIN
 
 
 def main(rows: int = 50, repeats: int = 3) -> None:

@@ -14,8 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from gate.inspect.snapshot import Snapshot
-from sandbox.local import LocalSandbox
+from stateact.gate.inspect.snapshot import Snapshot
+from stateact.sandbox.local import LocalSandbox
 
 
 def main(count: int = 500, kilobytes: int = 20) -> None:

@@ -27,8 +27,8 @@ from stateact.kernel.context_processors import CapOutputs, Processor, StripImage
 from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock  # noqa: E402
 from stateact.kernel.models.base import ModelRequest  # noqa: E402
 from stateact.kernel.tokens import counter  # noqa: E402
-from subagents import settings  # noqa: E402
-from subagents.screen_loop import load_prompt, screen_processors  # noqa: E402
+from stateact.subagents import settings  # noqa: E402
+from stateact.subagents.screen_loop import load_prompt, screen_processors  # noqa: E402
 
 SCREEN = (1366, 768)
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sandbox.local import LocalSandbox  # noqa: E402
-from subagents.browser import BrowserSession  # noqa: E402
+from stateact.sandbox.local import LocalSandbox  # noqa: E402
+from stateact.subagents.browser import BrowserSession  # noqa: E402
 
 SHELL_COMMANDS = 100
 RUN_COMMANDS = 30

@@ -26,7 +26,7 @@ from pydantic import BaseModel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sandbox.local import LocalSandbox  # noqa: E402
+from stateact.sandbox.local import LocalSandbox  # noqa: E402
 from stateact.kernel.cache_prefix import request_blocks, shared_prefix_tokens  # noqa: E402
 from stateact.kernel.context import build_context_manager  # noqa: E402
 from stateact.kernel.loop import Budget, LoopSpec  # noqa: E402

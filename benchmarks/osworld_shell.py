@@ -15,9 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sandbox.local import LocalSandbox  # noqa: E402
-from sandbox.osworld import OSWorldSandbox  # noqa: E402
-from tests.osworld_vm_server import VMServer  # noqa: E402
+from stateact.sandbox.local import LocalSandbox  # noqa: E402
+from stateact.sandbox.osworld import OSWorldSandbox  # noqa: E402
+from tests.support.osworld_vm_server import VMServer  # noqa: E402
 
 
 def _median_ms(action, repeats: int) -> float:

@@ -23,7 +23,7 @@ import openpyxl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sandbox.local import LocalSandbox  # noqa: E402
+from stateact.sandbox.local import LocalSandbox  # noqa: E402
 from stateact.app.harness import build_main_loop  # noqa: E402
 from stateact.app.variants import VARIANTS  # noqa: E402
 from stateact.kernel.loop import AgentLoop, Budget  # noqa: E402

@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sandbox.caps import DEFAULT_CAPS, DiskCaps  # noqa: E402
-from sandbox.local import LocalSandbox  # noqa: E402
+from stateact.sandbox.caps import DEFAULT_CAPS, DiskCaps  # noqa: E402
+from stateact.sandbox.local import LocalSandbox  # noqa: E402
 
 ROUNDS = 5
 FILES = 1000

@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sandbox.local import LocalSandbox  # noqa: E402
-from subagents.scaler import Scaler, image_tokens  # noqa: E402
+from stateact.sandbox.local import LocalSandbox  # noqa: E402
+from stateact.subagents.scaler import Scaler, image_tokens  # noqa: E402
 
 SIZES = ((1280, 800), (1920, 1080))
 BUSY_WINDOW = """

@@ -33,10 +33,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from evals.fixtures.build import build_fixtures  # noqa: E402
-from evals.running.jobs import SuiteOptions  # noqa: E402
-from evals.running.suite import OFFICE_SUITE, discover  # noqa: E402
-from evals.running.suite_runner import run_suite  # noqa: E402
+from stateact.evals.fixtures.build import build_fixtures  # noqa: E402
+from stateact.evals.running.jobs import SuiteOptions  # noqa: E402
+from stateact.evals.running.suite import OFFICE_SUITE, discover  # noqa: E402
+from stateact.evals.running.suite_runner import run_suite  # noqa: E402
 
 QUICK_SUITE = ROOT / "tests" / "fixtures" / "evalsuite"
 FIXED_PORT_TASKS = ("web-catalog-prices", "desktop-stock-keeper")

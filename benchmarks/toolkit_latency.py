@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import openpyxl  # noqa: E402
 from docx import Document  # noqa: E402
 
-from sandbox.local import LocalSandbox  # noqa: E402
+from stateact.sandbox.local import LocalSandbox  # noqa: E402
 
 ROWS = 1000
 PARAGRAPHS = 200

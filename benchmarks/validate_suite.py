@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evals.running.suite import OFFICE_SUITE, discover  # noqa: E402
-from evals.running.validate import validate_suite  # noqa: E402
+from stateact.evals.running.suite import OFFICE_SUITE, discover  # noqa: E402
+from stateact.evals.running.validate import validate_suite  # noqa: E402
 
 
 def main(workers: int) -> None:

@@ -15,16 +15,16 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from evals import settings
-from evals.osworld import bridge
-from evals.osworld.task import TaskError
-from evals.plain_table import print_table
-from evals.running.suite import OFFICE_SUITE, discover
-from sandbox.caps import DISK_HOME_HELP, DISK_TMP_HELP, disk_caps, size_text
-from sandbox.isolation import NO_ISOLATION_WARNING, bwrap_problem, check_isolation
-from sandbox.limits import DEFAULT_MEMORY_TEXT, LIMITS_HELP, SandboxLimits
-from sandbox.netns import NETWORK_OPTION_HELP, check_network
-from sandbox.settings import (
+from stateact.evals import settings
+from stateact.evals.osworld import bridge
+from stateact.evals.osworld.task import TaskError
+from stateact.evals.plain_table import print_table
+from stateact.evals.running.suite import OFFICE_SUITE, discover
+from stateact.sandbox.caps import DISK_HOME_HELP, DISK_TMP_HELP, disk_caps, size_text
+from stateact.sandbox.isolation import NO_ISOLATION_WARNING, bwrap_problem, check_isolation
+from stateact.sandbox.limits import DEFAULT_MEMORY_TEXT, LIMITS_HELP, SandboxLimits
+from stateact.sandbox.netns import NETWORK_OPTION_HELP, check_network
+from stateact.sandbox.settings import (
     DEFAULT_ISOLATION,
     DEFAULT_NETWORK,
     DISK_HOME_BYTES,
@@ -40,7 +40,7 @@ from stateact.app.terminal import whole_lines
 from stateact.app.variants import FULL_HARNESS
 
 if TYPE_CHECKING:
-    from evals.running.validate import ValidationRow
+    from stateact.evals.running.validate import ValidationRow
 
 eval_app = typer.Typer(
     cls=group_with_renames(EVAL_RENAMES),
@@ -87,7 +87,7 @@ def validate(
     results = results or Path("runs") / f"validate-{datetime.now():%Y%m%d-%H%M%S}"
     console.print(f"Validating {len(tasks)} task(s) from {suite} into {results} with {workers} worker(s)")
     started = time.monotonic()
-    from evals.running.validate import validate_suite
+    from stateact.evals.running.validate import validate_suite
 
     rows = validate_suite(tasks, results, cache_dir=cache, workers=workers, on_row=_progress)
     print_table(console, validation_table(rows), VALIDATION_HEADERS, [validation_cells(row) for row in rows])
@@ -163,7 +163,7 @@ def check_command(
 ) -> None:
     """Read every task without running an agent: one row per task (loads; unsupported steps, getters and
     metrics; unreachable files; what it needs of the machine), then `scorable=N/M local=K/M`."""
-    from evals.running.check import check_suite, summary_line
+    from stateact.evals.running.check import check_suite, summary_line
 
     try:
         bridge.use_python(osworld_python)
@@ -276,11 +276,11 @@ def run_command(
     ] = False,
 ) -> None:
     """Run every task of SUITE under each harness, then print and save the comparison table."""
-    from evals.fixtures.build import build_fixtures
-    from evals.running.jobs import SuiteOptions, plan_jobs
-    from evals.running.suite_progress import SuiteProgress
-    from evals.running.suite_runner import run_suite
-    from sandbox.pool_file import pool_from_options
+    from stateact.evals.fixtures.build import build_fixtures
+    from stateact.evals.running.jobs import SuiteOptions, plan_jobs
+    from stateact.evals.running.suite_progress import SuiteProgress
+    from stateact.evals.running.suite_runner import run_suite
+    from stateact.sandbox.pool_file import pool_from_options
     from stateact.app.watch import live_view
 
     try:
@@ -379,8 +379,8 @@ def _report_retired(retired) -> None:
 def write_tables(results: Path, show: bool = False) -> list[Path]:
     """Write summary.md, summary.csv and tasks.csv into `results`; optionally print the table (the
     terminal's view on a terminal, every column elsewhere)."""
-    from evals.reports.comparison import COLUMNS, aggregate, tasks_csv, to_csv, to_markdown, to_rich
-    from evals.reports.task_metrics import collect_metrics
+    from stateact.evals.reports.comparison import COLUMNS, aggregate, tasks_csv, to_csv, to_markdown, to_rich
+    from stateact.evals.reports.task_metrics import collect_metrics
 
     metrics = collect_metrics(results)
     rows = aggregate(metrics)
@@ -405,8 +405,8 @@ def report(
     out: Annotated[Path | None, typer.Option(help="Report folder (default: <results>/report).")] = None,
 ) -> None:
     """Write the static HTML report (summary with charts, one trajectory page per task) and the tables."""
-    from evals.reports.html_report import write_html_report
-    from evals.reports.task_metrics import task_folders
+    from stateact.evals.reports.html_report import write_html_report
+    from stateact.evals.reports.task_metrics import task_folders
 
     if not Path(results).is_dir():
         errors.print(f"[red]error:[/red] {escape(str(results))} is not a folder")

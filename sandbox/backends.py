@@ -14,12 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandbox.base import Sandbox, SandboxError
-from sandbox.caps import DEFAULT_CAPS, DiskCaps
-from sandbox.limits import DEFAULT_LIMITS, SandboxLimits
-from sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK
+from stateact.sandbox.base import Sandbox, SandboxError
+from stateact.sandbox.caps import DEFAULT_CAPS, DiskCaps
+from stateact.sandbox.limits import DEFAULT_LIMITS, SandboxLimits
+from stateact.sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK
 
-BACKEND_MODULES = ("sandbox.local", "sandbox.osworld")
+BACKEND_MODULES = ("stateact.sandbox.local", "stateact.sandbox.osworld")
 """The modules that register a backend, in the order the error for an unknown spec names them."""
 SCHEME_SEPARATOR = "://"
 

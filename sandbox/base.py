@@ -10,7 +10,7 @@ from pathlib import Path
 from shlex import quote
 from typing import Protocol
 
-from sandbox.paths import expand_path
+from stateact.sandbox.paths import expand_path
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,10 @@ from shlex import quote
 
 import pexpect
 
-from sandbox import settings
-from sandbox.base import ShellOutput
-from sandbox.marker_shell import NONINTERACTIVE_ENV, MarkerShell, PromptMarker, restore_default_signals
-from sandbox.processes import kill_session
+from stateact.sandbox import settings
+from stateact.sandbox.base import ShellOutput
+from stateact.sandbox.marker_shell import NONINTERACTIVE_ENV, MarkerShell, PromptMarker, restore_default_signals
+from stateact.sandbox.processes import kill_session
 
 
 class BashSession(MarkerShell):

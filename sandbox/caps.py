@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sandbox.settings import DISK_HOME_BYTES, DISK_TMP_BYTES
+from stateact.sandbox.settings import DISK_HOME_BYTES, DISK_TMP_BYTES
 
 UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 SIZE_PATTERN = re.compile(r"(\d+(?:\.\d+)?)\s*([KMGT]?)(?:I?B)?", re.IGNORECASE)

@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandbox.limits import SandboxLimits
-from sandbox.settings import CGROUP_REMOVE_TIMEOUT_S
+from stateact.sandbox.limits import SandboxLimits
+from stateact.sandbox.settings import CGROUP_REMOVE_TIMEOUT_S
 
 CONTROLLERS = ("pids", "memory")
 GROUP_PREFIX = "stateact-"

@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from sandbox.base import Sandbox, SandboxError
+from stateact.sandbox.base import Sandbox, SandboxError
 
 QUERY_TIMEOUT_S = 30.0
 

@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO
 
-from sandbox import settings
-from sandbox.base import SandboxError
+from stateact.sandbox import settings
+from stateact.sandbox.base import SandboxError
 
 WINDOW_MANAGERS = ("openbox", "xfwm4", "fluxbox", "matchbox-window-manager")
 Launcher = Callable[[Sequence[str], IO[bytes]], subprocess.Popen]

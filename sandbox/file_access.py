@@ -22,9 +22,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from sandbox.base import SandboxError
-from sandbox.file_helper import SOURCE
-from sandbox.settings import FILE_OP_TIMEOUT_S, FILE_READ_CAP_BYTES
+from stateact.sandbox.base import SandboxError
+from stateact.sandbox.file_helper import SOURCE
+from stateact.sandbox.settings import FILE_OP_TIMEOUT_S, FILE_READ_CAP_BYTES
 
 HELPER_ARGS = ("-I", "-S", "-c", SOURCE)
 """The helper's arguments after the sandbox's Python: isolated mode, no site packages."""

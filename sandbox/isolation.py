@@ -34,8 +34,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from sandbox.base import SandboxError
-from sandbox.settings import (
+from stateact.sandbox.base import SandboxError
+from stateact.sandbox.settings import (
     DEV_SHM_BYTES,
     HOLDER_START_TIMEOUT_S,
     IMAGE_BIN_MOUNT,
@@ -51,8 +51,8 @@ from sandbox.settings import (
     SYSTEM_FOLDERS,
     SYSTEM_LINKS,
 )
-from sandbox.toolkit import TOOLKIT_BIN
-from sandbox.vm_image import IMAGE_BIN, ImageFiles
+from stateact.sandbox.toolkit import TOOLKIT_BIN
+from stateact.sandbox.vm_image import IMAGE_BIN, ImageFiles
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 NO_USER_NAMESPACES = (

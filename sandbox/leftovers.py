@@ -23,10 +23,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sandbox.cgroups import SandboxGroup, tagged_groups
-from sandbox.mounts import close_home, unmount
-from sandbox.processes import kill_tagged, start_time, tagged_pids
-from sandbox.settings import HOME_IMAGE_FOLDER
+from stateact.sandbox.cgroups import SandboxGroup, tagged_groups
+from stateact.sandbox.mounts import close_home, unmount
+from stateact.sandbox.processes import kill_tagged, start_time, tagged_pids
+from stateact.sandbox.settings import HOME_IMAGE_FOLDER
 
 REGISTRY = Path(tempfile.gettempdir()) / "stateact-sandboxes"
 TMP_PREFIX = "stateact-sandbox-tmp-"

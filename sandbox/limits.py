@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sandbox.settings import LIMIT_MEMORY_BYTES, LIMIT_PROCESSES, MIN_MEMORY_BYTES, MIN_PROCESSES
+from stateact.sandbox.settings import LIMIT_MEMORY_BYTES, LIMIT_PROCESSES, MIN_MEMORY_BYTES, MIN_PROCESSES
 
 SIZE_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 """Binary multiples, as `free -h` and cgroup files use them."""

@@ -24,15 +24,15 @@ from shlex import quote
 from typing import IO
 from urllib.parse import urlsplit, urlunsplit
 
-from sandbox import backends, desktop_state, settings
-from sandbox.backends import SandboxOptions, SandboxSpec
-from sandbox.base import BrowserPlace, CommandResult, Sandbox, SandboxError, Shell
-from sandbox.bash_session import BashSession
-from sandbox.caps import DEFAULT_CAPS, DiskCaps
-from sandbox.cgroups import UNAVAILABLE_WARNING, CgroupError, SandboxGroup
-from sandbox.display import XDisplay
-from sandbox.file_access import MISSING, SandboxFiles
-from sandbox.isolation import (
+from stateact.sandbox import backends, desktop_state, settings
+from stateact.sandbox.backends import SandboxOptions, SandboxSpec
+from stateact.sandbox.base import BrowserPlace, CommandResult, Sandbox, SandboxError, Shell
+from stateact.sandbox.bash_session import BashSession
+from stateact.sandbox.caps import DEFAULT_CAPS, DiskCaps
+from stateact.sandbox.cgroups import UNAVAILABLE_WARNING, CgroupError, SandboxGroup
+from stateact.sandbox.display import XDisplay
+from stateact.sandbox.file_access import MISSING, SandboxFiles
+from stateact.sandbox.isolation import (
     BwrapNamespace,
     check_isolation,
     default_hidden,
@@ -42,7 +42,7 @@ from sandbox.isolation import (
     runtime_folder,
     visible_inside,
 )
-from sandbox.leftovers import (
+from stateact.sandbox.leftovers import (
     home_folder,
     image_folder,
     register,
@@ -51,16 +51,16 @@ from sandbox.leftovers import (
     remove_stale,
     tmp_folder,
 )
-from sandbox.limits import DEFAULT_LIMITS, SandboxLimits
-from sandbox.marker_shell import NONINTERACTIVE_ENV
-from sandbox.mounts import open_folders
-from sandbox.netns import LOOPBACK_NAMES, SandboxNetwork, check_network
-from sandbox.office_profile import install_office_profile
-from sandbox.processes import TAG_VARIABLE, kill_tagged
-from sandbox.runtime import require_runtime
-from sandbox.settings import IMAGE_BIN_MOUNT, SANDBOX_HOME, SANDBOX_TOOLKIT, SANDBOX_USER
-from sandbox.toolkit import TOOLKIT_BIN
-from sandbox.vm_image import bind_terminal_key, make_home_folders, write_image_files
+from stateact.sandbox.limits import DEFAULT_LIMITS, SandboxLimits
+from stateact.sandbox.marker_shell import NONINTERACTIVE_ENV
+from stateact.sandbox.mounts import open_folders
+from stateact.sandbox.netns import LOOPBACK_NAMES, SandboxNetwork, check_network
+from stateact.sandbox.office_profile import install_office_profile
+from stateact.sandbox.processes import TAG_VARIABLE, kill_tagged
+from stateact.sandbox.runtime import require_runtime
+from stateact.sandbox.settings import IMAGE_BIN_MOUNT, SANDBOX_HOME, SANDBOX_TOOLKIT, SANDBOX_USER
+from stateact.sandbox.toolkit import TOOLKIT_BIN
+from stateact.sandbox.vm_image import bind_terminal_key, make_home_folders, write_image_files
 
 HOST_SESSION_VARIABLES = ("DISPLAY", "XDG_CONFIG_HOME", "DBUS_SESSION_BUS_ADDRESS")
 """The harness's desktop session, which a sandbox sharing the host's processes must not reach."""

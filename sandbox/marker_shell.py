@@ -16,8 +16,8 @@ import signal
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
-from sandbox import settings
-from sandbox.base import ShellOutput
+from stateact.sandbox import settings
+from stateact.sandbox.base import ShellOutput
 
 NONINTERACTIVE_ENV = {
     "PAGER": "cat",

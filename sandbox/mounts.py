@@ -24,12 +24,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from sandbox.base import SandboxError
-from sandbox.caps import DiskCaps, size_text
-from sandbox.mirror import mirror
-from sandbox.settings import MOUNT_TIMEOUT_S, SANDBOX_UID, STATE_TMPFS_BYTES
-from sandbox.toolkit import TOOLKIT_BIN
-from sandbox.vm_image import IMAGE_BIN
+from stateact.sandbox.base import SandboxError
+from stateact.sandbox.caps import DiskCaps, size_text
+from stateact.sandbox.mirror import mirror
+from stateact.sandbox.settings import MOUNT_TIMEOUT_S, SANDBOX_UID, STATE_TMPFS_BYTES
+from stateact.sandbox.toolkit import TOOLKIT_BIN
+from stateact.sandbox.vm_image import IMAGE_BIN
 
 IMAGE_NAME = "home.img"
 MOUNT_POINT = "mnt"

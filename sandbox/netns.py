@@ -37,8 +37,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from sandbox.base import SandboxError
-from sandbox.settings import NETWORK_MODES, PASTA_START_TIMEOUT_S, RELAY_CHUNK_BYTES
+from stateact.sandbox.base import SandboxError
+from stateact.sandbox.settings import NETWORK_MODES, PASTA_START_TIMEOUT_S, RELAY_CHUNK_BYTES
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 LOOPBACK = "127.0.0.1"

@@ -19,10 +19,10 @@ from shlex import quote
 
 import httpx
 
-from sandbox import backends, settings
-from sandbox.backends import SandboxOptions, SandboxSpec
-from sandbox.base import CommandResult, Sandbox, SandboxError, Shell
-from sandbox.relay_shell import UNDECODABLE_NOTE, RelayShell, replace_undecodable
+from stateact.sandbox import backends, settings
+from stateact.sandbox.backends import SandboxOptions, SandboxSpec
+from stateact.sandbox.base import CommandResult, Sandbox, SandboxError, Shell
+from stateact.sandbox.relay_shell import UNDECODABLE_NOTE, RelayShell, replace_undecodable
 
 SCHEME_NAME = "osworld"
 SCHEME = f"{SCHEME_NAME}://"
@@ -102,7 +102,7 @@ class OSWorldSandbox(Sandbox):
     def _install_toolkit(self) -> None:
         """Upload the office toolkit and put it first on the PATH (its modules on the PYTHONPATH) of every
         command of the sandbox: its shells, `run`, `run_python` and `launch`."""
-        from sandbox.toolkit import install_toolkit
+        from stateact.sandbox.toolkit import install_toolkit
 
         installed = install_toolkit(self)
         self.toolkit_dir = installed.bin_dir

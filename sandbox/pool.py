@@ -29,12 +29,12 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from sandbox import settings
-from sandbox.base import Sandbox, SandboxError
-from sandbox.caps import DEFAULT_CAPS, DiskCaps
-from sandbox.limits import DEFAULT_LIMITS, SandboxLimits
-from sandbox.local import LocalSandbox
-from sandbox.osworld import OSWorldSandbox
+from stateact.sandbox import settings
+from stateact.sandbox.base import Sandbox, SandboxError
+from stateact.sandbox.caps import DEFAULT_CAPS, DiskCaps
+from stateact.sandbox.limits import DEFAULT_LIMITS, SandboxLimits
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.osworld import OSWorldSandbox
 
 THIS_MACHINE = "this machine"
 """The network of local sandboxes that share this machine's loopback."""

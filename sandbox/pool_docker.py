@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandbox.base import Sandbox
-from sandbox.pool import SlotRetired, VMSlot
+from stateact.sandbox.base import Sandbox
+from stateact.sandbox.pool import SlotRetired, VMSlot
 
 OSWORLD_IMAGE = "happysixd/osworld-docker"
 SERVER_PORT = "5000/tcp"

@@ -25,10 +25,10 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from sandbox.base import SandboxError
-from sandbox.osworld import parse_osworld_spec
-from sandbox.pool import LocalSlot, VMSlot
-from sandbox.pool_docker import DockerSlot
+from stateact.sandbox.base import SandboxError
+from stateact.sandbox.osworld import parse_osworld_spec
+from stateact.sandbox.pool import LocalSlot, VMSlot
+from stateact.sandbox.pool_docker import DockerSlot
 
 VM_TABLE = "vm"
 DOCKER_TABLE = "docker"

@@ -13,9 +13,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from sandbox import settings
-from sandbox.base import Sandbox, SandboxError, SandboxUnsupported
-from sandbox.processes import TAG_VARIABLE
+from stateact.sandbox import settings
+from stateact.sandbox.base import Sandbox, SandboxError, SandboxUnsupported
+from stateact.sandbox.processes import TAG_VARIABLE
 
 FRAGMENT_S = 1
 """Seconds of video per MP4 fragment: what a killed recorder can lose at most."""

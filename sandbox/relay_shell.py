@@ -50,9 +50,9 @@ from dataclasses import replace
 from pathlib import Path
 from shlex import quote
 
-from sandbox import settings
-from sandbox.base import Sandbox, SandboxError, ShellOutput
-from sandbox.marker_shell import NONINTERACTIVE_ENV, MarkerShell, PromptMarker
+from stateact.sandbox import settings
+from stateact.sandbox.base import Sandbox, SandboxError, ShellOutput
+from stateact.sandbox.marker_shell import NONINTERACTIVE_ENV, MarkerShell, PromptMarker
 
 RELAY_SOURCE = (Path(__file__).parent / "pty_relay.py").read_bytes()
 CTRL_C, CTRL_BACKSLASH = "\x03", "\x1c"

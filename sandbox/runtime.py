@@ -10,8 +10,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from sandbox.base import SandboxError
-from sandbox.settings import RUNTIME_BUILD_TIMEOUT_S, RUNTIME_DIR, RUNTIME_PACKAGES
+from stateact.sandbox.base import SandboxError
+from stateact.sandbox.settings import RUNTIME_BUILD_TIMEOUT_S, RUNTIME_DIR, RUNTIME_PACKAGES
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 READY_MARK = ".stateact-ready"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandbox.settings import IMAGE_FOLDERS, SANDBOX_HOME, SANDBOX_HOSTNAME, SANDBOX_USER
+from stateact.sandbox.settings import IMAGE_FOLDERS, SANDBOX_HOME, SANDBOX_HOSTNAME, SANDBOX_USER
 
 IMAGE_BIN = Path(__file__).parent / "image_bin"
 """Programs of the image the host system lacks or cannot honour inside (sudo)."""

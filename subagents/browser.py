@@ -40,10 +40,10 @@ from playwright.sync_api import (
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from sandbox.base import BrowserPlace, Sandbox
-from subagents import settings
-from subagents.dom_markdown import ELEMENT_ATTRIBUTE, PageSnapshot, render_page, snapshot_page
-from subagents.sandbox_browser import SandboxChromium
+from stateact.sandbox.base import BrowserPlace, Sandbox
+from stateact.subagents import settings
+from stateact.subagents.dom_markdown import ELEMENT_ATTRIBUTE, PageSnapshot, render_page, snapshot_page
+from stateact.subagents.sandbox_browser import SandboxChromium
 
 
 class WebActionError(RuntimeError):

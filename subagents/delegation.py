@@ -17,9 +17,9 @@ from dataclasses import asdict, dataclass, field
 from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import ToolResult
-from subagents import settings
-from subagents.endings import SubagentClaim
-from subagents.events import GuiReportEvent, SubagentReportEvent, WebReportEvent
+from stateact.subagents import settings
+from stateact.subagents.endings import SubagentClaim
+from stateact.subagents.events import GuiReportEvent, SubagentReportEvent, WebReportEvent
 
 DONE, FAIL, INCOMPLETE, ERROR = "DONE", "FAIL", "INCOMPLETE", "ERROR"
 NOTHING_REPORTED = "nothing reported"

@@ -22,7 +22,7 @@ from markdownify import MarkdownConverter
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Frame, Page
 
-from subagents import settings
+from stateact.subagents import settings
 
 ELEMENT_ATTRIBUTE = "data-stateact-id"
 """The attribute the snapshot script stamps on interactive elements."""

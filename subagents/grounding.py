@@ -14,7 +14,7 @@ import math
 
 from stateact.kernel import settings as harness_settings
 from stateact.kernel.models.role_settings import RoleSettings
-from subagents.scaler import Scaler, model_size
+from stateact.subagents.scaler import Scaler, model_size
 
 RELATIVE_SPAN = 1000
 """The span of `relative1000` coordinates."""

@@ -15,10 +15,10 @@ from pydantic import BaseModel, Field
 from stateact.kernel.loop import LoopOutcome
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
-from subagents import settings
-from subagents.delegation import GUI_FORM, SubagentReport, brief_text, delegation_budget, run_delegation
-from subagents.events import GuiBudgetSpent, GuiScreenshotFailed
-from subagents.screen_loop import ScreenLoop, build_screen_loop
+from stateact.subagents import settings
+from stateact.subagents.delegation import GUI_FORM, SubagentReport, brief_text, delegation_budget, run_delegation
+from stateact.subagents.events import GuiBudgetSpent, GuiScreenshotFailed
+from stateact.subagents.screen_loop import ScreenLoop, build_screen_loop
 
 
 def run_gui_subgoal(

@@ -15,8 +15,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from subagents import settings
-from subagents.scaler import Scaler
+from stateact.subagents import settings
+from stateact.subagents.scaler import Scaler
 
 Point = Annotated[list[float], Field(min_length=2, max_length=2)]
 """[x, y]; a plain array schema (no prefixItems) that every tool-calling server accepts."""

@@ -8,11 +8,11 @@ from dataclasses import replace
 
 from stateact.kernel.messages import ToolSpec, ToolUseBlock
 from stateact.kernel.tools.base import Tool, ToolResult
-from subagents import settings
-from subagents.endings import EndingWords
-from subagents.gui_actions import ActionError, ComputerAction, action_code
-from subagents.scaler import CoordinateError
-from subagents.screen import Screen
+from stateact.subagents import settings
+from stateact.subagents.endings import EndingWords
+from stateact.subagents.gui_actions import ActionError, ComputerAction, action_code
+from stateact.subagents.scaler import CoordinateError
+from stateact.subagents.screen import Screen
 
 ERROR_TAIL_CHARS = 1500
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from stateact.kernel.loop import ReplyNudge
-from subagents import settings
+from stateact.subagents import settings
 
 SUBAGENT_TEXT_REPLY_NUDGE = (
     (Path(__file__).parent / "prompts" / "text_reply_nudge.md").read_text(encoding="utf-8").strip()

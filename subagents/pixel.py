@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from stateact.kernel.loop import Budget
 from stateact.kernel.runtime import RunContext
-from subagents.screen_loop import ScreenLoop, build_screen_loop
+from stateact.subagents.screen_loop import ScreenLoop, build_screen_loop
 
 
 def build_pixel_loop(context: RunContext, budget: Budget) -> ScreenLoop:

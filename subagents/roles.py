@@ -4,5 +4,5 @@ one line here."""
 
 from stateact.kernel.roles import Role, register_role
 
-register_role(Role("gui", delegate="subagents.gui:DelegateGuiTool"))
-register_role(Role("web", delegate="subagents.web:DelegateWebTool"))
+register_role(Role("gui", delegate="stateact.subagents.gui:DelegateGuiTool"))
+register_role(Role("web", delegate="stateact.subagents.web:DelegateWebTool"))

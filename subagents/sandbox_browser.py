@@ -29,9 +29,9 @@ from shlex import quote
 
 from playwright.sync_api import Browser, CDPSession, Download
 
-from sandbox.base import SandboxError
-from sandbox.local import LocalSandbox
-from subagents import settings
+from stateact.sandbox.base import SandboxError
+from stateact.sandbox.local import LocalSandbox
+from stateact.subagents import settings
 
 PROFILE_PREFIX = "/tmp/.stateact-web-"
 """Where, inside the sandbox, each Chromium's profile folder is made."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from PIL import Image
 
 from stateact.kernel import settings as model_limits
-from subagents import settings
+from stateact.subagents import settings
 
 
 class CoordinateError(ValueError):

@@ -3,10 +3,10 @@ coordinates read."""
 
 from __future__ import annotations
 
-from sandbox.base import Sandbox
+from stateact.sandbox.base import Sandbox
 from stateact.kernel.models.role_settings import RoleSettings
-from subagents.grounding import coordinate_note, scaler_for
-from subagents.scaler import Scaler
+from stateact.subagents.grounding import coordinate_note, scaler_for
+from stateact.subagents.scaler import Scaler
 
 
 class Screen:

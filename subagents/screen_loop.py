@@ -10,8 +10,8 @@ from stateact.kernel.messages import ImageBlock, TextBlock, ToolUseBlock
 from stateact.kernel.models.role_settings import ActionFormat
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import ToolResult
-from subagents import settings
-from subagents.action_formats import (
+from stateact.subagents import settings
+from stateact.subagents.action_formats import (
     WORDS,
     FormatWords,
     format_model,
@@ -19,10 +19,10 @@ from subagents.action_formats import (
     format_tools,
     format_words,
 )
-from subagents.endings import ReportProgressTool
-from subagents.gui_tools import SCREEN_WORDS, ComputerTool
-from subagents.nudge import SUBAGENT_NUDGE
-from subagents.screen import Screen
+from stateact.subagents.endings import ReportProgressTool
+from stateact.subagents.gui_tools import SCREEN_WORDS, ComputerTool
+from stateact.subagents.nudge import SUBAGENT_NUDGE
+from stateact.subagents.screen import Screen
 
 PROMPTS = Path(__file__).parent / "prompts"
 

@@ -15,19 +15,19 @@ from pathlib import Path
 from playwright.sync_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
-from sandbox.base import SandboxError
+from stateact.sandbox.base import SandboxError
 from stateact.kernel.context_processors import CollapseObservations, Processor, StripImages
 from stateact.kernel.loop import LoopSpec
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
-from subagents import settings
-from subagents.browser import BrowserSession, error_summary
-from subagents.delegation import WEB_FORM, brief_text, delegation_budget, run_delegation
-from subagents.dom_markdown import OBSERVATION_MARK
-from subagents.events import WebBrowserError
-from subagents.nudge import SUBAGENT_NUDGE
-from subagents.web_pages import WebPageLog
-from subagents.web_tools import web_tools
+from stateact.subagents import settings
+from stateact.subagents.browser import BrowserSession, error_summary
+from stateact.subagents.delegation import WEB_FORM, brief_text, delegation_budget, run_delegation
+from stateact.subagents.dom_markdown import OBSERVATION_MARK
+from stateact.subagents.events import WebBrowserError
+from stateact.subagents.nudge import SUBAGENT_NUDGE
+from stateact.subagents.web_pages import WebPageLog
+from stateact.subagents.web_tools import web_tools
 
 PROMPT_PATH = Path(__file__).parent / "prompts" / "web.md"
 

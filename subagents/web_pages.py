@@ -17,8 +17,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from stateact.kernel.runlog import RunLog
-from subagents.dom_markdown import VIEWPORT_LINE, PageSnapshot
-from subagents.events import WebPageSaved, WebPageSaveError
+from stateact.subagents.dom_markdown import VIEWPORT_LINE, PageSnapshot
+from stateact.subagents.events import WebPageSaved, WebPageSaveError
 
 PAGES_DIR = "web_pages"
 INDEX_NAME = "index.jsonl"

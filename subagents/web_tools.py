@@ -19,12 +19,12 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import BaseModel, Field
 
-from sandbox.base import SandboxError
+from stateact.sandbox.base import SandboxError
 from stateact.kernel.tools.base import Tool, ToolResult
-from subagents import settings
-from subagents.browser import BrowserSession, WebActionError, error_summary
-from subagents.dom_markdown import find_lines
-from subagents.endings import EndingWords, ending_tools
+from stateact.subagents import settings
+from stateact.subagents.browser import BrowserSession, WebActionError, error_summary
+from stateact.subagents.dom_markdown import find_lines
+from stateact.subagents.endings import EndingWords, ending_tools
 
 
 class WebAction(Tool):

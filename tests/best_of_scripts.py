@@ -8,7 +8,7 @@ import re
 import threading
 from collections.abc import Callable
 
-from tests.wire_servers import WireError, anthropic_error, anthropic_reply
+from tests.support.wire_servers import WireError, anthropic_error, anthropic_reply
 
 MODEL = "claude-sonnet-5-5"
 MARKER = "NARRATION-7F3A"

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from evals.fixtures.build import build_fixtures
-from sandbox.local import LocalSandbox
+from stateact.evals.fixtures.build import build_fixtures
+from stateact.sandbox.local import LocalSandbox
 from stateact.kernel.runlog import RunLog
-from tests.wire_servers import AnthropicWireServer, OpenAIWireServer, Turn, WireServer
+from tests.support.wire_servers import AnthropicWireServer, OpenAIWireServer, Turn, WireServer
 
 
 def _server_factory(kind: type[WireServer]) -> Iterator[Callable[..., WireServer]]:

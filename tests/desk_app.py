@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from evals.fixtures.build import PROGRAMS
-from sandbox.local import LocalSandbox
-from tests.docker_stand_in import free_port
+from stateact.evals.fixtures.build import PROGRAMS
+from stateact.sandbox.local import LocalSandbox
+from tests.support.docker_stand_in import free_port
 from tests.test_gui_desktop import wait_for
 
 DESK = next(p for p in PROGRAMS if p.name == "desk.py")

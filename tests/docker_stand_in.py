@@ -1,5 +1,5 @@
 """A stand-in for the Docker daemon, for the Docker pool where Docker is absent: `containers.run` of
-OSWorld's image starts a test-double VM server (tests/osworld_vm_server.py) over a new local sandbox on
+OSWorld's image starts a test-double VM server (tests/support/osworld_vm_server.py) over a new local sandbox on
 the published port; removing the container stops both. It takes the calls `sandbox/pool_docker.py`
 makes, with the `docker` SDK's names."""
 
@@ -9,8 +9,8 @@ import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sandbox.local import LocalSandbox
-from tests.osworld_vm_server import VMServer
+from stateact.sandbox.local import LocalSandbox
+from tests.support.osworld_vm_server import VMServer
 
 
 class NotFound(Exception):

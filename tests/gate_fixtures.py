@@ -2,7 +2,7 @@
 
 import pytest
 
-from sandbox.local import LocalSandbox
+from stateact.sandbox.local import LocalSandbox
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from sandbox.base import Sandbox
+from stateact.sandbox.base import Sandbox
 from stateact.kernel.loop import AgentLoop, LoopSpec
 from stateact.kernel.meter import Meter
 from stateact.kernel.models.scripted import ScriptedProvider

@@ -36,8 +36,8 @@ from pathlib import Path
 from urllib.parse import parse_qs
 from xml.sax.saxutils import quoteattr
 
-from sandbox.local import LocalSandbox
-from sandbox.osworld import OSWorldSandbox
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.osworld import OSWorldSandbox
 
 EXECUTE_TIMEOUT_S = 120
 REAL_SERVER_VARIABLE = "OSWORLD_SERVER_URL"
@@ -385,7 +385,7 @@ def vm_under_test(
 
 
 def main() -> None:
-    """Serve this machine as an OSWorld VM until Ctrl-C: `python -m tests.osworld_vm_server [PORT] [WORKDIR]`.
+    """Serve this machine as an OSWorld VM until Ctrl-C: `python -m tests.support.osworld_vm_server [PORT] [WORKDIR]`.
 
     Then e.g. `stateact run --task T.json --sandbox osworld://127.0.0.1:PORT`.
     """

@@ -1,6 +1,6 @@
 """An OpenAI-compatible endpoint played through relay files: a person or an agent answers as the model.
 
-    python -m tests.relay_endpoint DIR --port P [--scope gui]
+    python -m tests.support.relay_endpoint DIR --port P [--scope gui]
     stateact run "..." --gui-model openai:player@http://127.0.0.1:P/v1 --roles roles.toml
 
 Each `POST /v1/chat/completions` becomes a relay request in DIR, exactly as `relay:DIR` writes it

@@ -9,9 +9,9 @@ import pytest
 from stateact.kernel.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.kernel.models.base import ModelRequest
 from stateact.kernel.models.scripted import ScriptedProvider
-from subagents.action_formats.native import Ending, FormatError, NativeActionTool
-from subagents.action_formats.qwen import QwenComputerUse, QwenComputerUseTool, QwenModel, qwen_action
-from subagents.action_formats.uitars import (
+from stateact.subagents.action_formats.native import Ending, FormatError, NativeActionTool
+from stateact.subagents.action_formats.qwen import QwenComputerUse, QwenComputerUseTool, QwenModel, qwen_action
+from stateact.subagents.action_formats.uitars import (
     USER_HELP,
     UITarsInput,
     UITarsTool,
@@ -19,12 +19,12 @@ from subagents.action_formats.uitars import (
     point,
     split_reply,
 )
-from subagents.endings import SubagentClaim
-from subagents.gui_actions import ComputerAction
-from subagents.gui_tools import ComputerTool
-from subagents.scaler import Scaler
-from subagents.screen import Screen
-from subagents.screen_loop import load_prompt
+from stateact.subagents.endings import SubagentClaim
+from stateact.subagents.gui_actions import ComputerAction
+from stateact.subagents.gui_tools import ComputerTool
+from stateact.subagents.scaler import Scaler
+from stateact.subagents.screen import Screen
+from stateact.subagents.screen_loop import load_prompt
 
 
 def one(text: str) -> ComputerAction | Ending:

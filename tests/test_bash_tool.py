@@ -6,13 +6,13 @@ import re
 from pathlib import Path
 
 import pytest
-from tool_context import run_context
+from tests.support.tool_context import run_context
 
-from sandbox import settings as sandbox_settings
+from stateact.sandbox import settings as sandbox_settings
 from stateact.kernel import settings
 from stateact.kernel.tools.base import ToolResult
 from stateact.kernel.tools.bash import OUTPUTS_INSIDE, BashTool
-from tests.tool_calls import invoke
+from tests.support.tool_calls import invoke
 
 
 @pytest.fixture

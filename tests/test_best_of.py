@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from evals.cli import eval_app
-from tests.best_of_scripts import (
+from stateact.evals.cli import eval_app
+from tests.support.best_of_scripts import (
     MARKER,
     MODEL,
     RolloutRouter,
@@ -52,7 +52,7 @@ def run_cli(*args: str) -> tuple[int, str]:
 def suite_run(tmp_path_factory):
     """The office suite of two calc tasks, three rollouts each: budget (right, wrong value, provider
     error) and rates (two wrong values, provider error)."""
-    from tests.wire_servers import AnthropicWireServer
+    from tests.support.wire_servers import AnthropicWireServer
 
     router = RolloutRouter(
         {
@@ -138,7 +138,7 @@ def test_the_suite_table_has_pass_at_n_and_pick_accuracy(suite_run):
     assert budget["usd"] == pytest.approx(sum(r["usd"] for r in budget["rollouts"]) + budget["judge_usd"])
     assert budget["judge_usd"] > 0
     assert "pass@N" in (root / "summary.md").read_text()
-    from evals.reports.html_report import write_html_report
+    from stateact.evals.reports.html_report import write_html_report
 
     assert "pick acc" in write_html_report(root).read_text()
 
@@ -196,11 +196,11 @@ def test_stateact_run_best_of_copies_the_picked_home_into_the_work_folder(
 @pytest.mark.slow
 def test_best_of_3_on_a_pool_of_three_vm_doubles(anthropic_server, tmp_path):
     """Each rollout on its own VM slot (a VM server over a local home, reset by restoring a copy)."""
-    from evals.running.jobs import SuiteOptions
-    from evals.running.suite_runner import run_suite
-    from sandbox.local import LocalSandbox
-    from sandbox.pool_file import load_pool
-    from tests.osworld_vm_server import VMServer
+    from stateact.evals.running.jobs import SuiteOptions
+    from stateact.evals.running.suite_runner import run_suite
+    from stateact.sandbox.local import LocalSandbox
+    from stateact.sandbox.pool_file import load_pool
+    from tests.support.osworld_vm_server import VMServer
     from tests.test_sandbox_pool import VMDouble, pool_file
 
     vms: list[VMDouble] = []
@@ -306,7 +306,7 @@ def test_bad_best_of_options_are_clear_errors(tmp_path):
 
 
 def test_the_work_folder_ends_as_the_picked_home(tmp_path):
-    from evals.running.best_of_run import mirror
+    from stateact.evals.running.best_of_run import mirror
 
     picked, work = tmp_path / "picked", tmp_path / "work"
     (picked / "Documents").mkdir(parents=True)

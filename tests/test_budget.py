@@ -18,8 +18,8 @@ from stateact.kernel.meter import Meter
 from stateact.kernel.models.catalog import cost_usd
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.runtime import RoleModels, RunContext
-from tests.run_events import logged_events
-from tests.wire_servers import AnthropicWireServer, anthropic_reply
+from tests.support.run_events import logged_events
+from tests.support.wire_servers import AnthropicWireServer, anthropic_reply
 
 MODEL = "claude-sonnet-5-5"
 TURN_USAGE = {"input_tokens": 200_000, "output_tokens": 10_000}

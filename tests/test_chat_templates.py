@@ -12,10 +12,10 @@ import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from stateact.kernel.models.role_settings import RoleSettings
-from subagents.scaler import model_size
+from stateact.subagents.scaler import model_size
 from tests.test_gui_desktop import desktop  # noqa: F401 (fixture)
 from tests.test_gui_grounding_wire import delegate_to
-from tests.wire_servers import openai_reply
+from tests.support.wire_servers import openai_reply
 
 pytestmark = pytest.mark.apps
 

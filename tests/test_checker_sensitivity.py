@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from evals.authoring.mutators import EXTRA, FORMAT, KINDS, ROW, VALUE
-from evals.authoring.sensitivity import task_sensitivity
-from evals.osworld.task import load_task
-from evals.running.suite import SuiteTask
+from stateact.evals.authoring.mutators import EXTRA, FORMAT, KINDS, ROW, VALUE
+from stateact.evals.authoring.sensitivity import task_sensitivity
+from stateact.evals.osworld.task import load_task
+from stateact.evals.running.suite import SuiteTask
 
 REPO = Path(__file__).resolve().parents[1]
 ORIGINAL = "id,price\na,1.50\nb,2.25\nc,3.75\n"

@@ -24,20 +24,20 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
-from evals.osworld.cache import FileCache
-from evals.osworld.chrome.history import EMPTY_HISTORY_URL
-from evals.osworld.chrome.profile import PROFILE
-from evals.osworld.chrome.websites import RecreationSite, recreation_page
-from evals.osworld.getters import GetterContext, fetch
-from evals.osworld.metrics import METRICS
-from evals.osworld.setup import SetupContext, run_steps
-from evals.osworld.task import Getter, Step, TaskError
-from sandbox.base import Sandbox
-from sandbox.local import LocalSandbox
-from sandbox.toolkit import TOOLKIT_BIN
-from tests.docker_stand_in import free_port
-from tests.file_server import served_files
-from tests.osworld_vm_server import vm_under_test
+from stateact.evals.osworld.cache import FileCache
+from stateact.evals.osworld.chrome.history import EMPTY_HISTORY_URL
+from stateact.evals.osworld.chrome.profile import PROFILE
+from stateact.evals.osworld.chrome.websites import RecreationSite, recreation_page
+from stateact.evals.osworld.getters import GetterContext, fetch
+from stateact.evals.osworld.metrics import METRICS
+from stateact.evals.osworld.setup import SetupContext, run_steps
+from stateact.evals.osworld.task import Getter, Step, TaskError
+from stateact.sandbox.base import Sandbox
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.toolkit import TOOLKIT_BIN
+from tests.support.docker_stand_in import free_port
+from tests.support.file_server import served_files
+from tests.support.osworld_vm_server import vm_under_test
 
 APP_FIXTURES = frozenset({"local_sandbox", "sandbox", "vm"})
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.osworld_vm_server import served_vm
+from tests.support.osworld_vm_server import served_vm
 from tests.test_osworld_tasks import FIXTURES, cache  # noqa: F401  (the cache fixture)
 
 pytestmark = pytest.mark.slow

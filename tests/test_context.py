@@ -13,7 +13,7 @@ import tiktoken
 from PIL import Image
 from pydantic import BaseModel
 
-from sandbox.local import LocalSandbox
+from stateact.sandbox.local import LocalSandbox
 from stateact.kernel.cache_prefix import prefix_breaks
 from stateact.kernel.compaction import Compactor, apply_compaction, pairing_problems
 from stateact.kernel.context import ContextPipeline, build_context_manager
@@ -31,8 +31,8 @@ from stateact.kernel.runtime import RoleModels, RunContext
 from stateact.kernel.stall import StallDetector
 from stateact.kernel.tokens import counter, image_tokens
 from stateact.kernel.tools.base import Tool, ToolResult
-from tests.run_events import logged_events
-from tests.wire_servers import AnthropicWireServer, anthropic_prompt_too_long, anthropic_reply
+from tests.support.run_events import logged_events
+from tests.support.wire_servers import AnthropicWireServer, anthropic_prompt_too_long, anthropic_reply
 
 TASK = "Fill the quarterly report in /tmp/report.xlsx from the sales database."
 PLAN = "Plan checklist:\n- [x] p1 find the database\n- [ ] p2 read the totals\n- [ ] p3 write the report"

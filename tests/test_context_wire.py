@@ -13,7 +13,7 @@ from stateact.kernel.models.scripted import ScriptedProvider
 from stateact.kernel.stall import StallDetector
 from stateact.kernel.tokens import counter
 from tests.test_context import PLAN, TASK, make_loop
-from tests.wire_servers import (
+from tests.support.wire_servers import (
     AnthropicWireServer,
     OpenAIWireServer,
     anthropic_prompt_too_long,

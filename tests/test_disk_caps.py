@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from evals.cli import eval_app
-from sandbox.caps import parse_size, size_text
+from stateact.evals.cli import eval_app
+from stateact.sandbox.caps import parse_size, size_text
 from stateact.app.cli import app
 from stateact.app.exit_codes import ExitCode
 

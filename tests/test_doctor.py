@@ -7,7 +7,7 @@ import importlib.metadata
 import pytest
 from rich.console import Console
 
-from sandbox import settings
+from stateact.sandbox import settings
 from stateact.app.doctor import CHECKS, checks_for, run_checks
 
 

@@ -14,21 +14,21 @@ from pathlib import Path
 
 import pytest
 
-from evals.cli import write_tables
-from evals.osworld.cache import DownloadError, FileCache, url_key
-from evals.reports.html_report import write_html_report
-from evals.running.jobs import SuiteOptions
-from evals.running.results import ARTIFACTS_DIR, ERROR_FILE, RESULT_FILE, is_done
-from evals.running.runner import TaskOutcome, run_task_file
-from evals.running.suite_runner import run_suite
-from sandbox.base import Sandbox
+from stateact.evals.cli import write_tables
+from stateact.evals.osworld.cache import DownloadError, FileCache, url_key
+from stateact.evals.reports.html_report import write_html_report
+from stateact.evals.running.jobs import SuiteOptions
+from stateact.evals.running.results import ARTIFACTS_DIR, ERROR_FILE, RESULT_FILE, is_done
+from stateact.evals.running.runner import TaskOutcome, run_task_file
+from stateact.evals.running.suite_runner import run_suite
+from stateact.sandbox.base import Sandbox
 from stateact.app.config import RunConfig
 from stateact.app.exit_codes import ExitCode
 from stateact.app.run import execute
 from stateact.kernel.runtime import RoleModels
-from tests.file_server import FileServer, served_files
-from tests.osworld_agent import scripted_agent
-from tests.osworld_artifacts import sales_book
+from tests.support.file_server import FileServer, served_files
+from tests.support.osworld_agent import scripted_agent
+from tests.support.osworld_artifacts import sales_book
 
 REPO = Path(__file__).resolve().parents[1]
 SUITE = Path(__file__).parent / "fixtures" / "evalsuite"

@@ -13,15 +13,15 @@ from PIL import Image
 from playwright.sync_api import Page, sync_playwright
 from pydantic import BaseModel
 
-from evals.reports.html_report import SUMMARY_HEADERS
-from evals.reports.task_metrics import collect_metrics
-from evals.reports.trajectory import osworld_steps
-from evals.running.jobs import RUN_FOLDER, SuiteOptions
-from evals.running.results import task_result_dir, write_results
-from evals.running.runner import run_task_file
-from evals.running.suite_runner import run_suite
-from gate.events import GateVerdict
-from sandbox.local import LocalSandbox
+from stateact.evals.reports.html_report import SUMMARY_HEADERS
+from stateact.evals.reports.task_metrics import collect_metrics
+from stateact.evals.reports.trajectory import osworld_steps
+from stateact.evals.running.jobs import RUN_FOLDER, SuiteOptions
+from stateact.evals.running.results import task_result_dir, write_results
+from stateact.evals.running.runner import run_task_file
+from stateact.evals.running.suite_runner import run_suite
+from stateact.gate.events import GateVerdict
+from stateact.sandbox.local import LocalSandbox
 from stateact.kernel.events import Compaction, Response, RunEnd, RunStart, read_events
 from stateact.kernel.loop import AgentLoop, LoopSpec
 from stateact.kernel.messages import Usage
@@ -29,8 +29,8 @@ from stateact.kernel.meter import Meter
 from stateact.kernel.models.scripted import ScriptedProvider
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.tools.base import Tool, ToolResult
-from subagents.settings import WEB_CHROMIUM_ARGS, WEB_CHROMIUM_PATH
-from tests.osworld_agent import scripted_agent
+from stateact.subagents.settings import WEB_CHROMIUM_ARGS, WEB_CHROMIUM_PATH
+from tests.support.osworld_agent import scripted_agent
 from tests.test_eval_runner import SUITE, run_cli
 
 APP_FIXTURES = frozenset({"browser"})

@@ -17,11 +17,11 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from evals.cli import eval_app, report
-from evals.reports.task_metrics import collect_metrics
-from evals.running.jobs import SuiteOptions
-from evals.running.suite_runner import run_suite
-from sandbox.processes import tagged_pids
+from stateact.evals.cli import eval_app, report
+from stateact.evals.reports.task_metrics import collect_metrics
+from stateact.evals.running.jobs import SuiteOptions
+from stateact.evals.running.suite_runner import run_suite
+from stateact.sandbox.processes import tagged_pids
 from stateact.app.exit_codes import ExitCode
 from stateact.kernel.events import read_events
 

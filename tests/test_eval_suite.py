@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from evals.cli import eval_app
-from evals.fixtures.build import build_fixtures
-from evals.osworld.cache import FileCache
-from evals.running.suite import OFFICE_SUITE, SuiteTask, discover
-from evals.running.validate import ValidationRow, validate_task
-from tests.tool_calls import calls_in
+from stateact.evals.cli import eval_app
+from stateact.evals.fixtures.build import build_fixtures
+from stateact.evals.osworld.cache import FileCache
+from stateact.evals.running.suite import OFFICE_SUITE, SuiteTask, discover
+from stateact.evals.running.validate import ValidationRow, validate_task
+from tests.support.tool_calls import calls_in
 
 SUITE = discover(OFFICE_SUITE)
 BY_ID = {task.id: task for task in SUITE}

@@ -14,7 +14,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 import pytest
 
-from gate.events import GateVerdict
+from stateact.gate.events import GateVerdict
 from stateact.app.resume import load_run_state
 from stateact.kernel.events import (
     EVENT_TYPES,

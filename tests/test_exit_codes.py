@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.events import GateStart
+from stateact.gate.events import GateStart
 from stateact.app.exit_codes import ExitCode
 from stateact.kernel.events import read_events
 

@@ -11,11 +11,11 @@ import openpyxl
 import pytest
 from docx import Document
 
-from gate import settings as gate_settings
-from gate.inspect.deliverables import mentioned_paths
-from gate.inspect.pregate import run_pregate
-from gate.review import FinishGate
-from sandbox.local import LocalSandbox
+from stateact.gate import settings as gate_settings
+from stateact.gate.inspect.deliverables import mentioned_paths
+from stateact.gate.inspect.pregate import run_pregate
+from stateact.gate.review import FinishGate
+from stateact.sandbox.local import LocalSandbox
 from stateact.app.harness import build_main_loop
 from stateact.app.variants import get_variant
 from stateact.kernel.events import read_events
@@ -25,14 +25,14 @@ from stateact.kernel.meter import Meter
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.runtime import RoleModels, RunContext
 from stateact.kernel.tools.finish import FinishClaim, FinishTool
-from tests.run_events import logged_events
-from tests.tool_calls import turn_calling
+from tests.support.run_events import logged_events
+from tests.support.tool_calls import turn_calling
 
 ROWS = [("Pens", 3, 4), ("Paper", 10, 2.5), ("Ink", 2, 12), ("Tape", 5, 1.5)]
 MARKER = "NARRATION-MARKER-7f3a9c"
 
 
-pytest_plugins = ["tests.gate_fixtures"]
+pytest_plugins = ["tests.support.gate_fixtures"]
 
 
 def instruction_for(path: str) -> str:
@@ -494,7 +494,7 @@ def test_pass_verdict_must_agree_with_its_checklist(tmp_path, sandbox):
 
 @pytest.mark.slow
 def test_change_to_a_file_over_the_copy_cap_is_recorded_as_not_restored(tmp_path, sandbox, monkeypatch):
-    from gate import settings as gate_settings
+    from stateact.gate import settings as gate_settings
 
     monkeypatch.setattr(gate_settings, "GATE_SNAPSHOT_FILE_MAX_BYTES", 100)
     path = Path(sandbox.home) / "sales.xlsx"

@@ -9,13 +9,13 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from gate.inspect.cell_refs import cell_references
-from gate.inspect.probes import run_probe
-from gate.review import FinishGate
-from gate.settings import GATE_NAMED_CELLS_MAX
+from stateact.gate.inspect.cell_refs import cell_references
+from stateact.gate.inspect.probes import run_probe
+from stateact.gate.review import FinishGate
+from stateact.gate.settings import GATE_NAMED_CELLS_MAX
 from tests.test_gate import make_context, verdict
 
-pytest_plugins = ["tests.gate_fixtures"]
+pytest_plugins = ["tests.support.gate_fixtures"]
 
 STOCK = [("Item", "Qty", "Value")] + [(f"item{i}", i, i * 10) for i in range(1, 11)]
 

@@ -15,21 +15,21 @@ import openpyxl
 import pptx
 import pytest
 
-from gate import settings as gate_settings
-from gate.inspect.changes import describe_changes, load_baseline, take_baseline
-from gate.inspect.changes.baseline import BASELINE_DIR
-from gate.inspect.changes.documents import odt_paragraphs
-from gate.review import FinishGate
+from stateact.gate import settings as gate_settings
+from stateact.gate.inspect.changes import describe_changes, load_baseline, take_baseline
+from stateact.gate.inspect.changes.baseline import BASELINE_DIR
+from stateact.gate.inspect.changes.documents import odt_paragraphs
+from stateact.gate.review import FinishGate
 from stateact.kernel.events import read_events
 from stateact.kernel.runlog import RunLog, load_message
-from tests.osworld_vm_server import served_vm
+from tests.support.osworld_vm_server import served_vm
 from tests.test_cli_task import SOLUTION, TASK
 from tests.test_cli_task import run_cli as run_task_cli
 from tests.test_gate import instruction_for, make_context, verdict, write_sales
 from tests.test_osworld_tasks import cache  # noqa: F401  (the cache fixture)
 from tests.test_resume import ENV, REPO, cli, kill_hard, run_cli, wait_for_event
 
-pytest_plugins = ["tests.gate_fixtures"]
+pytest_plugins = ["tests.support.gate_fixtures"]
 
 
 @pytest.fixture

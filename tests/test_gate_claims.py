@@ -8,15 +8,15 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from gate import settings as gate_settings
-from gate.review import FinishGate
+from stateact.gate import settings as gate_settings
+from stateact.gate.review import FinishGate
 from stateact.kernel.messages import ToolUseBlock
 from stateact.kernel.tools.finish import FinishClaim, FinishTool
-from tests.run_events import logged_events
+from tests.support.run_events import logged_events
 from tests.test_gate import after_error, make_context, tool_result_texts
-from tests.tool_calls import turn_calling
+from tests.support.tool_calls import turn_calling
 
-pytest_plugins = ["tests.gate_fixtures"]
+pytest_plugins = ["tests.support.gate_fixtures"]
 
 MARKER = "NARRATION-MARKER-b41d"
 CHECK = {"requirement": "the claim holds", "result": "pass", "evidence": "looked"}
@@ -115,7 +115,7 @@ def test_three_invalid_verdicts_end_the_round_undecided_then_a_fresh_round_decid
 
 
 def test_verdict_tool_describes_the_checklist_shape():
-    from gate.review.tools import VerdictTool
+    from stateact.gate.review.tools import VerdictTool
 
     spec = VerdictTool().spec()
     assert '"requirement"' in spec.description and '"pass" | "fail" | "unverifiable"' in spec.description
@@ -123,8 +123,8 @@ def test_verdict_tool_describes_the_checklist_shape():
 
 
 def test_verdict_tool_says_how_an_infeasibility_checklist_reads_and_counts_rejections_plainly():
-    from gate.review.tools import VerdictTool
-    from tests.tool_calls import invoke
+    from stateact.gate.review.tools import VerdictTool
+    from tests.support.tool_calls import invoke
 
     tool = VerdictTool(max_invalid=3)
     assert "each checklist item is one point of the claim" in tool.spec().description
@@ -138,7 +138,7 @@ def test_verdict_tool_says_how_an_infeasibility_checklist_reads_and_counts_rejec
 
 
 def test_the_web_part_of_the_prompt_names_only_the_web_tools_the_round_has():
-    from gate.review.finish_gate import web_values_section
+    from stateact.gate.review.finish_gate import web_values_section
 
     assert web_values_section({"bash", "verdict"}) == ""
     only_read = web_values_section({"bash", "read_page"})

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from evals import settings
-from evals.authoring.gate_corpus import (
+from stateact.evals import settings
+from stateact.evals.authoring.gate_corpus import (
     CORPUS_DIR,
     KINDS,
     CaseError,
@@ -20,10 +20,10 @@ from evals.authoring.gate_corpus import (
     staged_case,
     suite_tasks,
 )
-from gate.inspect.changes import describe_changes, load_baseline
-from gate.inspect.deliverables import mentioned_paths
-from gate.inspect.pregate import PregateResult, run_pregate
-from sandbox.office_profile import PROFILE_USER_DIR, SETTINGS_NAME
+from stateact.gate.inspect.changes import describe_changes, load_baseline
+from stateact.gate.inspect.deliverables import mentioned_paths
+from stateact.gate.inspect.pregate import PregateResult, run_pregate
+from stateact.sandbox.office_profile import PROFILE_USER_DIR, SETTINGS_NAME
 from stateact.kernel.events import read_events
 
 

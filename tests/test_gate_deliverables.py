@@ -2,7 +2,7 @@
 
 import pytest
 
-from gate.inspect.deliverables import mentioned_paths
+from stateact.gate.inspect.deliverables import mentioned_paths
 
 CASES = [
     (

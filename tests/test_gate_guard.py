@@ -2,7 +2,7 @@
 
 import pytest
 
-from gate.review.guard import check_command
+from stateact.gate.review.guard import check_command
 
 ALLOWED = [
     "ls -la ~/Documents",

@@ -2,7 +2,7 @@
 
 import pytest
 
-from gate.review.guard import check_command
+from stateact.gate.review.guard import check_command
 
 URL = "http://127.0.0.1:18432/reports/"
 

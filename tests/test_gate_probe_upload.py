@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from gate.inspect.deliverables import MentionedPath
-from gate.inspect.pregate import run_pregate
-from gate.inspect.probes import PRIVATE_COPY, PROBE_FILE, ProbeError, run_probe
-from tests.osworld_vm_server import REAL_SERVER_VARIABLE, served_vm, vm_under_test
+from stateact.gate.inspect.deliverables import MentionedPath
+from stateact.gate.inspect.pregate import run_pregate
+from stateact.gate.inspect.probes import PRIVATE_COPY, PROBE_FILE, ProbeError, run_probe
+from tests.support.osworld_vm_server import REAL_SERVER_VARIABLE, served_vm, vm_under_test
 
-pytest_plugins = ["tests.gate_fixtures"]
+pytest_plugins = ["tests.support.gate_fixtures"]
 
 PROBE_CALL_MAX_BYTES = 2048
 """What one probe call may send to the VM once the probe code is there."""

@@ -14,7 +14,7 @@ import pytest
 from docx.shared import Pt
 from openpyxl.chart import BarChart, Reference
 
-from gate.review.tools import (
+from stateact.gate.review.tools import (
     FileFacts,
     InspectDocument,
     InspectPresentation,
@@ -25,7 +25,7 @@ from gate.review.tools import (
 )
 from stateact.kernel.messages import ToolUseBlock
 
-pytest_plugins = ["tests.gate_fixtures"]
+pytest_plugins = ["tests.support.gate_fixtures"]
 
 
 def invoke(tool, **tool_input):
@@ -222,8 +222,8 @@ def test_spreadsheet_probe_reads_ods_saved_by_libreoffice(sandbox):
 def test_changed_files_include_app_data_in_hidden_folders_but_not_caches(sandbox):
     import time
 
-    from gate.inspect.probes import run_probe
-    from gate.settings import GATE_CHANGED_FILES_SKIP
+    from stateact.gate.inspect.probes import run_probe
+    from stateact.gate.settings import GATE_CHANGED_FILES_SKIP
 
     home = Path(sandbox.home)
     since = time.time()  # after the sandbox's start, which writes its image settings (dconf)

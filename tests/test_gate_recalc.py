@@ -15,13 +15,13 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from gate import settings
-from gate.inspect.deliverables import mentioned_paths
-from gate.inspect.pregate import run_pregate
-from sandbox.processes import tagged_pids
-from sandbox.toolkit import TOOLKIT_BIN
+from stateact.gate import settings
+from stateact.gate.inspect.deliverables import mentioned_paths
+from stateact.gate.inspect.pregate import run_pregate
+from stateact.sandbox.processes import tagged_pids
+from stateact.sandbox.toolkit import TOOLKIT_BIN
 
-pytest_plugins = ["tests.gate_fixtures"]
+pytest_plugins = ["tests.support.gate_fixtures"]
 
 APP_FIXTURES = frozenset({"recalculated_book"})
 SHEET_XML = "xl/worksheets/sheet1.xml"

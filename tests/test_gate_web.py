@@ -15,17 +15,17 @@ from pathlib import Path
 
 import pytest
 
-from evals.fixtures.site import site_zip
-from gate.review import FinishGate
-from gate.review.web_read import ReadPage, allowed_sites, site_of
+from stateact.evals.fixtures.site import site_zip
+from stateact.gate.review import FinishGate
+from stateact.gate.review.web_read import ReadPage, allowed_sites, site_of
 from stateact.kernel.events import read_events
 from stateact.kernel.messages import ToolUseBlock
 from stateact.kernel.runtime import RoleModels
-from subagents.web import DelegateWebTool
-from subagents.web_pages import saved_pages
-from tests.tool_calls import turn_calling
-from tests.tool_context import run_context
-from tests.web_site import serve_site
+from stateact.subagents.web import DelegateWebTool
+from stateact.subagents.web_pages import saved_pages
+from tests.support.tool_calls import turn_calling
+from tests.support.tool_context import run_context
+from tests.support.web_site import serve_site
 
 SERVER = Path(__file__).resolve().parents[1] / "evals" / "fixtures" / "site" / "server.py"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from stateact.kernel.models.role_settings import RoleSettings
-from subagents.grounding import coordinate_note, scaler_for, smart_resize
-from subagents.scaler import CoordinateError
+from stateact.subagents.grounding import coordinate_note, scaler_for, smart_resize
+from stateact.subagents.scaler import CoordinateError
 
 SCREEN = (1920, 1080)
 """Shown to a model at 1366x768 (FWXGA)."""

@@ -18,10 +18,10 @@ from stateact.kernel.meter import Meter
 from stateact.kernel.models.role_settings import RoleSettings
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.runtime import RoleModels, RunContext
-from subagents.grounding import RELATIVE_SPAN, smart_resize
-from subagents.gui import run_gui_subgoal
+from stateact.subagents.grounding import RELATIVE_SPAN, smart_resize
+from stateact.subagents.gui import run_gui_subgoal
 from tests.test_gui_desktop import TkApp, desktop, tk_app  # noqa: F401 (fixtures)
-from tests.wire_servers import PNG_SIZE_OFFSET, image_count, openai_reply
+from tests.support.wire_servers import PNG_SIZE_OFFSET, image_count, openai_reply
 
 pytestmark = pytest.mark.apps
 

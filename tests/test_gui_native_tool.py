@@ -14,11 +14,11 @@ from stateact.kernel.models import parse_spec
 from stateact.kernel.models.anthropic_provider import AnthropicProvider, to_wire
 from stateact.kernel.models.base import ModelRequest
 from stateact.kernel.models.catalog import CATALOG, lookup
-from subagents.endings import DoneTool
-from subagents.gui_actions import ComputerAction
-from subagents.gui_tools import SCREEN_WORDS, ComputerTool
-from subagents.scaler import Scaler
-from subagents.screen import Screen
+from stateact.subagents.endings import DoneTool
+from stateact.subagents.gui_actions import ComputerAction
+from stateact.subagents.gui_tools import SCREEN_WORDS, ComputerTool
+from stateact.subagents.scaler import Scaler
+from stateact.subagents.screen import Screen
 
 
 def request() -> ModelRequest:

@@ -10,13 +10,13 @@ from stateact.kernel.context import build_context_manager
 from stateact.kernel.context_processors import PLACEHOLDER, StripImages
 from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.kernel.models.scripted import ScriptedProvider
-from subagents.delegation import GUI_FORM, SubagentReport, brief_text
-from subagents.gui_actions import ActionError, ComputerAction, action_code, parse_keys
-from subagents.gui_tools import ComputerTool
-from subagents.scaler import CoordinateError, Scaler, image_tokens, model_size
-from subagents.screen import Screen
-from subagents.screen_loop import screen_processors
-from tests.run_events import logged_events
+from stateact.subagents.delegation import GUI_FORM, SubagentReport, brief_text
+from stateact.subagents.gui_actions import ActionError, ComputerAction, action_code, parse_keys
+from stateact.subagents.gui_tools import ComputerTool
+from stateact.subagents.scaler import CoordinateError, Scaler, image_tokens, model_size
+from stateact.subagents.screen import Screen
+from stateact.subagents.screen_loop import screen_processors
+from tests.support.run_events import logged_events
 from tests.test_context import TASK, make_loop, run_context, steps
 
 

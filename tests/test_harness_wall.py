@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import file_access
-from sandbox.base import SandboxError
-from sandbox.file_access import NotRegularFile
-from sandbox.isolation import bwrap_problem
-from sandbox.local import LocalSandbox
-from sandbox.runtime import runtime_ready
+from stateact.sandbox import file_access
+from stateact.sandbox.base import SandboxError
+from stateact.sandbox.file_access import NotRegularFile
+from stateact.sandbox.isolation import bwrap_problem
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.runtime import runtime_ready
 from stateact.app.config import RunConfig
 from stateact.app.run import execute
 from stateact.kernel.runtime import RoleModels

@@ -8,7 +8,7 @@ Relative paths are taken from the home folder (`~/...`); a bare file name with a
 
 import pytest
 
-from gate.inspect.deliverables import mentioned_paths
+from stateact.gate.inspect.deliverables import mentioned_paths
 
 H = "/home/user"
 

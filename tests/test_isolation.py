@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import settings as sandbox_settings
-from sandbox.isolation import CHECKOUT, bwrap_problem
-from sandbox.limits import SandboxLimits
-from sandbox.local import LocalSandbox
-from sandbox.runtime import runtime_ready
-from sandbox.toolkit import TOOLKIT_BIN
+from stateact.sandbox import settings as sandbox_settings
+from stateact.sandbox.isolation import CHECKOUT, bwrap_problem
+from stateact.sandbox.limits import SandboxLimits
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.runtime import runtime_ready
+from stateact.sandbox.toolkit import TOOLKIT_BIN
 
 pytestmark = [
     pytest.mark.slow,
@@ -115,7 +115,7 @@ def test_the_office_toolkit_and_the_gate_probes_run_inside(box):
     """The toolkit's folder sits inside the hidden checkout: every folder on the way must be traversable."""
     import openpyxl
 
-    from gate.inspect.probes import run_probe
+    from stateact.gate.inspect.probes import run_probe
 
     book = openpyxl.Workbook()
     book.active["A1"] = "inside"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from gate.judge.evidence import Evidence
-from gate.judge.judge import judge_request, judge_rollouts
+from stateact.gate.judge.evidence import Evidence
+from stateact.gate.judge.judge import judge_request, judge_rollouts
 
 PASSED = Evidence("finished", gate_passed=True, changes="Costs!B5: (empty) → 1440")
 GATE_FAILED = Evidence("finished", gate_passed=False, changes="Costs!B5: (empty) → 1404")

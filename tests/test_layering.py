@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parent.parent
 OURS = ("stateact", "subagents", "gate", "sandbox", "evals")
 LAUNCHER = "stateact.__main__"
 """`python -m stateact` must start the CLI: the one module below the commands allowed to name them."""
-COMMANDS = ("stateact.app.cli", "evals.cli")
+COMMANDS = ("stateact.app.cli", "stateact.evals.cli")
 EVALUATION_RANKS = {"osworld": 0, "fixtures": 0, "settings": 0, "running": 1, "reports": 2, "authoring": 3}
 """Sub-layers of `evals/`; the package itself and its settings are at the bottom."""
-PEERS = (("gate.review", "gate.judge"), ("subagents", "gate"))
+PEERS = (("stateact.gate.review", "stateact.gate.judge"), ("subagents", "gate"))
 """(a, b): a module under a may not import b (the second pair: subagents may not import the gate)."""
 
 
@@ -90,7 +90,7 @@ def rank_of(module: str) -> tuple[int, int]:
         return (4, EVALUATION_RANKS.get(parts[1], 0) if len(parts) > 1 else 0)
     if within(module, "stateact.app"):
         return (3, 0)
-    if within(module, "gate.inspect") or within(module, "gate.events") or module in ("gate", "gate.settings"):
+    if within(module, "stateact.gate.inspect") or within(module, "stateact.gate.events") or module in ("gate", "stateact.gate.settings"):
         return (2, 0)
     if within(module, "subagents") or within(module, "gate"):
         return (2, 1)
@@ -196,24 +196,24 @@ def test_there_is_no_import_circle():
 @pytest.mark.parametrize(
     ("importer", "imported"),
     [
-        ("sandbox.local", "stateact.kernel.settings"),
+        ("stateact.sandbox.local", "stateact.kernel.settings"),
         ("stateact.kernel.loop", "gate"),
-        ("stateact.kernel.tools.bash", "subagents.gui"),
-        ("stateact.kernel.meter", "evals.running.results"),
+        ("stateact.kernel.tools.bash", "stateact.subagents.gui"),
+        ("stateact.kernel.meter", "stateact.evals.running.results"),
         ("stateact.kernel.runtime", "stateact.app.config"),
-        ("subagents.web", "stateact.app.harness"),
-        ("subagents.web", "gate.review.web_read"),
-        ("gate.inspect.changes", "gate.review.finish_gate"),
-        ("gate.events", "gate.review"),
-        ("subagents.events", "gate.events"),
-        ("gate.review.finish_gate", "gate.judge.evidence"),
-        ("gate.judge.evidence", "gate.review.finish_gate"),
-        ("gate.review.finish_gate", "evals.running.runner"),
-        ("stateact.app.run", "evals.running.runner"),
-        ("evals.osworld.scoring", "evals.running.check"),
-        ("evals.running.runner", "evals.reports.task_metrics"),
-        ("evals.reports.html_report", "evals.authoring.gate_corpus"),
-        ("evals.running.suite_runner", "evals.cli"),
+        ("stateact.subagents.web", "stateact.app.harness"),
+        ("stateact.subagents.web", "stateact.gate.review.web_read"),
+        ("stateact.gate.inspect.changes", "stateact.gate.review.finish_gate"),
+        ("stateact.gate.events", "stateact.gate.review"),
+        ("stateact.subagents.events", "stateact.gate.events"),
+        ("stateact.gate.review.finish_gate", "stateact.gate.judge.evidence"),
+        ("stateact.gate.judge.evidence", "stateact.gate.review.finish_gate"),
+        ("stateact.gate.review.finish_gate", "stateact.evals.running.runner"),
+        ("stateact.app.run", "stateact.evals.running.runner"),
+        ("stateact.evals.osworld.scoring", "stateact.evals.running.check"),
+        ("stateact.evals.running.runner", "stateact.evals.reports.task_metrics"),
+        ("stateact.evals.reports.html_report", "stateact.evals.authoring.gate_corpus"),
+        ("stateact.evals.running.suite_runner", "stateact.evals.cli"),
         ("stateact.app.run", "stateact.app.cli"),
     ],
 )
@@ -224,19 +224,19 @@ def test_an_import_against_the_direction_is_forbidden(importer, imported):
 @pytest.mark.parametrize(
     ("importer", "imported"),
     [
-        ("stateact.kernel.loop", "sandbox.base"),
-        ("subagents.gui", "stateact.kernel.loop"),
-        ("gate.review.web_read", "subagents.web_pages"),
-        ("gate.judge.evidence", "gate.inspect.changes"),
-        ("gate.inspect.changes", "gate.events"),
-        ("gate.judge.evidence", "gate.events"),
-        ("stateact.app.harness", "subagents.gui"),
-        ("evals.running.suite_runner", "stateact.app.run"),
-        ("evals.running.check", "evals.osworld.support"),
-        ("evals.reports.task_metrics", "evals.running.results"),
-        ("evals.authoring.sensitivity", "evals.running.runner"),
-        ("stateact.app.cli", "evals.running.runner"),
-        ("evals.cli", "stateact.app.cli"),
+        ("stateact.kernel.loop", "stateact.sandbox.base"),
+        ("stateact.subagents.gui", "stateact.kernel.loop"),
+        ("stateact.gate.review.web_read", "stateact.subagents.web_pages"),
+        ("stateact.gate.judge.evidence", "stateact.gate.inspect.changes"),
+        ("stateact.gate.inspect.changes", "stateact.gate.events"),
+        ("stateact.gate.judge.evidence", "stateact.gate.events"),
+        ("stateact.app.harness", "stateact.subagents.gui"),
+        ("stateact.evals.running.suite_runner", "stateact.app.run"),
+        ("stateact.evals.running.check", "stateact.evals.osworld.support"),
+        ("stateact.evals.reports.task_metrics", "stateact.evals.running.results"),
+        ("stateact.evals.authoring.sensitivity", "stateact.evals.running.runner"),
+        ("stateact.app.cli", "stateact.evals.running.runner"),
+        ("stateact.evals.cli", "stateact.app.cli"),
         ("stateact.__main__", "stateact.app.cli"),
     ],
 )
@@ -283,5 +283,5 @@ def test_a_planted_circle_is_found_but_not_a_type_only_one(tmp_path):
         },
     )
     assert import_circles(import_graph(tmp_path)) == [
-        ["evals.running.a", "evals.running.b", "evals.running.c"]
+        ["stateact.evals.running.a", "stateact.evals.running.b", "stateact.evals.running.c"]
     ]

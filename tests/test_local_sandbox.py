@@ -10,9 +10,9 @@ import time
 import pytest
 from PIL import Image
 
-from sandbox.base import SandboxError
-from sandbox.local import LocalSandbox
-from sandbox.processes import tagged_pids
+from stateact.sandbox.base import SandboxError
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.processes import tagged_pids
 
 APP_FIXTURES = frozenset({"desktop"})
 

@@ -14,12 +14,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from evals.authoring.long_events_tasks import LONG_SUITE, SPECS
-from evals.running.suite import SuiteTask, discover
-from tests.desk_app import running_desk
+from stateact.evals.authoring.long_events_tasks import LONG_SUITE, SPECS
+from stateact.evals.running.suite import SuiteTask, discover
+from tests.support.desk_app import running_desk
 from tests.test_eval_suite import assert_downloads_resolve
 from tests.test_gui_desktop import wait_for
-from tests.tool_calls import calls_in
+from tests.support.tool_calls import calls_in
 
 MIN_CHECKPOINTS = 20
 MIN_APPS = 2

@@ -16,8 +16,8 @@ from stateact.kernel.models.base import ContextLengthError, ModelRequest, ModelR
 from stateact.kernel.models.scripted import ScriptedProvider
 from stateact.kernel.runlog import RunLog, load_message
 from stateact.kernel.tools.base import Tool, ToolResult
-from tests.run_events import logged_events
-from tests.tool_calls import Answer, call
+from tests.support.run_events import logged_events
+from tests.support.tool_calls import Answer, call
 
 UNLIMITED = Budget(max_turns=50, max_usd=None, max_seconds=None)
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from sandbox.toolkit import toolkit_programs
+from stateact.sandbox.toolkit import toolkit_programs
 from stateact.kernel.prompts import read_prompt, render_main_prompt, select_sections
 
 FULL = {"bash", "str_replace_based_edit_tool", "plan", "delegate_gui", "delegate_web", "finish"}
@@ -86,8 +86,8 @@ def test_prompt_files_have_balanced_sections():
 
 
 def test_main_and_gate_prompts_state_the_same_rule_on_open_documents():
-    from gate.inspect.pregate import OPEN_DOCUMENT_RULE
-    from gate.review.finish_gate import PROMPTS
+    from stateact.gate.inspect.pregate import OPEN_DOCUMENT_RULE
+    from stateact.gate.review.finish_gate import PROMPTS
 
     gate_prompt = (
         (PROMPTS / "gate.md")

@@ -2,10 +2,10 @@
 
 import pytest
 
-from sandbox.bash_session import BashSession
-from sandbox.local import LocalSandbox
-from sandbox.marker_shell import PromptMarker
-from sandbox.relay_shell import RelayShell
+from stateact.sandbox.bash_session import BashSession
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.marker_shell import PromptMarker
+from stateact.sandbox.relay_shell import RelayShell
 
 
 def test_marker_split_across_reads_is_not_returned_as_output():

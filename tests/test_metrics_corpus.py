@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from evals.osworld.metrics import METRICS
-from evals.osworld.metrics.explain import collect
+from stateact.evals.osworld.metrics import METRICS
+from stateact.evals.osworld.metrics.explain import collect
 
 APP_FIXTURES = frozenset({"built"})
 """The fixtures here that start a real application: their tests are marked `apps`."""
@@ -33,7 +33,7 @@ TOLERANCE = 1e-9
 
 @functools.cache
 def _module(name: str):
-    return importlib.import_module(f"evals.metrics_corpus.{name}")
+    return importlib.import_module(f"stateact.evals.metrics_corpus.{name}")
 
 
 @functools.cache

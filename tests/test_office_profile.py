@@ -16,12 +16,12 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from evals.osworld.cache import FileCache
-from evals.osworld.setup import SetupContext, run_steps, wait_for_window, window_titles
-from evals.osworld.task import Step
-from sandbox.local import LocalSandbox
-from sandbox.office_profile import PROFILE_SETTINGS, PROFILE_USER_DIR, SETTINGS_NAME
-from sandbox.processes import tagged_pids
+from stateact.evals.osworld.cache import FileCache
+from stateact.evals.osworld.setup import SetupContext, run_steps, wait_for_window, window_titles
+from stateact.evals.osworld.task import Step
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.office_profile import PROFILE_SETTINGS, PROFILE_USER_DIR, SETTINGS_NAME
+from stateact.sandbox.processes import tagged_pids
 
 APP_FIXTURES = frozenset({"desktop"})
 

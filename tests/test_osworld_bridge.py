@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from evals.osworld import bridge as osworld_bridge
-from evals.osworld.scoring import check_evaluator_known
-from evals.osworld.task import Task, TaskError
-from evals.running.runner import run_task_file
-from tests.osworld_agent import scripted_agent
+from stateact.evals.osworld import bridge as osworld_bridge
+from stateact.evals.osworld.scoring import check_evaluator_known
+from stateact.evals.osworld.task import Task, TaskError
+from stateact.evals.running.runner import run_task_file
+from tests.support.osworld_agent import scripted_agent
 
 METRICS_MODULE = """
 

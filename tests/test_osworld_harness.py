@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from evals.running.runner import run_task
+from stateact.evals.running.runner import run_task
 from stateact.app.config import RunConfig
 from stateact.kernel.runtime import RoleModels
-from tests.osworld_vm_server import served_vm
+from tests.support.osworld_vm_server import served_vm
 from tests.test_osworld_tasks import FIXTURES, cache  # noqa: F401  (the cache fixture)
 
 pytestmark = pytest.mark.slow

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from evals.osworld.task import TaskError
-from evals.running.suite import discover
-from tests.pool_suites import file_check, write_task
+from stateact.evals.osworld.task import TaskError
+from stateact.evals.running.suite import discover
+from tests.support.pool_suites import file_check, write_task
 from tests.test_eval_runner import run_cli
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import openpyxl
 import pytest
 
-from evals.osworld.metrics import METRICS, MetricUnsupported, check_metric_options
-from evals.osworld.metrics.rules import MetricError, match_value_to_rule
-from evals.osworld.metrics.table import read_cell_value
-from tests.osworld_artifacts import docx_file, move_first_textbox, pptx_file, sales_book
+from stateact.evals.osworld.metrics import METRICS, MetricUnsupported, check_metric_options
+from stateact.evals.osworld.metrics.rules import MetricError, match_value_to_rule
+from stateact.evals.osworld.metrics.table import read_cell_value
+from tests.support.osworld_artifacts import docx_file, move_first_textbox, pptx_file, sales_book
 
 compare_table = METRICS["compare_table"]
 compare_docx = METRICS["compare_docx_files"]

@@ -8,11 +8,11 @@ from xml.etree import ElementTree
 
 import pytest
 
-from sandbox.backends import parse_spec
-from sandbox.base import SandboxError
-from sandbox.osworld import OSWorldSandbox, parse_osworld_spec
-from sandbox.relay_shell import UNDECODABLE_NOTE
-from tests.osworld_vm_server import VMServer, png_size, vm_under_test
+from stateact.sandbox.backends import parse_spec
+from stateact.sandbox.base import SandboxError
+from stateact.sandbox.osworld import OSWorldSandbox, parse_osworld_spec
+from stateact.sandbox.relay_shell import UNDECODABLE_NOTE
+from tests.support.osworld_vm_server import VMServer, png_size, vm_under_test
 
 APP_FIXTURES = frozenset({"vm"})
 

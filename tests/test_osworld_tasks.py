@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from evals.osworld.cache import CacheMiss, FileCache, url_key
-from evals.osworld.paths import HomeMap
-from evals.osworld.setup import SetupContext, SetupError, run_steps
-from evals.osworld.task import Step, TaskError, load_task
-from evals.running.runner import prepare_task, run_task_file
-from tests.file_server import served_files
-from tests.osworld_agent import scripted_agent
-from tests.osworld_artifacts import docx_file, pptx_file, sales_book
+from stateact.evals.osworld.cache import CacheMiss, FileCache, url_key
+from stateact.evals.osworld.paths import HomeMap
+from stateact.evals.osworld.setup import SetupContext, SetupError, run_steps
+from stateact.evals.osworld.task import Step, TaskError, load_task
+from stateact.evals.running.runner import prepare_task, run_task_file
+from tests.support.file_server import served_files
+from tests.support.osworld_agent import scripted_agent
+from tests.support.osworld_artifacts import docx_file, pptx_file, sales_book
 
 FIXTURES = Path(__file__).parent / "fixtures" / "osworld"
 MEMO_URL = "https://example.org/files/7f3a/download"

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from evals.osworld.cache import FileCache
-from evals.osworld.setup import SetupContext, SetupError, run_steps, wait_for_window
-from evals.osworld.task import Step
-from evals.running.runner import run_task_file
-from sandbox.local import LocalSandbox
-from tests.docker_stand_in import free_port
-from tests.osworld_agent import scripted_agent
-from tests.osworld_vm_server import vm_under_test
+from stateact.evals.osworld.cache import FileCache
+from stateact.evals.osworld.setup import SetupContext, SetupError, run_steps, wait_for_window
+from stateact.evals.osworld.task import Step
+from stateact.evals.running.runner import run_task_file
+from stateact.sandbox.local import LocalSandbox
+from tests.support.docker_stand_in import free_port
+from tests.support.osworld_agent import scripted_agent
+from tests.support.osworld_vm_server import vm_under_test
 from tests.test_osworld_tasks import FIXTURES, cache  # noqa: F401  (the cache fixture)
 
 pytestmark = pytest.mark.apps

@@ -6,14 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from tool_context import run_context
+from tests.support.tool_context import run_context
 
 from stateact.kernel.events import read_events
 from stateact.kernel.loop import AgentLoop, LoopSpec
 from stateact.kernel.messages import TextBlock
 from stateact.kernel.models.scripted import ScriptedProvider
 from stateact.kernel.tools.plan import PLAN_FILE, Plan, PlanError, PlanTool, plan_injection
-from tests.tool_calls import invoke
+from tests.support.tool_calls import invoke
 
 
 @pytest.fixture

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from gate.review.guard import check_command
+from stateact.gate.review.guard import check_command
 from stateact.kernel.evidence import EvidenceChecker
 from stateact.kernel.messages import ToolUseBlock
 from stateact.kernel.tools.plan import Plan, PlanTool
-from tests.file_server import served_files
-from tests.tool_context import run_context
+from tests.support.file_server import served_files
+from tests.support.tool_context import run_context
 
 PAGE = b"<html><body>Q3 revenue: 4,210</body></html>"
 

@@ -7,9 +7,9 @@ import pytest
 
 from stateact.kernel.evidence import EvidenceChecker, FileContains
 from stateact.kernel.tools.plan import Plan, PlanTool
-from tests.run_events import logged_events
-from tests.tool_calls import invoke
-from tests.tool_context import run_context
+from tests.support.run_events import logged_events
+from tests.support.tool_calls import invoke
+from tests.support.tool_context import run_context
 
 
 @pytest.fixture

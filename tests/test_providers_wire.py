@@ -27,9 +27,9 @@ from stateact.kernel.models.catalog import lookup
 from stateact.kernel.models.openai_provider import ERROR_PREFIX, OpenAIProvider, calls_from_text, to_wire
 from stateact.kernel.runlog import load_message
 from stateact.kernel.tools.base import Tool, ToolResult
-from tests.run_events import logged_events
-from tests.tool_calls import Answer
-from tests.wire_servers import (
+from tests.support.run_events import logged_events
+from tests.support.tool_calls import Answer
+from tests.support.wire_servers import (
     AnthropicWireServer,
     anthropic_error,
     anthropic_overloaded,

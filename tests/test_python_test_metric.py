@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from evals import settings
-from evals.osworld.metrics import METRICS, MetricUnsupported, check_metric_options
+from stateact.evals import settings
+from stateact.evals.osworld.metrics import METRICS, MetricUnsupported, check_metric_options
 
 check_suite = METRICS["check_python_file_by_test_suite"]
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from evals.running.jobs import SuiteOptions
-from evals.running.suite_runner import run_suite
-from sandbox.leftovers import REGISTRY
-from tests.pool_suites import file_check, marker_suite, write_task
+from stateact.evals.running.jobs import SuiteOptions
+from stateact.evals.running.suite_runner import run_suite
+from stateact.sandbox.leftovers import REGISTRY
+from tests.support.pool_suites import file_check, marker_suite, write_task
 from tests.test_eval_runner import HARNESSES, SUITE, run_cli
 from tests.test_osworld_layout import evaluation_examples
 from tests.test_sandbox_pool import pool_file, vms  # noqa: F401  (the vms fixture)
@@ -150,7 +150,7 @@ def test_best_of_3_on_ray_judges_on_the_driver_from_the_evidence_the_workers_sen
 ):
     import json
 
-    from tests.best_of_scripts import MARKER, MODEL, budget_totals, judge_turn
+    from tests.support.best_of_scripts import MARKER, MODEL, budget_totals, judge_turn
     from tests.test_best_of import SUITE as BEST_OF_SUITE
 
     router = budget_totals(1404, 1440)

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from evals.osworld.cache import FileCache, url_key
+from stateact.evals.osworld.cache import FileCache, url_key
 from stateact.kernel.events import read_events
 from stateact.kernel.models.script_expectations import exit_code
-from tests.file_server import served_files
+from tests.support.file_server import served_files
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"

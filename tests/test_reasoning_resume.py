@@ -12,7 +12,7 @@ from stateact.kernel.models.anthropic_provider import AnthropicProvider
 from stateact.kernel.models.base import ModelRequest
 from stateact.kernel.runlog import load_message
 from stateact.kernel.tools.base import Tool, ToolResult
-from tests.wire_servers import anthropic_reply
+from tests.support.wire_servers import anthropic_reply
 
 
 class EchoInput(BaseModel):

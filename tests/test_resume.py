@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.processes import tagged_pids
+from stateact.sandbox.processes import tagged_pids
 from stateact.app.exit_codes import ExitCode
 from stateact.app.resume import load_run_state
 from stateact.kernel.events import read_events
@@ -393,7 +393,7 @@ def test_kill_during_a_delegation_then_resume(tmp_path):
 
 @pytest.mark.apps
 def test_what_a_killed_run_left_is_listed_then_removed_by_the_next_run(tmp_path):
-    from sandbox.leftovers import image_folder, tmp_folder
+    from stateact.sandbox.leftovers import image_folder, tmp_folder
 
     proc, runs, _ = start_run(tmp_path, "killed", True, SCRIPT, "--isolation", "bwrap")
     wait_for_event(runs, KILL_POINTS["during a long bash command"])
@@ -425,7 +425,7 @@ def test_what_a_killed_run_left_is_listed_then_removed_by_the_next_run(tmp_path)
 
 @pytest.mark.apps
 def test_cleanup_remove_ends_what_a_killed_sandbox_left(tmp_path):
-    from sandbox.leftovers import image_folder, tmp_folder
+    from stateact.sandbox.leftovers import image_folder, tmp_folder
 
     owner = subprocess.Popen(
         [sys.executable, "-c", KEEP_A_SANDBOX_OPEN, str(tmp_path / "home")],
@@ -447,7 +447,7 @@ def test_cleanup_remove_ends_what_a_killed_sandbox_left(tmp_path):
 KEEP_A_SANDBOX_OPEN = """
 import sys, time
 from pathlib import Path
-from sandbox.local import LocalSandbox
+from stateact.sandbox.local import LocalSandbox
 
 sandbox = LocalSandbox(Path(sys.argv[1]), display=True, isolation="bwrap")
 sandbox.start()

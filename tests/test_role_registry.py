@@ -11,10 +11,10 @@ from typing import Literal
 
 import pytest
 from pydantic import BaseModel, Field
-from tool_context import run_context
+from tests.support.tool_context import run_context
 from typer.testing import CliRunner
 
-from evals.running.results import model_key
+from stateact.evals.running.results import model_key
 from stateact.app.cli import app
 from stateact.app.harness import build_main_loop
 from stateact.app.role_options import role_settings
@@ -27,7 +27,7 @@ from stateact.kernel.models import RoleSettings
 from stateact.kernel.roles import Role, register_role, role_of_scope
 from stateact.kernel.runtime import RoleModels, RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
-from subagents.delegation import (
+from stateact.subagents.delegation import (
     DONE,
     FAIL,
     INCOMPLETE,
@@ -36,9 +36,9 @@ from subagents.delegation import (
     delegation_budget,
     run_delegation,
 )
-from subagents.endings import EndingWords, ending_tools
-from subagents.events import SubagentReportEvent
-from subagents.nudge import SUBAGENT_NUDGE
+from stateact.subagents.endings import EndingWords, ending_tools
+from stateact.subagents.events import SubagentReportEvent
+from stateact.subagents.nudge import SUBAGENT_NUDGE
 
 LOCAL = "openai:notes-model@http://127.0.0.1:1/v1"
 

@@ -3,7 +3,7 @@
 import pytest
 from typer.testing import CliRunner
 
-from evals.running.results import model_key
+from stateact.evals.running.results import model_key
 from stateact.app.cli import app
 from stateact.kernel.models import RoleSettings
 from stateact.kernel.roles import (

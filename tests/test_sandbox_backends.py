@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import backends
-from sandbox.backends import Backend, SandboxOptions, make_sandbox, parse_spec
-from sandbox.base import BrowserPlace, SandboxError
-from sandbox.local import LocalSandbox
-from sandbox.osworld import OSWorldSandbox
+from stateact.sandbox import backends
+from stateact.sandbox.backends import Backend, SandboxOptions, make_sandbox, parse_spec
+from stateact.sandbox.base import BrowserPlace, SandboxError
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.osworld import OSWorldSandbox
 from stateact.app.config import RunConfig
 from stateact.kernel.runtime import RoleModels
 

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import cgroups
-from sandbox.cgroups import Place, SandboxGroup, tagged_groups
-from sandbox.isolation import bwrap_problem
-from sandbox.leftovers import remove_stale, stale
-from sandbox.limits import SandboxLimits, format_size, parse_size
-from sandbox.local import LocalSandbox
-from sandbox.runtime import runtime_ready
+from stateact.sandbox import cgroups
+from stateact.sandbox.cgroups import Place, SandboxGroup, tagged_groups
+from stateact.sandbox.isolation import bwrap_problem
+from stateact.sandbox.leftovers import remove_stale, stale
+from stateact.sandbox.limits import SandboxLimits, format_size, parse_size
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.runtime import runtime_ready
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 MIB = 2**20
@@ -103,7 +103,7 @@ def test_sizes_are_read_as_binary_multiples_and_bad_ones_refused():
 
 
 def test_the_limits_reach_the_sandboxes_of_runs_and_suites(tmp_path):
-    from evals.running.jobs import SuiteOptions, local_slot
+    from stateact.evals.running.jobs import SuiteOptions, local_slot
     from stateact.app.config import RunConfig
     from stateact.kernel.runtime import RoleModels
 
@@ -183,7 +183,7 @@ def test_every_process_of_the_sandbox_is_in_its_group(tmp_path, isolation):
 DEAD_HARNESS = """
 import sys, time
 from pathlib import Path
-from sandbox.local import LocalSandbox
+from stateact.sandbox.local import LocalSandbox
 box = LocalSandbox(Path(sys.argv[1]), isolation="none")
 box.start()
 box.launch("sleep 304.5")
@@ -289,7 +289,7 @@ def test_a_cgroup_v2_parent_is_the_nearest_group_that_can_hand_controllers_to_ch
 AS_USER = """
 import tempfile
 from pathlib import Path
-from sandbox.local import LocalSandbox
+from stateact.sandbox.local import LocalSandbox
 from stateact.app.doctor import CHECKS
 print(CHECKS["sandbox limits (processes, memory)"]())
 with LocalSandbox(Path(tempfile.gettempdir()) / "home", isolation="none") as box:

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.caps import DiskCaps, parse_size
-from sandbox.isolation import CHECKOUT, bwrap_problem
-from sandbox.leftovers import REGISTRY, home_folder, image_folder, remove, stale, tmp_folder
-from sandbox.local import LocalSandbox
-from sandbox.mounts import mount_problem
-from sandbox.runtime import runtime_ready
+from stateact.sandbox.caps import DiskCaps, parse_size
+from stateact.sandbox.isolation import CHECKOUT, bwrap_problem
+from stateact.sandbox.leftovers import REGISTRY, home_folder, image_folder, remove, stale, tmp_folder
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.mounts import mount_problem
+from stateact.sandbox.runtime import runtime_ready
 from stateact.app.survival import carry_tmp, end_leftovers
 
 pytestmark = [
@@ -35,8 +35,8 @@ KEEP_A_SANDBOX_OPEN = """
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from sandbox.caps import parse_size, DiskCaps
-from sandbox.local import LocalSandbox
+from stateact.sandbox.caps import parse_size, DiskCaps
+from stateact.sandbox.local import LocalSandbox
 
 sandbox = LocalSandbox(Path(sys.argv[1]), isolation="bwrap", disk=DiskCaps(parse_size("48M"), parse_size("16M")))
 sandbox.start()

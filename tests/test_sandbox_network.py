@@ -13,10 +13,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import pytest
 
-from sandbox.isolation import CHECKOUT, bwrap_problem
-from sandbox.local import LocalSandbox
-from sandbox.runtime import runtime_ready
-from subagents.sandbox_browser import SandboxChromium
+from stateact.sandbox.isolation import CHECKOUT, bwrap_problem
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.runtime import runtime_ready
+from stateact.subagents.sandbox_browser import SandboxChromium
 
 pytestmark = pytest.mark.skipif(
     bool(bwrap_problem()) or not runtime_ready(), reason="bubblewrap or the sandbox Python is not available"

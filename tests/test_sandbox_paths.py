@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.local import LocalSandbox
-from sandbox.paths import expand_path
-from tests.osworld_vm_server import served_vm
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.paths import expand_path
+from tests.support.osworld_vm_server import served_vm
 
 PATHS = [
     ("~/a b.txt", "a b.txt"),

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from evals.running.jobs import SuiteOptions
-from evals.running.suite_runner import run_suite
-from sandbox.local import LocalSandbox
-from sandbox.pool import SlotRetired, VMSlot
-from sandbox.pool_file import PoolError, load_pool, pool_from_options
-from tests.docker_stand_in import StandInDocker, free_port
-from tests.osworld_vm_server import VMServer
-from tests.pool_suites import marker_suite
+from stateact.evals.running.jobs import SuiteOptions
+from stateact.evals.running.suite_runner import run_suite
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.pool import SlotRetired, VMSlot
+from stateact.sandbox.pool_file import PoolError, load_pool, pool_from_options
+from tests.support.docker_stand_in import StandInDocker, free_port
+from tests.support.osworld_vm_server import VMServer
+from tests.support.pool_suites import marker_suite
 from tests.test_eval_runner import run_cli
 
 APP_FIXTURES = frozenset({"vms"})

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from evals.osworld.cache import FileCache
-from evals.osworld.setup import SetupContext, run_steps
-from evals.osworld.task import Step
-from evals.reports.comparison import summarize
-from evals.reports.task_metrics import collect_metrics
-from evals.running.runner import run_task_file
-from tests.osworld_agent import scripted_agent
-from tests.osworld_vm_server import served_vm
+from stateact.evals.osworld.cache import FileCache
+from stateact.evals.osworld.setup import SetupContext, run_steps
+from stateact.evals.osworld.task import Step
+from stateact.evals.reports.comparison import summarize
+from stateact.evals.reports.task_metrics import collect_metrics
+from stateact.evals.running.runner import run_task_file
+from tests.support.osworld_agent import scripted_agent
+from tests.support.osworld_vm_server import served_vm
 
 IMAGE_TASKS = Path(__file__).parent / "fixtures" / "vm_image"
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from stateact.kernel.loop import LoopOutcome
 from stateact.kernel.tools.finish import FinishClaim
-from subagents.delegation import outcome_facts
-from subagents.endings import DoneTool, FailTool, ReportProgressTool, SubagentClaim, ending_tools
-from subagents.gui_tools import SCREEN_WORDS
-from subagents.web_tools import WEB_WORDS
-from tests.tool_calls import invoke
+from stateact.subagents.delegation import outcome_facts
+from stateact.subagents.endings import DoneTool, FailTool, ReportProgressTool, SubagentClaim, ending_tools
+from stateact.subagents.gui_tools import SCREEN_WORDS
+from stateact.subagents.web_tools import WEB_WORDS
+from tests.support.tool_calls import invoke
 
 
 def test_every_subagent_ends_with_the_same_fields_in_its_own_words():

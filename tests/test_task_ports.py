@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from evals.osworld.task import Task
-from evals.running.engines.port_claims import PortClaims
-from evals.running.jobs import SuiteJob
-from evals.running.runner import run_task_file
-from evals.running.suite import OFFICE_SUITE, SuiteTask, discover
-from evals.running.task_ports import task_ports
-from sandbox.local import LocalSandbox
-from sandbox.pool import LocalSlot, VMSlot
+from stateact.evals.osworld.task import Task
+from stateact.evals.running.engines.port_claims import PortClaims
+from stateact.evals.running.jobs import SuiteJob
+from stateact.evals.running.runner import run_task_file
+from stateact.evals.running.suite import OFFICE_SUITE, SuiteTask, discover
+from stateact.evals.running.task_ports import task_ports
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.pool import LocalSlot, VMSlot
 from tests.test_eval_runner import run_cli
 
 WEB_TASK = "web-catalog-prices"

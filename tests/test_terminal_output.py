@@ -12,11 +12,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from evals.plain_table import plain_table, print_table
-from evals.running.jobs import JobOutcome, SuiteJob
-from evals.running.results import RUN_FOLDER
-from evals.running.suite import SuiteTask
-from evals.running.suite_progress import SuiteProgress
+from stateact.evals.plain_table import plain_table, print_table
+from stateact.evals.running.jobs import JobOutcome, SuiteJob
+from stateact.evals.running.results import RUN_FOLDER
+from stateact.evals.running.suite import SuiteTask
+from stateact.evals.running.suite_progress import SuiteProgress
 from stateact.app.progress import ProgressPrinter
 from stateact.kernel.events import Request, Response, RunEnd
 

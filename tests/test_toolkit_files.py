@@ -18,11 +18,11 @@ from openpyxl.chart import BarChart, Reference
 from PIL import Image
 from pptx import Presentation
 from pptx.util import Inches
-from toolkit_helpers import run_tool
+from tests.support.toolkit_helpers import run_tool
 
-from sandbox.local import LocalSandbox
-from sandbox.toolkit import TOOLKIT_BIN, install_toolkit, toolkit_programs
-from sandbox.toolkit.settings import TOOLKIT_REMOTE_DIR, TOOLKIT_REMOTE_LIB_DIR
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.toolkit import TOOLKIT_BIN, install_toolkit, toolkit_programs
+from stateact.sandbox.toolkit.settings import TOOLKIT_REMOTE_DIR, TOOLKIT_REMOTE_LIB_DIR
 
 
 @pytest.fixture(scope="module")

@@ -20,15 +20,15 @@ import pytest
 from PIL import Image
 from pptx import Presentation
 
-from evals import settings
-from evals.osworld.cache import FileCache
-from evals.osworld.getters import GetterContext, fetch
-from evals.osworld.getters_time import resolve_relative_time
-from evals.osworld.setup import SetupContext, run_steps
-from evals.osworld.task import Getter, Step, TaskError
-from sandbox.base import SandboxUnsupported
-from sandbox.local import LocalSandbox
-from tests.osworld_vm_server import ACCESSIBILITY_NAMESPACES, vm_under_test
+from stateact.evals import settings
+from stateact.evals.osworld.cache import FileCache
+from stateact.evals.osworld.getters import GetterContext, fetch
+from stateact.evals.osworld.getters_time import resolve_relative_time
+from stateact.evals.osworld.setup import SetupContext, run_steps
+from stateact.evals.osworld.task import Getter, Step, TaskError
+from stateact.sandbox.base import SandboxUnsupported
+from stateact.sandbox.local import LocalSandbox
+from tests.support.osworld_vm_server import ACCESSIBILITY_NAMESPACES, vm_under_test
 
 APP_FIXTURES = frozenset({"desktop", "vm"})
 

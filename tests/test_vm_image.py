@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from evals.osworld.cache import FileCache
-from evals.osworld.needs import missing_needs
-from evals.osworld.setup import SetupContext, run_steps, wait_for_window
-from evals.osworld.task import Step, load_task
-from sandbox.isolation import bwrap_problem
-from sandbox.local import LocalSandbox
-from sandbox.runtime import runtime_ready
+from stateact.evals.osworld.cache import FileCache
+from stateact.evals.osworld.needs import missing_needs
+from stateact.evals.osworld.setup import SetupContext, run_steps, wait_for_window
+from stateact.evals.osworld.task import Step, load_task
+from stateact.sandbox.isolation import bwrap_problem
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.runtime import runtime_ready
 from tests.test_setup_honesty import IMAGE_TASKS, command_task, finish_only
 
 pytestmark = [
@@ -100,7 +100,7 @@ def test_a_finish_only_agent_solves_none_of_the_image_tasks(task, outcome, box, 
 
 
 def test_a_vm_is_asked_for_no_needs(tmp_path):
-    from sandbox.osworld import OSWorldSandbox
+    from stateact.sandbox.osworld import OSWorldSandbox
 
     task = load_task(IMAGE_TASKS / "default-shell.json")
     assert missing_needs(task, OSWorldSandbox("http://127.0.0.1:9")) == ""

@@ -8,12 +8,12 @@ import pytest
 
 from stateact.kernel.context_processors import run_processors
 from stateact.kernel.messages import Message, TextBlock, ToolResultBlock
-from subagents import settings
-from subagents.browser import WebActionError
-from subagents.dom_markdown import OBSERVATION_MARK, cap_around_viewport, find_lines, render_page
-from subagents.web import web_processors
-from subagents.web_tools import _match_option
-from tests.web_site import browser_session, serve_site
+from stateact.subagents import settings
+from stateact.subagents.browser import WebActionError
+from stateact.subagents.dom_markdown import OBSERVATION_MARK, cap_around_viewport, find_lines, render_page
+from stateact.subagents.web import web_processors
+from stateact.subagents.web_tools import _match_option
+from tests.support.web_site import browser_session, serve_site
 
 APP_FIXTURES = frozenset({"session"})
 """The fixtures here that start a real application: their tests are marked `apps`."""

@@ -10,21 +10,21 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.base import SandboxError
-from sandbox.isolation import CHECKOUT
-from sandbox.local import LocalSandbox
+from stateact.sandbox.base import SandboxError
+from stateact.sandbox.isolation import CHECKOUT
+from stateact.sandbox.local import LocalSandbox
 from stateact.kernel.events import read_events
 from stateact.kernel.loop import AgentLoop, LoopSpec
 from stateact.kernel.messages import ToolUseBlock
 from stateact.kernel.runtime import RoleModels, RunContext
-from subagents import settings
-from subagents.browser import BrowserSession
-from subagents.nudge import SUBAGENT_TEXT_REPLY_NUDGE
-from subagents.web import DelegateWebTool
-from subagents.web_tools import web_tools
-from tests.tool_calls import call, invoker
-from tests.tool_context import run_context as tool_run_context
-from tests.web_site import REPORT_CSV, ShopHandler, browser_session, serve_site
+from stateact.subagents import settings
+from stateact.subagents.browser import BrowserSession
+from stateact.subagents.nudge import SUBAGENT_TEXT_REPLY_NUDGE
+from stateact.subagents.web import DelegateWebTool
+from stateact.subagents.web_tools import web_tools
+from tests.support.tool_calls import call, invoker
+from tests.support.tool_context import run_context as tool_run_context
+from tests.support.web_site import REPORT_CSV, ShopHandler, browser_session, serve_site
 
 pytestmark = pytest.mark.apps
 

@@ -8,8 +8,8 @@ import signal
 import sys
 from pathlib import Path
 
-from sandbox.base import CommandResult, Sandbox
-from sandbox.toolkit import TOOLKIT_BIN
+from stateact.sandbox.base import CommandResult, Sandbox
+from stateact.sandbox.toolkit import TOOLKIT_BIN
 
 sys.path.insert(0, str(TOOLKIT_BIN))
 from _officekit import soffice_processes  # noqa: E402

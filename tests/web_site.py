@@ -14,9 +14,9 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs
 
-from sandbox.backends import SandboxOptions, make_sandbox
-from sandbox.netns import loopback_ports
-from subagents.browser import BrowserSession
+from stateact.sandbox.backends import SandboxOptions, make_sandbox
+from stateact.sandbox.netns import loopback_ports
+from stateact.subagents.browser import BrowserSession
 
 SITE_DIR = Path(__file__).parent / "sites" / "shop"
 STOCK = [

@@ -28,15 +28,15 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evals import settings
-from evals.running.runner import prepare_task
-from evals.running.suite import OFFICE_SUITE, SuiteTask, discover
-from gate.inspect.changes import take_baseline
-from gate.inspect.deliverables import mentioned_paths
-from gate.inspect.facts import sandbox_clock
-from gate.inspect.pregate import run_pregate
-from gate.review import FinishGate
-from sandbox.local import LocalSandbox
+from stateact.evals import settings
+from stateact.evals.running.runner import prepare_task
+from stateact.evals.running.suite import OFFICE_SUITE, SuiteTask, discover
+from stateact.gate.inspect.changes import take_baseline
+from stateact.gate.inspect.deliverables import mentioned_paths
+from stateact.gate.inspect.facts import sandbox_clock
+from stateact.gate.inspect.pregate import run_pregate
+from stateact.gate.review import FinishGate
+from stateact.sandbox.local import LocalSandbox
 from stateact.kernel.meter import Meter
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.runtime import RoleModels, RunContext
@@ -220,8 +220,8 @@ def _apply(step: Step, case: GateCase, task: SuiteTask, sandbox: LocalSandbox, l
 
 def _visit(urls: list[str], sandbox: LocalSandbox, log: RunLog) -> None:
     """Load each page in a headless browser and save it as the web subagent would."""
-    from subagents.browser import BrowserSession  # Playwright loads only for web cases
-    from subagents.web_pages import WebPageLog
+    from stateact.subagents.browser import BrowserSession  # Playwright loads only for web cases
+    from stateact.subagents.web_pages import WebPageLog
 
     session = BrowserSession(sandbox)
     session.on_snapshot = WebPageLog(log).record

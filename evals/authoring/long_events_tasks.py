@@ -16,7 +16,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
-from evals.authoring.long_tasks import (
+from stateact.evals.authoring.long_tasks import (
     HOME,
     TaskSpec,
     bash,
@@ -30,7 +30,7 @@ from evals.authoring.long_tasks import (
     site_steps,
     turn,
 )
-from evals.fixtures import long_events as data
+from stateact.evals.fixtures import long_events as data
 
 LONG_SUITE = Path(__file__).parents[1] / "suites" / "long"
 SLIDE_BODY = "def body(s): return [p.text.strip() for sh in s.shapes if sh.has_text_frame and sh != s.shapes.title for p in sh.text_frame.paragraphs if p.text.strip()]\n"

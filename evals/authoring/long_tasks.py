@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evals.fixtures.build import build_fixtures
+from stateact.evals.fixtures.build import build_fixtures
 
 HOME = "/home/user"
 FIXTURES = "https://fixtures.stateact.dev/office/"

@@ -23,8 +23,8 @@ from decimal import Decimal
 from pathlib import Path
 from types import ModuleType
 
-from evals.authoring import long_tasks
-from evals.authoring.long_events_tasks import (
+from stateact.evals.authoring import long_tasks
+from stateact.evals.authoring.long_events_tasks import (
     delegate_web,
     doc_paragraphs,
     done,
@@ -33,8 +33,8 @@ from evals.authoring.long_events_tasks import (
     report,
     sheet_rows,
 )
-from evals.fixtures import marathon as data
-from evals.fixtures.apps.desk import confirmation
+from stateact.evals.fixtures import marathon as data
+from stateact.evals.fixtures.apps.desk import confirmation
 
 SERVER_FILE = Path(data.__file__).parent / "site" / "long_server.py"
 

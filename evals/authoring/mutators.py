@@ -28,7 +28,7 @@ import openpyxl
 import pptx
 from openpyxl.cell.cell import Cell
 
-from evals import settings
+from stateact.evals import settings
 
 VALUE, ROW, FORMAT, EXTRA = "value", "row", "format", "extra"
 KINDS = (VALUE, ROW, FORMAT, EXTRA)

@@ -23,14 +23,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evals import settings
-from evals.authoring import mutators
-from evals.osworld.cache import FileCache
-from evals.osworld.scoring import ScoreReport, score_task
-from evals.osworld.task import Getter, Task
-from evals.running.runner import map_task
-from evals.running.suite import SuiteTask
-from sandbox.local import LocalSandbox
+from stateact.evals import settings
+from stateact.evals.authoring import mutators
+from stateact.evals.osworld.cache import FileCache
+from stateact.evals.osworld.scoring import ScoreReport, score_task
+from stateact.evals.osworld.task import Getter, Task
+from stateact.evals.running.runner import map_task
+from stateact.evals.running.suite import SuiteTask
+from stateact.sandbox.local import LocalSandbox
 
 
 @dataclass(frozen=True)

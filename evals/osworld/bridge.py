@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from evals import settings
+from stateact.evals import settings
 
 PYTHON_ENV = "STATEACT_OSWORLD_PYTHON"
 """Names the interpreter of the user's OSWorld environment."""

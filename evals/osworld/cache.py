@@ -26,7 +26,7 @@ from urllib.parse import unquote, urlparse
 
 import httpx
 
-from evals import settings
+from stateact.evals import settings
 
 DOWNLOAD_SCHEMES = ("http", "https")
 FALLBACK_FILE_NAME = "download"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from evals.osworld.cache import FileCache
-from sandbox.base import Sandbox
+from stateact.evals.osworld.cache import FileCache
+from stateact.sandbox.base import Sandbox
 
 
 @dataclass

@@ -18,13 +18,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from evals import settings
-from evals.osworld import chrome
-from evals.osworld.getter_context import GetterContext
-from evals.osworld.getters_time import TIME_GETTERS
-from evals.osworld.getters_vm import VM_GETTERS, fetch_vm_file
-from evals.osworld.setup import step_command
-from evals.osworld.task import Getter, TaskError
+from stateact.evals import settings
+from stateact.evals.osworld import chrome
+from stateact.evals.osworld.getter_context import GetterContext
+from stateact.evals.osworld.getters_time import TIME_GETTERS
+from stateact.evals.osworld.getters_vm import VM_GETTERS, fetch_vm_file
+from stateact.evals.osworld.setup import step_command
+from stateact.evals.osworld.task import Getter, TaskError
 
 
 def fetch(getter: Getter | None, context: GetterContext) -> Any:

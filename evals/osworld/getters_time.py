@@ -19,10 +19,10 @@ from datetime import datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from evals.osworld.task import TaskError
+from stateact.evals.osworld.task import TaskError
 
 if TYPE_CHECKING:
-    from evals.osworld.getter_context import GetterContext
+    from stateact.evals.osworld.getter_context import GetterContext
 
 DayRule = Callable[[datetime, datetime | None, str], datetime]
 """(now, the range's first day or None, the range's first name) -> the day."""

@@ -32,12 +32,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
-from evals import settings
-from evals.osworld.setup import step_command
-from evals.osworld.task import TaskError
+from stateact.evals import settings
+from stateact.evals.osworld.setup import step_command
+from stateact.evals.osworld.task import TaskError
 
 if TYPE_CHECKING:
-    from evals.osworld.getter_context import GetterContext
+    from stateact.evals.osworld.getter_context import GetterContext
 
 GIMP_CONFIG_DIR = "~/.config/GIMP/2.10"
 VLC_CONFIG = "~/.config/vlc/vlcrc"

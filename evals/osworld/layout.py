@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from evals.osworld.task import TaskError
+from stateact.evals.osworld.task import TaskError
 
 EXAMPLES_FOLDER = "examples"
 DEFAULT_META = "test_all.json"

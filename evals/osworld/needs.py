@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 
-from evals.osworld.setup import command_text
-from evals.osworld.task import Task
-from sandbox.base import Sandbox
+from stateact.evals.osworld.setup import command_text
+from stateact.evals.osworld.task import Task
+from stateact.sandbox.base import Sandbox
 
 SYSTEM_CHANGES = re.compile(
     r"\bsudo\b[^|;&]*?\b(apt-get|apt|aptitude|dpkg|snap|systemctl|service|loginctl|chsh|usermod|useradd)\b"

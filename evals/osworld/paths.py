@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sandbox import settings as sandbox_settings
+from stateact.sandbox import settings as sandbox_settings
 
 _BOUNDARY_BEFORE = r"(?<![\w.\-/])"
 _BOUNDARY_AFTER = r"(?![\w.\-])"

@@ -32,14 +32,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evals.osworld.cache import FileCache
-from evals.osworld.getters import GetterContext, fetch
-from evals.osworld.metrics import INFEASIBLE, BridgeError, MetricUnsupported, find_metric
-from evals.osworld.metrics.explain import collect
-from evals.osworld.setup import SetupContext, SetupError, run_steps
-from evals.osworld.support import unsupported_message, unsupported_parts
-from evals.osworld.task import Task, TaskError
-from sandbox.base import Sandbox
+from stateact.evals.osworld.cache import FileCache
+from stateact.evals.osworld.getters import GetterContext, fetch
+from stateact.evals.osworld.metrics import INFEASIBLE, BridgeError, MetricUnsupported, find_metric
+from stateact.evals.osworld.metrics.explain import collect
+from stateact.evals.osworld.setup import SetupContext, SetupError, run_steps
+from stateact.evals.osworld.support import unsupported_message, unsupported_parts
+from stateact.evals.osworld.task import Task, TaskError
+from stateact.sandbox.base import Sandbox
 
 
 class ScoringError(RuntimeError):

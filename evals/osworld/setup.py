@@ -23,13 +23,13 @@ from typing import Any
 from playwright.sync_api import Browser
 from playwright.sync_api import Error as PlaywrightError
 
-from evals import settings
-from evals.osworld.cache import FileCache
-from evals.osworld.chrome.devtools import CONNECT_ATTEMPTS, PAGE_TIMEOUT_MS, ChromeUnreachable, attached
-from evals.osworld.chrome.history import EMPTY_HISTORY_URL, HISTORY_PATH, with_visits
-from evals.osworld.metrics.chrome import same_url
-from evals.osworld.task import Step
-from sandbox.base import Sandbox
+from stateact.evals import settings
+from stateact.evals.osworld.cache import FileCache
+from stateact.evals.osworld.chrome.devtools import CONNECT_ATTEMPTS, PAGE_TIMEOUT_MS, ChromeUnreachable, attached
+from stateact.evals.osworld.chrome.history import EMPTY_HISTORY_URL, HISTORY_PATH, with_visits
+from stateact.evals.osworld.metrics.chrome import same_url
+from stateact.evals.osworld.task import Step
+from stateact.sandbox.base import Sandbox
 
 CLIENT_PASSWORD = "password"
 """What OSWorld's `{CLIENT_PASSWORD}` placeholder stands for (the VM user's password)."""

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from evals.osworld.bridge import configured_python
-from evals.osworld.getters import GETTERS
-from evals.osworld.metrics import (
+from stateact.evals.osworld.bridge import configured_python
+from stateact.evals.osworld.getters import GETTERS
+from stateact.evals.osworld.metrics import (
     INFEASIBLE,
     BridgeError,
     MetricUnsupported,
     check_metric_options,
     find_metric,
 )
-from evals.osworld.setup import STEP_HANDLERS
-from evals.osworld.task import Step, Task
+from stateact.evals.osworld.setup import STEP_HANDLERS
+from stateact.evals.osworld.task import Step, Task
 
 
 def unsupported_parts(task: Task) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
-from evals.osworld.metrics.explain import checkpoint_detail, checkpoint_titles
+from stateact.evals.osworld.metrics.explain import checkpoint_detail, checkpoint_titles
 
 
 def render_checkpoints(parts: list[dict], console: Console) -> None:

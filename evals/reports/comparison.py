@@ -18,7 +18,7 @@ from itertools import groupby
 from rich import box
 from rich.table import Table
 
-from evals.reports.task_metrics import TaskMetrics
+from stateact.evals.reports.task_metrics import TaskMetrics
 
 ALL_DOMAINS = "all"
 TEXT_COLUMNS = frozenset({"harness", "model", "roles", "domain"})

@@ -21,13 +21,13 @@ from html import escape
 from pathlib import Path
 from string import Template
 
-from evals import settings
-from evals.osworld.metrics.explain import checkpoint_detail, checkpoint_titles
-from evals.reports.comparison import ALL_DOMAINS, COLUMNS, TEXT_COLUMNS, Column, GroupRow, aggregate
-from evals.reports.svg_charts import Point, bar_chart, dollars, percent, scatter_chart
-from evals.reports.task_metrics import TaskMetrics, collect_metrics
-from evals.reports.trajectory import Step, dicts, osworld_steps, trajectory_steps
-from evals.running.results import ARTIFACTS_DIR, safe_name
+from stateact.evals import settings
+from stateact.evals.osworld.metrics.explain import checkpoint_detail, checkpoint_titles
+from stateact.evals.reports.comparison import ALL_DOMAINS, COLUMNS, TEXT_COLUMNS, Column, GroupRow, aggregate
+from stateact.evals.reports.svg_charts import Point, bar_chart, dollars, percent, scatter_chart
+from stateact.evals.reports.task_metrics import TaskMetrics, collect_metrics
+from stateact.evals.reports.trajectory import Step, dicts, osworld_steps, trajectory_steps
+from stateact.evals.running.results import ARTIFACTS_DIR, safe_name
 from stateact.app.variants import VARIANTS
 
 TEMPLATES = Path(__file__).parent / "templates"

@@ -16,9 +16,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evals.reports.trajectory import dicts
-from evals.running.best_of import BEST_OF_FILE
-from evals.running.results import (
+from stateact.evals.reports.trajectory import dicts
+from stateact.evals.running.best_of import BEST_OF_FILE
+from stateact.evals.running.results import (
     ERROR_FILE,
     RESULT_FILE,
     RUN_FOLDER,
@@ -27,8 +27,8 @@ from evals.running.results import (
     read_json_object,
     read_score,
 )
-from evals.running.rollouts import ROLLOUTS_FOLDER
-from gate.events import GateVerdict
+from stateact.evals.running.rollouts import ROLLOUTS_FOLDER
+from stateact.gate.events import GateVerdict
 from stateact.kernel.events import Compaction, LoopStart, Response, Stall, ToolCall, read_events
 from stateact.kernel.roles import MAIN, is_numbered_scope, other_roles, role_of_scope
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gate.events import GateVerdict
+from stateact.gate.events import GateVerdict
 from stateact.kernel.events import (
     Compaction,
     ErrorEvent,

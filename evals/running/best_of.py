@@ -22,14 +22,14 @@ import shutil
 from itertools import groupby
 from pathlib import Path
 
-from evals import settings
-from evals.running.failures import AGENT, SETUP, TaskFailure
-from evals.running.jobs import JobOutcome, SuiteJob, SuiteOptions, job_result_dir
-from evals.running.results import ERROR_FILE, RESULT_FILE, SCORE_FILE, is_done, read_score, write_error
-from evals.running.rollouts import rollout_dir
-from gate.judge.evidence import EVIDENCE_FILE, START_FOLDER, load_evidence
-from gate.judge.judge import ROLE as JUDGE_ROLE
-from gate.judge.judge import judge_rollouts
+from stateact.evals import settings
+from stateact.evals.running.failures import AGENT, SETUP, TaskFailure
+from stateact.evals.running.jobs import JobOutcome, SuiteJob, SuiteOptions, job_result_dir
+from stateact.evals.running.results import ERROR_FILE, RESULT_FILE, SCORE_FILE, is_done, read_score, write_error
+from stateact.evals.running.rollouts import rollout_dir
+from stateact.gate.judge.evidence import EVIDENCE_FILE, START_FOLDER, load_evidence
+from stateact.gate.judge.judge import ROLE as JUDGE_ROLE
+from stateact.gate.judge.judge import judge_rollouts
 from stateact.kernel.runtime import RoleModels
 
 BEST_OF_FILE = "best_of.json"

@@ -22,19 +22,19 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from evals.osworld.task import load_task, standalone_domain
-from evals.running.best_of import BEST_OF_FILE, JUDGE_FOLDER, finish_task
-from evals.running.engines.local import run_on_threads
-from evals.running.failures import TaskFailure
-from evals.running.jobs import RUN_FOLDER, SuiteJob, SuiteOptions
-from evals.running.results import ERROR_FILE
-from evals.running.rollouts import rollout_budget, rollout_dir, run_rollout
-from evals.running.runner import TaskOutcome
-from evals.running.suite import SuiteTask
-from gate.judge.evidence import Evidence, load_evidence
-from gate.judge.judge import Pick, judge_rollouts
-from sandbox.base import Sandbox, SandboxError
-from sandbox.pool import LocalSlot
+from stateact.evals.osworld.task import load_task, standalone_domain
+from stateact.evals.running.best_of import BEST_OF_FILE, JUDGE_FOLDER, finish_task
+from stateact.evals.running.engines.local import run_on_threads
+from stateact.evals.running.failures import TaskFailure
+from stateact.evals.running.jobs import RUN_FOLDER, SuiteJob, SuiteOptions
+from stateact.evals.running.results import ERROR_FILE
+from stateact.evals.running.rollouts import rollout_budget, rollout_dir, run_rollout
+from stateact.evals.running.runner import TaskOutcome
+from stateact.evals.running.suite import SuiteTask
+from stateact.gate.judge.evidence import Evidence, load_evidence
+from stateact.gate.judge.judge import Pick, judge_rollouts
+from stateact.sandbox.base import Sandbox, SandboxError
+from stateact.sandbox.pool import LocalSlot
 from stateact.app.config import RunConfig
 from stateact.app.run import RunResult, execute
 from stateact.app.signals import shielded

@@ -31,16 +31,16 @@ from urllib.parse import urlparse
 
 import httpx
 
-from evals import settings
-from evals.osworld import chrome
-from evals.osworld.cache import DOWNLOAD_SCHEMES, FileCache
-from evals.osworld.local_machine import APP_PREFIX, APP_PROGRAMS, NEED_GNOME, NEED_SUDO, NEED_VM, local_gap
-from evals.osworld.needs import vm_need
-from evals.osworld.setup import command_text
-from evals.osworld.support import task_steps, unique, unsupported_message, unsupported_parts
-from evals.osworld.task import Getter, Step, Task
-from evals.running.failures import SCORING, SETUP, TaskFailure
-from evals.running.suite import SuiteTask, discover
+from stateact.evals import settings
+from stateact.evals.osworld import chrome
+from stateact.evals.osworld.cache import DOWNLOAD_SCHEMES, FileCache
+from stateact.evals.osworld.local_machine import APP_PREFIX, APP_PROGRAMS, NEED_GNOME, NEED_SUDO, NEED_VM, local_gap
+from stateact.evals.osworld.needs import vm_need
+from stateact.evals.osworld.setup import command_text
+from stateact.evals.osworld.support import task_steps, unique, unsupported_message, unsupported_parts
+from stateact.evals.osworld.task import Getter, Step, Task
+from stateact.evals.running.failures import SCORING, SETUP, TaskFailure
+from stateact.evals.running.suite import SuiteTask, discover
 
 NEED_NETWORK = "network"
 PREFLIGHT = "pre-flight check"

@@ -12,12 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evals import settings
-from evals.osworld.cache import FileCache
-from evals.osworld.task import step_budget
-from evals.running.check import preflight
-from evals.running.failures import SETUP, TaskFailure
-from evals.running.results import (
+from stateact.evals import settings
+from stateact.evals.osworld.cache import FileCache
+from stateact.evals.osworld.task import step_budget
+from stateact.evals.running.check import preflight
+from stateact.evals.running.failures import SETUP, TaskFailure
+from stateact.evals.running.results import (
     ERROR_FILE,
     RESULT_FILE,
     RUN_FOLDER,
@@ -27,13 +27,13 @@ from evals.running.results import (
     task_result_dir,
     write_error,
 )
-from evals.running.rollouts import best_of_key, rollout_budget, rollout_dir, task_dir_of
-from evals.running.runner import run_task
-from evals.running.suite import SuiteTask, discover, mapped_solution
-from sandbox.caps import DEFAULT_CAPS, DiskCaps
-from sandbox.limits import DEFAULT_LIMITS, SandboxLimits
-from sandbox.pool import LocalSlot, Slot, SlotRetired
-from sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK
+from stateact.evals.running.rollouts import best_of_key, rollout_budget, rollout_dir, task_dir_of
+from stateact.evals.running.runner import run_task
+from stateact.evals.running.suite import SuiteTask, discover, mapped_solution
+from stateact.sandbox.caps import DEFAULT_CAPS, DiskCaps
+from stateact.sandbox.limits import DEFAULT_LIMITS, SandboxLimits
+from stateact.sandbox.pool import LocalSlot, Slot, SlotRetired
+from stateact.sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK
 from stateact.app.config import RunConfig
 from stateact.app.variants import get_variant
 from stateact.kernel.models.role_settings import RoleSettings

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evals.running.failures import TaskFailure
+from stateact.evals.running.failures import TaskFailure
 from stateact.app.run import recording_files
 from stateact.kernel.events import MessageEvent, ToolCall, ToolResultEvent, read_events
 from stateact.kernel.messages import ImageBlock, Message

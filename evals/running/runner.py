@@ -37,15 +37,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from evals.osworld.cache import FileCache
-from evals.osworld.needs import missing_needs
-from evals.osworld.paths import HomeMap
-from evals.osworld.scoring import ScoreReport, check_evaluator_known, score_task
-from evals.osworld.setup import SetupContext, SetupError, degraded_steps, run_steps
-from evals.osworld.task import Step, Task, load_task, standalone_domain, step_budget, task_domain
-from evals.running.check import local_gaps, preflight
-from evals.running.failures import AGENT, SCORING, SETUP, TaskFailure
-from evals.running.results import (
+from stateact.evals.osworld.cache import FileCache
+from stateact.evals.osworld.needs import missing_needs
+from stateact.evals.osworld.paths import HomeMap
+from stateact.evals.osworld.scoring import ScoreReport, check_evaluator_known, score_task
+from stateact.evals.osworld.setup import SetupContext, SetupError, degraded_steps, run_steps
+from stateact.evals.osworld.task import Step, Task, load_task, standalone_domain, step_budget, task_domain
+from stateact.evals.running.check import local_gaps, preflight
+from stateact.evals.running.failures import AGENT, SCORING, SETUP, TaskFailure
+from stateact.evals.running.results import (
     RUN_DIR_KEY,
     fresh_artifacts_dir,
     is_done,
@@ -56,9 +56,9 @@ from evals.running.results import (
     write_error,
     write_results,
 )
-from evals.running.rollouts import run_rollout
-from evals.running.task_ports import check_ports_free, named_host_ports, task_ports
-from sandbox.base import Sandbox, SandboxError
+from stateact.evals.running.rollouts import run_rollout
+from stateact.evals.running.task_ports import check_ports_free, named_host_ports, task_ports
+from stateact.sandbox.base import Sandbox, SandboxError
 from stateact.app.config import RunConfig, TaskRun
 from stateact.app.resume import ResumeError
 from stateact.app.run import CARRIED_TMP, execute, load_resumable, resume_in

@@ -16,10 +16,10 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from evals.osworld.layout import is_osworld_layout, meta_task_files
-from evals.osworld.paths import HomeMap
-from evals.osworld.task import INFEASIBLE, Task, TaskError, load_task, task_domain
-from evals.running.task_ports import task_ports
+from stateact.evals.osworld.layout import is_osworld_layout, meta_task_files
+from stateact.evals.osworld.paths import HomeMap
+from stateact.evals.osworld.task import INFEASIBLE, Task, TaskError, load_task, task_domain
+from stateact.evals.running.task_ports import task_ports
 
 SOLUTION_SUFFIX = ".solution.json"
 OFFICE_SUITE = Path(__file__).parents[1] / "suites" / "office"

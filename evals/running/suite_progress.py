@@ -20,9 +20,9 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from evals.osworld.metrics.explain import failed_checkpoints
-from evals.running.jobs import JobOutcome, SuiteJob
-from evals.running.results import RUN_FOLDER, SCORE_FILE, read_json_object, read_score_parts
+from stateact.evals.osworld.metrics.explain import failed_checkpoints
+from stateact.evals.running.jobs import JobOutcome, SuiteJob
+from stateact.evals.running.results import RUN_FOLDER, SCORE_FILE, read_json_object, read_score_parts
 
 FAILED_LINES = 3
 """Failed checkpoints printed under a job's line (score.json has them all)."""

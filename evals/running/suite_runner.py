@@ -22,10 +22,10 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from evals import settings
-from evals.running.best_of import finish_tasks
-from evals.running.engines.local import run_on_threads
-from evals.running.jobs import (
+from stateact.evals import settings
+from stateact.evals.running.best_of import finish_tasks
+from stateact.evals.running.engines.local import run_on_threads
+from stateact.evals.running.jobs import (
     SANDBOXES_FOLDER,
     JobListener,
     JobOutcome,
@@ -49,7 +49,7 @@ def run_suite(
     retired = on_retired or (lambda _: None)
     slots = list(options.pool) or [local_slot(options, f"local{i}") for i in range(options.workers)]
     if options.engine == settings.ENGINE_RAY:
-        from evals.running.engines.ray_engine import run_on_ray as run_jobs
+        from stateact.evals.running.engines.ray_engine import run_on_ray as run_jobs
     elif options.engine == settings.ENGINE_LOCAL:
         run_jobs = run_on_threads
     else:

@@ -23,8 +23,8 @@ import socket
 from collections.abc import Iterator
 from typing import Any
 
-from evals.osworld.task import Task
-from sandbox.netns import loopback_ports
+from stateact.evals.osworld.task import Task
+from stateact.sandbox.netns import loopback_ports
 
 PORT_PATTERN = re.compile(
     r"""(?:localhost|127\.0\.0\.1|0\.0\.0\.0)["']?\s*[:,]\s*(\d{2,5})\b"""

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from gate import settings as gate_settings
-from gate.inspect.cell_refs import CellReference, cell_references
-from gate.inspect.probes import ProbeError, run_probe
-from sandbox.base import Sandbox
+from stateact.gate import settings as gate_settings
+from stateact.gate.inspect.cell_refs import CellReference, cell_references
+from stateact.gate.inspect.probes import ProbeError, run_probe
+from stateact.sandbox.base import Sandbox
 
 
 def sandbox_clock(sandbox: Sandbox) -> float | None:

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gate import settings
-from gate.inspect.deliverables import MentionedPath
-from gate.inspect.probes import ProbeError, run_probe
-from gate.inspect.verdict import Finding
-from sandbox.base import Sandbox
+from stateact.gate import settings
+from stateact.gate.inspect.deliverables import MentionedPath
+from stateact.gate.inspect.probes import ProbeError, run_probe
+from stateact.gate.inspect.verdict import Finding
+from stateact.sandbox.base import Sandbox
 
 OPEN_DOCUMENT_RULE = (
     "A document may stay open in LibreOffice when its window shows exactly the saved file. It must not hold "

@@ -13,9 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 
-from gate import settings
-from sandbox.base import Sandbox
-from sandbox.toolkit import TOOLKIT_BIN, install_toolkit
+from stateact.gate import settings
+from stateact.sandbox.base import Sandbox
+from stateact.sandbox.toolkit import TOOLKIT_BIN, install_toolkit
 
 PROBE_FILE = TOOLKIT_BIN / "_gate_probes.py"
 """The probes' code, shipped with the toolkit: in place on a local sandbox (isolated ones see the toolkit), uploaded to a VM."""

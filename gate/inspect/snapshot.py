@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gate import settings
-from gate.inspect.probes import run_probe
-from sandbox.base import Sandbox
+from stateact.gate import settings
+from stateact.gate.inspect.probes import run_probe
+from stateact.sandbox.base import Sandbox
 
 
 @dataclass

@@ -19,13 +19,13 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from gate.events import GateVerdict
-from gate.inspect.changes import BaselineError, load_baseline, render, state_diff, take_baseline
-from gate.inspect.deliverables import mentioned_paths
-from gate.inspect.facts import fact_briefs, sandbox_clock
-from gate.inspect.pregate import run_pregate
-from gate.inspect.probes import ProbeError
-from sandbox.base import Sandbox
+from stateact.gate.events import GateVerdict
+from stateact.gate.inspect.changes import BaselineError, load_baseline, render, state_diff, take_baseline
+from stateact.gate.inspect.deliverables import mentioned_paths
+from stateact.gate.inspect.facts import fact_briefs, sandbox_clock
+from stateact.gate.inspect.pregate import run_pregate
+from stateact.gate.inspect.probes import ProbeError
+from stateact.sandbox.base import Sandbox
 from stateact.kernel.events import read_events
 from stateact.kernel.runlog import RunLog
 

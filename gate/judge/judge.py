@@ -26,8 +26,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from gate.judge import settings
-from gate.judge.evidence import Evidence
+from stateact.gate.judge import settings
+from stateact.gate.judge.evidence import Evidence
 from stateact.kernel.loop import AgentLoop, Budget, LoopSpec
 from stateact.kernel.meter import Meter
 from stateact.kernel.models import ProviderError, create_model

@@ -31,8 +31,8 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from gate import settings as gate_settings
-from gate.events import (
+from stateact.gate import settings as gate_settings
+from stateact.gate.events import (
     GatePregate,
     GateSnapshot,
     GateSnapshotError,
@@ -41,14 +41,14 @@ from gate.events import (
     GateVerdict,
     GateViolation,
 )
-from gate.inspect.changes import describe_changes
-from gate.inspect.deliverables import MentionedPath, mentioned_paths
-from gate.inspect.facts import fact_briefs
-from gate.inspect.pregate import OPEN_DOCUMENT_RULE, run_pregate
-from gate.inspect.probes import ProbeError, run_probe
-from gate.inspect.snapshot import Snapshot
-from gate.inspect.verdict import Finding, Verdict
-from gate.review.tools import (
+from stateact.gate.inspect.changes import describe_changes
+from stateact.gate.inspect.deliverables import MentionedPath, mentioned_paths
+from stateact.gate.inspect.facts import fact_briefs
+from stateact.gate.inspect.pregate import OPEN_DOCUMENT_RULE, run_pregate
+from stateact.gate.inspect.probes import ProbeError, run_probe
+from stateact.gate.inspect.snapshot import Snapshot
+from stateact.gate.inspect.verdict import Finding, Verdict
+from stateact.gate.review.tools import (
     PROBE_TOOLS,
     ReadOnlyShell,
     RejectedVerdicts,
@@ -56,7 +56,7 @@ from gate.review.tools import (
     Screenshot,
     VerdictTool,
 )
-from gate.review.web_read import web_tools_for_gate
+from stateact.gate.review.web_read import web_tools_for_gate
 from stateact.kernel import settings
 from stateact.kernel.events import Event
 from stateact.kernel.loop import Budget, LoopOutcome, LoopSpec

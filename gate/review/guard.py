@@ -40,7 +40,7 @@ import re
 import shlex
 from pathlib import PurePosixPath
 
-from gate.review.net_guard import check_http_client
+from stateact.gate.review.net_guard import check_http_client
 
 _OPERATORS = {";", "&&", "||", "|", "|&", "&", "(", ")", "()", "\n", ";;"}
 _KEYWORDS = {"{", "}", "then", "do", "else", "elif", "if", "while", "until", "time", "!", "in", "done", "fi"}

@@ -13,8 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Route, sync_playwright
 
-from gate import settings
-from subagents import settings as browser_settings
+from stateact.gate import settings
+from stateact.subagents import settings as browser_settings
 
 
 class RenderError(Exception):

@@ -11,11 +11,11 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from gate import settings
-from gate.inspect.probes import ProbeError, run_probe
-from gate.inspect.verdict import CheckItem, Finding
-from gate.review.guard import check_command
-from sandbox.base import Sandbox, SandboxError
+from stateact.gate import settings
+from stateact.gate.inspect.probes import ProbeError, run_probe
+from stateact.gate.inspect.verdict import CheckItem, Finding
+from stateact.gate.review.guard import check_command
+from stateact.sandbox.base import Sandbox, SandboxError
 from stateact.kernel.messages import ToolUseBlock
 from stateact.kernel.tools.base import LoopEnding, Tool, ToolResult
 from stateact.kernel.tools.truncate import middle_truncate

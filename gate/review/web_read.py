@@ -24,13 +24,13 @@ import httpx
 from bs4 import BeautifulSoup
 from pydantic import BaseModel, Field
 
-from gate import settings
-from gate.review.page_render import RenderError, rendered_html
-from sandbox.netns import URL_PATTERN
+from stateact.gate import settings
+from stateact.gate.review.page_render import RenderError, rendered_html
+from stateact.sandbox.netns import URL_PATTERN
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
-from subagents.dom_markdown import html_to_markdown
-from subagents.web_pages import read_saved_page, saved_pages
+from stateact.subagents.dom_markdown import html_to_markdown
+from stateact.subagents.web_pages import read_saved_page, saved_pages
 
 _TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml", "application/csv")
 _DROPPED_TAGS = ("script", "style", "noscript", "template", "svg", "head")

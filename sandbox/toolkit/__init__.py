@@ -13,8 +13,8 @@ from pathlib import Path
 from shlex import quote
 from types import ModuleType
 
-from sandbox.base import Sandbox, SandboxError
-from sandbox.toolkit.settings import (
+from stateact.sandbox.base import Sandbox, SandboxError
+from stateact.sandbox.toolkit.settings import (
     TOOLKIT_PIP_TIMEOUT_S,
     TOOLKIT_PYTHON_PACKAGES,
     TOOLKIT_REMOTE_DIR,

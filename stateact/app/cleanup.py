@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from sandbox.leftovers import REGISTRY, Leftover, remove, stale
+from stateact.sandbox.leftovers import REGISTRY, Leftover, remove, stale
 from stateact.kernel.events import RunStart, read_events
 
 

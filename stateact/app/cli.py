@@ -12,14 +12,14 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from evals.osworld import bridge
-from evals.osworld.task import load_task
-from sandbox.base import SandboxError
-from sandbox.caps import DISK_HOME_HELP, DISK_TMP_HELP, disk_caps, size_text
-from sandbox.isolation import NO_ISOLATION_WARNING
-from sandbox.limits import DEFAULT_MEMORY_TEXT, LIMITS_HELP, SandboxLimits
-from sandbox.netns import NETWORK_OPTION_HELP
-from sandbox.settings import (
+from stateact.evals.osworld import bridge
+from stateact.evals.osworld.task import load_task
+from stateact.sandbox.base import SandboxError
+from stateact.sandbox.caps import DISK_HOME_HELP, DISK_TMP_HELP, disk_caps, size_text
+from stateact.sandbox.isolation import NO_ISOLATION_WARNING
+from stateact.sandbox.limits import DEFAULT_MEMORY_TEXT, LIMITS_HELP, SandboxLimits
+from stateact.sandbox.netns import NETWORK_OPTION_HELP
+from stateact.sandbox.settings import (
     DEFAULT_ISOLATION,
     DEFAULT_NETWORK,
     DISK_HOME_BYTES,
@@ -179,7 +179,7 @@ def run(
 
 def _run_best_of(config: RunConfig, best_of: int) -> RunResult:
     """N rollouts and the judge's pick (evals/running/best_of_run.py); the pick's run result."""
-    from evals.running.best_of_run import run_best_of
+    from stateact.evals.running.best_of_run import run_best_of
 
     console.print(f"best of {best_of}: rollouts in {config.runs_root / config.run_id}")
     done = run_best_of(config, best_of)
@@ -188,11 +188,11 @@ def _run_best_of(config: RunConfig, best_of: int) -> RunResult:
 
 
 def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path, best_of: int = 1) -> None:
-    from evals.running.runner import run_task
+    from stateact.evals.running.runner import run_task
     from stateact.app.progress import ProgressPrinter
 
     if best_of > 1:
-        from evals.running.best_of_run import run_task_best_of
+        from stateact.evals.running.best_of_run import run_task_best_of
 
         outcome = run_task_best_of(task, config, cache, results, best_of)
     else:
@@ -202,8 +202,8 @@ def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path, be
 
 def _report_task(outcome) -> None:
     """Print a task file's score (or why it was not scored) and exit with the run's code."""
-    from evals.osworld.metrics.explain import failed_checkpoints
-    from evals.running.results import ERROR_FILE, read_score_parts
+    from stateact.evals.osworld.metrics.explain import failed_checkpoints
+    from stateact.evals.running.results import ERROR_FILE, read_score_parts
 
     if outcome.failure is not None:
         failure = outcome.failure
@@ -277,7 +277,7 @@ def resume(
         }
         with stop_signals_as_interrupt():
             if load_run_state(run_dir).config.task is not None:
-                from evals.running.runner import resume_task
+                from stateact.evals.running.runner import resume_task
 
                 _report_task(resume_task(run_dir, ProgressPrinter(console), **budgets))
                 return
@@ -298,8 +298,8 @@ def show(
 ) -> None:
     """A readable summary of a run: steps, tool calls, results, verdict and cost; for a task's results,
     its run and then each checkpoint with what it compared."""
-    from evals.reports.checkpoints import render_checkpoints
-    from evals.running.results import SCORE_FILE, linked_run_dir, read_json_object, read_score_parts
+    from stateact.evals.reports.checkpoints import render_checkpoints
+    from stateact.evals.running.results import SCORE_FILE, linked_run_dir, read_json_object, read_score_parts
     from stateact.app.show import render_run
     from stateact.kernel.events import EventLogError
 
@@ -435,7 +435,7 @@ def variants() -> None:
 
 def _register_suite_commands() -> None:
     """`stateact eval validate|run` and `stateact report` live with the task suites."""
-    from evals.cli import eval_app, report
+    from stateact.evals.cli import eval_app, report
 
     app.add_typer(eval_app, name="eval")
     app.command("report")(report)

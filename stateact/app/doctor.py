@@ -74,7 +74,7 @@ def _chromium() -> CheckResult:
 
 
 def _display() -> CheckResult:
-    from sandbox.local import LocalSandbox
+    from stateact.sandbox.local import LocalSandbox
 
     with tempfile.TemporaryDirectory() as home, LocalSandbox(Path(home), display=True) as box:
         png = box.screenshot()
@@ -82,8 +82,8 @@ def _display() -> CheckResult:
 
 
 def _sandbox_python() -> CheckResult:
-    from sandbox import settings
-    from sandbox.runtime import runtime_ready
+    from stateact.sandbox import settings
+    from stateact.sandbox.runtime import runtime_ready
 
     root = settings.RUNTIME_DIR
     if not runtime_ready(root):
@@ -109,10 +109,10 @@ DCONF_SERVICES = ("/usr/libexec/dconf-service", "/usr/lib/dconf/dconf-service")
 
 
 def _isolation() -> CheckResult:
-    from sandbox import settings
-    from sandbox.isolation import bwrap_problem
-    from sandbox.local import LocalSandbox
-    from sandbox.runtime import runtime_ready
+    from stateact.sandbox import settings
+    from stateact.sandbox.isolation import bwrap_problem
+    from stateact.sandbox.local import LocalSandbox
+    from stateact.sandbox.runtime import runtime_ready
 
     problem = bwrap_problem() or (
         "" if runtime_ready(settings.RUNTIME_DIR) else "the sandbox Python is not built"
@@ -125,7 +125,7 @@ def _isolation() -> CheckResult:
 
 
 def _sandbox_limits() -> CheckResult:
-    from sandbox.cgroups import UNAVAILABLE_WARNING, CgroupError, places
+    from stateact.sandbox.cgroups import UNAVAILABLE_WARNING, CgroupError, places
 
     try:
         found = places()
@@ -135,8 +135,8 @@ def _sandbox_limits() -> CheckResult:
 
 
 def _disk_caps() -> CheckResult:
-    from sandbox.local import LocalSandbox
-    from sandbox.mounts import mount_problem
+    from stateact.sandbox.local import LocalSandbox
+    from stateact.sandbox.mounts import mount_problem
 
     problem = mount_problem()
     if problem:
@@ -176,8 +176,8 @@ def docker_check(pool: Path) -> Callable[[], CheckResult]:
     """The docker SDK, when the pool file `pool` has docker slots."""
 
     def check() -> CheckResult:
-        from sandbox.pool_docker import DockerSlot
-        from sandbox.pool_file import load_pool
+        from stateact.sandbox.pool_docker import DockerSlot
+        from stateact.sandbox.pool_file import load_pool
 
         slots = [slot for slot in load_pool(pool) if isinstance(slot, DockerSlot)]
         if not slots:
@@ -257,9 +257,9 @@ def run_checks(console: Console, checks: tuple[Check, ...] = CHECKS) -> bool:
 
 def fix_sandbox_python(say: Callable[[str], None]) -> bool:
     """Build the sandbox's Python when it is missing (the one fix that needs no system packages)."""
-    from sandbox import settings
-    from sandbox.base import SandboxError
-    from sandbox.runtime import build_runtime, runtime_ready
+    from stateact.sandbox import settings
+    from stateact.sandbox.base import SandboxError
+    from stateact.sandbox.runtime import build_runtime, runtime_ready
 
     if runtime_ready(settings.RUNTIME_DIR):
         return True

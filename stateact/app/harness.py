@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from gate.review import FinishGate
-from gate.review.guard import check_command
+from stateact.gate.review import FinishGate
+from stateact.gate.review.guard import check_command
 from stateact.app.variants import HarnessVariant
 from stateact.kernel.context import build_context_manager
 from stateact.kernel.events import Event
@@ -20,7 +20,7 @@ from stateact.kernel.tools.bash import BashTool
 from stateact.kernel.tools.edit import EditTool
 from stateact.kernel.tools.finish import FinishTool
 from stateact.kernel.tools.plan import PLAN_FILE, Plan, PlanTool, plan_injection
-from subagents.pixel import build_pixel_loop
+from stateact.subagents.pixel import build_pixel_loop
 
 
 def build_main_loop(

@@ -9,7 +9,7 @@ import time
 from rich.console import Console
 from rich.markup import escape
 
-from gate.events import GateVerdict, GateViolation
+from stateact.gate.events import GateVerdict, GateViolation
 from stateact.kernel import settings
 from stateact.kernel.events import (
     Compaction,

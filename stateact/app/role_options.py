@@ -20,7 +20,7 @@ from typing import Annotated, Any
 
 import typer
 
-from gate.judge.options import BestOfOption
+from stateact.gate.judge.options import BestOfOption
 from stateact.kernel.models import parse_spec
 from stateact.kernel.models.role_settings import (
     RoleSettings,

@@ -10,10 +10,10 @@ events as their typed kinds.
 
 from types import ModuleType
 
-from gate import events as gate_events
-from gate import roles as gate_roles
-from subagents import events as subagent_events
-from subagents import roles as subagent_roles
+from stateact.gate import events as gate_events
+from stateact.gate import roles as gate_roles
+from stateact.subagents import events as subagent_events
+from stateact.subagents import roles as subagent_roles
 
 ROLE_MODULES: tuple[ModuleType, ...] = (gate_roles, gate_events, subagent_roles, subagent_events)
 """The modules that declare the roles besides the kernel's own, and their events."""

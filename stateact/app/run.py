@@ -9,12 +9,12 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 
-from gate.inspect.changes import take_baseline
-from gate.inspect.facts import sandbox_clock
-from sandbox.base import Sandbox, SandboxError
-from sandbox.leftovers import live_owner
-from sandbox.netns import loopback_ports
-from sandbox.recording import ScreenRecording, record_display
+from stateact.gate.inspect.changes import take_baseline
+from stateact.gate.inspect.facts import sandbox_clock
+from stateact.sandbox.base import Sandbox, SandboxError
+from stateact.sandbox.leftovers import live_owner
+from stateact.sandbox.netns import loopback_ports
+from stateact.sandbox.recording import ScreenRecording, record_display
 from stateact.app.arguments import check_models
 from stateact.app.config import RunConfig
 from stateact.app.harness import build_main_loop
@@ -29,7 +29,7 @@ from stateact.kernel.roles import role_names
 from stateact.kernel.runlog import EventListener, RunLog
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.finish import FinishClaim
-from subagents.endings import SubagentClaim
+from stateact.subagents.endings import SubagentClaim
 
 
 @dataclass

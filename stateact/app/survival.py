@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandbox.base import Sandbox, SandboxError
-from sandbox.bash_session import BashSession
-from sandbox.display import WINDOW_MANAGERS
-from sandbox.leftovers import move_tmp
-from sandbox.local import LocalSandbox
-from sandbox.processes import kill_tagged, tagged_pids
+from stateact.sandbox.base import Sandbox, SandboxError
+from stateact.sandbox.bash_session import BashSession
+from stateact.sandbox.display import WINDOW_MANAGERS
+from stateact.sandbox.leftovers import move_tmp
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.processes import kill_tagged, tagged_pids
 
 PLUMBING = {"Xvfb", "bwrap", "dbus-daemon", "dconf-service", "pasta", "passt", *WINDOW_MANAGERS}
 """Programs a local sandbox runs for itself: not the agent's or the task's."""

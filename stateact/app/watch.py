@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from gate.events import GateVerdict
+from stateact.gate.events import GateVerdict
 from stateact.app.progress import preview
 from stateact.kernel.events import (
     EventLogError,

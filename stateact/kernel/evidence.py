@@ -17,7 +17,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from sandbox.base import Sandbox
+from stateact.sandbox.base import Sandbox
 
 CommandGuard = Callable[[str], str | None]
 """Returns what a shell command would change (so it may not run as a check), or None to allow it."""

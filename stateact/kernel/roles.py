@@ -4,7 +4,7 @@ agent's delegate tools all come from the registry.
 
 The kernel registers its own roles (main, compactor); the others are declared in light modules that
 name their implementation by path, so declaring them imports nothing heavy (`register_role(Role("gui",
-delegate="subagents.gui:DelegateGuiTool"))` in `subagents/roles.py`), and `stateact.app.roles` imports
+delegate="stateact.subagents.gui:DelegateGuiTool"))` in `subagents/roles.py`), and `stateact.app.roles` imports
 those declarations. A role's loops log under scopes named `role#N`
 (`gui#3`); `main` is the main agent's own scope.
 

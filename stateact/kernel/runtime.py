@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sandbox.base import Sandbox
+from stateact.sandbox.base import Sandbox
 from stateact.kernel.context import ContextManager, build_context_manager
 from stateact.kernel.context_processors import Processor
 from stateact.kernel.events import ModelSettingsWarning

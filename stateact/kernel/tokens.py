@@ -19,7 +19,7 @@ from collections import OrderedDict
 import tiktoken
 from PIL import Image
 
-from sandbox import settings as sandbox_settings
+from stateact.sandbox import settings as sandbox_settings
 from stateact.kernel import settings
 from stateact.kernel.messages import (
     ImageBlock,

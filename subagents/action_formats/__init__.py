@@ -17,10 +17,10 @@ from pathlib import Path
 from stateact.kernel.models.base import ModelProvider
 from stateact.kernel.models.role_settings import ActionFormat, RoleSettings
 from stateact.kernel.tools.base import Tool
-from subagents.action_formats.qwen import QwenComputerUseTool, QwenModel
-from subagents.action_formats.uitars import UITarsModel, UITarsTool
-from subagents.endings import ending_tools
-from subagents.gui_tools import SCREEN_WORDS, ComputerTool
+from stateact.subagents.action_formats.qwen import QwenComputerUseTool, QwenModel
+from stateact.subagents.action_formats.uitars import UITarsModel, UITarsTool
+from stateact.subagents.endings import ending_tools
+from stateact.subagents.gui_tools import SCREEN_WORDS, ComputerTool
 
 PROMPTS = Path(__file__).parent.parent / "prompts"
 

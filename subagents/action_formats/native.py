@@ -10,9 +10,9 @@ from pydantic import BaseModel, ValidationError
 
 from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.kernel.tools.base import Tool, ToolResult
-from subagents.endings import SubagentClaim
-from subagents.gui_actions import ComputerAction
-from subagents.gui_tools import ComputerTool
+from stateact.subagents.endings import SubagentClaim
+from stateact.subagents.gui_actions import ComputerAction
+from stateact.subagents.gui_tools import ComputerTool
 
 SCREEN_NOW = "The screen now:"
 """How a native action's result text ends: the screenshot after the reply's last action follows."""

@@ -25,8 +25,8 @@ from pydantic.json_schema import SkipJsonSchema
 from stateact.kernel.messages import TextBlock, ToolSpec, ToolUseBlock
 from stateact.kernel.models.base import ModelProvider, ModelRequest, ModelResponse
 from stateact.kernel.models.openai_provider import calls_from_text
-from subagents import settings
-from subagents.action_formats.native import (
+from stateact.subagents import settings
+from stateact.subagents.action_formats.native import (
     Ending,
     FormatError,
     NativeAction,
@@ -34,7 +34,7 @@ from subagents.action_formats.native import (
     computer_action,
     plain_messages,
 )
-from subagents.gui_actions import Point
+from stateact.subagents.gui_actions import Point
 
 CLICKS = ("left_click", "right_click", "middle_click", "double_click")
 TOOLS_PROMPT = Path(__file__).parent.parent / "prompts" / "qwen_tools.md"

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from stateact.kernel.messages import TextBlock, ToolUseBlock
 from stateact.kernel.models.base import ModelProvider, ModelRequest, ModelResponse
-from subagents.action_formats.native import (
+from stateact.subagents.action_formats.native import (
     Ending,
     FormatError,
     NativeAction,

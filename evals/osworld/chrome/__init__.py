@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from evals.osworld.chrome import profile, tabs, websites
+from stateact.evals.osworld.chrome import profile, tabs, websites
 
 NEEDS_NETWORK = frozenset({"googledrive_file"})
 

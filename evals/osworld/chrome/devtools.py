@@ -17,7 +17,7 @@ import httpx
 from playwright.sync_api import Browser, Page, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
-from sandbox.base import Sandbox
+from stateact.sandbox.base import Sandbox
 
 CHROME_LAUNCH = "google-chrome --remote-debugging-port=1337"
 """What OSWorld starts when no browser answers (a getter that reopens Chrome)."""

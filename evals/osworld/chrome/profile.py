@@ -15,7 +15,7 @@ from contextlib import closing
 from pathlib import PurePosixPath
 from typing import Any
 
-from sandbox.base import SandboxError
+from stateact.sandbox.base import SandboxError
 
 PROFILE = "~/.config/google-chrome"
 PREFERENCES = f"{PROFILE}/Default/Preferences"

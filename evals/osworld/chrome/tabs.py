@@ -24,7 +24,7 @@ from lxml import etree
 from playwright.sync_api import Browser, Page
 from playwright.sync_api import Error as PlaywrightError
 
-from evals.osworld.chrome.devtools import (
+from stateact.evals.osworld.chrome.devtools import (
     PAGE_TIMEOUT_MS,
     TAB_TIMEOUT_MS,
     ChromeUnreachable,
@@ -33,8 +33,8 @@ from evals.osworld.chrome.devtools import (
     attached,
     pages,
 )
-from evals.osworld.task import TaskError
-from sandbox.base import SandboxUnsupported
+from stateact.evals.osworld.task import TaskError
+from stateact.sandbox.base import SandboxUnsupported
 
 ADDRESS_BAR = "//application[@name='Google Chrome']//entry[@name='Address and search bar']"
 """Chrome's address bar in an AT-SPI tree."""

@@ -26,14 +26,14 @@ from typing import Any
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 
-from evals.osworld.chrome.devtools import (
+from stateact.evals.osworld.chrome.devtools import (
     CHROME_LAUNCH,
     PAGE_TIMEOUT_MS,
     TAB_TIMEOUT_MS,
     ChromeUnreachable,
     attached,
 )
-from evals.osworld.task import TaskError
+from stateact.evals.osworld.task import TaskError
 
 SELECTOR_TIMEOUT_MS = 10_000
 """How long `info_from_website` waits for an element (OSWorld's 10 s)."""

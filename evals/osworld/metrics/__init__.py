@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from evals.osworld.bridge import BridgeError, bridged_metric, bridged_names, configured_python
-from evals.osworld.metrics import (
+from stateact.evals.osworld.bridge import BridgeError, bridged_metric, bridged_names, configured_python
+from stateact.evals.osworld.metrics import (
     archives,
     chrome,
     contents,
@@ -24,12 +24,12 @@ from evals.osworld.metrics import (
     thunderbird,
     vlc,
 )
-from evals.osworld.metrics.docs import compare_docx_files
-from evals.osworld.metrics.rules import MetricError, MetricUnsupported
-from evals.osworld.metrics.slides import compare_pptx_files
-from evals.osworld.metrics.table import check_table_options, compare_table
-from evals.osworld.metrics.text import check_include_exclude, compare_csv, diff_text_file, exact_match
-from evals.osworld.task import INFEASIBLE
+from stateact.evals.osworld.metrics.docs import compare_docx_files
+from stateact.evals.osworld.metrics.rules import MetricError, MetricUnsupported
+from stateact.evals.osworld.metrics.slides import compare_pptx_files
+from stateact.evals.osworld.metrics.table import check_table_options, compare_table
+from stateact.evals.osworld.metrics.text import check_include_exclude, compare_csv, diff_text_file, exact_match
+from stateact.evals.osworld.task import INFEASIBLE
 
 METRICS: dict[str, Callable[..., float]] = {
     "compare_table": compare_table,

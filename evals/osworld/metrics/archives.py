@@ -24,7 +24,7 @@ from typing import Any
 
 import lxml.html
 
-from evals.osworld.metrics.rules import MetricError, MetricUnsupported
+from stateact.evals.osworld.metrics.rules import MetricError, MetricUnsupported
 
 FILE_METRICS = {
     "text": "compare_text_file",
@@ -42,7 +42,7 @@ FILE_METRICS = {
 
 def _file_metric(options: dict[str, Any]) -> str:
     """The registered metric `file_type` names; MetricUnsupported when there is none."""
-    from evals.osworld.metrics import METRICS  # the registry imports this module
+    from stateact.evals.osworld.metrics import METRICS  # the registry imports this module
 
     file_type = options.get("file_type", "text")
     name = FILE_METRICS.get(file_type)
@@ -60,7 +60,7 @@ def _file_metric(options: dict[str, Any]) -> str:
 def check_archive_options(options: dict[str, Any]) -> None:
     """Raise MetricUnsupported when `file_type`, or the options passed on to its metric, are not
     implemented."""
-    from evals.osworld.metrics import check_metric_options  # the registry imports this module
+    from stateact.evals.osworld.metrics import check_metric_options  # the registry imports this module
 
     name = _file_metric(options)
     check_metric_options(name, _passed_on(options))
@@ -71,7 +71,7 @@ def _passed_on(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def compare_archive(result: str | None, expected: str, **options: Any) -> float:
-    from evals.osworld.metrics import METRICS  # the registry imports this module
+    from stateact.evals.osworld.metrics import METRICS  # the registry imports this module
 
     metric = METRICS[_file_metric(options)]
     if not result:

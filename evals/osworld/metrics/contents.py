@@ -15,7 +15,7 @@ from typing import Any
 import openpyxl
 from docx import Document
 
-from evals.osworld.metrics.rules import MetricUnsupported, similarity
+from stateact.evals.osworld.metrics.rules import MetricUnsupported, similarity
 
 
 def check_list(result: str | None, rules: dict[str, list[str]]) -> float:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from evals.osworld.metrics.rules import MetricUnsupported
+from stateact.evals.osworld.metrics.rules import MetricUnsupported
 
 
 def _same_names(found: list[str], expected: list[str]) -> float:

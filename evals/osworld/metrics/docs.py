@@ -24,8 +24,8 @@ from xml.etree import ElementTree
 
 from docx import Document
 
-from evals.osworld.metrics.explain import first_line_difference, note
-from evals.osworld.metrics.rules import similarity
+from stateact.evals.osworld.metrics.explain import first_line_difference, note
+from stateact.evals.osworld.metrics.rules import similarity
 
 
 def _collapse(paragraphs: list[str], ignore_case: bool) -> str:

@@ -26,8 +26,8 @@ from docx.text.paragraph import Paragraph
 from docx.text.run import Run
 from PIL import Image
 
-from evals.osworld.metrics.docs import compare_docx_files
-from evals.osworld.metrics.rules import similarity
+from stateact.evals.osworld.metrics.docs import compare_docx_files
+from stateact.evals.osworld.metrics.rules import similarity
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 

@@ -19,7 +19,7 @@ from contextvars import ContextVar
 from itertools import islice
 from typing import Any
 
-from evals import settings
+from stateact.evals import settings
 
 Differences = Callable[[], Iterable[str]] | Iterable[str]
 

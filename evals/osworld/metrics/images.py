@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageChops, ImageStat
 
-from evals.osworld.metrics.rules import MetricError
+from stateact.evals.osworld.metrics.rules import MetricError
 
 SSIM_WINDOW = 7
 

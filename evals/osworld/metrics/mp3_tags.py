@@ -6,7 +6,7 @@ from typing import Any
 
 from mutagen.easyid3 import EasyID3
 
-from evals.osworld.metrics.rules import match_value_to_rule
+from stateact.evals.osworld.metrics.rules import match_value_to_rule
 
 
 def check_mp3_meta(result: str | None, meta: dict[str, dict[str, Any]]) -> float:

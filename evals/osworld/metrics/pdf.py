@@ -20,7 +20,7 @@ import imagehash
 import pdfplumber
 from pypdf import PdfReader
 
-from evals.osworld.metrics.rules import similarity
+from stateact.evals.osworld.metrics.rules import similarity
 
 _SPACE_GAP, _LINE_GAP, _BASELINE_GAP = 0.15, 0.8, 0.8
 """In font sizes: the gap that reads as a space, and the gaps that start a new line."""

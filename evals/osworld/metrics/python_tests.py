@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from evals import settings
+from stateact.evals import settings
 
 _CHILD = Path(__file__).with_name("python_tests_child.py")
 

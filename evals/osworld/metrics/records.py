@@ -15,7 +15,7 @@ import lxml.etree
 import yaml
 from lxml.cssselect import CSSSelector
 
-from evals.osworld.metrics.rules import MetricUnsupported, check_method, match_value_to_rule, similarity
+from stateact.evals.osworld.metrics.rules import MetricUnsupported, check_method, match_value_to_rule, similarity
 
 _MISSING = object()
 

@@ -22,8 +22,8 @@ from pptx import Presentation
 from pptx.enum.dml import MSO_FILL_TYPE
 from pptx.enum.text import PP_ALIGN
 
-from evals import settings
-from evals.osworld.metrics.slides_geometry import POSITION_CHECKS, geometry_matches
+from stateact.evals import settings
+from stateact.evals.osworld.metrics.slides_geometry import POSITION_CHECKS, geometry_matches
 
 _A = "http://schemas.openxmlformats.org/drawingml/2006/main"
 

@@ -20,8 +20,8 @@ from pptx import Presentation
 from pptx.enum.shapes import MSO_SHAPE_TYPE
 from pptx.util import Inches
 
-from evals.osworld.metrics.rules import MetricError
-from evals.osworld.metrics.slides import solid_background
+from stateact.evals.osworld.metrics.rules import MetricError
+from stateact.evals.osworld.metrics.slides import solid_background
 
 _NS = {
     "a": "http://schemas.openxmlformats.org/drawingml/2006/main",

@@ -47,17 +47,17 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.cell_range import MultiCellRange
 from openpyxl.worksheet.worksheet import Worksheet
 
-from evals import settings
-from evals.osworld.metrics.explain import change, first_line_difference, note, shown
-from evals.osworld.metrics.rules import (
+from stateact.evals import settings
+from stateact.evals.osworld.metrics.explain import change, first_line_difference, note, shown
+from stateact.evals.osworld.metrics.rules import (
     MetricError,
     MetricUnsupported,
     check_method,
     match_value_to_rule,
     similarity,
 )
-from evals.osworld.metrics.table_objects import charts, pivot_tables
-from evals.osworld.metrics.text import read_lines
+from stateact.evals.osworld.metrics.table_objects import charts, pivot_tables
+from stateact.evals.osworld.metrics.text import read_lines
 
 _NS = {"m": "http://schemas.openxmlformats.org/spreadsheetml/2006/main"}
 

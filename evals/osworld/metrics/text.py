@@ -7,7 +7,7 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from evals.osworld.metrics.explain import change, first_line_difference, note, shown
+from stateact.evals.osworld.metrics.explain import change, first_line_difference, note, shown
 
 
 def read_lines(path: str) -> list[str]:

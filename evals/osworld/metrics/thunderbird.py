@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from evals.osworld.metrics.rules import MetricError, match_value_to_rule
+from stateact.evals.osworld.metrics.rules import MetricError, match_value_to_rule
 
 _PREF = re.compile(r'user_pref\("((?:[^"]|\\")+)", (.+)\);')
 _FILTER_FIELDS = ("name", "enabled", "type", "action", "actionValue", "condition")

@@ -7,7 +7,7 @@ from typing import Any
 from urllib.parse import urlparse
 from xml.etree import ElementTree
 
-from evals.osworld.metrics.rules import MetricError
+from stateact.evals.osworld.metrics.rules import MetricError
 
 _FILE_FIELDS = ("filename", "title", "uri", "location", "name")
 _URL_FIELDS = ("url", "URI", "location", "title", "filename")

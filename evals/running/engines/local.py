@@ -15,9 +15,9 @@ import threading
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 
-from evals import settings
-from evals.running.engines.port_claims import PortClaims, QueuedJob
-from evals.running.jobs import (
+from stateact.evals import settings
+from stateact.evals.running.engines.port_claims import PortClaims, QueuedJob
+from stateact.evals.running.jobs import (
     JobListener,
     JobOutcome,
     RetiredListener,
@@ -26,7 +26,7 @@ from evals.running.jobs import (
     run_job,
     unrun_outcome,
 )
-from sandbox.pool import Slot, SlotRetired
+from stateact.sandbox.pool import Slot, SlotRetired
 from stateact.app.signals import interrupt_thread, shielded
 
 NO_SLOT_LEFT = "no sandbox slot left to run it: every slot of the pool was retired"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections import Counter, deque
 
-from evals.running.jobs import SuiteJob
-from sandbox.pool import Slot
+from stateact.evals.running.jobs import SuiteJob
+from stateact.sandbox.pool import Slot
 
 QueuedJob = tuple[int, SuiteJob]
 """A job and its place in the suite's job list."""

@@ -24,10 +24,10 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from evals import settings
-from evals.osworld.layout import suite_root
-from evals.running.engines.port_claims import PortClaims
-from evals.running.jobs import (
+from stateact.evals import settings
+from stateact.evals.osworld.layout import suite_root
+from stateact.evals.running.engines.port_claims import PortClaims
+from stateact.evals.running.jobs import (
     JobListener,
     JobOutcome,
     RetiredListener,
@@ -39,7 +39,7 @@ from evals.running.jobs import (
     run_job,
     unrun_outcome,
 )
-from sandbox.pool import Slot, SlotRetired
+from stateact.sandbox.pool import Slot, SlotRetired
 
 NO_SLOT_LEFT = "no sandbox slot left to run it: every slot of the pool was retired"
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
@@ -82,7 +82,7 @@ class SlotWorker:
     """A pool slot inside a Ray actor: the suite unpacked once, then one job at a time."""
 
     def __init__(self, slot: Slot, options: SuiteOptions, suite_files: dict[str, bytes]) -> None:
-        from evals.fixtures.build import build_fixtures
+        from stateact.evals.fixtures.build import build_fixtures
 
         self.slot = slot
         self.scratch = Path(tempfile.mkdtemp(prefix=f"stateact-{slot.name}-"))

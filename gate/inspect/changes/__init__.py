@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gate.events import GateChanges
-from gate.inspect.changes.baseline import Baseline, BaselineError, load_baseline, take_baseline
-from gate.inspect.changes.diff import StateDiff, state_diff
-from gate.inspect.changes.remaining import texts_to_remove
-from gate.inspect.changes.render import render
-from sandbox.base import Sandbox
+from stateact.gate.events import GateChanges
+from stateact.gate.inspect.changes.baseline import Baseline, BaselineError, load_baseline, take_baseline
+from stateact.gate.inspect.changes.diff import StateDiff, state_diff
+from stateact.gate.inspect.changes.remaining import texts_to_remove
+from stateact.gate.inspect.changes.render import render
+from stateact.sandbox.base import Sandbox
 from stateact.kernel.runlog import RunLog
 
 NO_BASELINE = "(unknown: no copy of the files was taken when the task started)"

@@ -16,11 +16,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gate import settings
-from gate.events import GateBaseline, GateBaselineError
-from gate.inspect.deliverables import mentioned_paths
-from gate.inspect.probes import ProbeError, run_probe
-from sandbox.base import Sandbox
+from stateact.gate import settings
+from stateact.gate.events import GateBaseline, GateBaselineError
+from stateact.gate.inspect.deliverables import mentioned_paths
+from stateact.gate.inspect.probes import ProbeError, run_probe
+from stateact.sandbox.base import Sandbox
 from stateact.kernel.runlog import RunLog
 
 BASELINE_DIR = "baseline"

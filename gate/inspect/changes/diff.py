@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gate import settings
-from gate.inspect.changes.baseline import DCONF_PATH, Baseline, list_state
-from gate.inspect.changes.formats import describe, is_settings
-from gate.inspect.changes.model import FileDiff, Section
-from gate.inspect.changes.remaining import still_occurs
+from stateact.gate import settings
+from stateact.gate.inspect.changes.baseline import DCONF_PATH, Baseline, list_state
+from stateact.gate.inspect.changes.formats import describe, is_settings
+from stateact.gate.inspect.changes.model import FileDiff, Section
+from stateact.gate.inspect.changes.remaining import still_occurs
 
 TOO_LARGE = "(not compared: larger than GATE_BASELINE_FILE_MAX_BYTES)"
 

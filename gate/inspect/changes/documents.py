@@ -13,9 +13,9 @@ from xml.etree import ElementTree
 import docx
 from docx.table import Table
 
-from gate.inspect.changes.model import Section, align, sections, short
-from gate.inspect.changes.run_format import runs_format
-from sandbox.toolkit import toolkit_module
+from stateact.gate.inspect.changes.model import Section, align, sections, short
+from stateact.gate.inspect.changes.run_format import runs_format
+from stateact.sandbox.toolkit import toolkit_module
 
 ODF_TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
-from gate.inspect.changes.documents import diff_docx, diff_odt
-from gate.inspect.changes.model import Section
-from gate.inspect.changes.sheets import diff_workbooks
-from gate.inspect.changes.slides import diff_odp, diff_pptx
-from gate.inspect.changes.tables import diff_sqlite
-from gate.inspect.changes.text import decode, diff_keys, diff_lines
+from stateact.gate.inspect.changes.documents import diff_docx, diff_odt
+from stateact.gate.inspect.changes.model import Section
+from stateact.gate.inspect.changes.sheets import diff_workbooks
+from stateact.gate.inspect.changes.slides import diff_odp, diff_pptx
+from stateact.gate.inspect.changes.tables import diff_sqlite
+from stateact.gate.inspect.changes.text import decode, diff_keys, diff_lines
 
 Differ = Callable[[bytes | None, bytes | None], list[Section]]
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from gate import settings
+from stateact.gate import settings
 
 EMPTY = "(empty)"
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from gate.inspect.changes.documents import docx_paragraphs, odt_paragraphs
-from gate.inspect.changes.model import Section, sections, short
-from gate.inspect.changes.slides import odp_deck, pptx_deck
-from gate.inspect.changes.text import decode
+from stateact.gate.inspect.changes.documents import docx_paragraphs, odt_paragraphs
+from stateact.gate.inspect.changes.model import Section, sections, short
+from stateact.gate.inspect.changes.slides import odp_deck, pptx_deck
+from stateact.gate.inspect.changes.text import decode
 
 _QUOTED = r"(?<!\w)[\"“'‘]([^\"“”\n]{1,80}?)[\"”'’](?!\w)"
 _PAIR = re.compile(rf"{_QUOTED}\s+(?:with|by|to|into|for)\s+{_QUOTED}")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from gate import settings
-from gate.inspect.changes.diff import StateDiff
-from gate.inspect.changes.model import FileDiff
+from stateact.gate import settings
+from stateact.gate.inspect.changes.diff import StateDiff
+from stateact.gate.inspect.changes.model import FileDiff
 
 MARKS = {"changed": "~ changed", "added": "+ added", "removed": "- removed"}
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import openpyxl
 
-from gate.inspect.changes.model import EMPTY, Section, sections, short, value_text
+from stateact.gate.inspect.changes.model import EMPTY, Section, sections, short, value_text
 
 RENAME_MIN_SHARED = 0.5
 """Share of equal cells above which a removed and an added sheet count as one sheet renamed."""

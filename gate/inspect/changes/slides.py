@@ -9,9 +9,9 @@ from xml.etree import ElementTree
 
 import pptx
 
-from gate.inspect.changes.documents import ODF_TEXT, odf_root
-from gate.inspect.changes.model import Section, align, sections, short
-from gate.inspect.changes.run_format import runs_format
+from stateact.gate.inspect.changes.documents import ODF_TEXT, odf_root
+from stateact.gate.inspect.changes.model import Section, align, sections, short
+from stateact.gate.inspect.changes.run_format import runs_format
 
 ODF_DRAW = "urn:oasis:names:tc:opendocument:xmlns:drawing:1.0"
 

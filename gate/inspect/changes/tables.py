@@ -8,7 +8,7 @@ import tempfile
 from contextlib import closing
 from pathlib import Path
 
-from gate.inspect.changes.model import Section, sections, value_text
+from stateact.gate.inspect.changes.model import Section, sections, value_text
 
 Table = tuple[list[str], dict[tuple, dict[str, object]], str]
 """(columns, rows by key, key description)"""

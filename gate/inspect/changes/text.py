@@ -8,8 +8,8 @@ import difflib
 import json
 from xml.etree import ElementTree
 
-from gate import settings
-from gate.inspect.changes.model import Section, sections, short, value_text
+from stateact.gate import settings
+from stateact.gate.inspect.changes.model import Section, sections, short, value_text
 
 OOR = "{http://openoffice.org/2001/registry}"
 

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sandbox.processes import start_time
+from stateact.sandbox.processes import start_time
 from stateact.kernel import settings
 from stateact.kernel.messages import TextBlock, ToolSpec, ToolUseBlock
 from stateact.kernel.models.base import ModelProvider, ModelRequest, ModelResponse, ProviderError

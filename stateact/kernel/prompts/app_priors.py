@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandbox.base import Sandbox, SandboxError
-from sandbox.toolkit import TOOLKIT_BIN
+from stateact.sandbox.base import Sandbox, SandboxError
+from stateact.sandbox.toolkit import TOOLKIT_BIN
 from stateact.kernel import settings
 
 PRIORS_DIR = TOOLKIT_BIN / "priors"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from sandbox import settings as sandbox_settings
-from sandbox.base import SandboxError, Shell, ShellOutput
+from stateact.sandbox import settings as sandbox_settings
+from stateact.sandbox.base import SandboxError, Shell, ShellOutput
 from stateact.kernel import settings
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult

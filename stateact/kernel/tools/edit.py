@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from sandbox.base import SandboxError
+from stateact.sandbox.base import SandboxError
 from stateact.kernel import settings
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
