@@ -39,7 +39,7 @@ from PIL import Image, PngImagePlugin
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import stateact.app  # noqa: E402, F401  (registers every role: the GUI role's settings are checked against them)
-from stateact.sandbox.base import CommandResult, Sandbox, Shell  # noqa: E402
+from stateact.kernel.context.token_counter import counter  # noqa: E402
 from stateact.kernel.loop import Budget  # noqa: E402
 from stateact.kernel.messages import ImageBlock, Message, ToolSpec  # noqa: E402
 from stateact.kernel.meter import Meter  # noqa: E402
@@ -48,12 +48,12 @@ from stateact.kernel.models.base import ModelProvider, ModelRequest, ModelRespon
 from stateact.kernel.models.catalog import lookup  # noqa: E402
 from stateact.kernel.models.prompt_cache import PromptCache  # noqa: E402
 from stateact.kernel.models.relay_reply import parse_reply  # noqa: E402
-from stateact.kernel.models.role_settings import RoleSettings  # noqa: E402
 from stateact.kernel.models.scripted import offline_response, prompt_tokens  # noqa: E402
 from stateact.kernel.runlog import RunLog  # noqa: E402
 from stateact.kernel.runtime import RoleModels, RunContext  # noqa: E402
-from stateact.kernel.tokens import counter  # noqa: E402
+from stateact.sandbox.base import CommandResult, Sandbox, Shell  # noqa: E402
 from stateact.subagents.screen_loop import build_screen_loop  # noqa: E402
+from stateact.subagents.screen_settings import ScreenSettings  # noqa: E402
 
 PLAYS = Path(__file__).resolve().parent / "plays"
 PRICED_AS = "claude-sonnet-4-6"
@@ -201,7 +201,7 @@ class ReplayModel(ModelProvider):
     def __init__(self, replies: list[Recorded]) -> None:
         self.name = PRICED_AS
         self.spec = "replay"
-        self.options = RoleSettings()
+        self.options = ScreenSettings()
         self.replies = list(replies)
         self.sent: list[ModelRequest] = []
 
@@ -215,7 +215,7 @@ class ReplayModel(ModelProvider):
 
 
 def replay_scope(
-    records: list[Recorded], kind: str, settings: RoleSettings, screen_size: tuple[int, int]
+    records: list[Recorded], kind: str, settings: ScreenSettings, screen_size: tuple[int, int]
 ) -> list[ModelRequest]:
     """The requests today's screen loop sends for a recorded scope's replies."""
     role, prompt = SCREEN_LOOPS[kind]
@@ -260,7 +260,7 @@ def requests_for(records: list[Recorded], behaviour: str, play: dict) -> list[tu
     for scope, scoped in scopes.items():
         kind = scoped[0].loop_kind
         options = dict(play["gui_settings"]) if kind == "gui" else {}
-        settings = RoleSettings.model_validate({**options, "batch_screenshots": behaviour})
+        settings = ScreenSettings.model_validate({**options, "batch_screenshots": behaviour})
         rebuilt[scope] = replay_scope(scoped, kind, settings, tuple(play["screen"]))
     out = []
     for record in records:

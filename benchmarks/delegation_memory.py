@@ -23,12 +23,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from stateact.sandbox.local import LocalSandbox  # noqa: E402
 from stateact.kernel.loop import AgentLoop  # noqa: E402
 from stateact.kernel.messages import ToolUseBlock  # noqa: E402
 from stateact.kernel.meter import Meter  # noqa: E402
 from stateact.kernel.runlog import RunLog  # noqa: E402
 from stateact.kernel.runtime import RoleModels, RunContext  # noqa: E402
+from stateact.sandbox.local import LocalSandbox  # noqa: E402
 from stateact.subagents.gui import DelegateGuiTool  # noqa: E402
 from stateact.subagents.web import DelegateWebTool  # noqa: E402
 

@@ -15,12 +15,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from stateact.sandbox.local import LocalSandbox  # noqa: E402
 from stateact.kernel.messages import ToolUseBlock  # noqa: E402
 from stateact.kernel.meter import Meter  # noqa: E402
 from stateact.kernel.runlog import RunLog  # noqa: E402
 from stateact.kernel.runtime import RoleModels, RunContext  # noqa: E402
 from stateact.kernel.tools.edit import EditTool  # noqa: E402
+from stateact.sandbox.local import LocalSandbox  # noqa: E402
 
 COUNT = 100
 FILE_LINES = 400

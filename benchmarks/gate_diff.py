@@ -18,9 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import openpyxl  # noqa: E402
 
 from stateact.gate.inspect.changes import describe_changes, take_baseline  # noqa: E402
-from stateact.sandbox.local import LocalSandbox  # noqa: E402
+from stateact.kernel.context.token_counter import counter  # noqa: E402
 from stateact.kernel.runlog import RunLog  # noqa: E402
-from stateact.kernel.tokens import counter  # noqa: E402
+from stateact.sandbox.local import LocalSandbox  # noqa: E402
 
 COLUMNS = 10
 

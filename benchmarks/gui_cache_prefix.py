@@ -22,11 +22,11 @@ from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from stateact.kernel.cache_prefix import prefix_breaks, request_blocks, shared_prefix_tokens  # noqa: E402
-from stateact.kernel.context_processors import CapOutputs, Processor, StripImages, run_processors  # noqa: E402
+from stateact.kernel.context.cache_prefix import prefix_breaks, request_blocks, shared_prefix_tokens  # noqa: E402
+from stateact.kernel.context.processors import CapOutputs, Processor, StripImages, run_processors  # noqa: E402
+from stateact.kernel.context.token_counter import counter  # noqa: E402
 from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock  # noqa: E402
 from stateact.kernel.models.base import ModelRequest  # noqa: E402
-from stateact.kernel.tokens import counter  # noqa: E402
 from stateact.subagents import settings  # noqa: E402
 from stateact.subagents.screen_loop import load_prompt, screen_processors  # noqa: E402
 

@@ -26,9 +26,10 @@ from pydantic import BaseModel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from stateact.sandbox.local import LocalSandbox  # noqa: E402
-from stateact.kernel.cache_prefix import request_blocks, shared_prefix_tokens  # noqa: E402
-from stateact.kernel.context import build_context_manager  # noqa: E402
+import stateact.app  # noqa: E402, F401  (the roles, whose briefs the main prompt carries)
+from stateact.kernel.context.cache_prefix import request_blocks, shared_prefix_tokens  # noqa: E402
+from stateact.kernel.context.pipeline import build_context_manager  # noqa: E402
+from stateact.kernel.context.token_counter import counter  # noqa: E402
 from stateact.kernel.loop import Budget, LoopSpec  # noqa: E402
 from stateact.kernel.meter import Meter  # noqa: E402
 from stateact.kernel.models.base import ModelRequest, ModelResponse  # noqa: E402
@@ -37,11 +38,11 @@ from stateact.kernel.models.scripted import ScriptedProvider  # noqa: E402
 from stateact.kernel.prompts import render_main_prompt  # noqa: E402
 from stateact.kernel.runlog import RunLog  # noqa: E402
 from stateact.kernel.runtime import RoleModels, RunContext  # noqa: E402
-from stateact.kernel.tokens import counter  # noqa: E402
 from stateact.kernel.tools.base import Tool, ToolResult  # noqa: E402
 from stateact.kernel.tools.bash import BashTool  # noqa: E402
 from stateact.kernel.tools.finish import FinishTool  # noqa: E402
 from stateact.kernel.tools.plan import Plan, PlanTool, plan_injection  # noqa: E402
+from stateact.sandbox.local import LocalSandbox  # noqa: E402
 
 MODEL = "scripted"
 COMMANDS = (

@@ -6,7 +6,7 @@ web and a no-app task, with all app priors ("before") and with the priors the ta
 ("after"). Then a scripted calc task through the harness's real main loop (variant no-verify: no
 gate model needed), twice: "before" with every prior and plan results that end with the whole
 plan (as they did), "after" as the harness runs now; its input tokens per request. Counts use
-stateact/kernel/tokens.py. Last line: key=value pairs.
+stateact/kernel/context/token_counter.py. Last line: key=value pairs.
 
     python benchmarks/prompt_tokens.py
 """
@@ -23,17 +23,17 @@ import openpyxl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from stateact.sandbox.local import LocalSandbox  # noqa: E402
 from stateact.app.harness import build_main_loop  # noqa: E402
 from stateact.app.variants import VARIANTS  # noqa: E402
+from stateact.kernel.context.token_counter import counter  # noqa: E402
 from stateact.kernel.loop import AgentLoop, Budget  # noqa: E402
 from stateact.kernel.meter import Meter  # noqa: E402
 from stateact.kernel.prompts import render_main_prompt  # noqa: E402
 from stateact.kernel.runlog import RunLog  # noqa: E402
 from stateact.kernel.runtime import RoleModels, RunContext  # noqa: E402
-from stateact.kernel.tokens import counter  # noqa: E402
 from stateact.kernel.tools.base import ToolResult  # noqa: E402
 from stateact.kernel.tools.plan import PlanInput, PlanTool  # noqa: E402
+from stateact.sandbox.local import LocalSandbox  # noqa: E402
 
 TASKS = {
     "calc": "In ~/sales.xlsx, add a Total row under the data with SUM formulas.",

@@ -15,6 +15,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from stateact.app.arguments import check_budgets, check_models, relay_notes
+from stateact.app.exit_codes import ExitCode
+from stateact.app.renamed_options import EVAL_RENAMES, group_with_renames
+from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, with_role_options
+from stateact.app.signals import Terminated, stop_signals_as_interrupt
+from stateact.app.terminal import whole_lines
+from stateact.app.variants import FULL_HARNESS
 from stateact.evals import settings
 from stateact.evals.osworld import bridge
 from stateact.evals.osworld.task import TaskError
@@ -31,13 +38,6 @@ from stateact.sandbox.settings import (
     DISK_TMP_BYTES,
     LIMIT_PROCESSES,
 )
-from stateact.app.arguments import check_budgets, check_models, relay_notes
-from stateact.app.exit_codes import ExitCode
-from stateact.app.renamed_options import EVAL_RENAMES, group_with_renames
-from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, with_role_options
-from stateact.app.signals import Terminated, stop_signals_as_interrupt
-from stateact.app.terminal import whole_lines
-from stateact.app.variants import FULL_HARNESS
 
 if TYPE_CHECKING:
     from stateact.evals.running.validate import ValidationRow
@@ -276,12 +276,12 @@ def run_command(
     ] = False,
 ) -> None:
     """Run every task of SUITE under each harness, then print and save the comparison table."""
+    from stateact.app.watch import live_view
     from stateact.evals.fixtures.build import build_fixtures
     from stateact.evals.running.jobs import SuiteOptions, plan_jobs
     from stateact.evals.running.suite_progress import SuiteProgress
     from stateact.evals.running.suite_runner import run_suite
     from stateact.sandbox.pool_file import pool_from_options
-    from stateact.app.watch import live_view
 
     try:
         bridge.use_python(osworld_python)

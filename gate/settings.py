@@ -1,8 +1,7 @@
-"""Every tunable number of the finish gate, defined once.
+"""Every tunable number of the finish gate, defined once."""
 
-The number of rounds is `stateact.kernel.settings.GATE_MAX_ROUNDS` (shared with the harness).
-"""
-
+GATE_MAX_ROUNDS = 3
+"""FAIL rounds after which the gate is exhausted and the run ends with the last verdict."""
 GATE_MAX_TURNS = 40
 """Model turns one gate round may take before it ends without a verdict."""
 GATE_MAX_USD = 2.0

@@ -64,6 +64,11 @@ class SandboxError(RuntimeError):
     """A sandbox could not do what was asked (unreachable VM, no display, ...)."""
 
 
+class SandboxLost(SandboxError):
+    """A part the sandbox cannot work without (its X server, a helper that would not start again) died:
+    the run cannot go on in this sandbox, and ends (a resume starts a new one)."""
+
+
 class SandboxUnsupported(SandboxError):
     """The sandbox cannot give what was asked at all (not a passing failure): the caller may need a VM."""
 
@@ -120,6 +125,14 @@ class Sandbox(ABC):
     def run(self, command: str, timeout: float = 60.0) -> CommandResult:
         """Run a one-shot shell command and wait for it."""
 
+    def clock(self) -> float | None:
+        """The sandbox's clock in epoch seconds (a VM's clock may differ from the host's); None if unreadable."""
+        result = self.run("date +%s.%N")
+        try:
+            return float(result.stdout.strip())
+        except ValueError:
+            return None
+
     @abstractmethod
     def read_file(self, path: str) -> bytes:
         """Read the file `path` names (see `expand`); raises FileNotFoundError when it does not exist,
@@ -148,6 +161,12 @@ class Sandbox(ABC):
     @abstractmethod
     def launch(self, command: str) -> None:
         """Start a long-lived process without waiting for it."""
+
+    def restore_helpers(self) -> str:
+        """Check the processes the sandbox runs for itself (called before each tool call): start again
+        those that died where that is safe, and return what the agent must be told of it ('' when all
+        ran); raise SandboxLost when one died that cannot come back."""
+        return ""
 
     def browser_place(self) -> BrowserPlace:
         """Where the web subagent's browser runs: attached to `web_browser_url` when one is given, else

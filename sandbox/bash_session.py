@@ -5,16 +5,25 @@ and shape (heredocs, multi-line functions) behave as if typed, and exactly one
 prompt marker follows each (sandbox/marker_shell.py: the marker carries the exit
 code and the working directory). Reading happens with a large `maxread` and no
 send delay.
+
+bash is its terminal's controlling process, also in an isolated sandbox (where `nsenter` starts it):
+when the harness dies (`kill -9` included) the terminal hangs up and the kernel's SIGHUP goes to bash,
+which ends its jobs and exits, so nothing after the cut command of a line runs. Were `nsenter` the
+controlling process, the SIGHUP would end it and then only the running command, and bash would go on
+to the next command of the line.
 """
 
 from __future__ import annotations
 
+import fcntl
 import itertools
 import os
 import secrets
 import signal
+import struct
+import termios
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from shlex import quote
 
@@ -22,15 +31,25 @@ import pexpect
 
 from stateact.sandbox import settings
 from stateact.sandbox.base import ShellOutput
-from stateact.sandbox.marker_shell import NONINTERACTIVE_ENV, MarkerShell, PromptMarker, restore_default_signals
+from stateact.sandbox.marker_shell import (
+    NONINTERACTIVE_ENV,
+    MarkerShell,
+    PromptMarker,
+    restore_default_signals,
+)
 from stateact.sandbox.processes import kill_session
+
+TIOCGSID = 0x5429
+"""ioctl: the session of a terminal (its pty master's too); Python's termios lacks it (asm-generic/ioctls.h)."""
+TAKE_TERMINAL = ("setsid", "--ctty")
+"""Prefix of a shell started inside a sandbox: a session of its own, whose controlling terminal is the pty."""
 
 
 class BashSession(MarkerShell):
     """One bash process behind a pty. Not thread-safe; one caller at a time.
 
-    A shell in an isolated sandbox gives `launcher` (the host argv that starts `DEFAULT_ARGV` inside,
-    in a given sandbox folder), `preexec` (its resource limits), `inner_scratch` (where the shell
+    A shell in an isolated sandbox gives `launcher` (the host argv that runs a given argv inside, in a
+    given sandbox folder), `preexec` (its resource limits), `inner_scratch` (where the shell
     sees `scratch_dir`) and `is_dir` (whether a sandbox path is a folder). `env` is the shell's whole
     environment (the harness's when None), so an isolated sandbox's shell gets none of the harness's.
     """
@@ -42,7 +61,7 @@ class BashSession(MarkerShell):
         scratch_dir: Path,
         cwd: str,
         env: Mapping[str, str] | None = None,
-        launcher: Callable[[str], list[str]] | None = None,
+        launcher: Callable[[Sequence[str], str], list[str]] | None = None,
         preexec: Callable[[], None] | None = None,
         inner_scratch: str | None = None,
         is_dir: Callable[[str], bool] = os.path.isdir,
@@ -60,20 +79,28 @@ class BashSession(MarkerShell):
         self._counter = itertools.count(1)
         self._script_prefix = f"cmd_{secrets.token_hex(3)}"  # shells sharing a scratch folder never collide
         self._child: pexpect.spawn | None = None
+        self._session = 0
+        """The session of bash and its jobs (the terminal's)."""
         self._busy = False
         self.cwd = cwd
         self._spawn()
 
     # -- lifecycle -------------------------------------------------------
     def _before_exec(self) -> None:
-        """In the child before bash starts: default signal dispositions, then the sandbox's limits."""
+        """In the child before bash starts: default signal dispositions, the terminal left for the shell
+        inside a sandbox to take, then the sandbox's limits."""
         restore_default_signals()
+        if self._launcher is not None:
+            give_up_terminal()
         if self._preexec is not None:
             self._preexec()
 
     def _spawn(self) -> None:
         self._marker = PromptMarker()
-        argv = self._launcher(self._start_cwd) if self._launcher else list(self.DEFAULT_ARGV)
+        if self._launcher is None:
+            argv = list(self.DEFAULT_ARGV)
+        else:
+            argv = self._launcher((*TAKE_TERMINAL, *self.DEFAULT_ARGV), self._start_cwd)
         self._child = pexpect.spawn(
             argv[0],
             argv[1:],
@@ -96,12 +123,14 @@ class BashSession(MarkerShell):
         self._collect(settings.BASH_SOFT_TIMEOUT_S)
         if self._busy:
             raise RuntimeError("bash did not start: no prompt within the timeout")
+        self._session = terminal_session(self._child.child_fd)
 
     def close(self) -> None:
         """End the shell and everything in its terminal's session at once (the running command, the rest
         of its command line, its background jobs), then release the terminal."""
         if self._child is not None:
-            kill_session(self._child.pid)
+            for session in {self._child.pid, self._session} - {0}:
+                kill_session(session)
             self._child.close(force=True)
         self._child = None
 
@@ -125,7 +154,7 @@ class BashSession(MarkerShell):
     def _kill_foreground(self) -> None:
         try:
             pgid = os.tcgetpgrp(self._child.child_fd)
-            if pgid != self._child.pid:
+            if pgid != self._session:  # bash's own group: it is at its prompt
                 os.killpg(pgid, signal.SIGKILL)
         except OSError:
             pass
@@ -149,3 +178,17 @@ class BashSession(MarkerShell):
                 return self._died(self._child.exitstatus)
             self._marker.feed(text)
         return ShellOutput(self._marker.partial(), None, self.cwd, running=True)
+
+
+def give_up_terminal() -> None:
+    """In a session leader: release its controlling terminal, so that a process of another session can
+    take it (the SIGHUP that the release sends the leader's own group is ignored)."""
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    fcntl.ioctl(0, termios.TIOCNOTTY)
+    signal.signal(signal.SIGHUP, previous)
+
+
+def terminal_session(master_fd: int) -> int:
+    """The session whose controlling terminal is the pty behind `master_fd` (its PID as the harness sees it)."""
+    raw = fcntl.ioctl(master_fd, TIOCGSID, struct.pack("i", 0))
+    return struct.unpack("i", raw)[0]

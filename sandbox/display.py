@@ -60,6 +60,9 @@ class XDisplay:
         self.window_manager = window_manager
         self.name = ""
         self._procs: list[subprocess.Popen] = []
+        self._server: subprocess.Popen | None = None
+        self._manager: subprocess.Popen | None = None
+        self._manager_start: tuple[Mapping[str, str], Launcher | None] | None = None
 
     def start(self, env: Mapping[str, str], with_window_manager: bool = True) -> str:
         """Start the server (and the window manager, unless the caller starts it later with
@@ -108,6 +111,7 @@ class XDisplay:
         )
         if _accepts_clients(number, xvfb):
             self._procs.append(xvfb)
+            self._server = xvfb
             self.name = f":{number}"
             return ""
         if xvfb.poll() is None:
@@ -122,6 +126,7 @@ class XDisplay:
         so that what its menus start runs where the manager runs."""
         if not self.window_manager:
             return
+        self._manager_start = (env, launch)
         env = {**env, "DISPLAY": self.name}
         manager = next((wm for wm in WINDOW_MANAGERS if shutil.which(wm)), None)
         if manager is None:
@@ -149,6 +154,7 @@ class XDisplay:
             )
             if "window id" in probe.stdout:
                 self._procs.append(proc)
+                self._manager = proc
                 return ""
             if proc.poll() is not None:
                 errors.seek(0)
@@ -158,6 +164,25 @@ class XDisplay:
         proc.kill()
         proc.wait()
         return f"{manager} did not take the display within {settings.DISPLAY_START_TIMEOUT_S:.0f}s"
+
+    def server_alive(self) -> bool:
+        """Whether the X server still runs (False before it started)."""
+        return self._server is not None and self._server.poll() is None
+
+    def restore_window_manager(self) -> bool:
+        """Start the window manager again, as it was started, when it died; whether it had died."""
+        if self._manager is None or self._manager.poll() is None or self._manager_start is None:
+            return False
+        self._procs.remove(self._manager)
+        env, launch = self._manager_start
+        # the dead manager's mark on the root window would pass the new one's start check at once
+        subprocess.run(
+            ["xprop", "-root", "-remove", "_NET_SUPPORTING_WM_CHECK"],
+            env={**env, "DISPLAY": self.name},
+            capture_output=True,
+        )
+        self.start_window_manager(env, launch)
+        return True
 
     def stop(self) -> None:
         for proc in reversed(self._procs):
@@ -169,6 +194,7 @@ class XDisplay:
                     proc.kill()
                     proc.wait()
         self._procs.clear()
+        self._server = self._manager = self._manager_start = None
 
 
 def _host_launcher(env: Mapping[str, str]) -> Launcher:

@@ -82,10 +82,18 @@ def read(request):
         os.close(fd)
 
 
+def make_parents(folder):
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except FileExistsError as exc:
+        blocking = exc.filename or folder
+        raise Refused(blocking + " is in the way: it is a file, or a link to nothing, where a folder is needed") from None
+
+
 def write(request, data):
     path = request["path"]
     if request.get("parents"):
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        make_parents(os.path.dirname(path) or ".")
     fd = checked_open(path, os.O_WRONLY | os.O_CREAT)
     try:
         os.ftruncate(fd, 0)

@@ -50,6 +50,7 @@ from stateact.sandbox.settings import (
     SYSTEM_COVERED,
     SYSTEM_FOLDERS,
     SYSTEM_LINKS,
+    VAR_TMP_BYTES,
 )
 from stateact.sandbox.toolkit import TOOLKIT_BIN
 from stateact.sandbox.vm_image import IMAGE_BIN, ImageFiles
@@ -248,6 +249,8 @@ class BwrapNamespace:
             "/run",
             "--perms",
             "1777",
+            "--size",
+            str(VAR_TMP_BYTES),
             "--tmpfs",
             "/var/tmp",
             "--perms",

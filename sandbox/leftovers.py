@@ -142,7 +142,21 @@ def _tags_with_folders() -> set[str]:
     """The tags of the sandboxes whose host folders are on this machine."""
     places = ((Path(tempfile.gettempdir()), TMP_PREFIX), (Path(tempfile.gettempdir()), IMAGE_PREFIX))
     places += ((Path(HOME_IMAGE_FOLDER), HOME_PREFIX),)
-    return {path.name.removeprefix(prefix) for folder, prefix in places for path in folder.glob(f"{prefix}*")}
+    return {
+        path.name.removeprefix(prefix)
+        for folder, prefix in places
+        for path in folder.glob(f"{prefix}*")
+        if _owned(path)
+    }
+
+
+def _owned(path: Path) -> bool:
+    """Whether `path` is this user's (root's harness cleans every user's leftovers; another user's harness
+    only its own: it could not remove a root sandbox's mounts)."""
+    try:
+        return os.geteuid() == 0 or path.lstat().st_uid == os.geteuid()
+    except OSError:
+        return False
 
 
 def stale() -> list[Leftover]:

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -26,12 +27,13 @@ from urllib.parse import urlsplit, urlunsplit
 
 from stateact.sandbox import backends, desktop_state, settings
 from stateact.sandbox.backends import SandboxOptions, SandboxSpec
-from stateact.sandbox.base import BrowserPlace, CommandResult, Sandbox, SandboxError, Shell
+from stateact.sandbox.base import BrowserPlace, CommandResult, Sandbox, SandboxError, SandboxLost, Shell
 from stateact.sandbox.bash_session import BashSession
 from stateact.sandbox.caps import DEFAULT_CAPS, DiskCaps
 from stateact.sandbox.cgroups import UNAVAILABLE_WARNING, CgroupError, SandboxGroup
 from stateact.sandbox.display import XDisplay
 from stateact.sandbox.file_access import MISSING, SandboxFiles
+from stateact.sandbox.guard import Guard
 from stateact.sandbox.isolation import (
     BwrapNamespace,
     check_isolation,
@@ -64,6 +66,18 @@ from stateact.sandbox.vm_image import bind_terminal_key, make_home_folders, writ
 
 HOST_SESSION_VARIABLES = ("DISPLAY", "XDG_CONFIG_HOME", "DBUS_SESSION_BUS_ADDRESS")
 """The harness's desktop session, which a sandbox sharing the host's processes must not reach."""
+DISPLAY_LOST = (
+    "the sandbox's X server (Xvfb) died, and every window with it: the run cannot go on in this sandbox "
+    "(`stateact resume` continues it in a new one)"
+)
+WINDOW_MANAGER_RESTARTED = (
+    "[The window manager had died and was started again: the windows are open as they were, but their "
+    "focus, stacking and decorations may have changed.]"
+)
+ROUTE_RESTARTED = (
+    "[The sandbox's outbound network route (pasta) had died and was started again: connections to the "
+    "outside that were open are broken; open them again.]"
+)
 
 
 class LocalSandbox(Sandbox):
@@ -107,6 +121,8 @@ class LocalSandbox(Sandbox):
         self._shells: list[BashSession] = []
         self._launched: list[subprocess.Popen] = []
         self._files = SandboxFiles(self._start_file_helper, self._python())
+        self._guard: Guard | None = None
+        self._helpers_lock = threading.Lock()
         self.env: dict[str, str] = {}
         self.warnings: list[str] = []
         self._started = False
@@ -117,6 +133,7 @@ class LocalSandbox(Sandbox):
             return
         remove_stale()  # what sandboxes of dead harnesses left
         register(self.tag)
+        self._guard = Guard(self.tag)  # ends the sandbox's processes if the harness dies without closing it
         self.warnings = []
         self._make_group()
         Path(self.host_home).mkdir(parents=True, exist_ok=True)
@@ -265,7 +282,28 @@ class LocalSandbox(Sandbox):
         remove_folders(self.tag)
         self._host_tmp = self._host_state = None
         release(self.tag)
+        if self._guard is not None:
+            self._guard.release()
+            self._guard = None
         self._started = False
+
+    def restore_helpers(self) -> str:
+        """A dead window manager or network route (pasta) is started again; a dead X server ends the
+        run, as its windows cannot come back."""
+        if not self._started:
+            return ""
+        with self._helpers_lock:
+            if self._display is not None:
+                self._require_display()
+            told = []
+            try:
+                if self._display is not None and self._display.restore_window_manager():
+                    told.append(WINDOW_MANAGER_RESTARTED)
+                if self._network is not None and self._network.restore_route():
+                    told.append(ROUTE_RESTARTED)
+            except SandboxError as exc:
+                raise SandboxLost(f"a helper of the sandbox died and did not start again: {exc}") from None
+            return " ".join(told)
 
     @property
     def isolated(self) -> bool:
@@ -394,6 +432,18 @@ class LocalSandbox(Sandbox):
         """The preexec_fn that gives a long-lived process started with `command` the sandbox's limits."""
         return self._preexec(one_shot=False)
 
+    def _shell_preexec(self) -> Callable[[], None]:
+        """The preexec_fn of an isolated shell: its terminal (the pty on its standard input) becomes the
+        sandbox user's, so `> /dev/stdout` and `tty` work for it, then the sandbox's limits."""
+        limits = self.preexec()
+
+        def apply() -> None:
+            os.fchown(0, *inside_ids())
+            if limits is not None:
+                limits()
+
+        return apply
+
     def _preexec(self, one_shot: bool) -> Callable[[], None] | None:
         steps = [self._group.join] if self._group is not None else []
         if self._namespace is not None:  # RLIMIT_NPROC is one budget per user: only without a pids cgroup
@@ -442,10 +492,10 @@ class LocalSandbox(Sandbox):
                 scratch,
                 cwd=self.home,
                 env=self.env,
-                launcher=lambda cwd: self.command(BashSession.DEFAULT_ARGV, cwd),
-                preexec=self.preexec(),
+                launcher=self.command,
+                preexec=self._shell_preexec(),
                 inner_scratch="/tmp/.stateact-shell",
-                is_dir=lambda path: self.resolve(path).is_dir(),
+                is_dir=lambda path: self.path_kind(path) == "directory",
             )
         self._shells.append(shell)
         return shell
@@ -512,6 +562,8 @@ class LocalSandbox(Sandbox):
     def _require_display(self) -> str:
         if not self.display:
             raise SandboxError("this sandbox has no display; start it with display=True (CLI: --display)")
+        if not self._display.server_alive():
+            raise SandboxLost(DISPLAY_LOST)
         return self.display
 
     def _require_started(self) -> None:

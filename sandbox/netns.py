@@ -38,6 +38,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from stateact.sandbox.base import SandboxError
+from stateact.sandbox.processes import running
 from stateact.sandbox.settings import NETWORK_MODES, PASTA_START_TIMEOUT_S, RELAY_CHUNK_BYTES
 
 CHECKOUT = Path(__file__).resolve().parents[1]
@@ -235,6 +236,8 @@ class SandboxNetwork:
         self._tag_env = tag_env
         self._pid_file = pid_file
         self._maker: SocketMaker | None = None
+        self._route: tuple[str, str | None] | None = None
+        """The namespaces pasta was started into (None: it never ran)."""
         self._inward: dict[int, Relay] = {}
         self._brought_in: dict[int, Relay] = {}
         self._lock = threading.Lock()
@@ -243,7 +246,20 @@ class SandboxNetwork:
         """Start the socket maker and the outbound route into the namespace at `netns` (its user
         namespace `userns` when the harness is not root); returns a warning when there is no route out."""
         self._maker = SocketMaker(self._enter, self._tag_env)
-        return self._start_pasta(netns, userns)
+        warning = self._start_pasta(netns, userns)
+        if not warning:
+            self._route = (netns, userns)
+        return warning
+
+    def restore_route(self) -> bool:
+        """Start pasta again when it died (the open outbound connections are lost); whether it had died.
+        SandboxError when it cannot start again."""
+        if self._route is None or _alive(self._pid_file):
+            return False
+        warning = self._start_pasta(*self._route)
+        if warning:
+            raise SandboxError(warning)
+        return True
 
     def _start_pasta(self, netns: str, userns: str | None) -> str:
         if shutil.which("pasta") is None:
@@ -316,3 +332,12 @@ class SandboxNetwork:
         with contextlib.suppress(OSError, ValueError):
             os.kill(int(self._pid_file.read_text().split()[0]), signal.SIGTERM)
         self._pid_file.unlink(missing_ok=True)
+        self._route = None
+
+
+def _alive(pid_file: Path) -> bool:
+    """Whether the process whose PID `pid_file` holds runs."""
+    try:
+        return running(int(pid_file.read_text().split()[0]))
+    except (OSError, ValueError, IndexError):
+        return False

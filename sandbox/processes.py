@@ -11,6 +11,7 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 TAG_VARIABLE = "STATEACT_SANDBOX_TAG"
@@ -62,6 +63,11 @@ def kill_tagged(tag: str, grace_s: float = 2.0) -> int:
     return len(pids)
 
 
+def running(pid: int) -> bool:
+    """Whether process `pid` exists and has not ended (a zombie has)."""
+    return not _is_zombie(pid)
+
+
 def _is_zombie(pid: int) -> bool:
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
@@ -89,11 +95,22 @@ def session_pids(session: int) -> list[int]:
     ]
 
 
-def kill_session(session: int, rounds: int = 20) -> None:
+def kill_session(session: int) -> None:
     """Stop every process of `session` at once, then SIGKILL them: a shell stopped first cannot go on to
     the next command of a list (`sleep 30; rm f`) when the command it waits for dies."""
+    stop_and_kill(lambda: session_pids(session))
+
+
+def kill_tagged_at_once(tag: str) -> None:
+    """Stop, then SIGKILL, every live process carrying `tag`: with no grace, so none of them goes on."""
+    stop_and_kill(lambda: [pid for pid in tagged_pids(tag) if not _is_zombie(pid)])
+
+
+def stop_and_kill(find: Callable[[], list[int]], rounds: int = 20) -> None:
+    """SIGSTOP, then SIGKILL, the processes `find` names, again while it finds some (a process may fork
+    between the search and the signals), at most `rounds` times."""
     for _ in range(rounds):
-        pids = session_pids(session)
+        pids = find()
         if not pids:
             return
         _signal_all(pids, signal.SIGSTOP)

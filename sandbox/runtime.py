@@ -11,9 +11,8 @@ import subprocess
 from pathlib import Path
 
 from stateact.sandbox.base import SandboxError
-from stateact.sandbox.settings import RUNTIME_BUILD_TIMEOUT_S, RUNTIME_DIR, RUNTIME_PACKAGES
+from stateact.sandbox.settings import RUNTIME_BUILD_TIMEOUT_S, RUNTIME_DIR, RUNTIME_PACKAGES, SYSTEM_PYTHON
 
-SYSTEM_PYTHON = "/usr/bin/python3"
 READY_MARK = ".stateact-ready"
 """Written last by `build_runtime`: a half-built venv is never used."""
 

@@ -86,6 +86,10 @@ FILE_READ_CAP_BYTES = 512 * 2**20
 """Largest file the harness reads from a sandbox at once (the editor, evidence, the gate, checkers)."""
 HOLDER_START_TIMEOUT_S = 15.0
 """How long the sandbox's namespace holder may take to come up."""
+SYSTEM_PYTHON = "/usr/bin/python3"
+"""The machine's own Python (Debian's), which small harness helpers outside the sandbox run on."""
+GUARD_EXIT_TIMEOUT_S = 10.0
+"""How long a closed sandbox's guard (sandbox/guard.py) may take to look for its processes and end."""
 
 # Shells, displays, OSWorld VMs and pools
 BASH_SOFT_TIMEOUT_S = 30.0
@@ -144,6 +148,9 @@ DISK_TMP_BYTES = 2 * 2**30
 """The most the sandbox's /tmp may hold (`--disk-tmp`): a tmpfs of this size, counted in memory."""
 DEV_SHM_BYTES = 1 * 2**30
 """The size of the sandbox's private /dev/shm (POSIX shared memory: multiprocessing, browsers)."""
+VAR_TMP_BYTES = 256 * 2**20
+"""The size of the sandbox's /var/tmp, a tmpfs: like /tmp and /dev/shm it is counted in the sandbox's
+memory, so together they stay below the default memory cap and a full one leaves its processes room."""
 STATE_TMPFS_BYTES = 64 * 2**20
 """The tmpfs holding a sandbox's small files (toolkit and image copies, /etc files, runtime folder)."""
 HOME_IMAGE_FOLDER = "/var/tmp"

@@ -29,7 +29,7 @@ PYTHON="${PYTHON:-python3}"
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[dev]'
 # The sandbox's own Python (toolkit, probes, GUI actions inside the isolated sandbox).
-.venv/bin/python -c "from sandbox.runtime import build_runtime; print('sandbox Python:', build_runtime())"
+.venv/bin/python -c "from stateact.sandbox.runtime import build_runtime; print('sandbox Python:', build_runtime())"
 # The command on PATH, so README's commands work from any folder.
 if [ "$(id -u)" -eq 0 ]; then bin_dir=/usr/local/bin; else bin_dir="$HOME/.local/bin"; fi
 mkdir -p "$bin_dir"

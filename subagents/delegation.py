@@ -1,7 +1,7 @@
-"""What the GUI and web subagents share: the report a delegation comes back with, and the delegation.
+"""What every subagent shares: the report a delegation comes back with, and the delegation.
 
     loop = context.loop(LoopSpec(scope, tools, prompt, delegation_budget(context, max_turns, max_seconds)))
-    report = run_delegation(loop, brief_text(subgoal, context_text), GUI_FORM, evidence=...)
+    report = run_delegation(loop, brief_text(subgoal, context_text), GUI_FORM, evidence=...)  # its role's form
     return report.tool_result()
 
 A delegation ends DONE or FAIL (the subagent's `done` or `fail`), INCOMPLETE (it stopped early: its
@@ -14,12 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
+from stateact.kernel import events
 from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome
+from stateact.kernel.roles import role_of_scope
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import ToolResult
 from stateact.subagents import settings
 from stateact.subagents.endings import SubagentClaim
-from stateact.subagents.events import GuiReportEvent, SubagentReportEvent, WebReportEvent
+from stateact.subagents.events import SubagentReportEvent
 
 DONE, FAIL, INCOMPLETE, ERROR = "DONE", "FAIL", "INCOMPLETE", "ERROR"
 NOTHING_REPORTED = "nothing reported"
@@ -42,24 +44,6 @@ class ReportForm:
     """Per status, what precedes the detail line."""
     steps_line: bool
     """Whether a closing `Steps used: N of M` line is printed (when the header does not say it)."""
-    event: type[SubagentReportEvent]
-    """The run-log event a report of this role is written as."""
-
-
-GUI_FORM = ReportForm(
-    "GUI",
-    "GUI subagent {scope}: {status}",
-    {DONE: "Achieved (seen on screen): ", FAIL: "Why: ", ERROR: "Why: ", INCOMPLETE: "Verified on screen: "},
-    steps_line=True,
-    event=GuiReportEvent,
-)
-WEB_FORM = ReportForm(
-    "Web",
-    "Web subagent ({scope}): {status} after {steps} of {budget} steps.",
-    {DONE: "", FAIL: "", ERROR: "", INCOMPLETE: "Verified: "},
-    steps_line=False,
-    event=WebReportEvent,
-)
 
 
 @dataclass(frozen=True)
@@ -109,10 +93,14 @@ class SubagentReport:
         return "\n".join(lines)
 
     def event(self) -> SubagentReportEvent:
-        """The report as its role's `<role>_report` event."""
+        """The report as its role's `<role>_report` event (`subagents.events.register_subagent`)."""
         fields = asdict(self)
         del fields["form"]
-        return self.form.event(**fields)
+        kind = f"{role_of_scope(self.scope)}_report"
+        event = events.EVENT_TYPES.get(kind)
+        if event is None or not issubclass(event, SubagentReportEvent):
+            raise ValueError(f"no report event {kind!r}: register the role with register_subagent")
+        return event(**fields)
 
     def tool_result(self) -> ToolResult:
         return ToolResult(text=self.text(), is_error=self.status == ERROR)
@@ -127,8 +115,11 @@ def brief_text(subgoal: str, brief: str) -> str:
 
 
 def delegation_budget(context: RunContext, max_turns: int, max_seconds: float) -> Budget:
-    """A delegation's budget: its own turns and seconds, and what is left of the run's dollars."""
-    return Budget(max_turns=max_turns, max_usd=context.dollar_budget(), max_seconds=max_seconds)
+    """A delegation's budget: its own turns and seconds (no more than the run has left), and what is
+    left of the run's dollars."""
+    return Budget(
+        max_turns=max_turns, max_usd=context.dollar_budget(), max_seconds=context.seconds_left(max_seconds)
+    )
 
 
 def outcome_facts(outcome: LoopOutcome, name: str) -> dict:

@@ -1,17 +1,19 @@
 """The GUI and web subagents' events in a run's log (`gui_*`, `web_*` kinds), registered with the
-kernel's event table when this module is imported (`stateact.kernel.events.register_event`)."""
+kernel's event table when this module is imported (`stateact.kernel.events.register_event`), and every
+subagent's `<role>_report` event, made and registered with its role (`register_subagent`)."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, create_model
 
 from stateact.kernel.events import Event, register_event
+from stateact.kernel.roles import Role, register_role
 
 
 class SubagentReportEvent(Event):
-    """What a GUI or web delegation reported (subagents/delegation.py); older GUI logs nest it in `report`."""
+    """What a delegation reported (subagents/delegation.py); older GUI logs nest it in `report`."""
 
     status: str = ""
     detail: str = ""
@@ -25,9 +27,19 @@ class SubagentReportEvent(Event):
     screenshot: str | None = None
 
 
-@register_event
-class GuiReportEvent(SubagentReportEvent):
-    kind: Literal["gui_report"] = "gui_report"
+def report_event(role: str) -> type[SubagentReportEvent]:
+    """The event kind `<role>_report` of subagent `role`'s reports."""
+    kind = f"{role}_report"
+    return create_model(
+        f"{role.title()}ReportEvent", __base__=SubagentReportEvent, kind=(Literal[kind], kind)
+    )
+
+
+def register_subagent(role: Role) -> Role:
+    """Register subagent `role` and its report event."""
+    register_role(role)
+    register_event(report_event(role.name))
+    return role
 
 
 @register_event
@@ -40,11 +52,6 @@ class GuiBudgetSpent(Event):
 class GuiScreenshotFailed(Event):
     kind: Literal["gui_screenshot_failed"] = "gui_screenshot_failed"
     error: str
-
-
-@register_event
-class WebReportEvent(SubagentReportEvent):
-    kind: Literal["web_report"] = "web_report"
 
 
 @register_event

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import math
 
-from stateact.kernel import settings as harness_settings
-from stateact.kernel.models.role_settings import RoleSettings
+from stateact.subagents import settings as settings
 from stateact.subagents.scaler import Scaler, model_size
+from stateact.subagents.screen_settings import ScreenSettings
 
 RELATIVE_SPAN = 1000
 """The span of `relative1000` coordinates."""
@@ -23,9 +23,9 @@ RELATIVE_SPAN = 1000
 def smart_resize(
     width: int,
     height: int,
-    min_pixels: int = harness_settings.GROUNDING_MIN_PIXELS,
-    max_pixels: int = harness_settings.GROUNDING_MAX_PIXELS,
-    factor: int = harness_settings.GROUNDING_PATCH,
+    min_pixels: int = settings.GROUNDING_MIN_PIXELS,
+    max_pixels: int = settings.GROUNDING_MAX_PIXELS,
+    factor: int = settings.GROUNDING_PATCH,
 ) -> tuple[int, int]:
     """The size Qwen2.5-VL's processor resizes an image to: each side a multiple of `factor`, as close
     to the original as the pixel budget allows, keeping the aspect ratio."""
@@ -42,7 +42,7 @@ def smart_resize(
     return w_bar, h_bar
 
 
-def scaler_for(screen: tuple[int, int], options: RoleSettings) -> Scaler:
+def scaler_for(screen: tuple[int, int], options: ScreenSettings) -> Scaler:
     """How a GUI role's model sees the screen: the size of the image sent and its coordinate space."""
     sent = model_size(screen, options.screenshot_max_edge)
     if options.coordinates == "relative1000":
@@ -53,7 +53,7 @@ def scaler_for(screen: tuple[int, int], options: RoleSettings) -> Scaler:
     return Scaler(screen, sent)
 
 
-def coordinate_note(scaler: Scaler, options: RoleSettings) -> str:
+def coordinate_note(scaler: Scaler, options: ScreenSettings) -> str:
     """What the model is told about the screenshot and its coordinates."""
     width, height = scaler.model
     if options.coordinates == "relative1000":

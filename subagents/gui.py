@@ -16,9 +16,26 @@ from stateact.kernel.loop import LoopOutcome
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
 from stateact.subagents import settings
-from stateact.subagents.delegation import GUI_FORM, SubagentReport, brief_text, delegation_budget, run_delegation
+from stateact.subagents.delegation import (
+    DONE,
+    ERROR,
+    FAIL,
+    INCOMPLETE,
+    ReportForm,
+    SubagentReport,
+    brief_text,
+    delegation_budget,
+    run_delegation,
+)
 from stateact.subagents.events import GuiBudgetSpent, GuiScreenshotFailed
 from stateact.subagents.screen_loop import ScreenLoop, build_screen_loop
+
+GUI_FORM = ReportForm(
+    "GUI",
+    "GUI subagent {scope}: {status}",
+    {DONE: "Achieved (seen on screen): ", FAIL: "Why: ", ERROR: "Why: ", INCOMPLETE: "Verified on screen: "},
+    steps_line=True,
+)
 
 
 def run_gui_subgoal(

@@ -4,19 +4,19 @@ coordinates read."""
 from __future__ import annotations
 
 from stateact.sandbox.base import Sandbox
-from stateact.kernel.models.role_settings import RoleSettings
 from stateact.subagents.grounding import coordinate_note, scaler_for
 from stateact.subagents.scaler import Scaler
+from stateact.subagents.screen_settings import ScreenSettings
 
 
 class Screen:
     """A sandbox's screen as the model sees it (`options`: the GUI role's size and coordinate settings)."""
 
     def __init__(
-        self, sandbox: Sandbox, scaler: Scaler | None = None, options: RoleSettings | None = None
+        self, sandbox: Sandbox, scaler: Scaler | None = None, options: ScreenSettings | None = None
     ) -> None:
         self.sandbox = sandbox
-        self.options = options or RoleSettings()
+        self.options = options or ScreenSettings()
         self._scaler = scaler
         """Worked out from the sandbox's screen size on first use unless given."""
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stateact.kernel.context_processors import CapOutputs, Processor, StripImages
+from stateact.kernel.context.processors import CapOutputs, Processor, StripImages
 from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome, LoopSpec
 from stateact.kernel.messages import ImageBlock, TextBlock, ToolUseBlock
-from stateact.kernel.models.role_settings import ActionFormat
+from stateact.kernel.prompts.loader import render_prompt
 from stateact.kernel.runtime import RunContext
-from stateact.kernel.tools.base import ToolResult
 from stateact.subagents import settings
 from stateact.subagents.action_formats import (
     WORDS,
@@ -23,6 +22,7 @@ from stateact.subagents.endings import ReportProgressTool
 from stateact.subagents.gui_tools import SCREEN_WORDS, ComputerTool
 from stateact.subagents.nudge import SUBAGENT_NUDGE
 from stateact.subagents.screen import Screen
+from stateact.subagents.screen_settings import ActionFormat, ScreenSettings
 
 PROMPTS = Path(__file__).parent / "prompts"
 
@@ -40,18 +40,15 @@ def load_prompt(name: str, action_format: ActionFormat = "tools") -> str:
     """A prompt file with its placeholders filled in for `action_format`: `{{screen_skills}}` (the shared
     screen-handling advice), `{{format}}` (how the format's model acts) and the format's words for
     ending, `{{done}}`, `{{fail}}` and `{{report_progress}}`."""
-    text = (PROMPTS / f"{name}.md").read_text(encoding="utf-8")
     words = format_words(action_format)
-    fills = {
-        "screen_skills": (PROMPTS / "screen_skills.md").read_text(encoding="utf-8").rstrip(),
-        "format": format_prompt(action_format),
-        "done": words.done,
-        "fail": words.fail,
-        "report_progress": words.report_progress,
-    }
-    for key, value in fills.items():
-        text = text.replace("{{" + key + "}}", value)
-    return text
+    return render_prompt(
+        PROMPTS / f"{name}.md",
+        screen_skills=render_prompt(PROMPTS / "screen_skills.md").rstrip(),
+        format=format_prompt(action_format),
+        done=words.done,
+        fail=words.fail,
+        report_progress=words.report_progress,
+    )
 
 
 class ScreenLoop(AgentLoop):
@@ -83,18 +80,13 @@ class ScreenLoop(AgentLoop):
             ]
         return super().run(task)
 
-    def _run_tools(self, calls: list[ToolUseBlock], cut_off: ToolUseBlock | None = None) -> ToolResult | None:
-        """Run a batch: only its last `computer` call looks at the screen, unless every action does."""
+    def before_tools(self, calls: list[ToolUseBlock], cut_off: ToolUseBlock | None) -> None:
+        """A batch: only its last `computer` call looks at the screen, unless every action does."""
         looking = [call for call in calls if call.name == self.computer.name and call is not cut_off]
         self._looks = {call.id for call in (looking if self.computer.every_action_looks else looking[-1:])}
-        return super()._run_tools(calls, cut_off)
 
-    def _run_one(self, call: ToolUseBlock) -> ToolResult:
+    def before_tool(self, call: ToolUseBlock) -> None:
         self.computer.look_after = call.id in self._looks
-        try:
-            return super()._run_one(call)
-        finally:
-            self.computer.look_after = True
 
     def report_progress(self) -> LoopOutcome:
         """Once the step budget is spent: one last turn, with actions refused, for the model to call
@@ -125,7 +117,7 @@ def build_screen_loop(
 ) -> ScreenLoop:
     """A loop that sees the sandbox's screen and acts on it with `computer`, ending with `done` or `fail`
     (or the equivalents of the role's native action format)."""
-    options = context.models.settings_for(role)
+    options = ScreenSettings.of(context.models.settings_for(role))
     screen = Screen(context.sandbox, options=options)
     computer = ComputerTool(screen, every_action_looks=options.batch_screenshots == "every")
     model = format_model(options, context.provider(role))

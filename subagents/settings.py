@@ -1,5 +1,13 @@
 """Every tunable number of the subagents, defined once."""
 
+# Grounding (a GUI model's coordinates)
+GROUNDING_MIN_PIXELS = 3136
+"""Qwen2.5-VL's (and UI-TARS-1.5's) default image pixel budget, lower bound (4 x 28 x 28)."""
+GROUNDING_MAX_PIXELS = 12_845_056
+"""Qwen2.5-VL's default image pixel budget, upper bound (16384 x 28 x 28)."""
+GROUNDING_PATCH = 28
+"""Qwen2.5-VL resizes images to multiples of this many pixels."""
+
 # Web subagent
 WEB_MAX_STEPS = 30
 """Model turns one web delegation may take."""

@@ -15,14 +15,24 @@ from pathlib import Path
 from playwright.sync_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
-from stateact.sandbox.base import SandboxError
-from stateact.kernel.context_processors import CollapseObservations, Processor, StripImages
+from stateact.kernel.context.processors import CollapseObservations, Processor, StripImages
 from stateact.kernel.loop import LoopSpec
+from stateact.kernel.prompts.loader import render_prompt
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
+from stateact.sandbox.base import SandboxError
 from stateact.subagents import settings
 from stateact.subagents.browser import BrowserSession, error_summary
-from stateact.subagents.delegation import WEB_FORM, brief_text, delegation_budget, run_delegation
+from stateact.subagents.delegation import (
+    DONE,
+    ERROR,
+    FAIL,
+    INCOMPLETE,
+    ReportForm,
+    brief_text,
+    delegation_budget,
+    run_delegation,
+)
 from stateact.subagents.dom_markdown import OBSERVATION_MARK
 from stateact.subagents.events import WebBrowserError
 from stateact.subagents.nudge import SUBAGENT_NUDGE
@@ -30,6 +40,12 @@ from stateact.subagents.web_pages import WebPageLog
 from stateact.subagents.web_tools import web_tools
 
 PROMPT_PATH = Path(__file__).parent / "prompts" / "web.md"
+WEB_FORM = ReportForm(
+    "Web",
+    "Web subagent ({scope}): {status} after {steps} of {budget} steps.",
+    {DONE: "", FAIL: "", ERROR: "", INCOMPLETE: "Verified: "},
+    steps_line=False,
+)
 
 
 def web_processors(
@@ -90,7 +106,7 @@ class DelegateWebTool(Tool):
         spec = LoopSpec(
             scope,
             web_tools(self.session),
-            PROMPT_PATH.read_text(encoding="utf-8"),
+            render_prompt(PROMPT_PATH),
             delegation_budget(self.run_context, self.max_steps, self.max_seconds),
             role="web",
             nudge=SUBAGENT_NUDGE,

@@ -19,8 +19,8 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import BaseModel, Field
 
-from stateact.sandbox.base import SandboxError
 from stateact.kernel.tools.base import Tool, ToolResult
+from stateact.sandbox.base import SandboxError
 from stateact.subagents import settings
 from stateact.subagents.browser import BrowserSession, WebActionError, error_summary
 from stateact.subagents.dom_markdown import find_lines

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from stateact.evals.fixtures.build import build_fixtures
-from stateact.sandbox.local import LocalSandbox
 from stateact.kernel.runlog import RunLog
+from stateact.sandbox.local import LocalSandbox
 from tests.support.wire_servers import AnthropicWireServer, OpenAIWireServer, Turn, WireServer
 
 

@@ -10,7 +10,12 @@ from stateact.kernel.messages import Message, TextBlock, ToolResultBlock, ToolUs
 from stateact.kernel.models.base import ModelRequest
 from stateact.kernel.models.scripted import ScriptedProvider
 from stateact.subagents.action_formats.native import Ending, FormatError, NativeActionTool
-from stateact.subagents.action_formats.qwen import QwenComputerUse, QwenComputerUseTool, QwenModel, qwen_action
+from stateact.subagents.action_formats.qwen import (
+    QwenComputerUse,
+    QwenComputerUseTool,
+    QwenModel,
+    qwen_action,
+)
 from stateact.subagents.action_formats.uitars import (
     USER_HELP,
     UITarsInput,

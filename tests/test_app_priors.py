@@ -8,9 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.support.tool_context import run_context
 
-from stateact.sandbox.local import LocalSandbox
 from stateact.app.harness import build_main_loop
 from stateact.app.variants import get_variant
 from stateact.kernel.loop import Budget
@@ -18,7 +16,9 @@ from stateact.kernel.messages import TextBlock, ToolResultBlock
 from stateact.kernel.prompts.app_priors import APP_PRIORS, PRIORS_DIR, open_window_titles, select_priors
 from stateact.kernel.runtime import RoleModels
 from stateact.kernel.tools.bash import BashTool
+from stateact.sandbox.local import LocalSandbox
 from tests.support.tool_calls import invoke
+from tests.support.tool_context import run_context
 
 WINDOW_WAIT_S = 20.0
 """Longest a test window may take to show up in the window list."""

@@ -6,13 +6,13 @@ import re
 from pathlib import Path
 
 import pytest
-from tests.support.tool_context import run_context
 
-from stateact.sandbox import settings as sandbox_settings
 from stateact.kernel import settings
 from stateact.kernel.tools.base import ToolResult
 from stateact.kernel.tools.bash import OUTPUTS_INSIDE, BashTool
+from stateact.sandbox import settings as sandbox_settings
 from tests.support.tool_calls import invoke
+from tests.support.tool_context import run_context
 
 
 @pytest.fixture
@@ -47,6 +47,7 @@ def test_cwd_and_environment_persist(bash: BashTool, tmp_path: Path) -> None:
     assert status(result).endswith(f"cwd {tmp_path / 'home' / 'sub dir'}]")
 
 
+@pytest.mark.slow
 def test_soft_timeout_then_interrupt(bash: BashTool) -> None:
     started = invoke(bash, command="echo begun; sleep 100", timeout=1)
     assert not started.is_error
@@ -74,6 +75,7 @@ def test_interrupt_with_a_new_command(bash: BashTool) -> None:
     assert status(result).startswith("[exit 0 · ")
 
 
+@pytest.mark.slow
 def test_command_ignoring_sigint_is_stopped_by_escalation(bash: BashTool) -> None:
     invoke(bash, command="trap '' INT; sleep 100", timeout=0.5)
     stopped = invoke(bash, interrupt=True)
@@ -93,6 +95,7 @@ def test_read_answered_with_input(bash: BashTool) -> None:
     assert status(answered).startswith("[exit 0 · ")
 
 
+@pytest.mark.slow
 def test_interactive_python_driven_with_input(bash: BashTool) -> None:
     opened = invoke(bash, command="python3", timeout=1)
     assert ">>>" in opened.text and status(opened).startswith("[still running after ")
@@ -103,6 +106,7 @@ def test_interactive_python_driven_with_input(bash: BashTool) -> None:
 
 
 @pytest.mark.parametrize("isolation", ["none", "bwrap"])
+@pytest.mark.slow
 def test_ten_megabytes_of_output_are_truncated_and_saved_where_the_agent_reads_them(
     tmp_path: Path, isolation: str
 ) -> None:
@@ -152,6 +156,7 @@ def test_exit_in_a_command_restarts_the_shell(bash: BashTool, tmp_path: Path) ->
     assert after.text.startswith(f"unset\n{tmp_path / 'home' / 'kept'}\n")
 
 
+@pytest.mark.slow
 def test_restart(bash: BashTool) -> None:
     fresh = invoke(bash, restart=True)
     assert not fresh.is_error and "new shell" in fresh.text
@@ -163,6 +168,7 @@ def test_restart(bash: BashTool) -> None:
     assert invoke(bash, restart=True, command="echo clean").text.startswith("clean\n")
 
 
+@pytest.mark.slow
 def test_misuse_gets_clear_errors(bash: BashTool) -> None:
     nothing = invoke(bash)
     assert nothing.is_error and "Nothing is running" in nothing.text

@@ -80,6 +80,7 @@ def test_gui_delegation_is_cut_off_at_the_run_budget_and_the_run_ends_budget(ant
     assert report.status == "INCOMPLETE" and "dollar budget spent" in report.remaining
 
 
+@pytest.mark.slow
 def test_gate_round_spends_from_the_run_budget_and_starts_no_fresh_round(anthropic_server, tmp_path):
     server = anthropic_server(
         anthropic_reply(tool_calls=[("finish", {"summary": "Printed the date."})]),

@@ -11,11 +11,11 @@ import jinja2
 import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from stateact.kernel.models.role_settings import RoleSettings
 from stateact.subagents.scaler import model_size
+from stateact.subagents.screen_settings import ScreenSettings
+from tests.support.wire_servers import openai_reply
 from tests.test_gui_desktop import desktop  # noqa: F401 (fixture)
 from tests.test_gui_grounding_wire import delegate_to
-from tests.support.wire_servers import openai_reply
 
 pytestmark = pytest.mark.apps
 
@@ -45,7 +45,7 @@ def render(template: str, body: dict) -> str:
     )
 
 
-def delegate(desktop, openai_server, tmp_path: Path, options: RoleSettings, *turns: dict):  # noqa: F811
+def delegate(desktop, openai_server, tmp_path: Path, options: ScreenSettings, *turns: dict):  # noqa: F811
     """One GUI delegation against a wire server playing `turns`; the server, for its requests."""
     server = openai_server(*turns, max_images=2)
     report = delegate_to(
@@ -64,7 +64,7 @@ def test_qwen_reads_its_schema_screen_size_and_past_calls_when_they_travel_in_th
         desktop,
         openai_server,
         tmp_path,
-        RoleSettings(
+        ScreenSettings(
             action_format="qwen_computer_use", tools_in_prompt=True, keep_screenshots=2, max_tokens=512
         ),
         openai_reply(f"I click the desktop.\n<tool_call>\n{call}\n</tool_call>"),
@@ -97,7 +97,7 @@ def test_without_it_qwen_reads_neither_its_schema_nor_its_past_calls(desktop, op
         desktop,
         openai_server,
         tmp_path,
-        RoleSettings(action_format="qwen_computer_use", keep_screenshots=2, max_tokens=512),
+        ScreenSettings(action_format="qwen_computer_use", keep_screenshots=2, max_tokens=512),
         openai_reply(tool_calls=[("computer_use", CLICK)]),
         openai_reply(tool_calls=[("computer_use", {"action": "terminate", "status": "success"})]),
     )
@@ -122,7 +122,7 @@ def test_uitars_reads_its_action_space_screen_size_and_past_actions(desktop, ope
         desktop,
         openai_server,
         tmp_path,
-        RoleSettings(action_format="uitars", keep_screenshots=2, max_tokens=512),
+        ScreenSettings(action_format="uitars", keep_screenshots=2, max_tokens=512),
         openai_reply("Thought: I click the desktop.\nAction: click(start_box='(120,90)')"),
         openai_reply("Thought: It is clicked.\nAction: finished(content='The desktop was clicked')"),
     )

@@ -13,11 +13,12 @@ import tiktoken
 from PIL import Image
 from pydantic import BaseModel
 
-from stateact.sandbox.local import LocalSandbox
-from stateact.kernel.cache_prefix import prefix_breaks
-from stateact.kernel.compaction import Compactor, apply_compaction, pairing_problems
-from stateact.kernel.context import ContextPipeline, build_context_manager
-from stateact.kernel.context_processors import PLACEHOLDER, CapOutputs, StripImages
+from stateact.kernel.context.cache_prefix import prefix_breaks
+from stateact.kernel.context.compaction import Compactor, apply_compaction, pairing_problems
+from stateact.kernel.context.pipeline import ContextPipeline, build_context_manager
+from stateact.kernel.context.processors import PLACEHOLDER, CapOutputs, StripImages
+from stateact.kernel.context.stall_notes import StallDetector
+from stateact.kernel.context.token_counter import counter, image_tokens
 from stateact.kernel.events import read_events
 from stateact.kernel.loop import AgentLoop, Budget, LoopSpec
 from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
@@ -28,9 +29,8 @@ from stateact.kernel.models.base import ModelRequest
 from stateact.kernel.models.scripted import ScriptedProvider
 from stateact.kernel.runlog import RunLog, load_message
 from stateact.kernel.runtime import RoleModels, RunContext
-from stateact.kernel.stall import StallDetector
-from stateact.kernel.tokens import counter, image_tokens
 from stateact.kernel.tools.base import Tool, ToolResult
+from stateact.sandbox.local import LocalSandbox
 from tests.support.run_events import logged_events
 from tests.support.wire_servers import AnthropicWireServer, anthropic_prompt_too_long, anthropic_reply
 
@@ -352,6 +352,7 @@ def test_overflow_without_context_management_ends_the_run(tmp_path):
     assert outcome.status == "error" and "too long" in outcome.text
 
 
+@pytest.mark.slow
 def test_one_overflow_mid_run_leaves_the_window_for_later_turns(tmp_path):
     """The server refuses one request (its token count differs from ours); later turns use the real window."""
     window, overflow_at = 30_000, 8

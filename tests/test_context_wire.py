@@ -3,16 +3,17 @@ validate every request the way the vendors do (tool_use/tool_result pairing, rol
 
 from __future__ import annotations
 
-from stateact.kernel.compaction import Compactor
-from stateact.kernel.context import ContextPipeline
-from stateact.kernel.context_processors import CapOutputs, StripImages
+import pytest
+
+from stateact.kernel.context.compaction import Compactor
+from stateact.kernel.context.pipeline import ContextPipeline
+from stateact.kernel.context.processors import CapOutputs, StripImages
+from stateact.kernel.context.stall_notes import StallDetector
+from stateact.kernel.context.token_counter import counter
 from stateact.kernel.events import read_events
 from stateact.kernel.loop import AgentLoop
 from stateact.kernel.models import create_model
 from stateact.kernel.models.scripted import ScriptedProvider
-from stateact.kernel.stall import StallDetector
-from stateact.kernel.tokens import counter
-from tests.test_context import PLAN, TASK, make_loop
 from tests.support.wire_servers import (
     AnthropicWireServer,
     OpenAIWireServer,
@@ -20,6 +21,7 @@ from tests.support.wire_servers import (
     anthropic_reply,
     openai_reply,
 )
+from tests.test_context import PLAN, TASK, make_loop
 
 STEPS = 24
 NO_USAGE = {"input_tokens": 0}
@@ -58,6 +60,7 @@ def kinds(loop: AgentLoop) -> list[str]:
     return [e.kind for e in read_events(loop.log.events_path)]
 
 
+@pytest.mark.slow
 def test_anthropic_requests_stay_valid_through_compaction_and_overflow(tmp_path):
     turns = [anthropic_reply(tool_calls=[("produce", step_input(i))], usage=NO_USAGE) for i in range(STEPS)]
     turns.insert(8, anthropic_prompt_too_long(9000, 8000))
@@ -73,6 +76,7 @@ def test_anthropic_requests_stay_valid_through_compaction_and_overflow(tmp_path)
         assert wire_images(body) <= 3
 
 
+@pytest.mark.slow
 def test_openai_requests_stay_valid_through_compaction(tmp_path):
     turns = [
         openai_reply(tool_calls=[("produce", step_input(i))], usage={"prompt_tokens": 0})

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from stateact.kernel.context.token_counter import counter
 from stateact.kernel.messages import Usage
 from stateact.kernel.models.catalog import lookup
 from stateact.kernel.models.prompt_cache import PromptCache, wire_blocks
-from stateact.kernel.tokens import counter
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = {"type": "ephemeral"}

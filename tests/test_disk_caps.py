@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from stateact.evals.cli import eval_app
-from stateact.sandbox.caps import parse_size, size_text
 from stateact.app.cli import app
 from stateact.app.exit_codes import ExitCode
+from stateact.evals.cli import eval_app
+from stateact.sandbox.caps import parse_size, size_text
 
 
 @pytest.mark.parametrize(

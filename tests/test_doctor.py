@@ -7,8 +7,8 @@ import importlib.metadata
 import pytest
 from rich.console import Console
 
-from stateact.sandbox import settings
 from stateact.app.doctor import CHECKS, checks_for, run_checks
+from stateact.sandbox import settings
 
 
 @pytest.mark.apps

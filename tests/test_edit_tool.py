@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.support.tool_context import run_context
 
 from stateact.kernel import settings
 from stateact.kernel.tools.edit import EditTool
 from tests.support.tool_calls import invoke
+from tests.support.tool_context import run_context
 
 
 @pytest.fixture

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from stateact.app.exit_codes import ExitCode
 from stateact.evals.osworld.local_machine import SUDO
 from stateact.evals.running.check import check_suite
 from stateact.evals.running.jobs import SuiteOptions
 from stateact.evals.running.results import ERROR_FILE, RESULT_FILE
 from stateact.evals.running.suite_runner import run_suite
-from stateact.app.exit_codes import ExitCode
 from tests.support.file_server import served_files
 from tests.test_eval_errors import run_task_command
 from tests.test_eval_runner import run_cli

@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from stateact.app.config import RunConfig
+from stateact.app.exit_codes import ExitCode
+from stateact.app.run import execute
 from stateact.evals.cli import write_tables
 from stateact.evals.osworld.cache import DownloadError, FileCache, url_key
 from stateact.evals.reports.html_report import write_html_report
@@ -21,11 +24,8 @@ from stateact.evals.running.jobs import SuiteOptions
 from stateact.evals.running.results import ARTIFACTS_DIR, ERROR_FILE, RESULT_FILE, is_done
 from stateact.evals.running.runner import TaskOutcome, run_task_file
 from stateact.evals.running.suite_runner import run_suite
-from stateact.sandbox.base import Sandbox
-from stateact.app.config import RunConfig
-from stateact.app.exit_codes import ExitCode
-from stateact.app.run import execute
 from stateact.kernel.runtime import RoleModels
+from stateact.sandbox.base import Sandbox
 from tests.support.file_server import FileServer, served_files
 from tests.support.osworld_agent import scripted_agent
 from tests.support.osworld_artifacts import sales_book
@@ -266,6 +266,7 @@ def test_run_task_exits_3_on_an_error_and_prints_it(tmp_path, server):
 
 
 # -- suites: an errored task is an error, not a 0 ----------------------------------------------
+@pytest.mark.slow
 def test_a_suite_shows_an_errored_task_as_error_and_does_not_count_it_as_zero(tmp_path, server):
     suite = tmp_path / "suite"
     shutil.copytree(SUITE / "files", suite / "files")

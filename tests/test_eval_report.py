@@ -21,7 +21,6 @@ from stateact.evals.running.results import task_result_dir, write_results
 from stateact.evals.running.runner import run_task_file
 from stateact.evals.running.suite_runner import run_suite
 from stateact.gate.events import GateVerdict
-from stateact.sandbox.local import LocalSandbox
 from stateact.kernel.events import Compaction, Response, RunEnd, RunStart, read_events
 from stateact.kernel.loop import AgentLoop, LoopSpec
 from stateact.kernel.messages import Usage
@@ -29,6 +28,7 @@ from stateact.kernel.meter import Meter
 from stateact.kernel.models.scripted import ScriptedProvider
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.tools.base import Tool, ToolResult
+from stateact.sandbox.local import LocalSandbox
 from stateact.subagents.settings import WEB_CHROMIUM_ARGS, WEB_CHROMIUM_PATH
 from tests.support.osworld_agent import scripted_agent
 from tests.test_eval_runner import SUITE, run_cli

@@ -17,13 +17,13 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from stateact.app.exit_codes import ExitCode
 from stateact.evals.cli import eval_app, report
 from stateact.evals.reports.task_metrics import collect_metrics
 from stateact.evals.running.jobs import SuiteOptions
 from stateact.evals.running.suite_runner import run_suite
-from stateact.sandbox.processes import tagged_pids
-from stateact.app.exit_codes import ExitCode
 from stateact.kernel.events import read_events
+from stateact.sandbox.processes import tagged_pids
 
 APP_FIXTURES = frozenset({"results"})
 """The fixtures here that start a real application: their tests are marked `apps`."""

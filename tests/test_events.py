@@ -14,8 +14,8 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 import pytest
 
-from stateact.gate.events import GateVerdict
 from stateact.app.resume import load_run_state
+from stateact.gate.events import GateVerdict
 from stateact.kernel.events import (
     EVENT_TYPES,
     Event,
@@ -168,7 +168,9 @@ def test_a_kind_is_registered_once_by_a_model_of_its_own():
     class Kindless(Event):
         pass
 
-    with pytest.raises(ValueError, match="event kind 'gate_verdict' is gate.events.GateVerdict's already"):
+    with pytest.raises(
+        ValueError, match="event kind 'gate_verdict' is stateact.gate.events.GateVerdict's already"
+    ):
         register_event(Twin)
     with pytest.raises(ValueError, match="Kindless has no `kind` of its own"):
         register_event(Kindless)

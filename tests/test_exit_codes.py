@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from stateact.gate.events import GateStart
 from stateact.app.exit_codes import ExitCode
+from stateact.gate.events import GateStart
 from stateact.kernel.events import read_events
 
 pytestmark = pytest.mark.slow

@@ -13,14 +13,19 @@ import pytest
 from docx import Document
 from typer.testing import CliRunner
 
+from stateact.app.cli import app
 from stateact.evals.osworld.metrics.docs import compare_docx_files
 from stateact.evals.osworld.metrics.explain import change, collect, explanation_text, note
 from stateact.evals.osworld.metrics.table import compare_table
-from stateact.evals.osworld.metrics.text import check_include_exclude, compare_csv, diff_text_file, exact_match
+from stateact.evals.osworld.metrics.text import (
+    check_include_exclude,
+    compare_csv,
+    diff_text_file,
+    exact_match,
+)
 from stateact.evals.osworld.scoring import checkpoint_name, preview
 from stateact.evals.osworld.task import Getter
 from stateact.evals.reports.task_metrics import collect_metrics
-from stateact.app.cli import app
 from tests.support.file_server import served_files
 from tests.test_eval_errors import run_task_command
 from tests.test_eval_runner import run_cli

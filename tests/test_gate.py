@@ -11,13 +11,12 @@ import openpyxl
 import pytest
 from docx import Document
 
+from stateact.app.harness import build_main_loop
+from stateact.app.variants import get_variant
 from stateact.gate import settings as gate_settings
 from stateact.gate.inspect.deliverables import mentioned_paths
 from stateact.gate.inspect.pregate import run_pregate
 from stateact.gate.review import FinishGate
-from stateact.sandbox.local import LocalSandbox
-from stateact.app.harness import build_main_loop
-from stateact.app.variants import get_variant
 from stateact.kernel.events import read_events
 from stateact.kernel.loop import AgentLoop, Budget, LoopSpec
 from stateact.kernel.messages import ToolUseBlock
@@ -25,6 +24,7 @@ from stateact.kernel.meter import Meter
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.runtime import RoleModels, RunContext
 from stateact.kernel.tools.finish import FinishClaim, FinishTool
+from stateact.sandbox.local import LocalSandbox
 from tests.support.run_events import logged_events
 from tests.support.tool_calls import turn_calling
 

@@ -93,6 +93,7 @@ def test_named_cells_are_read_on_the_named_sheet(sandbox, book, instruction, exp
     assert [values(group) for group in shown(sandbox, book, instruction)] == expected
 
 
+@pytest.mark.slow
 def test_unnamed_or_missing_sheets_say_so_and_show_every_candidate(sandbox, book):
     [unnamed] = shown(sandbox, book, "Put the header in A1.")
     assert "no sheet is named for it" in unnamed["note"] and "each of the 2 sheets" in unnamed["note"]
@@ -125,6 +126,7 @@ def test_truncated_cells_say_how_many_more(sandbox, book):
     )
 
 
+@pytest.mark.slow
 def test_the_gate_request_shows_the_cell_on_the_sheet_the_task_names(tmp_path, sandbox, book):
     task = f'In {book}, add a second sheet named Summary with "Total value" in A1 and the total value in B1.'
     context = make_context(tmp_path, sandbox, task, [verdict(True, summary="ok")])
@@ -137,6 +139,7 @@ def test_the_gate_request_shows_the_cell_on_the_sheet_the_task_names(tmp_path, s
     assert "Stock!A1" not in first
 
 
+@pytest.mark.slow
 def test_the_spreadsheet_probe_counts_the_cells_it_leaves_out(sandbox, book):
     ranged = run_probe(sandbox, "spreadsheet", path=book, sheet="Stock", cells="A1:C40", max_cells=10)
     assert (

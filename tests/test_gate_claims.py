@@ -8,13 +8,15 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from stateact.gate import settings as gate_settings
 from stateact.gate.review import FinishGate
 from stateact.kernel.messages import ToolUseBlock
 from stateact.kernel.tools.finish import FinishClaim, FinishTool
 from tests.support.run_events import logged_events
-from tests.test_gate import after_error, make_context, tool_result_texts
 from tests.support.tool_calls import turn_calling
+from tests.test_gate import after_error, make_context, tool_result_texts
 
 pytest_plugins = ["tests.support.gate_fixtures"]
 
@@ -82,6 +84,7 @@ def test_true_infeasible_claim_passes_and_ends_the_run_infeasible(tmp_path, sand
     assert "read_page" not in system and "web_pages" not in system
 
 
+@pytest.mark.slow
 def test_three_invalid_verdicts_end_the_round_undecided_then_a_fresh_round_decides(tmp_path, sandbox):
     out = Path(sandbox.home) / "out.txt"
     out.write_text("yes\n")

@@ -23,8 +23,8 @@ from stateact.evals.authoring.gate_corpus import (
 from stateact.gate.inspect.changes import describe_changes, load_baseline
 from stateact.gate.inspect.deliverables import mentioned_paths
 from stateact.gate.inspect.pregate import PregateResult, run_pregate
-from stateact.sandbox.office_profile import PROFILE_USER_DIR, SETTINGS_NAME
 from stateact.kernel.events import read_events
+from stateact.sandbox.office_profile import PROFILE_USER_DIR, SETTINGS_NAME
 
 
 def test_every_case_is_well_formed_and_the_corpus_is_balanced() -> None:

@@ -9,11 +9,11 @@ import time
 
 import pytest
 from test_toolkit_open_documents import desktop, open_odt, paragraphs_after_libreoffice_saves  # noqa: F401
-from tests.support.toolkit_helpers import run_tool
 
 from stateact.gate import settings
 from stateact.gate.inspect.deliverables import MentionedPath
 from stateact.gate.inspect.pregate import run_pregate
+from tests.support.toolkit_helpers import run_tool
 
 pytestmark = pytest.mark.apps
 

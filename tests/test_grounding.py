@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from stateact.kernel.models.role_settings import RoleSettings
 from stateact.subagents.grounding import coordinate_note, scaler_for, smart_resize
 from stateact.subagents.scaler import CoordinateError
+from stateact.subagents.screen_settings import ScreenSettings
 
 SCREEN = (1920, 1080)
 """Shown to a model at 1366x768 (FWXGA)."""
@@ -28,10 +28,10 @@ def test_smart_resize_rounds_to_multiples_of_28_within_the_budget(size, budget, 
 @pytest.mark.parametrize(
     ("options", "point"),
     [
-        (RoleSettings(), (683, 384)),
-        (RoleSettings(coordinates="relative1000"), (500, 500)),
-        (RoleSettings(coordinates="resized"), (686, 378)),
-        (RoleSettings(coordinates="resized", native_size=True), (686, 378)),
+        (ScreenSettings(), (683, 384)),
+        (ScreenSettings(coordinates="relative1000"), (500, 500)),
+        (ScreenSettings(coordinates="resized"), (686, 378)),
+        (ScreenSettings(coordinates="resized", native_size=True), (686, 378)),
     ],
 )
 def test_each_convention_reaches_the_same_screen_point(options, point):
@@ -42,16 +42,16 @@ def test_each_convention_reaches_the_same_screen_point(options, point):
 
 
 def test_native_size_sends_the_resized_image_and_notes_name_the_space():
-    native = scaler_for(SCREEN, RoleSettings(coordinates="resized", native_size=True))
+    native = scaler_for(SCREEN, ScreenSettings(coordinates="resized", native_size=True))
     assert native.model == (1372, 756) and native.space is None
-    assert "1372x756" in coordinate_note(native, RoleSettings(coordinates="resized"))
-    relative = scaler_for(SCREEN, RoleSettings(coordinates="relative1000"))
+    assert "1372x756" in coordinate_note(native, ScreenSettings(coordinates="resized"))
+    relative = scaler_for(SCREEN, ScreenSettings(coordinates="relative1000"))
     assert relative.model == (1366, 768) and "from 0 to 1000" in coordinate_note(
-        relative, RoleSettings(coordinates="relative1000")
+        relative, ScreenSettings(coordinates="relative1000")
     )
     with pytest.raises(CoordinateError):
         relative.to_screen(1001, 10)
 
 
 def test_a_stated_screenshot_edge_replaces_the_standard_sizes():
-    assert scaler_for(SCREEN, RoleSettings(screenshot_max_edge=960)).model == (960, 540)
+    assert scaler_for(SCREEN, ScreenSettings(screenshot_max_edge=960)).model == (960, 540)

@@ -19,14 +19,14 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from stateact.sandbox.local import LocalSandbox
 from stateact.app.variants import get_variant
-from stateact.kernel.cache_prefix import prefix_breaks
+from stateact.kernel.context.cache_prefix import prefix_breaks
 from stateact.kernel.events import read_events
 from stateact.kernel.loop import AgentLoop, Budget, LoopSpec
 from stateact.kernel.meter import Meter
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.runtime import RoleModels, RunContext
+from stateact.sandbox.local import LocalSandbox
 from stateact.subagents.endings import SubagentClaim
 from stateact.subagents.gui import DelegateGuiTool, DelegateInput, run_gui_subgoal
 from stateact.subagents.gui_actions import ComputerAction
@@ -35,7 +35,11 @@ from stateact.subagents.nudge import SUBAGENT_TEXT_REPLY_NUDGE
 from stateact.subagents.pixel import build_pixel_loop
 from stateact.subagents.scaler import Scaler
 from stateact.subagents.screen import Screen
-from stateact.subagents.settings import GUI_KEEP_SCREENSHOTS, GUI_SCREENSHOT_STRIP_CHUNK, SUBAGENT_TEXT_REPLY_NUDGES
+from stateact.subagents.settings import (
+    GUI_KEEP_SCREENSHOTS,
+    GUI_SCREENSHOT_STRIP_CHUNK,
+    SUBAGENT_TEXT_REPLY_NUDGES,
+)
 
 pytestmark = pytest.mark.apps
 

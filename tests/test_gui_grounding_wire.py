@@ -15,13 +15,13 @@ from dataclasses import dataclass
 import pytest
 
 from stateact.kernel.meter import Meter
-from stateact.kernel.models.role_settings import RoleSettings
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.runtime import RoleModels, RunContext
 from stateact.subagents.grounding import RELATIVE_SPAN, smart_resize
 from stateact.subagents.gui import run_gui_subgoal
-from tests.test_gui_desktop import TkApp, desktop, tk_app  # noqa: F401 (fixtures)
+from stateact.subagents.screen_settings import ScreenSettings
 from tests.support.wire_servers import PNG_SIZE_OFFSET, image_count, openai_reply
+from tests.test_gui_desktop import TkApp, desktop, tk_app  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.apps
 
@@ -38,8 +38,8 @@ class Case:
     """Qwen's call written as `<tool_call>` text (as a server without a tool-call parser returns it)."""
 
     @property
-    def options(self) -> RoleSettings:
-        return RoleSettings(
+    def options(self) -> ScreenSettings:
+        return ScreenSettings(
             coordinates=self.coordinates,
             native_size=self.native_size,
             action_format=self.action_format,
@@ -114,7 +114,7 @@ def done_reply(case: Case) -> dict:
 
 
 def delegate_to(
-    server, sandbox, options: RoleSettings, tmp_path, subgoal: str, name: str = "local-grounding-model"
+    server, sandbox, options: ScreenSettings, tmp_path, subgoal: str, name: str = "local-grounding-model"
 ):
     """The report of one GUI delegation whose role's model `name` is served by the wire `server`."""
     context = RunContext(
@@ -193,7 +193,7 @@ def test_no_request_carries_more_screenshots_than_the_role_keeps(
         done_reply(Case(action_format, "pixels")),
         max_images=2,
     )
-    options = RoleSettings(action_format=action_format, keep_screenshots=2, max_tokens=1024)
+    options = ScreenSettings(action_format=action_format, keep_screenshots=2, max_tokens=1024)
     report = delegate_to(server, desktop, options, tmp_path, "Move the pointer about")
 
     assert report.status == "DONE", report.text()

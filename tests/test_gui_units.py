@@ -6,11 +6,12 @@ import json
 
 import pytest
 
-from stateact.kernel.context import build_context_manager
-from stateact.kernel.context_processors import PLACEHOLDER, StripImages
+from stateact.kernel.context.pipeline import build_context_manager
+from stateact.kernel.context.processors import PLACEHOLDER, StripImages
 from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.kernel.models.scripted import ScriptedProvider
-from stateact.subagents.delegation import GUI_FORM, SubagentReport, brief_text
+from stateact.subagents.delegation import SubagentReport, brief_text
+from stateact.subagents.gui import GUI_FORM
 from stateact.subagents.gui_actions import ActionError, ComputerAction, action_code, parse_keys
 from stateact.subagents.gui_tools import ComputerTool
 from stateact.subagents.scaler import CoordinateError, Scaler, image_tokens, model_size

@@ -11,15 +11,19 @@ from pathlib import Path
 
 import pytest
 
+from stateact.app.config import RunConfig
+from stateact.app.run import execute
+from stateact.kernel.runtime import RoleModels
+from stateact.kernel.tools.edit import EditTool
 from stateact.sandbox import file_access
+from stateact.sandbox import settings as sandbox_settings
 from stateact.sandbox.base import SandboxError
 from stateact.sandbox.file_access import NotRegularFile
 from stateact.sandbox.isolation import bwrap_problem
 from stateact.sandbox.local import LocalSandbox
 from stateact.sandbox.runtime import runtime_ready
-from stateact.app.config import RunConfig
-from stateact.app.run import execute
-from stateact.kernel.runtime import RoleModels
+from tests.support.tool_calls import invoke
+from tests.support.tool_context import run_context
 
 pytestmark = [
     pytest.mark.slow,
@@ -180,3 +184,33 @@ def test_resume_carries_tmp_as_the_sandbox_user_and_never_through_links(box, tmp
     box.copy_in(staged, ["etc"], "/tmp")  # tar replaces the planted link to /etc with the folder
     assert box.read_file("/tmp/etc/planted.txt") == b"x"
     assert not Path("/etc/planted.txt").exists()
+
+
+def test_the_shells_terminal_is_the_sandbox_users(box, tmp_path):
+    shell = box.open_shell(tmp_path / "scratch")
+    out = shell.run(
+        "echo out > /dev/stdout; echo err > /dev/stderr; stat -L -c %U /proc/self/fd/0", timeout=10
+    )
+    assert out.output.split() == ["out", "err", "user"], out.output
+    assert shell.run("cd /tmp && mkfifo p && cd p", timeout=10).exit_code != 0
+    assert shell.run("pwd", timeout=10).output.strip() == "/tmp"
+
+
+def test_var_tmp_fills_up_to_its_cap_and_the_sandbox_goes_on(box):
+    filled = box.run("dd if=/dev/zero of=/var/tmp/fill bs=1M count=2000 2>&1; df -B1 --output=size /var/tmp")
+    assert "No space left on device" in filled.stdout, filled.output
+    assert int(filled.stdout.split()[-1]) <= sandbox_settings.VAR_TMP_BYTES
+    assert box.run("rm /var/tmp/fill && echo alive").stdout.split() == ["alive"]
+
+
+def test_the_editor_answers_with_an_error_when_the_sandbox_cannot_look(tmp_path, monkeypatch):
+    with run_context(tmp_path, isolation="bwrap") as context:
+        editor = EditTool(context)
+        invoke(editor, command="create", path="/home/user/a.txt", file_text="x\nx\n")
+        twice = invoke(editor, command="str_replace", path="/home/user/a.txt", old_str="x", new_str="y")
+        assert "starting at lines 1, 2" in twice.text
+        monkeypatch.setattr(file_access, "FILE_OP_TIMEOUT_S", 1.0)
+        assert context.sandbox.run("pkill -STOP -f 'stateact file helper'").ok
+        stuck = invoke(editor, command="create", path="/home/user/b.txt", file_text="x")
+        assert stuck.is_error and "did not finish within 1s" in stuck.text, stuck.text
+        assert not invoke(editor, command="create", path="/home/user/b.txt", file_text="x").is_error

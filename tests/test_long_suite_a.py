@@ -22,9 +22,9 @@ from stateact.evals.authoring.mutators import EXTRA, ROW, VALUE
 from stateact.evals.authoring.sensitivity import task_sensitivity
 from stateact.evals.osworld.task import load_task
 from stateact.evals.running.suite import SuiteTask, discover
-from tests.test_eval_suite import assert_downloads_resolve
 from tests.support.tool_calls import calls_in
 from tests.support.web_site import serve_site
+from tests.test_eval_suite import assert_downloads_resolve
 
 LONG_SUITE = Path(__file__).resolve().parents[1] / "evals" / "suites" / "long"
 FINANCE_TASKS = (

@@ -1,5 +1,5 @@
 """The long suite's event, course, procurement and project tasks (evals/authoring/long_events_tasks.py): structure
-and fixtures. The task files are written by `python -m evals.authoring.long_events_tasks`.
+and fixtures. The task files are written by `python -m stateact.evals.authoring.long_events_tasks`.
 
 Full validation of a long task takes minutes; run it with
 `stateact eval validate evals/suites/long --task conference-pack` (and
@@ -17,9 +17,9 @@ import pytest
 from stateact.evals.authoring.long_events_tasks import LONG_SUITE, SPECS
 from stateact.evals.running.suite import SuiteTask, discover
 from tests.support.desk_app import running_desk
+from tests.support.tool_calls import calls_in
 from tests.test_eval_suite import assert_downloads_resolve
 from tests.test_gui_desktop import wait_for
-from tests.support.tool_calls import calls_in
 
 MIN_CHECKPOINTS = 20
 MIN_APPS = 2

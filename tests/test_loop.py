@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from stateact.kernel import settings
-from stateact.kernel.context import PassThrough
+from stateact.kernel.context.manager import PassThrough
 from stateact.kernel.loop import AgentLoop, Budget, LoopSpec, ReplyNudge
 from stateact.kernel.messages import Message, TextBlock, ToolResultBlock
 from stateact.kernel.meter import Meter

@@ -6,8 +6,10 @@ import re
 
 import pytest
 
+import stateact.app  # noqa: F401  (the subagent roles, whose briefs the prompt carries)
+from stateact.kernel.prompts import PROMPTS_DIR, render_main_prompt
+from stateact.kernel.prompts.loader import render_prompt, select_sections
 from stateact.sandbox.toolkit import toolkit_programs
-from stateact.kernel.prompts import read_prompt, render_main_prompt, select_sections
 
 FULL = {"bash", "str_replace_based_edit_tool", "plan", "delegate_gui", "delegate_web", "finish"}
 VARIANT_TOOLS = {
@@ -28,7 +30,7 @@ def mentions(text: str, tool: str) -> bool:
 def test_prompt_renders_for_each_variant_naming_only_present_tools(variant):
     tools = VARIANT_TOOLS[variant]
     text = render_main_prompt(tools, "/home/user", gate=variant not in ("no-verify", "bash-only"))
-    assert "<!--" not in text and "{home}" not in text and "{editor}" not in text
+    assert "<!--" not in text and "{{" not in text
     assert "\n\n\n" not in text
     assert mentions(text, "bash") and mentions(text, "finish") and "infeasible" in text
     for tool in OPTIONAL_TOOLS:
@@ -80,19 +82,21 @@ def test_sections_select_by_presence_absence_and_alternatives():
 
 
 def test_prompt_files_have_balanced_sections():
-    main = read_prompt("main")
+    main = (PROMPTS_DIR / "main.md").read_text()
     assert len(re.findall(r"<!-- if ", main)) == len(re.findall(r"<!-- end -->", main)) > 0
-    assert "<!--" not in read_prompt("priors")
+    assert "<!--" not in (PROMPTS_DIR / "priors.md").read_text()
 
 
 def test_main_and_gate_prompts_state_the_same_rule_on_open_documents():
     from stateact.gate.inspect.pregate import OPEN_DOCUMENT_RULE
     from stateact.gate.review.finish_gate import PROMPTS
 
-    gate_prompt = (
-        (PROMPTS / "gate.md")
-        .read_text()
-        .format(home="/home/user", start_line="", open_document_rule=OPEN_DOCUMENT_RULE, web_values="")
+    gate_prompt = render_prompt(
+        PROMPTS / "gate.md",
+        home="/home/user",
+        start_line="",
+        open_document_rule=OPEN_DOCUMENT_RULE,
+        web_values="",
     )
     assert OPEN_DOCUMENT_RULE in render_main_prompt(FULL, "/home/user") and OPEN_DOCUMENT_RULE in gate_prompt
     assert "save and close" not in gate_prompt

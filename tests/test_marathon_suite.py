@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from stateact.app.config import RoleModels
 from stateact.evals import settings
 from stateact.evals.authoring.marathon_tasks import MARATHON_SUITE, MAX_STEPS, SERVER_FILE, _server_module
 from stateact.evals.fixtures import marathon
@@ -25,12 +26,11 @@ from stateact.evals.fixtures.apps.desk import confirmation, refused
 from stateact.evals.osworld.task import load_task, step_budget
 from stateact.evals.running.jobs import SuiteJob, SuiteOptions, job_config
 from stateact.evals.running.suite import discover
-from stateact.app.config import RoleModels
 from tests.support.desk_app import running_desk
-from tests.test_eval_suite import assert_downloads_resolve
-from tests.test_gui_desktop import wait_for
 from tests.support.tool_calls import calls_in
 from tests.support.web_site import serve_site
+from tests.test_eval_suite import assert_downloads_resolve
+from tests.test_gui_desktop import wait_for
 
 TASKS = discover(MARATHON_SUITE)
 MIN_TASKS, MIN_CALLS, MIN_CHECKPOINTS = 6, 100, 30

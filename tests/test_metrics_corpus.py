@@ -17,7 +17,7 @@ from stateact.evals.osworld.metrics.explain import collect
 APP_FIXTURES = frozenset({"built"})
 """The fixtures here that start a real application: their tests are marked `apps`."""
 
-CORPUS = Path(__file__).parents[1] / "evals/metrics_corpus"
+CORPUS = Path(__file__).parents[1] / "tests/metrics_corpus"
 FAMILIES = [
     ("cases", "osworld_scores.json", 150),
     ("cases_general", "osworld_scores_general.json", 150),
@@ -33,7 +33,7 @@ TOLERANCE = 1e-9
 
 @functools.cache
 def _module(name: str):
-    return importlib.import_module(f"stateact.evals.metrics_corpus.{name}")
+    return importlib.import_module(f"tests.metrics_corpus.{name}")
 
 
 @functools.cache

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from stateact.evals.running.runner import run_task
 from stateact.app.config import RunConfig
+from stateact.evals.running.runner import run_task
 from stateact.kernel.runtime import RoleModels
 from tests.support.osworld_vm_server import served_vm
 from tests.test_osworld_tasks import FIXTURES, cache  # noqa: F401  (the cache fixture)

@@ -95,6 +95,7 @@ def test_office_metric_tasks_score_right_and_wrong_work(
     assert (result_dir / "result.txt").read_text() == "1.0\n"
 
 
+@pytest.mark.slow
 def test_multi_metric_and_task_with_every_command_step(tmp_path, cache, local):
     good = [
         "tr A-Z a-z < ~/input.csv > ~/report.csv",

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.support.tool_context import run_context
 
 from stateact.kernel.events import read_events
 from stateact.kernel.loop import AgentLoop, LoopSpec
@@ -14,6 +13,7 @@ from stateact.kernel.messages import TextBlock
 from stateact.kernel.models.scripted import ScriptedProvider
 from stateact.kernel.tools.plan import PLAN_FILE, Plan, PlanError, PlanTool, plan_injection
 from tests.support.tool_calls import invoke
+from tests.support.tool_context import run_context
 
 
 @pytest.fixture

@@ -34,6 +34,7 @@ def test_result_files_kept_elsewhere_are_importable(tmp_path):
     assert check_suite([str(tmp_path / "agent" / "tetris_board.py"), None], str(test_file)) == 0.5
 
 
+@pytest.mark.slow
 def test_a_test_past_the_time_limit_scores_0_and_its_processes_end(tmp_path, monkeypatch):
     monkeypatch.setattr(settings, "TEST_SUITE_TIMEOUT_S", 1.0)
     marker = tmp_path / "pid"

@@ -21,8 +21,8 @@ from stateact.kernel.models import create_model
 from stateact.kernel.models.base import ModelRequest
 from stateact.kernel.models.relay import pending_stem, reply_path, write_atomic
 from tests.support.relay_endpoint import RelayEndpoint, serve
-from tests.test_providers_wire import make_loop
 from tests.support.tool_calls import Answer
+from tests.test_providers_wire import make_loop
 
 POLL_S = 0.05
 WAIT_S = 60.0

@@ -1,27 +1,25 @@
 """A new subagent role is its own module plus one registration: the role below (a notes-taking subagent,
-defined only here) registers its role and its report event, and the command line's role flags, the
-role settings, the results keys and the harness's tools take it up; a delegation to it runs on its own
-model and logs its own report, with no other file edited."""
+defined only here) registers itself, its report event with it, and the command line's role flags, the
+role settings, the results keys, the main prompt and the harness's tools take it up; a delegation to it
+runs on its own model and logs its own report, with no other file edited."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal
 
 import pytest
 from pydantic import BaseModel, Field
-from tests.support.tool_context import run_context
 from typer.testing import CliRunner
 
-from stateact.evals.running.results import model_key
 from stateact.app.cli import app
 from stateact.app.harness import build_main_loop
 from stateact.app.role_options import role_settings
 from stateact.app.variants import get_variant
+from stateact.evals.running.results import model_key
 from stateact.kernel import events as kernel_events
 from stateact.kernel import roles as kernel_roles
-from stateact.kernel.events import read_events, register_event
+from stateact.kernel.events import read_events
 from stateact.kernel.loop import Budget, LoopSpec
 from stateact.kernel.models import RoleSettings
 from stateact.kernel.roles import Role, register_role, role_of_scope
@@ -37,23 +35,19 @@ from stateact.subagents.delegation import (
     run_delegation,
 )
 from stateact.subagents.endings import EndingWords, ending_tools
-from stateact.subagents.events import SubagentReportEvent
+from stateact.subagents.events import SubagentReportEvent, register_subagent
 from stateact.subagents.nudge import SUBAGENT_NUDGE
+from tests.support.tool_context import run_context
 
 LOCAL = "openai:notes-model@http://127.0.0.1:1/v1"
 
 
-# -- the role's module: its report event, its report form, its delegate tool and its registration --------
-class NotesReportEvent(SubagentReportEvent):
-    kind: Literal["notes_report"] = "notes_report"
-
-
+# -- the role's module: its report form, its delegate tool and its registration --------------------------
 NOTES_FORM = ReportForm(
     "Notes",
     "Notes subagent {scope}: {status}",
     {DONE: "Written: ", FAIL: "Why: ", "ERROR": "Why: ", INCOMPLETE: "Written so far: "},
     steps_line=True,
-    event=NotesReportEvent,
 )
 NOTES_WORDS = EndingWords(
     done="Call when the notes are written.",
@@ -101,9 +95,7 @@ def notes_role(monkeypatch):
     """The notes role registered as its module would register it, for this test only."""
     monkeypatch.setattr(kernel_roles, "_REGISTRY", dict(kernel_roles._REGISTRY))
     monkeypatch.setattr(kernel_events, "EVENT_TYPES", dict(kernel_events.EVENT_TYPES))
-    register_role(NOTES)
-    register_event(NotesReportEvent)
-    return NOTES
+    return register_subagent(NOTES)
 
 
 def test_the_command_line_settings_and_results_keys_take_up_a_new_role(notes_role):
@@ -146,7 +138,8 @@ def test_the_harness_offers_the_new_roles_tool_and_a_delegation_runs_on_its_mode
     assert outcome.status == "finished"
     events = list(read_events(Path(context.log.events_path)))
     (report,) = [e for e in events if e.kind == "notes_report"]
-    assert type(report) is NotesReportEvent and report.scope == "notes#1"
+    assert type(report) is kernel_events.EVENT_TYPES["notes_report"] and report.scope == "notes#1"
+    assert issubclass(type(report), SubagentReportEvent)
     assert (report.status, report.detail, report.facts) == (DONE, "milk: bought", ["milk"])
     assert {role_of_scope(e.scope) for e in events if e.kind == "response"} == {"main", "notes"}
     assert [e.role for e in events if e.kind == "response" and e.scope == "notes#1"] == ["notes"]

@@ -15,8 +15,8 @@ from stateact.kernel.models import create_model
 from stateact.kernel.models.base import ContextLengthError
 from stateact.kernel.models.role_settings import RoleSettings, max_output_tokens, model_info
 from stateact.kernel.runtime import RoleModels
-from tests.test_providers_wire import Echo, Finish, request_of
 from tests.support.wire_servers import openai_reply
+from tests.test_providers_wire import Echo, Finish, request_of
 
 SMALL_WINDOW = 8192
 LOCAL_MODEL = "qwen2.5-vl-7b-instruct"

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from stateact.app.config import RunConfig
+from stateact.kernel.runtime import RoleModels
 from stateact.sandbox import backends
 from stateact.sandbox.backends import Backend, SandboxOptions, make_sandbox, parse_spec
 from stateact.sandbox.base import BrowserPlace, SandboxError
 from stateact.sandbox.local import LocalSandbox
 from stateact.sandbox.osworld import OSWorldSandbox
-from stateact.app.config import RunConfig
-from stateact.kernel.runtime import RoleModels
 
 
 def config(**fields) -> RunConfig:

@@ -103,8 +103,8 @@ def test_sizes_are_read_as_binary_multiples_and_bad_ones_refused():
 
 
 def test_the_limits_reach_the_sandboxes_of_runs_and_suites(tmp_path):
-    from stateact.evals.running.jobs import SuiteOptions, local_slot
     from stateact.app.config import RunConfig
+    from stateact.evals.running.jobs import SuiteOptions, local_slot
     from stateact.kernel.runtime import RoleModels
 
     limits = SandboxLimits(100, 512 * MIB)
@@ -291,7 +291,7 @@ import tempfile
 from pathlib import Path
 from stateact.sandbox.local import LocalSandbox
 from stateact.app.doctor import CHECKS
-print(CHECKS["sandbox limits (processes, memory)"]())
+print(next(c for c in CHECKS if c.name == "sandbox limits (processes, memory)").run())
 with LocalSandbox(Path(tempfile.gettempdir()) / "home", isolation="none") as box:
     print(box.warnings)
 """
@@ -303,7 +303,7 @@ with LocalSandbox(Path(tempfile.gettempdir()) / "home", isolation="none") as box
 def test_without_a_cgroup_it_may_use_the_run_warns_and_doctor_says_so():
     from stateact.app.doctor import CHECKS
 
-    ok, detail = CHECKS["sandbox limits (processes, memory)"]()
+    ok, detail = next(c for c in CHECKS if c.name == "sandbox limits (processes, memory)").run()
     assert ok and "pids" in detail and "memory" in detail, detail
     scratch = Path(tempfile.mkdtemp())  # the user's own temp folder: its sandbox registry is there
     os.chown(scratch, 1000, 1000)
@@ -318,6 +318,7 @@ def test_without_a_cgroup_it_may_use_the_run_warns_and_doctor_says_so():
         )
     finally:
         shutil.rmtree(scratch)
+    assert done.returncode == 0, done.stderr
     doctor, warnings = done.stdout.splitlines()
     assert doctor.startswith("(False, 'no per-sandbox limits on processes and memory"), (
         done.stdout + done.stderr

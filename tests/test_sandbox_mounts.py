@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from stateact.app.survival import carry_tmp, end_leftovers
 from stateact.sandbox.caps import DiskCaps, parse_size
 from stateact.sandbox.isolation import CHECKOUT, bwrap_problem
 from stateact.sandbox.leftovers import REGISTRY, home_folder, image_folder, remove, stale, tmp_folder
 from stateact.sandbox.local import LocalSandbox
 from stateact.sandbox.mounts import mount_problem
 from stateact.sandbox.runtime import runtime_ready
-from stateact.app.survival import carry_tmp, end_leftovers
 
 pytestmark = [
     pytest.mark.slow,

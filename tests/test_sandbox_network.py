@@ -94,6 +94,7 @@ def test_the_namespace_is_set_up_for_outbound_traffic(box):
     assert "nameserver" in box.read_file("/etc/resolv.conf").decode()
 
 
+@pytest.mark.slow
 def test_another_sandboxs_devtools_port_is_out_of_reach(box, tmp_path):
     with LocalSandbox(tmp_path / "other" / "home", isolation="bwrap") as other:
         chromium = SandboxChromium(other)

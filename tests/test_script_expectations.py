@@ -99,6 +99,7 @@ def test_an_unmet_expectation_inside_the_gate_ends_the_whole_run(tmp_path):
     assert "does not contain 'goodbye'" in result.text
 
 
+@pytest.mark.slow
 def test_a_tool_error_is_accepted_only_where_declared(tmp_path):
     bad_edit = {
         "tool_calls": [{"name": "str_replace_based_edit_tool", "input": {"command": "view", "path": "x"}}]
@@ -124,6 +125,7 @@ def test_exit_codes_are_read_from_the_status_line_of_both_shells(text, code):
     assert exit_code(text) == code
 
 
+@pytest.mark.slow
 def test_a_call_to_a_tool_the_variant_lacks_is_not_checked_but_its_neighbours_are(tmp_path):
     """A script for the full harness replayed on `bash-only`: its editor call is the variant's loss."""
     turn = {

@@ -54,6 +54,7 @@ def test_shell_steps_run_under_bin_sh(local, tmp_path):
     assert run_steps([listed], local, context)[0]["output"] == "x\n"  # a list is a program, not sh
 
 
+@pytest.mark.slow
 def test_a_step_ending_in_a_background_job_returns_at_once(local, tmp_path):
     context = SetupContext(cache=FileCache(tmp_path))
     job = "echo go > go.txt && nohup sleep 30 > /dev/null 2>&1 &"

@@ -9,15 +9,16 @@ import json
 import time
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from rich.table import Table
 
+from stateact.app.progress import ProgressPrinter
 from stateact.evals.plain_table import plain_table, print_table
 from stateact.evals.running.jobs import JobOutcome, SuiteJob
 from stateact.evals.running.results import RUN_FOLDER
 from stateact.evals.running.suite import SuiteTask
 from stateact.evals.running.suite_progress import SuiteProgress
-from stateact.app.progress import ProgressPrinter
 from stateact.kernel.events import Request, Response, RunEnd
 
 WIDE = ["harness", "model", "domain", "a column with a long header", "another long header", "and one more"]
@@ -87,6 +88,7 @@ def test_plain_table_pads_columns_to_their_widest_cell():
     ]
 
 
+@pytest.mark.slow
 def test_a_line_tells_a_model_is_thinking_once_it_takes_longer_than_the_notice(tmp_path):
     out = io.StringIO()
     printer = ProgressPrinter(Console(file=out, width=200), thinking_after_s=0.3)

@@ -18,11 +18,11 @@ from openpyxl.chart import BarChart, Reference
 from PIL import Image
 from pptx import Presentation
 from pptx.util import Inches
-from tests.support.toolkit_helpers import run_tool
 
 from stateact.sandbox.local import LocalSandbox
 from stateact.sandbox.toolkit import TOOLKIT_BIN, install_toolkit, toolkit_programs
 from stateact.sandbox.toolkit.settings import TOOLKIT_REMOTE_DIR, TOOLKIT_REMOTE_LIB_DIR
+from tests.support.toolkit_helpers import run_tool
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +49,7 @@ def make_formula_book(path: Path) -> None:
     book.save(path)
 
 
+@pytest.mark.slow
 def test_programs_are_on_the_sandbox_path_and_explain_themselves(sandbox):
     for program in toolkit_programs():
         found = run_tool(sandbox, f"command -v {program}")
@@ -78,6 +79,7 @@ def test_missing_file_is_a_clear_error(sandbox, program):
     assert result.stderr.startswith("error: ") and "no such file" in result.stderr
 
 
+@pytest.mark.slow
 def test_bad_arguments_are_clear_errors(sandbox, home):
     make_formula_book(home / "args.xlsx")
     cases = {

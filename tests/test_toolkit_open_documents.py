@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from docx import Document
-from tests.support.toolkit_helpers import kill_profile_processes, quiet_profile, run_tool
 
 from stateact.sandbox.local import LocalSandbox
+from tests.support.toolkit_helpers import kill_profile_processes, quiet_profile, run_tool
 
 pytestmark = pytest.mark.apps
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from stateact.gate.review.tools import InspectSpreadsheet
-from stateact.sandbox.toolkit.settings import TOOLKIT_REMOTE_LIB_DIR
 from stateact.app.config import RunConfig
+from stateact.gate.review.tools import InspectSpreadsheet
 from stateact.kernel.runtime import RoleModels
+from stateact.sandbox.toolkit.settings import TOOLKIT_REMOTE_LIB_DIR
 from tests.support.osworld_vm_server import REAL_SERVER_VARIABLE, served_vm, vm_under_test
 from tests.test_toolkit_files import make_formula_book
 

@@ -23,10 +23,10 @@ import pytest
 from PIL import Image
 from playwright.sync_api import sync_playwright
 
-from stateact.sandbox.processes import tagged_pids
 from stateact.app.watch import ADDRESS_FILE, RunFolders, WatchServer
 from stateact.kernel.events import RunStart, ToolCall, read_events
 from stateact.kernel.runlog import RunLog
+from stateact.sandbox.processes import tagged_pids
 from stateact.subagents.settings import WEB_CHROMIUM_ARGS, WEB_CHROMIUM_PATH
 from tests.test_osworld_tasks import FIXTURES
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from stateact.kernel.context_processors import run_processors
+from stateact.kernel.context.processors import run_processors
 from stateact.kernel.messages import Message, TextBlock, ToolResultBlock
 from stateact.subagents import settings
 from stateact.subagents.browser import WebActionError

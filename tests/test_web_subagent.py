@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from stateact.sandbox.base import SandboxError
-from stateact.sandbox.isolation import CHECKOUT
-from stateact.sandbox.local import LocalSandbox
 from stateact.kernel.events import read_events
 from stateact.kernel.loop import AgentLoop, LoopSpec
 from stateact.kernel.messages import ToolUseBlock
 from stateact.kernel.runtime import RoleModels, RunContext
+from stateact.sandbox.base import SandboxError
+from stateact.sandbox.isolation import CHECKOUT
+from stateact.sandbox.local import LocalSandbox
 from stateact.subagents import settings
 from stateact.subagents.browser import BrowserSession
 from stateact.subagents.nudge import SUBAGENT_TEXT_REPLY_NUDGE

@@ -33,13 +33,12 @@ from stateact.evals.running.runner import prepare_task
 from stateact.evals.running.suite import OFFICE_SUITE, SuiteTask, discover
 from stateact.gate.inspect.changes import take_baseline
 from stateact.gate.inspect.deliverables import mentioned_paths
-from stateact.gate.inspect.facts import sandbox_clock
 from stateact.gate.inspect.pregate import run_pregate
 from stateact.gate.review import FinishGate
-from stateact.sandbox.local import LocalSandbox
 from stateact.kernel.meter import Meter
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.runtime import RoleModels, RunContext
+from stateact.sandbox.local import LocalSandbox
 
 CORPUS_DIR = Path(__file__).parent / "gate_corpus"
 KINDS = (
@@ -193,7 +192,7 @@ def staged_case(
         instruction = case.instruction or prepared.instruction
         for step in case.setup:
             _apply(step, case, task, sandbox, log)
-        started_at = sandbox_clock(sandbox)
+        started_at = sandbox.clock()
         take_baseline(sandbox, log.run_dir, instruction, log, started_at)
         for step in case.steps:
             _apply(step, case, task, sandbox, log)

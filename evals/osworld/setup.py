@@ -25,7 +25,12 @@ from playwright.sync_api import Error as PlaywrightError
 
 from stateact.evals import settings
 from stateact.evals.osworld.cache import FileCache
-from stateact.evals.osworld.chrome.devtools import CONNECT_ATTEMPTS, PAGE_TIMEOUT_MS, ChromeUnreachable, attached
+from stateact.evals.osworld.chrome.devtools import (
+    CONNECT_ATTEMPTS,
+    PAGE_TIMEOUT_MS,
+    ChromeUnreachable,
+    attached,
+)
 from stateact.evals.osworld.chrome.history import EMPTY_HISTORY_URL, HISTORY_PATH, with_visits
 from stateact.evals.osworld.metrics.chrome import same_url
 from stateact.evals.osworld.task import Step

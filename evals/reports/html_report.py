@@ -21,6 +21,7 @@ from html import escape
 from pathlib import Path
 from string import Template
 
+from stateact.app.variants import VARIANTS
 from stateact.evals import settings
 from stateact.evals.osworld.metrics.explain import checkpoint_detail, checkpoint_titles
 from stateact.evals.reports.comparison import ALL_DOMAINS, COLUMNS, TEXT_COLUMNS, Column, GroupRow, aggregate
@@ -28,7 +29,6 @@ from stateact.evals.reports.svg_charts import Point, bar_chart, dollars, percent
 from stateact.evals.reports.task_metrics import TaskMetrics, collect_metrics
 from stateact.evals.reports.trajectory import Step, dicts, osworld_steps, trajectory_steps
 from stateact.evals.running.results import ARTIFACTS_DIR, safe_name
-from stateact.app.variants import VARIANTS
 
 TEMPLATES = Path(__file__).parent / "templates"
 REPORT_FOLDER = "report"

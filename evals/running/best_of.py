@@ -25,7 +25,14 @@ from pathlib import Path
 from stateact.evals import settings
 from stateact.evals.running.failures import AGENT, SETUP, TaskFailure
 from stateact.evals.running.jobs import JobOutcome, SuiteJob, SuiteOptions, job_result_dir
-from stateact.evals.running.results import ERROR_FILE, RESULT_FILE, SCORE_FILE, is_done, read_score, write_error
+from stateact.evals.running.results import (
+    ERROR_FILE,
+    RESULT_FILE,
+    SCORE_FILE,
+    is_done,
+    read_score,
+    write_error,
+)
 from stateact.evals.running.rollouts import rollout_dir
 from stateact.gate.judge.evidence import EVIDENCE_FILE, START_FOLDER, load_evidence
 from stateact.gate.judge.judge import ROLE as JUDGE_ROLE

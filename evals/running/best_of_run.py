@@ -22,6 +22,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from stateact.app.config import RunConfig
+from stateact.app.run import RunResult, execute
+from stateact.app.signals import shielded
 from stateact.evals.osworld.task import load_task, standalone_domain
 from stateact.evals.running.best_of import BEST_OF_FILE, JUDGE_FOLDER, finish_task
 from stateact.evals.running.engines.local import run_on_threads
@@ -35,9 +38,6 @@ from stateact.gate.judge.evidence import Evidence, load_evidence
 from stateact.gate.judge.judge import Pick, judge_rollouts
 from stateact.sandbox.base import Sandbox, SandboxError
 from stateact.sandbox.pool import LocalSlot
-from stateact.app.config import RunConfig
-from stateact.app.run import RunResult, execute
-from stateact.app.signals import shielded
 
 HOME_FOLDER = "home"
 LOCAL_ONLY = "--best-of runs local sandboxes; for VMs use `stateact eval run --best-of N` with a pool of VMs"

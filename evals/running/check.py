@@ -34,7 +34,14 @@ import httpx
 from stateact.evals import settings
 from stateact.evals.osworld import chrome
 from stateact.evals.osworld.cache import DOWNLOAD_SCHEMES, FileCache
-from stateact.evals.osworld.local_machine import APP_PREFIX, APP_PROGRAMS, NEED_GNOME, NEED_SUDO, NEED_VM, local_gap
+from stateact.evals.osworld.local_machine import (
+    APP_PREFIX,
+    APP_PROGRAMS,
+    NEED_GNOME,
+    NEED_SUDO,
+    NEED_VM,
+    local_gap,
+)
 from stateact.evals.osworld.needs import vm_need
 from stateact.evals.osworld.setup import command_text
 from stateact.evals.osworld.support import task_steps, unique, unsupported_message, unsupported_parts

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from stateact.app.config import RunConfig
+from stateact.app.variants import get_variant
 from stateact.evals import settings
 from stateact.evals.osworld.cache import FileCache
 from stateact.evals.osworld.task import step_budget
@@ -30,14 +32,12 @@ from stateact.evals.running.results import (
 from stateact.evals.running.rollouts import best_of_key, rollout_budget, rollout_dir, task_dir_of
 from stateact.evals.running.runner import run_task
 from stateact.evals.running.suite import SuiteTask, discover, mapped_solution
+from stateact.kernel.models.role_settings import RoleSettings
+from stateact.kernel.runtime import RoleModels
 from stateact.sandbox.caps import DEFAULT_CAPS, DiskCaps
 from stateact.sandbox.limits import DEFAULT_LIMITS, SandboxLimits
 from stateact.sandbox.pool import LocalSlot, Slot, SlotRetired
 from stateact.sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK
-from stateact.app.config import RunConfig
-from stateact.app.variants import get_variant
-from stateact.kernel.models.role_settings import RoleSettings
-from stateact.kernel.runtime import RoleModels
 
 REFERENCE_COPY = "reference_solution.json"
 """The reference solution a job played, its paths mapped onto the job's sandbox."""

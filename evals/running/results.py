@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from stateact.evals.running.failures import TaskFailure
 from stateact.app.run import recording_files
+from stateact.evals.running.failures import TaskFailure
 from stateact.kernel.events import MessageEvent, ToolCall, ToolResultEvent, read_events
 from stateact.kernel.messages import ImageBlock, Message
 from stateact.kernel.roles import MAIN

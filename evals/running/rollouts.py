@@ -11,10 +11,10 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from stateact.app.config import RunConfig
 from stateact.gate.judge import settings as judge_settings
 from stateact.gate.judge.evidence import EVIDENCE_FILE, START_FOLDER, collect_evidence, take_start
 from stateact.sandbox.base import Sandbox
-from stateact.app.config import RunConfig
 
 ROLLOUTS_FOLDER = "rollouts"
 

@@ -37,6 +37,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from stateact.app.config import RunConfig, TaskRun
+from stateact.app.resume import ResumeError
+from stateact.app.run import CARRIED_TMP, execute, load_resumable, resume_in
+from stateact.app.signals import shielded
+from stateact.app.survival import carry_tmp, end_leftovers, resume_note
+from stateact.app.variants import FULL_HARNESS
 from stateact.evals.osworld.cache import FileCache
 from stateact.evals.osworld.needs import missing_needs
 from stateact.evals.osworld.paths import HomeMap
@@ -58,14 +64,8 @@ from stateact.evals.running.results import (
 )
 from stateact.evals.running.rollouts import run_rollout
 from stateact.evals.running.task_ports import check_ports_free, named_host_ports, task_ports
-from stateact.sandbox.base import Sandbox, SandboxError
-from stateact.app.config import RunConfig, TaskRun
-from stateact.app.resume import ResumeError
-from stateact.app.run import CARRIED_TMP, execute, load_resumable, resume_in
-from stateact.app.signals import shielded
-from stateact.app.survival import carry_tmp, end_leftovers, resume_note
-from stateact.app.variants import FULL_HARNESS
 from stateact.kernel.runlog import EventListener
+from stateact.sandbox.base import Sandbox, SandboxError
 
 RunAgent = Callable[[str, Sandbox], Path]
 PROGRAM_STEPS = {"launch", "open", "chrome_open_tabs", "activate_window", "sleep"}

@@ -21,14 +21,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from stateact.app.config import RunConfig
+from stateact.app.variants import FULL_HARNESS
 from stateact.evals import settings
 from stateact.evals.fixtures.build import build_fixtures
 from stateact.evals.osworld.metrics.explain import failed_checkpoints
 from stateact.evals.running.results import model_key, task_result_dir
 from stateact.evals.running.runner import run_task
 from stateact.evals.running.suite import SuiteTask, mapped_solution
-from stateact.app.config import RunConfig
-from stateact.app.variants import FULL_HARNESS
 from stateact.kernel.events import Response, ToolResultEvent, read_events
 from stateact.kernel.runtime import RoleModels
 

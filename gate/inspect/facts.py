@@ -1,4 +1,4 @@
-"""What a reviewer is shown of the task's files, and the sandbox's clock its baselines are timed by."""
+"""What a reviewer is shown of the task's files."""
 
 from __future__ import annotations
 
@@ -6,15 +6,6 @@ from stateact.gate import settings as gate_settings
 from stateact.gate.inspect.cell_refs import CellReference, cell_references
 from stateact.gate.inspect.probes import ProbeError, run_probe
 from stateact.sandbox.base import Sandbox
-
-
-def sandbox_clock(sandbox: Sandbox) -> float | None:
-    """The sandbox's clock in epoch seconds (a VM's clock may differ from the host's); None if unreadable."""
-    result = sandbox.run("date +%s.%N")
-    try:
-        return float(result.stdout.strip())
-    except ValueError:
-        return None
 
 
 def fact_briefs(sandbox: Sandbox, instruction: str, facts: list[dict]) -> list[dict]:

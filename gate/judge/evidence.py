@@ -22,12 +22,12 @@ from pathlib import Path
 from stateact.gate.events import GateVerdict
 from stateact.gate.inspect.changes import BaselineError, load_baseline, render, state_diff, take_baseline
 from stateact.gate.inspect.deliverables import mentioned_paths
-from stateact.gate.inspect.facts import fact_briefs, sandbox_clock
+from stateact.gate.inspect.facts import fact_briefs
 from stateact.gate.inspect.pregate import run_pregate
 from stateact.gate.inspect.probes import ProbeError
-from stateact.sandbox.base import Sandbox
 from stateact.kernel.events import read_events
 from stateact.kernel.runlog import RunLog
+from stateact.sandbox.base import Sandbox
 
 START_FOLDER = "start"
 EVIDENCE_FILE = "evidence.json"
@@ -65,7 +65,7 @@ class Evidence:
 
 def take_start(sandbox: Sandbox, folder: Path, instruction: str) -> float | None:
     """Record the start state of a rollout in `folder/start/`; returns the start on the sandbox's clock."""
-    started_at = sandbox_clock(sandbox)
+    started_at = sandbox.clock()
     log = RunLog(Path(folder) / START_FOLDER)
     try:
         take_baseline(sandbox, Path(folder) / START_FOLDER, instruction, log, started_at)

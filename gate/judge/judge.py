@@ -31,6 +31,7 @@ from stateact.gate.judge.evidence import Evidence
 from stateact.kernel.loop import AgentLoop, Budget, LoopSpec
 from stateact.kernel.meter import Meter
 from stateact.kernel.models import ProviderError, create_model
+from stateact.kernel.prompts.loader import render_prompt
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.runtime import RoleModels
 from stateact.kernel.tools.base import LoopEnding, Tool, ToolResult
@@ -152,8 +153,7 @@ def _model_pick(
             max_usd=min(settings.JUDGE_MAX_USD, max_usd) if max_usd is not None else settings.JUDGE_MAX_USD,
             max_seconds=settings.JUDGE_MAX_SECONDS,
         )
-        prompt = (PROMPTS / "judge.md").read_text(encoding="utf-8").format(count=len(numbers))
-        spec = LoopSpec(ROLE, [PickTool(numbers)], prompt, budget)
+        spec = LoopSpec(ROLE, [PickTool(numbers)], judge_prompt(len(numbers)), budget)
         loop = AgentLoop(spec, model=model, log=log, meter=meter)
         outcome = loop.run(judge_request(instruction, candidates))
         loop.close_tools()
@@ -181,12 +181,17 @@ def _fallback(numbers: list[int], why: str, meter: Meter) -> Pick:
     )
 
 
+def judge_prompt(count: int) -> str:
+    """The judge's system prompt for `count` candidates."""
+    return render_prompt(PROMPTS / "judge.md", count=str(count))
+
+
 def judge_request(instruction: str, candidates: dict[int, Evidence]) -> str:
     """The judge's one message: the instruction and each candidate's state evidence."""
-    template = (PROMPTS / "candidate.md").read_text(encoding="utf-8")
     parts = [
-        template.format(
-            number=number,
+        render_prompt(
+            PROMPTS / "candidate.md",
+            number=str(number),
             status=evidence.status,
             home=evidence.home or "(unknown)",
             gate={True: "PASS", False: "FAIL", None: "no verdict"}[evidence.gate_passed],
@@ -197,10 +202,11 @@ def judge_request(instruction: str, candidates: dict[int, Evidence]) -> str:
         )
         for number, evidence in candidates.items()
     ]
-    return (
-        (PROMPTS / "candidates.md")
-        .read_text(encoding="utf-8")
-        .format(instruction=instruction, numbers=", ".join(map(str, candidates)), candidates="\n".join(parts))
+    return render_prompt(
+        PROMPTS / "candidates.md",
+        instruction=instruction,
+        numbers=", ".join(map(str, candidates)),
+        candidates="\n".join(parts),
     )
 
 

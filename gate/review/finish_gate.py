@@ -1,6 +1,7 @@
 """FinishGate: a fresh, narration-blind, read-only reviewer that the finish tool consults.
 
-    gate = FinishGate(context, task_started_at=sandbox_clock(context.sandbox))  # at the task's start
+    prepare_gate(context)            # at a run's fresh start: the baseline of the task's files
+    gate = FinishGate(context)
     FinishTool(context, gate=gate)   # each finish call is one gate.review() round
 
 Each round: a deterministic pre-gate (no model call; a failure is a FAIL verdict), then a
@@ -41,7 +42,7 @@ from stateact.gate.events import (
     GateVerdict,
     GateViolation,
 )
-from stateact.gate.inspect.changes import describe_changes
+from stateact.gate.inspect.changes import describe_changes, take_baseline
 from stateact.gate.inspect.deliverables import MentionedPath, mentioned_paths
 from stateact.gate.inspect.facts import fact_briefs
 from stateact.gate.inspect.pregate import OPEN_DOCUMENT_RULE, run_pregate
@@ -57,10 +58,10 @@ from stateact.gate.review.tools import (
     VerdictTool,
 )
 from stateact.gate.review.web_read import web_tools_for_gate
-from stateact.kernel import settings
 from stateact.kernel.events import Event
 from stateact.kernel.loop import Budget, LoopOutcome, LoopSpec
 from stateact.kernel.models import ProviderError
+from stateact.kernel.prompts.loader import render_prompt
 from stateact.kernel.roles import numbered_scope
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool
@@ -70,22 +71,28 @@ ROLE = "gate"
 PROMPTS = Path(__file__).parent / "prompts"
 
 
+def prepare_gate(context: RunContext) -> None:
+    """The gate's part of a run's fresh start (the `gate` role's `prepare`): the baseline its rounds
+    compare the task's files with, timed by the run's start (`context.task_started_at`)."""
+    take_baseline(context.sandbox, context.run_dir, context.task, context.log, context.task_started_at)
+
+
 class FinishGate:
     """Bounded review rounds over the deliverable the task instruction names."""
 
     def __init__(
         self,
         context: RunContext,
-        max_rounds: int = settings.GATE_MAX_ROUNDS,
+        max_rounds: int = gate_settings.GATE_MAX_ROUNDS,
         task_started_at: float | None = None,
         deliverables: Sequence[str] | None = None,
     ) -> None:
         """`task_started_at`: epoch seconds on the sandbox's clock when the task began (enables the
-        "changed since the task started" check). `deliverables`: the output paths when the harness knows
+        "changed since the task started" check; default: the run's, `context.task_started_at`). `deliverables`: the output paths when the harness knows
         them; by default they are read from the instruction."""
         self.context = context
         self.max_rounds = max_rounds
-        self.task_started_at = task_started_at
+        self.task_started_at = context.task_started_at if task_started_at is None else task_started_at
         self.paths = (
             [MentionedPath(p, True) for p in deliverables]
             if deliverables is not None
@@ -222,8 +229,8 @@ class FinishGate:
                 f" The task started at {stamp}.{millis % 1000:03d} (epoch {millis / 1000:.3f}); files the task "
                 "asks for must be newer."
             )
-        template = (PROMPTS / "gate.md").read_text(encoding="utf-8")
-        return template.format(
+        return render_prompt(
+            PROMPTS / "gate.md",
             home=self.context.sandbox.home,
             start_line=start,
             open_document_rule=OPEN_DOCUMENT_RULE,
@@ -233,13 +240,11 @@ class FinishGate:
     def _task_text(self, facts: list[dict], scope: str, notes: list[str], claim: str | None = None) -> str:
         briefs = fact_briefs(self.context.sandbox, self.context.task, facts)
         lines = [json.dumps(b, ensure_ascii=False) for b in briefs] or ["(no file paths named)"]
-        template = (PROMPTS / ("infeasible.md" if claim is not None else "task.md")).read_text(
-            encoding="utf-8"
-        )
         recent, open_documents = self._home_state()
-        return template.format(
+        return render_prompt(
+            PROMPTS / ("infeasible.md" if claim is not None else "task.md"),
             instruction=self.context.task,
-            claim=claim,
+            claim=claim or "",
             facts="\n".join(lines),
             notes="\n".join(f"- {n}" for n in notes) or "(none)",
             recent=recent,

@@ -15,10 +15,10 @@ from stateact.gate import settings
 from stateact.gate.inspect.probes import ProbeError, run_probe
 from stateact.gate.inspect.verdict import CheckItem, Finding
 from stateact.gate.review.guard import check_command
-from stateact.sandbox.base import Sandbox, SandboxError
 from stateact.kernel.messages import ToolUseBlock
 from stateact.kernel.tools.base import LoopEnding, Tool, ToolResult
 from stateact.kernel.tools.truncate import middle_truncate
+from stateact.sandbox.base import Sandbox, SandboxError
 
 
 def cap(text: str) -> str:

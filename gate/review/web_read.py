@@ -26,9 +26,9 @@ from pydantic import BaseModel, Field
 
 from stateact.gate import settings
 from stateact.gate.review.page_render import RenderError, rendered_html
-from stateact.sandbox.netns import URL_PATTERN
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
+from stateact.sandbox.netns import URL_PATTERN
 from stateact.subagents.dom_markdown import html_to_markdown
 from stateact.subagents.web_pages import read_saved_page, saved_pages
 

@@ -6,8 +6,8 @@ import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from stateact.sandbox.leftovers import REGISTRY, Leftover, remove, stale
 from stateact.kernel.events import RunStart, read_events
+from stateact.sandbox.leftovers import REGISTRY, Leftover, remove, stale
 
 
 def resumable_runs(runs_root: Path) -> Iterator[tuple[Path, str]]:

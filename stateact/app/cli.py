@@ -12,8 +12,19 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
+from stateact.app.arguments import check_budgets, check_folder_can_be_made, check_models, relay_notes
+from stateact.app.config import RunConfig, absolute_path
+from stateact.app.exit_codes import ExitCode, exit_code_for
+from stateact.app.renamed_options import RUN_RENAMES, group_with_renames
+from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, settings_warnings, with_role_options
+from stateact.app.signals import Terminated, stop_signals_as_interrupt
+from stateact.app.terminal import reflow_help, whole_lines
+from stateact.app.variants import FULL_HARNESS, default_turns_text, get_variant
 from stateact.evals.osworld import bridge
 from stateact.evals.osworld.task import load_task
+from stateact.kernel import settings
+from stateact.kernel.runlog import RunFolderFull
+from stateact.kernel.runtime import RoleModels
 from stateact.sandbox.base import SandboxError
 from stateact.sandbox.caps import DISK_HOME_HELP, DISK_TMP_HELP, disk_caps, size_text
 from stateact.sandbox.isolation import NO_ISOLATION_WARNING
@@ -26,16 +37,6 @@ from stateact.sandbox.settings import (
     DISK_TMP_BYTES,
     LIMIT_PROCESSES,
 )
-from stateact.app.arguments import check_budgets, check_folder_can_be_made, check_models, relay_notes
-from stateact.app.config import RunConfig, absolute_path
-from stateact.app.exit_codes import ExitCode, exit_code_for
-from stateact.app.renamed_options import RUN_RENAMES, group_with_renames
-from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, settings_warnings, with_role_options
-from stateact.app.signals import Terminated, stop_signals_as_interrupt
-from stateact.app.terminal import reflow_help, whole_lines
-from stateact.app.variants import FULL_HARNESS, default_turns_text, get_variant
-from stateact.kernel import settings
-from stateact.kernel.runtime import RoleModels
 
 if TYPE_CHECKING:
     from stateact.app.run import RunResult
@@ -172,6 +173,8 @@ def run(
     except (ValueError, FileNotFoundError, SandboxError, bridge.BridgeError) as exc:
         errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
+    except RunFolderFull as exc:
+        _folder_full(exc)
     except KeyboardInterrupt as exc:
         _interrupted(config.runs_root / config.run_id, exc)
     _report(result)
@@ -188,8 +191,8 @@ def _run_best_of(config: RunConfig, best_of: int) -> RunResult:
 
 
 def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path, best_of: int = 1) -> None:
-    from stateact.evals.running.runner import run_task
     from stateact.app.progress import ProgressPrinter
+    from stateact.evals.running.runner import run_task
 
     if best_of > 1:
         from stateact.evals.running.best_of_run import run_task_best_of
@@ -231,6 +234,12 @@ def _interrupted(run_dir: Path, stop: KeyboardInterrupt) -> None:
         f"[yellow]interrupted[/yellow]: the sandbox was closed. Resume with:\n  stateact resume {run_dir}"
     )
     raise typer.Exit(code)
+
+
+def _folder_full(exc: RunFolderFull) -> None:
+    """The run folder's disk was full before the run could start: one line, and the error's exit code."""
+    errors.print(f"[red]error:[/red] {escape(str(exc))}")
+    raise typer.Exit(ExitCode.ERROR) from None
 
 
 def run_exit_code(run_dir: Path | None) -> ExitCode:
@@ -285,6 +294,8 @@ def resume(
     except (ResumeError, ValueError) as exc:
         errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(ExitCode.USAGE) from None
+    except RunFolderFull as exc:
+        _folder_full(exc)
     except KeyboardInterrupt as exc:
         _interrupted(run_dir, exc)
     _report(result)
@@ -298,9 +309,9 @@ def show(
 ) -> None:
     """A readable summary of a run: steps, tool calls, results, verdict and cost; for a task's results,
     its run and then each checkpoint with what it compared."""
+    from stateact.app.show import render_run
     from stateact.evals.reports.checkpoints import render_checkpoints
     from stateact.evals.running.results import SCORE_FILE, linked_run_dir, read_json_object, read_score_parts
-    from stateact.app.show import render_run
     from stateact.kernel.events import EventLogError
 
     task_dir = run_dir if (run_dir / SCORE_FILE).is_file() else None

@@ -8,14 +8,14 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, PlainSerializer, PlainValidator, field_validator, model_validator
 
+from stateact.app.variants import FULL_HARNESS
+from stateact.kernel import settings
+from stateact.kernel.runtime import RoleModels
 from stateact.sandbox.backends import SandboxOptions, SandboxSpec, make_sandbox, parse_spec
 from stateact.sandbox.base import Sandbox, SandboxError
 from stateact.sandbox.caps import DiskCaps
 from stateact.sandbox.limits import DEFAULT_LIMITS, SandboxLimits
 from stateact.sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK, DISK_HOME_BYTES, DISK_TMP_BYTES
-from stateact.app.variants import FULL_HARNESS
-from stateact.kernel import settings
-from stateact.kernel.runtime import RoleModels
 
 
 def absolute_path(path: Path | str) -> Path:

@@ -149,7 +149,7 @@ def _disk_caps() -> CheckResult:
 
 
 def _tiktoken() -> CheckResult:
-    from stateact.kernel.tokens import ENCODING, counter
+    from stateact.kernel.context.token_counter import ENCODING, counter
 
     return True, f"{ENCODING}: {counter().text('hello world')} tokens for 'hello world'"
 

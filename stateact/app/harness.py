@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from stateact.app.variants import HarnessVariant
 from stateact.gate.review import FinishGate
 from stateact.gate.review.guard import check_command
-from stateact.app.variants import HarnessVariant
-from stateact.kernel.context import build_context_manager
+from stateact.kernel.context.pipeline import build_context_manager
 from stateact.kernel.events import Event
 from stateact.kernel.evidence import EvidenceChecker
 from stateact.kernel.loop import AgentLoop, Budget, LoopSpec, ReplyNudge
@@ -27,14 +27,12 @@ def build_main_loop(
     context: RunContext,
     variant: HarnessVariant,
     budget: Budget,
-    task_started_at: float | None = None,
     past_events: Iterable[Event] = (),
     task_apps: Sequence[str] = (),
 ) -> AgentLoop:
     """The top-level agent of a run for a harness variant.
 
-    `task_started_at` (the sandbox's clock when the task began) lets the gate tell changed files
-    from untouched ones; `past_events` (a resumed run's log) gives the gate back its used rounds;
+    `past_events` (a resumed run's log) gives the gate back its used rounds;
     `task_apps` (a task file's `related_apps`) with the task's words and the open windows pick the
     app priors of the prompt. The main agent gets the delegate tool of every registered subagent role
     the variant keeps (`stateact.kernel.roles.subagent_roles`); the web subagent's browser is where the
@@ -55,7 +53,7 @@ def build_main_loop(
     tools += [role.delegate_tool(context) for role in subagent_roles() if variant.delegates_to(role.name)]
     gate = None
     if variant.gate:
-        gate = FinishGate(context, task_started_at=task_started_at)
+        gate = FinishGate(context)
         gate.resume_from(past_events)
     tools.append(FinishTool(context, gate=gate, on_verdict=plan_tool.gate_boundary if plan_tool else None))
     model = context.provider("main")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stateact.app.config import RunConfig
-from stateact.kernel.compaction import apply_compaction
+from stateact.kernel.context.compaction import apply_compaction
 from stateact.kernel.events import (
     LOGGED_TEXT_CHARS,
     Compaction,

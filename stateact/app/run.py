@@ -5,16 +5,11 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 
-from stateact.gate.inspect.changes import take_baseline
-from stateact.gate.inspect.facts import sandbox_clock
-from stateact.sandbox.base import Sandbox, SandboxError
-from stateact.sandbox.leftovers import live_owner
-from stateact.sandbox.netns import loopback_ports
-from stateact.sandbox.recording import ScreenRecording, record_display
 from stateact.app.arguments import check_models
 from stateact.app.config import RunConfig
 from stateact.app.harness import build_main_loop
@@ -25,10 +20,14 @@ from stateact.app.variants import get_variant
 from stateact.kernel.events import ErrorEvent, RunEnd, RunStart, SandboxWarning
 from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome
 from stateact.kernel.meter import Meter
-from stateact.kernel.roles import role_names
-from stateact.kernel.runlog import EventListener, RunLog
+from stateact.kernel.roles import role_names, roles
+from stateact.kernel.runlog import EventListener, RunFolderFull, RunLog
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.finish import FinishClaim
+from stateact.sandbox.base import Sandbox, SandboxError
+from stateact.sandbox.leftovers import live_owner
+from stateact.sandbox.netns import loopback_ports
+from stateact.sandbox.recording import ScreenRecording, record_display
 from stateact.subagents.endings import SubagentClaim
 
 
@@ -149,8 +148,17 @@ def _drive(
         resume_text = note(sandbox) if state is not None and note is not None else ""
         instruction = (state.instruction if state else "") or config.instruction
         sandbox.reach_host_ports(loopback_ports(instruction))  # the sites on this machine it names
-        context = RunContext(run_dir, instruction, sandbox, log, meter, config.models, config.max_usd)
-        started_at = state.task_started_at if state else sandbox_clock(sandbox)
+        started_at = state.task_started_at if state else sandbox.clock()
+        context = RunContext(
+            run_dir,
+            instruction,
+            sandbox,
+            log,
+            meter,
+            config.models,
+            config.max_usd,
+            task_started_at=started_at,
+        )
         log.emit(
             RunStart(
                 instruction=instruction,
@@ -166,16 +174,18 @@ def _drive(
             log.emit(SandboxWarning(message=warning))
         if config.record and sandbox.display:
             recording = _start_recording(sandbox, run_dir, log)
-        if state is None and variant.gate:  # a resumed run keeps comparing with the first start
-            take_baseline(sandbox, run_dir, instruction, log, started_at)
+        if state is None:  # a resumed run keeps what its first start prepared (the gate's baseline)
+            for role in roles():
+                if variant.has_part(role):
+                    role.prepare_run(context)
         budget = Budget(
             variant.default_max_turns if config.max_turns is None else config.max_turns,
             context.dollar_budget(),
             config.max_seconds,
         )
-        loop = build_main_loop(
-            context, variant, budget, started_at, state.events if state else (), task_apps=config.apps
-        )
+        loop = build_main_loop(context, variant, budget, state.events if state else (), task_apps=config.apps)
+        if config.max_seconds is not None:  # as the main loop counts its time: from its start
+            context.deadline = time.monotonic() - (state.elapsed_s if state else 0.0) + config.max_seconds
         if state is None:
             outcome = loop.run(instruction)
         else:
@@ -185,8 +195,9 @@ def _drive(
         outcome = LoopOutcome("interrupted", str(exc) or "stopped by the user", loop.turns if loop else 0)
         raise
     except Exception as exc:
-        log.emit(ErrorEvent(error=type(exc).__name__, message=str(exc)))
         outcome = LoopOutcome("error", f"{type(exc).__name__}: {exc}", loop.turns if loop else 0)
+        with suppress(RunFolderFull):
+            log.emit(ErrorEvent(error=type(exc).__name__, message=str(exc)))
     finally:
         with shielded():
             result = _close_run(
@@ -234,11 +245,12 @@ def _close_run(
     recording: ScreenRecording | None,
 ) -> RunResult:
     """Close the tools, finish the video and close the run's own sandbox, then write result.json and
-    the closing event."""
+    the closing event where the disk has room for them (the result is returned all the same)."""
     if loop is not None:
         loop.close_tools()
     if recording is not None and (problem := recording.stop()):
-        log.emit(SandboxWarning(message=f"the display's video may be incomplete: {problem}"))
+        with suppress(RunFolderFull):
+            log.emit(SandboxWarning(message=f"the display's video may be incomplete: {problem}"))
     result = RunResult(
         run_dir=str(run_dir_of(config)),
         status=outcome.status,
@@ -252,8 +264,9 @@ def _close_run(
     )
     if owned is not None:
         owned.close()
-    log.write_json("result.json", asdict(result))
-    log.emit(RunEnd(status=result.status, usd=result.usd, turns=result.turns))
+    with suppress(RunFolderFull):
+        log.write_json("result.json", asdict(result))
+        log.emit(RunEnd(status=result.status, usd=result.usd, turns=result.turns))
     log.close()
     return result
 

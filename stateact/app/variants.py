@@ -6,7 +6,9 @@ from collections import Counter
 from dataclasses import dataclass
 
 from stateact.kernel import settings
+from stateact.kernel.roles import Role
 
+GATE_ROLE = "gate"
 FULL_HARNESS = "stateact"
 """The variant with every part on: a run's default, and the one reference solutions are validated through."""
 
@@ -38,6 +40,13 @@ class HarnessVariant:
     def delegates_to(self, role: str) -> bool:
         """Whether the main agent gets the delegate tool of subagent `role`."""
         return self.subagents and role not in self.without
+
+    def has_part(self, role: Role) -> bool:
+        """Whether a run of this variant has `role`'s part: a subagent's when the main agent may delegate
+        to it, the finish gate's when the gate is on, any other's always."""
+        if role.delegate is not None:
+            return self.delegates_to(role.name)
+        return self.gate or role.name != GATE_ROLE
 
 
 VARIANTS: dict[str, HarnessVariant] = {

@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from stateact.gate.events import GateVerdict
 from stateact.app.progress import preview
+from stateact.gate.events import GateVerdict
 from stateact.kernel.events import (
     EventLogError,
     MessageEvent,

@@ -48,12 +48,12 @@ class Event(BaseModel):
         return self.model_dump(mode="json", exclude=set(HEADER_FIELDS))
 
 
-EventT = TypeVar("EventT", bound=type[Event])
+EventT = TypeVar("EventT", bound=Event)
 EVENT_TYPES: dict[str, type[Event]] = {}
 """The model of each registered kind, by its `kind` string."""
 
 
-def register_event(model: EventT) -> EventT:
+def register_event(model: type[EventT]) -> type[EventT]:
     """Register `model` as the type of the log lines of its kind (its `kind` literal's default); a
     class decorator. Raises ValueError for a model without a default `kind` or for a kind another
     model has."""
@@ -321,7 +321,7 @@ def _zero(annotation: Any) -> Any:
     return deepcopy(_ZEROS.get(get_origin(annotation) or annotation))
 
 
-def _repaired(model: type[Event], record: dict) -> Event:
+def _repaired(model: type[Event], record: dict[str, Any]) -> Event:
     try:
         return model.model_validate(record)
     except ValidationError as error:

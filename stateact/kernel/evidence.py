@@ -13,11 +13,11 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from stateact.sandbox.base import Sandbox
+from stateact.sandbox.base import Sandbox, SandboxError
 
 CommandGuard = Callable[[str], str | None]
 """Returns what a shell command would change (so it may not run as a check), or None to allow it."""
@@ -91,9 +91,9 @@ class EvidenceChecker:
         except FileNotFoundError:
             return CheckResult(False, f"{evidence.path} does not exist")  # type: ignore[union-attr]
         except Exception as exc:  # an unreadable file is a failed check, not a crash
-            return CheckResult(False, f"{evidence.kind} could not be checked: {type(exc).__name__}: {exc}")
+            return CheckResult(False, f"{evidence.kind} could not be checked: {_reason(exc)}")
 
-    def check_all(self, evidence: list) -> CheckResult:
+    def check_all(self, evidence: list[Evidence]) -> CheckResult:
         """All checks must pass; the detail lists each."""
         results = [self.check(e) for e in evidence]
         return CheckResult(all(r.ok for r in results), "; ".join(r.detail for r in results))
@@ -124,9 +124,12 @@ class EvidenceChecker:
 
     def _cell_equals(self, evidence: CellEquals) -> CheckResult:
         import openpyxl
+        from openpyxl.worksheet.worksheet import Worksheet
 
         book = openpyxl.load_workbook(io.BytesIO(self.sandbox.read_file(evidence.path)), data_only=True)
         sheet = book[evidence.sheet] if evidence.sheet else book.active
+        if not isinstance(sheet, Worksheet):
+            return CheckResult(False, f"{evidence.path} has no worksheet {evidence.sheet or '(active)'}")
         actual = sheet[evidence.cell].value
         where = f"{evidence.path} {sheet.title}!{evidence.cell}"
         if _same_value(actual, evidence.value):
@@ -151,7 +154,7 @@ class EvidenceChecker:
         )
 
 
-_CHECKS = {
+_CHECKS: dict[str, Callable[[EvidenceChecker, Any], CheckResult]] = {
     "file_exists": EvidenceChecker._file_exists,
     "file_contains": EvidenceChecker._file_contains,
     "cell_equals": EvidenceChecker._cell_equals,
@@ -167,3 +170,13 @@ def _same_value(actual: object, expected: str | float | int | bool) -> bool:
         return math.isclose(float(actual), float(expected), rel_tol=NUMBER_TOLERANCE)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return str(actual if actual is not None else "") == str(expected)
+
+
+def _reason(exc: Exception) -> str:
+    """Why a check could not run, in words: a file's error as the system says it, a sandbox's as it says
+    it, anything else with its kind."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    if isinstance(exc, SandboxError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"

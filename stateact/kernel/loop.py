@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from stateact.kernel import settings
-from stateact.kernel.context import ContextManager, Injection, PassThrough
+from stateact.kernel.context.manager import ContextManager, Injection, PassThrough
 from stateact.kernel.events import (
     LOGGED_TEXT_CHARS,
     ContextOverflow,
@@ -33,14 +33,21 @@ from stateact.kernel.events import (
 )
 from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from stateact.kernel.meter import Meter
-from stateact.kernel.models.base import ContextLengthError, ModelProvider, ModelRequest, ProviderError
+from stateact.kernel.models.base import (
+    ContextLengthError,
+    ModelProvider,
+    ModelRequest,
+    ModelResponse,
+    ProviderError,
+)
 from stateact.kernel.models.script_expectations import ScriptExpectationError
-from stateact.kernel.prompts import PROMPTS_DIR
+from stateact.kernel.prompts import read_prompt
 from stateact.kernel.roles import role_of_scope
-from stateact.kernel.runlog import RunLog
+from stateact.kernel.runlog import RunFolderFull, RunLog
 from stateact.kernel.tools.base import LoopEnding, Tool, ToolResult
+from stateact.sandbox.base import SandboxLost
 
-TEXT_REPLY_NUDGE = (PROMPTS_DIR / "text_reply_nudge.md").read_text(encoding="utf-8").strip()
+TEXT_REPLY_NUDGE = read_prompt("text_reply_nudge").strip()
 """Sent when a loop that must act through tools gets a reply without a tool call."""
 CUT_OFF_CALL = (
     "Not run: your reply hit the output token limit while writing this call, so its arguments may be "
@@ -98,7 +105,7 @@ class LoopSpec:
     """What sets one loop apart: where it logs (its scope), its tools, system prompt and budget."""
 
     scope: str
-    tools: Sequence[Tool]
+    tools: Sequence[Tool[Any]]
     system_prompt: str
     budget: Budget = Budget()
     role: str = ""
@@ -125,7 +132,10 @@ class AgentLoop:
         log: RunLog,
         meter: Meter,
         context: ContextManager | None = None,
+        check_helpers: Callable[[], str] = str,
     ) -> None:
+        """`check_helpers` runs before each tool call: it returns what the model must be told of the
+        sandbox's helpers (sandbox/base.py `restore_helpers`), or raises SandboxLost to end the run."""
         self.scope = spec.scope
         self.role = spec.loop_role
         self.model = model
@@ -135,6 +145,7 @@ class AgentLoop:
         self.meter = meter
         self.budget = spec.budget
         self.context = context or PassThrough()
+        self.check_helpers = check_helpers
         self.injections = list(spec.injections)
         self.nudge = spec.nudge
         self.messages: list[Message] = []
@@ -178,7 +189,7 @@ class AgentLoop:
         self.turns = turns
         self._started = time.monotonic() - elapsed_s
 
-    def allow_final_turn(self, tools: Sequence[Tool] = ()) -> None:
+    def allow_final_turn(self, tools: Sequence[Tool[Any]] = ()) -> None:
         """Give the loop one turn past its turn budget, without a time limit, with `tools` offered as
         well: for a last report once its budget is spent."""
         self.tools.update({tool.name: tool for tool in tools})
@@ -214,7 +225,7 @@ class AgentLoop:
             self.log.emit(Interrupted(scope=self.scope, turns=self.turns))
             raise
 
-    def _call_model(self):
+    def _call_model(self) -> ModelResponse:
         request = self.build_request()
         self.log.emit(
             Request(
@@ -267,6 +278,7 @@ class AgentLoop:
         `cut_off` is a call the output limit truncated: its arguments may be incomplete, so it is not run.
         On an interrupt the calls not yet done get error results, so the history stays valid to resume.
         """
+        self.before_tools(calls, cut_off)
         results: list[ToolResult] = []
         terminal: ToolResult | None = None
         try:
@@ -293,6 +305,12 @@ class AgentLoop:
             self.append(Message(role="user", content=blocks))
         return terminal
 
+    def before_tools(self, calls: list[ToolUseBlock], cut_off: ToolUseBlock | None) -> None:
+        """Hook: called once before a reply's tool calls run (`cut_off`: the call that will not run)."""
+
+    def before_tool(self, call: ToolUseBlock) -> None:
+        """Hook: called just before one tool call runs."""
+
     def _reports_success(self, call: ToolUseBlock) -> bool:
         tool = self.tools.get(call.name)
         return tool is not None and tool.reports_success
@@ -307,6 +325,7 @@ class AgentLoop:
                 raw_arguments=call.raw_arguments,
             )
         )
+        self.before_tool(call)
         started = time.monotonic()
         tool = self.tools.get(call.name)
         if tool is None:
@@ -314,13 +333,16 @@ class AgentLoop:
                 f"Unknown tool `{call.name}`. Available tools: {', '.join(sorted(self.tools))}."
             )
         else:
+            notice = self.check_helpers()
             try:
                 result = tool.invoke(call)
-            except (KeyboardInterrupt, ScriptExpectationError):
+            except (KeyboardInterrupt, ScriptExpectationError, SandboxLost, RunFolderFull):
                 raise
             except Exception as exc:  # a tool bug must not end the run
                 self.log.emit(ToolCrash(scope=self.scope, id=call.id, traceback=traceback.format_exc()))
                 result = ToolResult.error(f"`{call.name}` failed: {type(exc).__name__}: {exc}")
+            if notice:
+                result = replace(result, text=f"{notice}\n{result.text}")
         self.log.emit(
             ToolResultEvent(
                 scope=self.scope,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import base64
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -35,7 +35,7 @@ class ToolUseBlock(BaseModel):
     type: Literal["tool_use"] = "tool_use"
     id: str
     name: str
-    input: dict = Field(default_factory=dict)
+    input: dict[str, Any] = Field(default_factory=dict)
     raw_arguments: str | None = None
 
 
@@ -47,7 +47,7 @@ class ReasoningBlock(BaseModel):
 
     type: Literal["reasoning"] = "reasoning"
     provider: str
-    payload: dict
+    payload: dict[str, Any]
 
 
 class ToolResultBlock(BaseModel):
@@ -117,7 +117,7 @@ class ToolSpec(BaseModel):
 
     name: str
     description: str
-    input_schema: dict
-    native: dict | None = None
+    input_schema: dict[str, Any]
+    native: dict[str, Any] | None = None
     """A provider-neutral request for a provider's built-in tool, e.g. `{"kind": "computer", "width": 1280,
     "height": 800}`; a provider that has one for the model sends it instead of `input_schema`."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from stateact.kernel.messages import Usage
 from stateact.kernel.models.catalog import cost_usd
@@ -47,7 +48,7 @@ class Meter:
     def total_usd(self) -> float:
         return sum(s.usd for s in self._spends().values())
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         spends = self._spends()
         return {
             "total_usd": round(sum(s.usd for s in spends.values()), 6),

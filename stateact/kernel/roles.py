@@ -15,42 +15,81 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Generic, TypeVar
 
-if TYPE_CHECKING:
-    from stateact.kernel.runtime import RunContext
-    from stateact.kernel.tools.base import Tool
+from pydantic import BaseModel
+
+from stateact.kernel.tools.base import Tool
+
+RunT = TypeVar("RunT")
+"""What a subagent's delegate tool is built from: the run's `RunContext` (which sits above this registry,
+so the registry names it only through this parameter)."""
 
 MAIN = "main"
 DEFAULT_MODEL_HELP = "Model spec for this role (default: the main model)."
 
 
 @dataclass(frozen=True)
-class Role:
-    """One role: its name, the help of its `--NAME-model` option and, for a subagent, its delegate tool."""
+class Role(Generic[RunT]):
+    """One role and every part of it the rest of the harness takes up: its name, the help of its
+    `--NAME-model` option, its settings model and run-start preparation and, for a subagent, its
+    delegate tool and its brief in the main agent's prompt."""
 
     name: str
     model_help: str = DEFAULT_MODEL_HELP
-    delegate: str | Callable[[RunContext], Tool] | None = None
+    delegate: str | Callable[[RunT], Tool[Any]] | None = None
     """A subagent's: what builds the main agent's tool that hands it a subgoal, or its path
     `module:attribute`, imported when the tool is first built (None: not a subagent)."""
+    brief: str | Path = ""
+    """A subagent's: what the main agent's prompt says of it when its delegate tool is present, as text
+    or a prompt file (`stateact.kernel.prompts.loader`)."""
+    absent_brief: str | Path = ""
+    """A subagent's: what the main agent's prompt says when its delegate tool is absent ("": nothing)."""
+    settings: type[BaseModel] | None = None
+    """The model of the role's settings table: the kernel's RoleSettings with the role's own fields
+    added (`stateact.kernel.models.role_settings`); None: RoleSettings itself."""
+    prepare: str | Callable[[RunT], None] | None = None
+    """What the role's part does once when a run starts afresh, before the first turn (the gate: its
+    baseline of the task's files), or its path `module:attribute`; None: nothing."""
 
-    def delegate_tool(self, context: RunContext) -> Tool:
+    @property
+    def tool_name(self) -> str:
+        """The name of a subagent's delegate tool: `delegate_<role>`."""
+        return f"delegate_{self.name}"
+
+    def delegate_tool(self, context: RunT) -> Tool[Any]:
         """The main agent's tool that hands this subagent a subgoal."""
-        factory = self.delegate
-        if isinstance(factory, str):
-            module, _, attribute = factory.partition(":")
-            factory = getattr(importlib.import_module(module), attribute)
-        if factory is None:
+        if self.delegate is None:
             raise ValueError(f"role {self.name!r} is not a subagent")
-        return factory(context)
+        tool: Tool[Any] = _resolve(self.delegate)(context)
+        if tool.name != self.tool_name:
+            raise ValueError(
+                f"the delegate tool of role {self.name!r} is named {tool.name!r}, not {self.tool_name!r}"
+            )
+        return tool
+
+    def prepare_run(self, context: RunT) -> None:
+        """Prepare the role's part for a run starting afresh (nothing when it has no `prepare`)."""
+        if self.prepare is not None:
+            _resolve(self.prepare)(context)
 
 
-_REGISTRY: dict[str, Role] = {}
+def _resolve(target: str | Callable[..., Any]) -> Callable[..., Any]:
+    """A callable, or the one a `module:attribute` path names (its module imported now)."""
+    if isinstance(target, str):
+        module, _, attribute = target.partition(":")
+        found: Callable[..., Any] = getattr(importlib.import_module(module), attribute)
+        return found
+    return target
 
 
-def register_role(role: Role) -> Role:
+_REGISTRY: dict[str, Role[Any]] = {}
+RoleT = TypeVar("RoleT", bound=Role[Any])
+
+
+def register_role(role: RoleT) -> RoleT:
     """Add `role` to the registry; ValueError when another role has its name."""
     known = _REGISTRY.setdefault(role.name, role)
     if known is not role:
@@ -58,7 +97,16 @@ def register_role(role: Role) -> Role:
     return role
 
 
-def roles() -> tuple[Role, ...]:
+def extend_settings(name: str, settings: type[BaseModel]) -> None:
+    """Give the registered role `name` a settings model with more fields (a subclass of its own): the
+    pixel harness's main agent sees the screen, so `main` takes the screen settings."""
+    role = _REGISTRY[name]
+    if not issubclass(settings, role.settings or BaseModel):
+        raise ValueError(f"{settings.__name__} does not extend the settings of role {name!r}")
+    _REGISTRY[name] = replace(role, settings=settings)
+
+
+def roles() -> tuple[Role[Any], ...]:
     """Every registered role, in the order they were registered."""
     return tuple(_REGISTRY.values())
 
@@ -72,7 +120,7 @@ def other_roles() -> tuple[str, ...]:
     return tuple(name for name in _REGISTRY if name != MAIN)
 
 
-def subagent_roles() -> tuple[Role, ...]:
+def subagent_roles() -> tuple[Role[Any], ...]:
     """The roles the main agent can delegate to, each through its own tool."""
     return tuple(role for role in _REGISTRY.values() if role.delegate is not None)
 

@@ -4,17 +4,22 @@ Layout of `runs/<run_id>/`: `config.json`, `events.jsonl` (one JSON object a
 line, flushed per event; the events are typed in `stateact.kernel.events`), `result.json`,
 `images/` and `outputs/` for files the events point to. A torn last line (the
 process died mid-write) is cut before appending.
+
+A full disk (or quota) under the run folder raises `RunFolderFull`, which ends the run: an event is
+appended whole or not at all, so the log stays valid JSONL and the run can be resumed once space is freed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import itertools
 import json
 import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -25,6 +30,26 @@ from stateact.kernel.roles import is_numbered_scope, numbered_scope, role_of_sco
 EventListener = Callable[[Event], None]
 E = TypeVar("E", bound=Event)
 IMAGE_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+class RunFolderFull(Exception):
+    """The disk (or quota) of the run folder is full: the run cannot record what it does, so it ends.
+    Not an OSError, so that no tool takes it for a failure of its own."""
+
+
+@contextlib.contextmanager
+def _full_disk_ends_run(run_dir: Path) -> Iterator[None]:
+    """Within the block, a full disk raises RunFolderFull naming the run folder."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in DISK_FULL:
+            raise
+        raise RunFolderFull(
+            f"the disk of the runs folder is full ({run_dir}: {exc.strerror}); free space, then "
+            f"`stateact resume {run_dir}` continues the run"
+        ) from None
 
 
 class RunLog:
@@ -32,19 +57,20 @@ class RunLog:
 
     def __init__(self, run_dir: Path) -> None:
         self.run_dir = Path(run_dir)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
+        with _full_disk_ends_run(self.run_dir):
+            self.run_dir.mkdir(parents=True, exist_ok=True)
         self.images_dir = self.run_dir / "images"
         self.outputs_dir = self.run_dir / "outputs"
         self.events_path = self.run_dir / "events.jsonl"
         existing = list(read_events(self.events_path)) if self.events_path.exists() else []
         self._repair_torn_tail()
-        self._seq = itertools.count(existing[-1].seq + 1 if existing else 1)
+        self._next_seq = existing[-1].seq + 1 if existing else 1
         self._scopes = Counter(
             role_of_scope(e.scope)
             for e in existing
             if isinstance(e, LoopStart) and is_numbered_scope(e.scope)
         )
-        self._file = self.events_path.open("a", encoding="utf-8")
+        self._fd = os.open(self.events_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self._lock = threading.Lock()
         self._listeners: list[EventListener] = []
         self._file_counter = itertools.count(self._count_files() + 1)
@@ -74,27 +100,42 @@ class RunLog:
     def emit(self, event: E) -> E:
         """Append one event, numbered and timed, and flush it to the OS before returning it."""
         with self._lock:
-            event = event.model_copy(update={"seq": next(self._seq), "t": round(time.time(), 3)})
+            event = event.model_copy(update={"seq": self._next_seq, "t": round(time.time(), 3)})
             record = event.model_dump(mode="json")
-            self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-            self._file.flush()
-            os.fsync(self._file.fileno())
+            self._append((json.dumps(record, ensure_ascii=False, default=str) + "\n").encode())
+            self._next_seq += 1  # only once the event is written: the numbers have no gap
         for listener in self._listeners:
             listener(event)
         return event
 
+    def _append(self, line: bytes) -> None:
+        """Write `line` at the end of the log and flush it to the disk; on a full disk, none of it stays."""
+        start = os.lseek(self._fd, 0, os.SEEK_END)
+        try:
+            with _full_disk_ends_run(self.run_dir):
+                rest = memoryview(line)
+                while rest:
+                    rest = rest[os.write(self._fd, rest) :]
+                os.fsync(self._fd)
+        except RunFolderFull:
+            os.ftruncate(self._fd, start)
+            raise
+
     def save_image(self, png: bytes, stem: str = "image", media_type: str = "image/png") -> Path:
         """Write an image under `images/`, named with a running number and its type's extension."""
-        self.images_dir.mkdir(exist_ok=True)
         extension = IMAGE_EXTENSIONS.get(media_type, "png")
-        path = self.images_dir / f"{next(self._file_counter):05d}_{stem}.{extension}"
-        path.write_bytes(png)
-        return path
+        return self._save(self.images_dir, f"{stem}.{extension}", png)
 
     def save_output(self, text: str, stem: str = "output") -> Path:
-        self.outputs_dir.mkdir(exist_ok=True)
-        path = self.outputs_dir / f"{next(self._file_counter):05d}_{stem}.txt"
-        path.write_text(text, encoding="utf-8", errors="replace")
+        return self._save(self.outputs_dir, f"{stem}.txt", text.encode("utf-8", errors="replace"))
+
+    def _save(self, folder: Path, name: str, data: bytes) -> Path:
+        """Write `data` under `folder`, its name prefixed with a running number; a file the disk had no
+        room for is removed."""
+        path = folder / f"{next(self._file_counter):05d}_{name}"
+        with _full_disk_ends_run(self.run_dir), _removed_on_error(path):
+            folder.mkdir(exist_ok=True)
+            path.write_bytes(data)
         return path
 
     def message_event(self, message: Message, scope: str) -> MessageEvent:
@@ -112,13 +153,25 @@ class RunLog:
         """Write a JSON file in the run folder atomically."""
         path = self.run_dir / name
         tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+        with _full_disk_ends_run(self.run_dir), _removed_on_error(tmp):
+            tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
         os.replace(tmp, path)
         return path
 
     def close(self) -> None:
-        if not self._file.closed:
-            self._file.close()
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+@contextlib.contextmanager
+def _removed_on_error(path: Path) -> Iterator[None]:
+    """Within the block, an error removes `path` (a file written in part)."""
+    try:
+        yield
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
 
 
 def load_message(logged: Message, run_dir: Path) -> Message:

@@ -3,23 +3,25 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, model_validator
 
-from stateact.sandbox.base import Sandbox
-from stateact.kernel.context import ContextManager, build_context_manager
-from stateact.kernel.context_processors import Processor
+from stateact.kernel.context.manager import ContextManager
+from stateact.kernel.context.pipeline import build_context_manager
+from stateact.kernel.context.processors import Processor
 from stateact.kernel.events import ModelSettingsWarning
 from stateact.kernel.loop import AgentLoop, LoopSpec
 from stateact.kernel.meter import Meter
 from stateact.kernel.models import ModelProvider, RoleSettings, create_model, parse_spec
-from stateact.kernel.models.role_settings import unknown_model_warning
+from stateact.kernel.models.role_settings import settings_model, settings_of, unknown_model_warning
 from stateact.kernel.roles import other_roles, role_names
 from stateact.kernel.runlog import RunLog
+from stateact.sandbox.base import Sandbox
 
 LoopT = TypeVar("LoopT", bound=AgentLoop)
 
@@ -33,8 +35,9 @@ class RoleModels(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     main: str
-    settings: dict[str, RoleSettings] = Field(default_factory=dict)
-    """Per-role model settings (`stateact.kernel.models.role_settings`); a role without an entry uses defaults."""
+    settings: dict[str, SerializeAsAny[RoleSettings]] = Field(default_factory=dict)
+    """Per-role model settings, each of its role's settings model (`stateact.kernel.models.role_settings`);
+    a role without an entry uses defaults."""
 
     @model_validator(mode="before")
     @classmethod
@@ -51,6 +54,11 @@ class RoleModels(BaseModel):
                 raise ValueError(f"the model spec of role {role} is not text: {spec!r}")
             if spec is not None:
                 parse_spec(spec)
+        if isinstance(settings, dict):
+            values = {
+                **values,
+                "settings": {role: settings_of(role, table) for role, table in settings.items()},
+            }
         return values
 
     def others(self) -> dict[str, str | None]:
@@ -61,7 +69,7 @@ class RoleModels(BaseModel):
         return getattr(self, role, None) or self.main
 
     def settings_for(self, role: str) -> RoleSettings:
-        return self.settings.get(role) or RoleSettings()
+        return self.settings.get(role) or settings_model(role)()
 
 
 @dataclass
@@ -76,6 +84,11 @@ class RunContext:
     models: RoleModels
     max_usd: float | None = None
     """The run's dollar budget: every loop of the run (main, gui, web, gate) spends from it."""
+    deadline: float | None = None
+    """When the run's time budget ends (`time.monotonic()`); None: no time limit. Tool calls that wait
+    (a bash command, a delegation) wait no longer."""
+    task_started_at: float | None = None
+    """The sandbox's clock (epoch seconds) when the task first started; None: unknown."""
     _providers: dict[str, ModelProvider] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -87,6 +100,12 @@ class RunContext:
         """
         own = None if own_usd is None else self.meter.total_usd + own_usd
         return min((limit for limit in (self.max_usd, own) if limit is not None), default=None)
+
+    def seconds_left(self, wanted: float) -> float:
+        """`wanted` seconds, or fewer if the run's deadline comes sooner (never below zero)."""
+        if self.deadline is None:
+            return wanted
+        return max(0.0, min(wanted, self.deadline - time.monotonic()))
 
     @property
     def dollars_spent(self) -> bool:
@@ -111,13 +130,22 @@ class RunContext:
         processors: Sequence[Processor] | None = None,
         model: ModelProvider | None = None,
         context: ContextManager | None = None,
-        kind: type[LoopT] = AgentLoop,
+        kind: type[LoopT] = AgentLoop,  # type: ignore[assignment]  # a TypeVar's default: python/mypy#3737
         **extra: Any,
     ) -> LoopT:
         """A loop of this run: `spec` says what sets it apart; the run supplies its log and meter, its
         role's model (unless `model` is given) and a context pipeline with `processors` (unless
-        `context` is given). `kind` is the loop class; `extra` are its own arguments."""
+        `context` is given). `kind` is the loop class; `extra` are its own arguments. Before each tool call the loop checks the
+        sandbox's helpers (`Sandbox.restore_helpers`)."""
         model = model or self.provider(spec.loop_role)
         if context is None:
             context = build_context_manager(self, model.name, processors, window=model.info.context_window)
-        return kind(spec, model=model, log=self.log, meter=self.meter, context=context, **extra)
+        return kind(
+            spec,
+            model=model,
+            log=self.log,
+            meter=self.meter,
+            context=context,
+            check_helpers=self.sandbox.restore_helpers,
+            **extra,
+        )

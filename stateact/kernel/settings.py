@@ -33,12 +33,6 @@ UNKNOWN_CONTEXT_WINDOW = 32_768
 """Context window assumed for a model the catalog does not know (state the real one per role)."""
 UNKNOWN_MAX_OUTPUT_TOKENS = 4096
 """Output tokens asked of a model the catalog does not know (state another per role)."""
-GROUNDING_MIN_PIXELS = 3136
-"""Qwen2.5-VL's (and UI-TARS-1.5's) default image pixel budget, lower bound (4 x 28 x 28)."""
-GROUNDING_MAX_PIXELS = 12_845_056
-"""Qwen2.5-VL's default image pixel budget, upper bound (16384 x 28 x 28)."""
-GROUNDING_PATCH = 28
-"""Qwen2.5-VL resizes images to multiples of this many pixels."""
 
 THINKING_NOTICE_S = 5.0
 """After this long without a model's answer, `stateact run` prints that the model is still thinking."""
@@ -57,9 +51,6 @@ MAIN_MAX_USD = 20.0
 MAIN_MAX_SECONDS = 4 * 3600.0
 TEXT_REPLY_NUDGES = 3
 """Consecutive replies without a tool call the main agent may give before the run stops."""
-
-# Finish gate
-GATE_MAX_ROUNDS = 3
 
 # CLI
 DEFAULT_MODEL = "anthropic:claude-sonnet-5-5"

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stateact.kernel.models.base import ModelProvider
-from stateact.kernel.models.role_settings import ActionFormat, RoleSettings
+from stateact.kernel.prompts.loader import render_prompt
 from stateact.kernel.tools.base import Tool
 from stateact.subagents.action_formats.qwen import QwenComputerUseTool, QwenModel
 from stateact.subagents.action_formats.uitars import UITarsModel, UITarsTool
 from stateact.subagents.endings import ending_tools
 from stateact.subagents.gui_tools import SCREEN_WORDS, ComputerTool
+from stateact.subagents.screen_settings import ActionFormat, ScreenSettings
 
 PROMPTS = Path(__file__).parent.parent / "prompts"
 
@@ -58,7 +59,7 @@ def format_tools(action_format: ActionFormat, computer: ComputerTool) -> list[To
     return [computer, *ending_tools(SCREEN_WORDS)]
 
 
-def format_model(options: RoleSettings, model: ModelProvider) -> ModelProvider:
+def format_model(options: ScreenSettings, model: ModelProvider) -> ModelProvider:
     """The role's provider as its format needs it spoken to."""
     if options.action_format == "uitars":
         return UITarsModel(model)
@@ -69,7 +70,7 @@ def format_model(options: RoleSettings, model: ModelProvider) -> ModelProvider:
 
 def format_prompt(action_format: ActionFormat) -> str:
     """The system prompt's section on how the format's model acts."""
-    return (PROMPTS / f"format_{action_format}.md").read_text(encoding="utf-8").strip()
+    return render_prompt(PROMPTS / f"format_{action_format}.md").strip()
 
 
 def format_words(action_format: ActionFormat) -> FormatWords:

@@ -25,6 +25,7 @@ from pydantic.json_schema import SkipJsonSchema
 from stateact.kernel.messages import TextBlock, ToolSpec, ToolUseBlock
 from stateact.kernel.models.base import ModelProvider, ModelRequest, ModelResponse
 from stateact.kernel.models.openai_provider import calls_from_text
+from stateact.kernel.prompts.loader import render_prompt
 from stateact.subagents import settings
 from stateact.subagents.action_formats.native import (
     Ending,
@@ -155,7 +156,7 @@ def tools_section(tools: list[ToolSpec]) -> str:
         )
         for t in tools
     )
-    return TOOLS_PROMPT.read_text(encoding="utf-8").strip().replace("{{tools}}", schemas)
+    return render_prompt(TOOLS_PROMPT, tools=schemas).strip()
 
 
 class QwenModel(ModelProvider):

@@ -1,68 +1,52 @@
 """The metrics task files name in `evaluator.func`, written on openpyxl, pandas, python-docx, python-pptx,
-Pillow and numpy."""
+Pillow and numpy.
+
+Each module here is a family: its functions, a `METRICS` table naming the ones task files call and,
+for some, an `OPTION_CHECKS` table. Every module of the package is imported and its tables gathered
+(`register_metric`), so a new metric is its function and its line in its family's table, and a new
+family is its module; nothing else names them.
+"""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Callable
 from typing import Any
 
 from stateact.evals.osworld.bridge import BridgeError, bridged_metric, bridged_names, configured_python
-from stateact.evals.osworld.metrics import (
-    archives,
-    chrome,
-    contents,
-    desktop,
-    docs_format,
-    file_equality,
-    html_files,
-    images,
-    mp3_tags,
-    pdf,
-    python_tests,
-    records,
-    slides_checks,
-    thunderbird,
-    vlc,
-)
-from stateact.evals.osworld.metrics.docs import compare_docx_files
 from stateact.evals.osworld.metrics.rules import MetricError, MetricUnsupported
-from stateact.evals.osworld.metrics.slides import compare_pptx_files
-from stateact.evals.osworld.metrics.table import check_table_options, compare_table
-from stateact.evals.osworld.metrics.text import check_include_exclude, compare_csv, diff_text_file, exact_match
 from stateact.evals.osworld.task import INFEASIBLE
 
-METRICS: dict[str, Callable[..., float]] = {
-    "compare_table": compare_table,
-    "compare_docx_files": compare_docx_files,
-    "compare_pptx_files": compare_pptx_files,
-    "compare_csv": compare_csv,
-    "exact_match": exact_match,
-    "diff_text_file": diff_text_file,
-    "check_include_exclude": check_include_exclude,
-    **chrome.METRICS,
-    **records.METRICS,
-    **contents.METRICS,
-    **file_equality.METRICS,
-    **python_tests.METRICS,
-    **docs_format.METRICS,
-    **pdf.METRICS,
-    **slides_checks.METRICS,
-    **desktop.METRICS,
-    **thunderbird.METRICS,
-    **archives.METRICS,
-    **html_files.METRICS,
-    **mp3_tags.METRICS,
-    **images.METRICS,
-    **vlc.METRICS,
-}
+Metric = Callable[..., float]
+OptionCheck = Callable[[dict[str, Any]], None]
 
-OPTION_CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
-    "compare_table": check_table_options,
-    **records.OPTION_CHECKS,
-    **contents.OPTION_CHECKS,
-    **archives.OPTION_CHECKS,
-}
-"""Per metric, a check that raises MetricUnsupported when its options name what is not implemented."""
+METRICS: dict[str, Metric] = {}
+"""Every metric by the name task files give it, gathered from the family modules' `METRICS` tables."""
+OPTION_CHECKS: dict[str, OptionCheck] = {}
+"""Per metric, a check that raises MetricUnsupported when its options name what is not implemented
+(from the family modules' `OPTION_CHECKS` tables)."""
+
+
+def register_metric(name: str, metric: Metric, option_check: OptionCheck | None = None) -> Metric:
+    """Make `metric` the one task files name `name`; ValueError when another metric has that name."""
+    if METRICS.setdefault(name, metric) is not metric:
+        raise ValueError(f"metric {name!r} is {METRICS[name].__module__}.{METRICS[name].__name__}'s already")
+    if option_check is not None:
+        OPTION_CHECKS[name] = option_check
+    return metric
+
+
+def gather_families() -> None:
+    """Import every module of this package and register the metrics of its tables."""
+    for module_info in pkgutil.iter_modules(__path__):
+        module = importlib.import_module(f"{__name__}.{module_info.name}")
+        checks = getattr(module, "OPTION_CHECKS", {})
+        for name, metric in getattr(module, "METRICS", {}).items():
+            register_metric(name, metric, checks.get(name))
+
+
+gather_families()
 
 
 def find_metric(name: str) -> Callable[..., float] | None:
@@ -91,4 +75,5 @@ __all__ = [
     "MetricUnsupported",
     "check_metric_options",
     "find_metric",
+    "register_metric",
 ]

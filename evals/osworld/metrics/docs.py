@@ -119,3 +119,6 @@ def _compare_paragraphs(first: list[str], second: list[str], options: dict[str, 
             ratios = [float(r >= threshold) for r in ratios]
         return sum(ratios) / len(ratios)
     return float(all(a == b for a, b in pairs))
+
+
+METRICS = {"compare_docx_files": compare_docx_files}

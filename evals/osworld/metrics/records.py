@@ -15,7 +15,12 @@ import lxml.etree
 import yaml
 from lxml.cssselect import CSSSelector
 
-from stateact.evals.osworld.metrics.rules import MetricUnsupported, check_method, match_value_to_rule, similarity
+from stateact.evals.osworld.metrics.rules import (
+    MetricUnsupported,
+    check_method,
+    match_value_to_rule,
+    similarity,
+)
 
 _MISSING = object()
 

@@ -183,3 +183,6 @@ def _bullets(slide: Any) -> list[tuple[str, str, str]]:
         char = props.find(f"{{{_A}}}buChar") if props is not None else None
         found.append((level, char.get("char") if char is not None else "No Bullet", text))
     return found
+
+
+METRICS = {"compare_pptx_files": compare_pptx_files}

@@ -658,3 +658,7 @@ _DIFFERENCES: dict[str, Callable[[dict, _Book, _Book | None], Iterable[str]]] = 
     "style": _style_differences,
 }
 """Per rule type, what differs when it fails (the other rules are named without their differences)."""
+
+
+METRICS = {"compare_table": compare_table}
+OPTION_CHECKS = {"compare_table": check_table_options}

@@ -86,3 +86,11 @@ def check_include_exclude(result: str | None, rules: dict[str, Any]) -> float:
             ),
         )
     return float(passed)
+
+
+METRICS = {
+    "compare_csv": compare_csv,
+    "exact_match": exact_match,
+    "diff_text_file": diff_text_file,
+    "check_include_exclude": check_include_exclude,
+}

@@ -15,6 +15,7 @@ import threading
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 
+from stateact.app.signals import interrupt_thread, shielded
 from stateact.evals import settings
 from stateact.evals.running.engines.port_claims import PortClaims, QueuedJob
 from stateact.evals.running.jobs import (
@@ -27,7 +28,6 @@ from stateact.evals.running.jobs import (
     unrun_outcome,
 )
 from stateact.sandbox.pool import Slot, SlotRetired
-from stateact.app.signals import interrupt_thread, shielded
 
 NO_SLOT_LEFT = "no sandbox slot left to run it: every slot of the pool was retired"
 

@@ -10,8 +10,8 @@ from stateact.gate.inspect.changes.baseline import Baseline, BaselineError, load
 from stateact.gate.inspect.changes.diff import StateDiff, state_diff
 from stateact.gate.inspect.changes.remaining import texts_to_remove
 from stateact.gate.inspect.changes.render import render
-from stateact.sandbox.base import Sandbox
 from stateact.kernel.runlog import RunLog
+from stateact.sandbox.base import Sandbox
 
 NO_BASELINE = "(unknown: no copy of the files was taken when the task started)"
 

@@ -20,8 +20,8 @@ from stateact.gate import settings
 from stateact.gate.events import GateBaseline, GateBaselineError
 from stateact.gate.inspect.deliverables import mentioned_paths
 from stateact.gate.inspect.probes import ProbeError, run_probe
-from stateact.sandbox.base import Sandbox
 from stateact.kernel.runlog import RunLog
+from stateact.sandbox.base import Sandbox
 
 BASELINE_DIR = "baseline"
 MANIFEST = "manifest.json"

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from typing import Any
 
 import anthropic
 
 from stateact.kernel import settings
 from stateact.kernel.messages import (
+    ContentBlock,
     ImageBlock,
     Message,
     ReasoningBlock,
@@ -37,17 +40,17 @@ EMPTY_TEXT = "(empty)"
 """Stands in for a message left without content: the API rejects blank text blocks."""
 
 
-def _image(block: ImageBlock) -> dict:
+def _image(block: ImageBlock) -> dict[str, Any]:
     return {"type": "image", "source": {"type": "base64", "media_type": block.media_type, "data": block.data}}
 
 
-def _blocks(blocks: list) -> list[dict]:
+def _blocks(blocks: Sequence[ContentBlock]) -> list[dict[str, Any]]:
     """Wire blocks, without the blank text blocks the API rejects (one placeholder if nothing is left)."""
     out = [_block(b) for b in blocks if not (isinstance(b, TextBlock) and not b.text.strip())]
     return out or [{"type": "text", "text": EMPTY_TEXT}]
 
 
-def _block(block) -> dict:
+def _block(block: ContentBlock) -> dict[str, Any]:
     if isinstance(block, TextBlock):
         return {"type": "text", "text": block.text}
     if isinstance(block, ImageBlock):
@@ -66,13 +69,13 @@ def _block(block) -> dict:
     raise TypeError(f"unknown block {block!r}")
 
 
-def _message(message: Message) -> dict:
+def _message(message: Message) -> dict[str, Any]:
     """One message on the wire; reasoning from other providers is left out."""
     kept = [b for b in message.content if not isinstance(b, ReasoningBlock) or b.provider == PROVIDER]
     return {"role": message.role, "content": _blocks(kept)}
 
 
-def _native_tool(spec: ToolSpec, model: str) -> tuple[dict, str] | None:
+def _native_tool(spec: ToolSpec, model: str) -> tuple[dict[str, Any], str] | None:
     """Anthropic's computer-use tool for a spec that asks for it, if the model has one: (tool, beta)."""
     if not spec.native or spec.native.get("kind") != "computer":
         return None
@@ -90,7 +93,7 @@ def _native_tool(spec: ToolSpec, model: str) -> tuple[dict, str] | None:
     return tool, native.beta
 
 
-def to_wire(request: ModelRequest, model: str = "") -> dict:
+def to_wire(request: ModelRequest, model: str = "") -> dict[str, Any]:
     """The keyword arguments of `messages.create` for a request, with cache breakpoints.
 
     Thinking blocks travel in the history as ReasoningBlocks and go back unchanged, as the API
@@ -123,7 +126,7 @@ def to_wire(request: ModelRequest, model: str = "") -> dict:
             betas.append(native[1])
     if tools:
         tools[-1]["cache_control"] = CACHE
-    wire: dict = {"max_tokens": request.max_tokens, "messages": messages}
+    wire: dict[str, Any] = {"max_tokens": request.max_tokens, "messages": messages}
     if request.system.strip():
         wire["system"] = [{"type": "text", "text": request.system, "cache_control": CACHE}]
     if tools:
@@ -176,7 +179,7 @@ class AnthropicProvider(ModelProvider):
             wire["tool_choice"] = {"type": TOOL_CHOICE[self.options.tool_choice]}
         return self.with_retries(lambda: self._call(wire))
 
-    def _call(self, wire: dict) -> ModelResponse:
+    def _call(self, wire: dict[str, Any]) -> ModelResponse:
         try:
             reply = self.client.messages.create(model=self.name, **wire)
         except anthropic.APIStatusError as exc:

@@ -8,6 +8,7 @@ cost nothing, get the default window and no native tool; `lookup` says so throug
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from stateact.kernel import settings
 from stateact.kernel.messages import Usage
@@ -60,7 +61,7 @@ class ModelInfo:
 
 
 def _anthropic(
-    input_usd: float, output_usd: float, window: int = 200_000, read_fraction: float = 0.1, **extra
+    input_usd: float, output_usd: float, window: int = 200_000, read_fraction: float = 0.1, **extra: Any
 ) -> ModelInfo:
     """Anthropic prices: a 5-minute cache write costs 1.25x input, a cache read `read_fraction` of it."""
     return ModelInfo(input_usd, output_usd, input_usd * 1.25, input_usd * read_fraction, window, **extra)

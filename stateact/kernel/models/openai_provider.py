@@ -11,12 +11,23 @@ import json
 import os
 import re
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import openai
+from openai.types import CompletionUsage
 
 from stateact.kernel import settings
-from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from stateact.kernel.messages import (
+    ContentBlock,
+    ImageBlock,
+    Message,
+    ReasoningBlock,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
 from stateact.kernel.models.base import (
     ContextLengthError,
     ModelProvider,
@@ -35,11 +46,11 @@ OFFICIAL_HOST = "api.openai.com"
 """The official API takes `max_completion_tokens`; compatible servers are sent the older `max_tokens`."""
 
 
-def _image_part(block: ImageBlock) -> dict:
+def _image_part(block: ImageBlock) -> dict[str, Any]:
     return {"type": "image_url", "image_url": {"url": f"data:{block.media_type};base64,{block.data}"}}
 
 
-def _user_parts(blocks: list) -> list[dict]:
+def _user_parts(blocks: Sequence[ContentBlock]) -> list[dict[str, Any]]:
     return [
         {"type": "text", "text": b.text} if isinstance(b, TextBlock) else _image_part(b)
         for b in blocks
@@ -47,7 +58,7 @@ def _user_parts(blocks: list) -> list[dict]:
     ]
 
 
-def _convert(message: Message) -> list[dict]:
+def _convert(message: Message) -> list[dict[str, Any]]:
     """One neutral message as one or more chat messages."""
     if message.role == "assistant":
         calls = [
@@ -58,12 +69,12 @@ def _convert(message: Message) -> list[dict]:
             }
             for b in message.tool_uses()
         ]
-        out: dict = {"role": "assistant", "content": message.text() or None}
+        out: dict[str, Any] = {"role": "assistant", "content": message.text() or None}
         if calls:
             out["tool_calls"] = calls
         return [out]
-    converted: list[dict] = []
-    tool_images: list[dict] = []
+    converted: list[dict[str, Any]] = []
+    tool_images: list[dict[str, Any]] = []
     for result in message.tool_results():
         text = result.text() or "(no output)"
         if result.is_error and not text.startswith(ERROR_PREFIX):
@@ -86,13 +97,15 @@ def to_wire(
     official: bool = False,
     options: RoleSettings | None = None,
     max_tokens: int | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """The keyword arguments of `chat.completions.create` for a request (`official`: api.openai.com),
     with a role's temperature and tool choice, and `max_tokens` in place of the request's."""
-    messages: list[dict] = [{"role": "system", "content": request.system}] if request.system.strip() else []
+    messages: list[dict[str, Any]] = (
+        [{"role": "system", "content": request.system}] if request.system.strip() else []
+    )
     for message in request.messages:
         messages.extend(_convert(message))
-    wire: dict = {
+    wire: dict[str, Any] = {
         "messages": messages,
         "max_completion_tokens" if official else "max_tokens": max_tokens or request.max_tokens,
     }
@@ -111,7 +124,7 @@ def to_wire(
     return wire
 
 
-def _json_objects(text: str) -> Iterator[tuple[dict, int, int]]:
+def _json_objects(text: str) -> Iterator[tuple[dict[str, Any], int, int]]:
     """Every JSON object embedded in free text (in a code fence, a <tool_call> tag or bare), with its span."""
     decoder = json.JSONDecoder()
     position = text.find("{")
@@ -138,9 +151,10 @@ def _tool_use(call_id: str | None, name: str | None, arguments: object) -> ToolU
     call_id = call_id or f"call_{uuid.uuid4().hex[:12]}"
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
+            parsed: object = json.loads(arguments) if arguments.strip() else {}
         except json.JSONDecodeError:
             return ToolUseBlock(id=call_id, name=name or "", raw_arguments=arguments)
+        arguments = parsed
     if arguments is None:
         arguments = {}
     if isinstance(arguments, dict):
@@ -198,7 +212,7 @@ class OpenAIProvider(ModelProvider):
         tool_names = {t.name for t in request.tools}
         return self.with_retries(lambda: self._call(wire, tool_names))
 
-    def _call(self, wire: dict, tool_names: set[str]) -> ModelResponse:
+    def _call(self, wire: dict[str, Any], tool_names: set[str]) -> ModelResponse:
         try:
             reply = self.client.chat.completions.create(model=self.name, **wire)
         except openai.APIStatusError as exc:
@@ -221,7 +235,7 @@ class OpenAIProvider(ModelProvider):
                 calls.append(_tool_use(call.id, function.name, function.arguments))
         if not message.tool_calls and text:
             calls, text = calls_from_text(text, tool_names)
-        content: list[TextBlock | ToolUseBlock] = [TextBlock(text=text)] if text else []
+        content: list[TextBlock | ToolUseBlock | ReasoningBlock] = [TextBlock(text=text)] if text else []
         content.extend(calls)
         return ModelResponse(
             content=content,
@@ -231,7 +245,7 @@ class OpenAIProvider(ModelProvider):
         )
 
 
-def _usage(usage) -> Usage:
+def _usage(usage: CompletionUsage | None) -> Usage:
     if usage is None:
         return Usage()
     details = getattr(usage, "prompt_tokens_details", None)

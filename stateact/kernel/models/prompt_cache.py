@@ -10,16 +10,23 @@ longest prefix an earlier request wrote that ends at one of its breakpoints or a
 LOOKBACK_BLOCKS blocks before one; it writes the rest up to its last breakpoint (billed at the cache
 write price), and pays the input price for what follows. Each request then holds every breakpoint
 prefix of at least MIN_CACHED_TOKENS. Entries never expire (the 5-minute lifetime is not modelled).
-Text counts with the offline tokenizer (`stateact.kernel.tokens`), images w x h / 750.
+Text counts with the offline tokenizer (`stateact.kernel.context.token_counter`), images w x h / 750.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
+from stateact.kernel.context.token_counter import (
+    BLOCK_OVERHEAD,
+    MESSAGE_OVERHEAD,
+    TokenCounter,
+    counter,
+    image_tokens,
+)
 from stateact.kernel.messages import ImageBlock, Usage
-from stateact.kernel.tokens import BLOCK_OVERHEAD, MESSAGE_OVERHEAD, TokenCounter, counter, image_tokens
 
 LOOKBACK_BLOCKS = 20
 """How many blocks before a breakpoint the API looks back for a cached prefix."""
@@ -27,10 +34,12 @@ MIN_CACHED_TOKENS = 1024
 """The shortest prefix the API caches (Sonnet and Opus models)."""
 
 
-def wire_blocks(wire: dict, tokens: TokenCounter | None = None) -> list[tuple[str, int, bool]]:
+def wire_blocks(wire: dict[str, Any], tokens: TokenCounter | None = None) -> list[tuple[str, int, bool]]:
     """(identity of the prefix ending here, tokens, is a breakpoint) of every block of a wire body."""
     tokens = tokens or counter()
-    items: list[tuple[dict, int]] = [(tool, tokens.text(_plain_json(tool))) for tool in wire.get("tools", [])]
+    items: list[tuple[dict[str, Any], int]] = [
+        (tool, tokens.text(_plain_json(tool))) for tool in wire.get("tools", [])
+    ]
     items += [(block, tokens.text(block["text"])) for block in wire.get("system", [])]
     for message in wire["messages"]:
         for position, block in enumerate(message["content"]):
@@ -46,11 +55,11 @@ def wire_blocks(wire: dict, tokens: TokenCounter | None = None) -> list[tuple[st
     return out
 
 
-def _plain_json(block: dict) -> str:
+def _plain_json(block: dict[str, Any]) -> str:
     return json.dumps({k: v for k, v in block.items() if k != "cache_control"}, sort_keys=True)
 
 
-def _tokens(block: dict, tokens: TokenCounter) -> int:
+def _tokens(block: dict[str, Any], tokens: TokenCounter) -> int:
     """The tokens of one message content block on the wire."""
     kind = block["type"]
     if kind == "text":
@@ -76,7 +85,7 @@ class PromptCache:
         self.held: set[str] = set()
         """Identities of the prefixes written so far."""
 
-    def send(self, wire: dict, output_tokens: int = 0) -> Usage:
+    def send(self, wire: dict[str, Any], output_tokens: int = 0) -> Usage:
         """The usage of one request, whose prefixes are then held."""
         blocks = wire_blocks(wire, self.tokens)
         ends = []

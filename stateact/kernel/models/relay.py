@@ -19,13 +19,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stateact.sandbox.processes import start_time
 from stateact.kernel import settings
 from stateact.kernel.messages import TextBlock, ToolSpec, ToolUseBlock
 from stateact.kernel.models.base import ModelProvider, ModelRequest, ModelResponse, ProviderError
 from stateact.kernel.models.relay_render import ScopeView, render_request
 from stateact.kernel.models.relay_reply import ReplyError, parse_reply
 from stateact.kernel.models.scripted import offline_response, prompt_tokens
+from stateact.sandbox.processes import start_time
 
 PENDING = "PENDING"
 """The file naming the request waiting for a reply (its stem, `NNNN-SCOPE`) and, on its second line, the

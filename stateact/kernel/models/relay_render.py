@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from PIL import Image
 
+from stateact.kernel.context.token_counter import image_size
 from stateact.kernel.messages import (
     ImageBlock,
     Message,
@@ -25,7 +26,6 @@ from stateact.kernel.messages import (
 )
 from stateact.kernel.models.base import ModelRequest
 from stateact.kernel.models.relay_reply import BLOCK_END, main_parameter
-from stateact.kernel.tokens import image_size
 
 
 @dataclass
@@ -140,7 +140,7 @@ def _continues(before: list[Message], now: list[Message]) -> int:
     return len(before)
 
 
-def _skeleton(message: Message) -> tuple:
+def _skeleton(message: Message) -> tuple[str, tuple[str, ...], str]:
     ids = [b.id for b in message.tool_uses()] + [b.tool_use_id for b in message.tool_results()]
     first_text = next((b.text for b in message.content if isinstance(b, TextBlock)), "")
     return message.role, tuple(ids), first_text if not ids else ""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from stateact.kernel.messages import TextBlock, ToolSpec, ToolUseBlock
 from stateact.kernel.models.scripted import turn_blocks
@@ -59,11 +60,11 @@ def main_parameter(tool: ToolSpec) -> str | None:
     return None
 
 
-def _is_string(schema: dict) -> bool:
+def _is_string(schema: dict[str, Any]) -> bool:
     return schema.get("type") == "string" or any(s.get("type") == "string" for s in schema.get("anyOf", []))
 
 
-def _json_turn(text: str) -> dict:
+def _json_turn(text: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -106,10 +107,10 @@ def _check_call(call: object) -> None:
         raise ReplyError(f"the id of {call['name']!r} must be a string")
 
 
-def _text_turn(text: str, tools: dict[str, ToolSpec]) -> dict:
+def _text_turn(text: str, tools: dict[str, ToolSpec]) -> dict[str, Any]:
     lines = text.splitlines()
     texts: list[str] = []
-    calls: list[dict] = []
+    calls: list[dict[str, Any]] = []
     index = 0
     while index < len(lines):
         match = _CALL.match(lines[index])
@@ -136,10 +137,10 @@ def _takes_input(tool: ToolSpec) -> bool:
     return bool(tool.input_schema.get("required")) or main_parameter(tool) is not None
 
 
-def _call_input(tool: ToolSpec, value: str, line: int) -> dict:
+def _call_input(tool: ToolSpec, value: str, line: int) -> dict[str, Any]:
     if _JSON_OBJECT.match(value):
         try:
-            data = json.loads(value)
+            data: dict[str, Any] = json.loads(value)
         except json.JSONDecodeError as exc:
             raise ReplyError(f"line {line}: the input of `{tool.name}` is not valid JSON: {exc}") from None
         return data  # an object: it starts with `{`

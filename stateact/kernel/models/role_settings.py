@@ -1,11 +1,9 @@
-"""Per-role model settings: output tokens, sampling, window, price, tool choice, and what a GUI model sees.
+"""Per-role model settings: output tokens, sampling, window, price and tool choice for every role, and a
+role's own fields in the settings model registered with it (the GUI role's: `subagents/screen_settings.py`).
 
     [gui]                      # a TOML file given with --roles FILE; one table per role
     max_tokens = 1024
     context_window = 8192
-    coordinates = "resized"    # pixels | relative1000 | resized
-    action_format = "uitars"   # tools | uitars | qwen_computer_use
-    tools_in_prompt = false    # qwen_computer_use: schemas in the system message
 
 A setting left out comes from the model catalog (`stateact/kernel/models/catalog.py`). A model the
 catalog does not know gets conservative defaults (UNKNOWN_* in `stateact/kernel/settings.py`) and a
@@ -15,9 +13,10 @@ warning naming the settings to state.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -26,23 +25,16 @@ from pydantic import (
     NonNegativeFloat,
     PositiveInt,
     ValidationError,
-    model_validator,
 )
 
 from stateact.kernel import settings
 from stateact.kernel.models.catalog import ModelInfo, lookup
-from stateact.kernel.roles import role_names
-
-Coordinates = Literal["pixels", "relative1000", "resized"]
-"""How a GUI model states a point: pixels of the screenshot we send; 0-1000 relative to its width and
-height (UI-TARS 1.0, Qwen2-VL); pixels of the model's own resized image (Qwen2.5-VL, UI-TARS-1.5)."""
-ActionFormat = Literal["tools", "uitars", "qwen_computer_use"]
-"""How a GUI model acts: our `computer` function tool; UI-TARS' text `Action: click(start_box=...)`;
-Qwen2.5-VL's `computer_use` function tool (`subagents/action_formats/`)."""
+from stateact.kernel.roles import role_names, roles
 
 
 class RoleSettings(BaseModel):
-    """The settings of one role's model; None takes the catalog's (or the harness's) default."""
+    """The settings every role's model has; None takes the catalog's (or the harness's) default. A role
+    with settings of its own registers a subclass with its fields (`Role.settings`)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -57,37 +49,35 @@ class RoleSettings(BaseModel):
     """Dollars per million output tokens."""
     tool_choice: Literal["auto", "required", "none"] | None = None
     """Sent to the server when set (some servers need `auto` for tool calling)."""
-    keep_screenshots: PositiveInt | None = None
-    """GUI roles: the most screenshots one request carries, whatever the batching (a server's
-    `--limit-mm-per-prompt` or below); older ones leave in chunks that fit under it."""
-    batch_screenshots: Literal["last", "every"] = "last"
-    """GUI roles acting with `computer` calls: which calls of a batch (the calls of one reply) answer with a
-    screenshot: the last one only (the others with text), or every one."""
-    screenshot_max_edge: PositiveInt | None = None
-    """GUI roles: longest edge of a screenshot sent (instead of the standard sizes)."""
-    coordinates: Coordinates = "pixels"
-    native_size: bool = False
-    """GUI roles with `resized` coordinates: send the screenshot already at the model's resized size, so
-    its pixels and the model's coordinates are the same."""
-    min_pixels: PositiveInt = settings.GROUNDING_MIN_PIXELS
-    """`resized` coordinates: the model's image pixel budget, lower bound."""
-    max_pixels: PositiveInt = settings.GROUNDING_MAX_PIXELS
-    """`resized` coordinates: the model's image pixel budget, upper bound."""
-    action_format: ActionFormat = "tools"
-    """GUI roles: the model's native action format."""
-    tools_in_prompt: bool = False
-    """GUI roles in `qwen_computer_use`: the function schemas and the `<tool_call>` output format written
-    into the system message, and past calls and results sent as text, as Qwen's computer-use cookbook
-    does (Qwen2.5-VL's chat template renders neither the request's `tools` nor an assistant's
-    `tool_calls`)."""
 
-    @model_validator(mode="after")
-    def _tools_in_prompt_is_qwens(self) -> RoleSettings:
-        if self.tools_in_prompt and self.action_format != "qwen_computer_use":
-            raise ValueError(
-                f'tools_in_prompt is for action_format = "qwen_computer_use", not {self.action_format!r}'
-            )
-        return self
+
+def settings_model(role: str) -> type[RoleSettings]:
+    """The model of `role`'s settings: the one registered with it, else RoleSettings."""
+    model = next((r.settings for r in roles() if r.name == role), None) or RoleSettings
+    if not issubclass(model, RoleSettings):
+        raise TypeError(f"the settings of role {role!r} are not a RoleSettings: {model!r}")
+    return model
+
+
+def settings_of(role: str, table: Mapping[str, Any] | RoleSettings) -> RoleSettings:
+    """`table` validated as `role`'s settings; pydantic's ValidationError when it does not fit.
+
+    A run config written before a role's own fields left the kernel's RoleSettings holds every field
+    for every role; a field of another role's settings that `table` leaves at that field's default
+    is dropped, so such configs still load."""
+    model = settings_model(role)
+    if isinstance(table, model):
+        return table
+    data = table.model_dump(exclude_unset=True) if isinstance(table, RoleSettings) else dict(table)
+    foreign = {
+        name: field.default
+        for other in roles()
+        if other.settings is not None
+        for name, field in other.settings.model_fields.items()
+        if name not in model.model_fields
+    }
+    kept = {key: value for key, value in data.items() if key not in foreign or value != foreign[key]}
+    return model.model_validate(kept)
 
 
 FLAG_SETTINGS = ("max_tokens", "temperature", "context_window")
@@ -97,7 +87,7 @@ FLAG_SETTINGS = ("max_tokens", "temperature", "context_window")
 def model_info(name: str, options: RoleSettings) -> ModelInfo:
     """The catalog entry of a model with the role's stated window and prices in place."""
     info = lookup(name)
-    changes: dict = {}
+    changes: dict[str, Any] = {}
     if options.context_window is not None:
         changes["context_window"] = options.context_window
     if options.input_usd is not None:
@@ -151,7 +141,7 @@ def load_roles_file(path: Path) -> dict[str, RoleSettings]:
     if unknown:
         raise ValueError(f"{path}: unknown role(s) {', '.join(unknown)}; roles are {', '.join(role_names())}")
     try:
-        return {role: RoleSettings.model_validate(table) for role, table in data.items()}
+        return {role: settings_of(role, table) for role, table in data.items()}
     except ValidationError as exc:
         raise ValueError(f"{path}: {exc}") from None
 
@@ -167,7 +157,7 @@ def apply_flags(roles: dict[str, RoleSettings], key: str, values: list[str]) -> 
             )
         current = out.get(role, RoleSettings()).model_dump(exclude_unset=True)
         try:
-            out[role] = RoleSettings.model_validate({**current, key: raw})
+            out[role] = settings_of(role, {**current, key: raw})
         except ValidationError as exc:
             raise ValueError(f"--{key.replace('_', '-')} {value!r}: {exc.errors()[0]['msg']}") from None
     return out

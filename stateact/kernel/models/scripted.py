@@ -7,7 +7,7 @@ A script is JSON: a list of turns, or `{"turns": [...]}`, or per-role lists
 results of the role's previous turn must show, see `script_expectations`: a tool error or a
 non-zero exit that no `expect` declares ends the run in error).
 Each role plays its own list in order across all its loops; running past the
-end is a ProviderError. Usage is the offline token estimate of `stateact.kernel.tokens`
+end is a ProviderError. Usage is the offline token estimate of `stateact.kernel.context.token_counter`
 (images by their size, not their base64 text). With `context_window` set, a
 prompt estimated above it raises ContextLengthError, as a real provider would.
 """
@@ -18,7 +18,9 @@ import json
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
+from stateact.kernel.context.token_counter import counter
 from stateact.kernel.messages import TextBlock, ToolUseBlock, Usage
 from stateact.kernel.models.base import (
     ContextLengthError,
@@ -28,7 +30,6 @@ from stateact.kernel.models.base import (
     ProviderError,
 )
 from stateact.kernel.models.script_expectations import check_results, parse_expectations
-from stateact.kernel.tokens import counter
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples"
 """Scripts shipped with the package, named by their stem (`scripted:quickstart`)."""
@@ -43,7 +44,7 @@ def script_path(name: str) -> Path:
     return path
 
 
-def load_script(path: Path, role: str) -> list[dict]:
+def load_script(path: Path, role: str) -> list[dict[str, Any]]:
     """The turns a script holds for `role` (a plain list serves every role)."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -67,7 +68,7 @@ class ScriptedProvider(ModelProvider):
 
     def __init__(
         self,
-        turns: list[dict],
+        turns: list[dict[str, Any]],
         spec: str = "scripted:",
         name: str = "scripted",
         context_window: int | None = None,
@@ -111,7 +112,7 @@ class ScriptedProvider(ModelProvider):
         return offline_response(content, prompt, self.name)
 
 
-def turn_blocks(turn: dict, id_prefix: str) -> list[TextBlock | ToolUseBlock]:
+def turn_blocks(turn: dict[str, Any], id_prefix: str) -> list[TextBlock | ToolUseBlock]:
     """The content of a turn `{"text": ..., "tool_calls": [{"name": ..., "input": {...}}]}`.
 
     A call without an `id` gets `{id_prefix}_{index}`.

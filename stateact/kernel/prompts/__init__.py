@@ -1,16 +1,11 @@
 """The main agent's system prompt: `main.md`, the general priors in `priors.md`, and the app priors
 the run needs (`app_priors.py`; the others are listed by name with one line).
 
-`main.md` holds sections that apply only to some toolsets, written as
-
-    <!-- if plan -->            kept when the tool `plan` is present
-    <!-- if not delegate_gui --> kept when it is absent
-    <!-- if edit|str_replace_based_edit_tool -->  kept when any of them is present
-    ...
-    <!-- end -->
-
-Conditions name tools, plus the feature `gate` (the finish gate is on). Placeholders: `{home}`,
-`{editor}` (the name of the file-editor tool present).
+Every prompt file is read through `loader.render_prompt` (`{{name}}` placeholders, `<!-- if -->`
+sections). `main.md`'s sections name tools, plus the feature `gate` (the finish gate is on); its
+placeholders are `{{home}}`, `{{editor}}` (the name of the file-editor tool present) and
+`{{subagents}}`: the brief of each registered subagent role (`Role.brief`, or `Role.absent_brief`
+when its delegate tool is absent), in the order the roles were registered.
 """
 
 from __future__ import annotations
@@ -18,28 +13,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from stateact.kernel.prompts.app_priors import render_priors
+from stateact.kernel.prompts.loader import render_prompt, render_text
+from stateact.kernel.roles import Role, subagent_roles
 
 PROMPTS_DIR = Path(__file__).parent
 EDITOR_TOOLS = ("str_replace_based_edit_tool", "edit")
-_SECTION = re.compile(r"<!-- if (not )?([\w|]+) -->\n(.*?)<!-- end -->\n", re.DOTALL)
 
 
-def read_prompt(name: str) -> str:
-    """The text of `prompts/<name>.md`."""
-    return (PROMPTS_DIR / f"{name}.md").read_text(encoding="utf-8")
-
-
-def select_sections(text: str, present: set[str]) -> str:
-    """Keep the conditional sections whose condition holds for the `present` names, drop the others."""
-
-    def keep(match: re.Match[str]) -> str:
-        negate, names, body = match.groups()
-        holds = any(name in present for name in names.split("|"))
-        return body if holds != bool(negate) else ""
-
-    return _SECTION.sub(keep, text)
+def read_prompt(name: str, present: Iterable[str] = (), /, **fills: str) -> str:
+    """`prompts/<name>.md` rendered (see `loader.render_prompt`)."""
+    return render_prompt(PROMPTS_DIR / f"{name}.md", present, **fills)
 
 
 def render_main_prompt(
@@ -50,8 +36,20 @@ def render_main_prompt(
     `priors` names the app priors given in full (see `app_priors.select_priors`); None gives all.
     """
     present = set(tool_names) | ({"gate"} if gate else set())
-    editor = next((name for name in EDITOR_TOOLS if name in tool_names), "")
-    sections = [select_sections(read_prompt("main"), present), read_prompt("priors"), render_priors(priors)]
+    fills = {"home": home, "editor": next((name for name in EDITOR_TOOLS if name in tool_names), "")}
+    briefs = [_brief(role, role.tool_name in present, fills) for role in subagent_roles()]
+    sections = [
+        read_prompt("main", present, subagents="\n\n".join(b for b in briefs if b), **fills),
+        read_prompt("priors", **fills),
+        render_priors(priors),
+    ]
     text = "\n\n".join(part.strip() for part in sections if part.strip()) + "\n"
-    text = re.sub(r"\n{3,}", "\n\n", text)
-    return text.replace("{home}", home).replace("{editor}", editor)
+    return re.sub(r"\n{3,}", "\n\n", text)
+
+
+def _brief(role: Role[Any], present: bool, fills: dict[str, str]) -> str:
+    """What the main prompt says of a subagent role, with its delegate tool present or absent."""
+    brief = role.brief if present else role.absent_brief
+    if isinstance(brief, Path):
+        return render_prompt(brief, **fills).strip()
+    return render_text(brief, set(), fills, source=f"the brief of role {role.name}").strip()

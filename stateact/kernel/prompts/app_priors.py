@@ -15,9 +15,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from stateact.kernel import settings
+from stateact.kernel.prompts.loader import render_prompt
 from stateact.sandbox.base import Sandbox, SandboxError
 from stateact.sandbox.toolkit import TOOLKIT_BIN
-from stateact.kernel import settings
 
 PRIORS_DIR = TOOLKIT_BIN / "priors"
 PRIORS_PROGRAM = "app-priors"
@@ -36,7 +37,7 @@ class AppPrior:
         return PRIORS_DIR / f"{self.name}.md"
 
     def text(self) -> str:
-        return self.path.read_text(encoding="utf-8")
+        return render_prompt(self.path)
 
     def summary(self) -> str:
         """The heading line without its mark."""

@@ -12,13 +12,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from stateact.sandbox import settings as sandbox_settings
-from stateact.sandbox.base import SandboxError, Shell, ShellOutput
 from stateact.kernel import settings
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
 from stateact.kernel.tools.prompts import load_prompt
 from stateact.kernel.tools.truncate import middle_truncate
+from stateact.sandbox import settings as sandbox_settings
+from stateact.sandbox.base import SandboxError, Shell, ShellOutput
 
 OUTPUTS_INSIDE = "/tmp/stateact-outputs"
 """Where a long output's full text is copied inside a sandbox that cannot see the run folder."""
@@ -52,8 +52,10 @@ class BashTool(Tool[BashInput]):
     """One persistent shell per run, opened on first use."""
 
     name = "bash"
-    description = load_prompt("bash").format(
-        soft_timeout=sandbox_settings.BASH_SOFT_TIMEOUT_S, max_timeout=settings.BASH_MAX_TIMEOUT_S
+    description = load_prompt(
+        "bash",
+        soft_timeout=f"{sandbox_settings.BASH_SOFT_TIMEOUT_S:.0f}",
+        max_timeout=f"{settings.BASH_MAX_TIMEOUT_S:.0f}",
     )
     Input = BashInput
 
@@ -83,24 +85,27 @@ class BashTool(Tool[BashInput]):
         if timeout > settings.BASH_MAX_TIMEOUT_S:
             timeout = settings.BASH_MAX_TIMEOUT_S
             notes.append(f"timeout lowered to the maximum, {timeout:.0f}s")
+        if (left := self.context.seconds_left(timeout)) < timeout:
+            timeout = left
+            notes.append(f"timeout lowered to the run's remaining time, {timeout:.0f}s")
         if params.restart:
             notes.append(self._restart())
         if params.interrupt:
-            if not self._busy:
+            if (running := self._running()) is None:
                 notes.append("nothing was running to interrupt")
             elif params.command is None:
-                return self._result(self._shell.interrupt(), notes)
+                return self._result(running.interrupt(), notes)
             else:
-                stopped = self._shell.interrupt()
+                stopped = running.interrupt()
                 notes.append(self._stopped_note(stopped))
         if params.input is not None:
-            if not self._busy:
+            if (running := self._running()) is None:
                 return ToolResult.error(
                     "Nothing is running to receive the input. Run the program with `command` first."
                 )
-            return self._result(self._shell.send_input(params.input, timeout), notes)
+            return self._result(running.send_input(params.input, timeout), notes)
         if params.command is not None:
-            if self._busy:
+            if self._running() is not None:
                 return ToolResult.error(
                     f"A command is still running (started {self._elapsed()}s ago: `{self._command[:200]}`). "
                     "Call bash with no command to keep waiting, with `input` to type into it, or with "
@@ -110,16 +115,16 @@ class BashTool(Tool[BashInput]):
             shell = self._open()
             self._command, self._started_at = params.command, time.monotonic()
             return self._result(shell.run(params.command, timeout), notes)
-        if self._busy:
-            return self._result(self._shell.wait(timeout), notes)
+        if (running := self._running()) is not None:
+            return self._result(running.wait(timeout), notes)
         if notes:
             return ToolResult(text="\n".join(f"[{n}]" for n in notes))
         return ToolResult.error("Nothing is running. Give a `command` to run.")
 
     # -- shell state ---------------------------------------------------------
-    @property
-    def _busy(self) -> bool:
-        return self._shell is not None and self._shell.busy
+    def _running(self) -> Shell | None:
+        """The shell while a command runs in it, else None."""
+        return self._shell if self._shell is not None and self._shell.busy else None
 
     def _open(self) -> Shell:
         if self._shell is None:

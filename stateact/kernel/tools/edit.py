@@ -10,15 +10,15 @@ from __future__ import annotations
 import posixpath
 from collections import deque
 from shlex import quote
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from stateact.sandbox.base import SandboxError
 from stateact.kernel import settings
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
 from stateact.kernel.tools.prompts import load_prompt
+from stateact.sandbox.base import SandboxError
 
 BINARY_SNIFF_BYTES = 8192
 
@@ -61,7 +61,7 @@ class EditTool(Tool[EditInput]):
 
     name = "str_replace_based_edit_tool"
     description = load_prompt("edit")
-    Input = EditInput
+    Input: ClassVar[type[BaseModel]] = EditInput
 
     def __init__(self, context: RunContext, read_only: bool = False) -> None:
         self.context = context
@@ -87,6 +87,8 @@ class EditTool(Tool[EditInput]):
             return ToolResult(text=operation(path, params))
         except EditError as exc:
             return ToolResult.error(str(exc))
+        except SandboxError as exc:  # the sandbox could not look (its file helper died, a timeout)
+            return ToolResult.error(f"`{params.command}` of {params.path} failed: {exc}")
 
     # -- paths and file access ---------------------------------------------------
     def _checked_path(self, path: str) -> str:
@@ -216,9 +218,8 @@ class EditTool(Tool[EditInput]):
                 "indentation; view the file to copy the exact text."
             )
         if len(starts) > 1:
-            lines = ", ".join(str(text.count("\n", 0, s) + 1) for s in starts)
             raise EditError(
-                f"`old_str` matches {len(starts)} times in {path} (starting at lines {lines}). "
+                f"`old_str` matches {len(starts)} times in {path} ({_where(text, starts)}). "
                 "Include more surrounding lines so it matches exactly once."
             )
         result = text[: starts[0]] + new + text[starts[0] + len(old) :]
@@ -292,6 +293,15 @@ def match_starts(text: str, needle: str) -> list[int]:
         starts.append(at)
         at = text.find(needle, at + len(needle))
     return starts
+
+
+def _where(text: str, starts: list[int]) -> str:
+    """The lines where the matches at `starts` begin: `starting at lines 3, 9 (2 on line 9)`."""
+    lines = [text.count("\n", 0, start) + 1 for start in starts]
+    unique = sorted(set(lines))
+    repeated = [f"{lines.count(n)} on line {n}" for n in unique if lines.count(n) > 1]
+    said = f"starting at line{'s' if len(unique) > 1 else ''} {', '.join(map(str, unique))}"
+    return f"{said} ({', '.join(repeated)})" if repeated else said
 
 
 def _uses_crlf(data: bytes) -> bool:

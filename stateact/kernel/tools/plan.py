@@ -11,19 +11,20 @@ import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, Field, field_validator
 
 from stateact.kernel import settings
+from stateact.kernel.context.manager import Injection
 from stateact.kernel.events import PlanEvent, PlanReverted
 from stateact.kernel.evidence import Evidence, EvidenceChecker
-from stateact.kernel.loop import Injection
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
 from stateact.kernel.tools.prompts import load_prompt
 
 PLAN_FILE = "plan.json"
+ValueT = TypeVar("ValueT")
 PlanStatus = Literal["pending", "in_progress", "done", "blocked"]
 STATUS_MARKS: dict[str, str] = {"pending": "[ ]", "in_progress": "[>]", "done": "[x]", "blocked": "[!]"}
 
@@ -122,7 +123,7 @@ class Plan:
         self._require_ids([u.id for u in updates])
         finished = []
         for update in updates:
-            item = self.get(update.id)
+            item = self.item(update.id)
             changes = update.model_dump(exclude={"id"}, exclude_none=True)
             if "status" in changes:  # any status change drops an earlier verification
                 changes["verified_by"] = ""
@@ -142,7 +143,7 @@ class Plan:
         lines = []
         finished = []
         for claim in claims:
-            item = self.get(claim.id)
+            item = self.item(claim.id)
             verdict = checker.check_all(claim.evidence) if (checker and claim.evidence) else None
             verified = "probe" if verdict and verdict.ok else ""
             status = "in_progress" if verdict and not verdict.ok else "done"
@@ -186,7 +187,7 @@ class Plan:
         """The finish gate passed the deliverable: every claimed item becomes verified by it."""
         confirmed = [item.id for item in self.items if item.claimed]
         for item_id in confirmed:
-            self._replace(self.get(item_id), verified_by="gate")
+            self._replace(self.item(item_id), verified_by="gate")
         if confirmed:
             self.save()
         return confirmed
@@ -202,7 +203,7 @@ class Plan:
     def _move_on(self, finished: list[int]) -> None:
         """The item in progress was just done: when nothing else is in progress, start the next pending one."""
         if finished and not self._in_progress():
-            self._start_next_after(self.items.index(self.get(finished[-1])) + 1)
+            self._start_next_after(self.items.index(self.item(finished[-1])) + 1)
 
     def _start_next_after(self, position: int) -> None:
         """Put the first pending item at or after `position` in progress (else the first pending one)."""
@@ -223,8 +224,13 @@ class Plan:
     def get(self, item_id: int) -> PlanItem | None:
         return next((item for item in self.items if item.id == item_id), None)
 
+    def item(self, item_id: int) -> PlanItem:
+        """The item with `item_id`; PlanError when there is none."""
+        self._require_ids([item_id])
+        return next(item for item in self.items if item.id == item_id)
+
     # -- output ------------------------------------------------------------------
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"items": [item.model_dump() for item in self.items], "facts": self.facts}
 
     def save(self) -> None:
@@ -324,15 +330,14 @@ class PlanTool(Tool[PlanInput]):
             elif params.action == "remember":
                 self.plan.remember(_required(params.facts, "`remember` needs `facts`: {name: value}."))
             else:
-                items = _required(
-                    params.items, f"`{params.action}` needs `items`: a list of {{title, status, note}}."
-                )
+                needed = f"`{params.action}` needs `items`: a list of {{title, status, note}}."
+                items = cast(list[NewItem], _required(params.items, needed))  # titles became items
                 (self.plan.set if params.action == "set" else self.plan.add)(items)
         except PlanError as exc:
             return ToolResult.error(str(exc))
         self._log(params.action)
         refuted = params.action == "claim" and any(
-            self.plan.get(claim.id).status == "in_progress" for claim in params.claims or []
+            self.plan.item(claim.id).status == "in_progress" for claim in params.claims or []
         )
         return ToolResult(text="\n".join([*lines, *self._confirmation(params, before)]), setback=refuted)
 
@@ -357,20 +362,20 @@ class PlanTool(Tool[PlanInput]):
         self._requests += 1
         if self.checker is not None:
             if self._requests == 1 and self.plan.has_probe_verified():
-                self._recheck("resume")
+                self._recheck(self.checker, "resume")
             elif self._requests % self.recheck_every == 0:
-                self._recheck("periodic")
+                self._recheck(self.checker, "periodic")
         return plan_injection(self.plan)()
 
     def gate_boundary(self, passed: bool) -> None:
         """After a finish-gate verdict: re-check probe evidence; a pass confirms what is claimed."""
         if self.checker is not None:
-            self._recheck("gate boundary")
+            self._recheck(self.checker, "gate boundary")
         if passed and self.plan.confirm_by_gate():
             self._log("confirmed by gate")
 
-    def _recheck(self, reason: str) -> None:
-        reverted = self.plan.recheck(self.checker)
+    def _recheck(self, checker: EvidenceChecker, reason: str) -> None:
+        reverted = self.plan.recheck(checker)
         if reverted:
             self.context.log.emit(PlanReverted(reason=reason, items=reverted))
             self._log("reverted")
@@ -379,7 +384,7 @@ class PlanTool(Tool[PlanInput]):
         self.context.log.emit(PlanEvent(action=action, **self.plan.to_json()))
 
 
-def _required(value, message: str):
+def _required(value: ValueT | None, message: str) -> ValueT:
     if not value:
         raise PlanError(message)
     return value

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
+
+from stateact.kernel.prompts.loader import render_prompt
 
 _HERE = Path(__file__).parent
 
 
-@cache
-def load_prompt(name: str) -> str:
-    """The text of `prompts/<name>.md`, without surrounding whitespace."""
-    return (_HERE / f"{name}.md").read_text(encoding="utf-8").strip()
+def load_prompt(name: str, **fills: str) -> str:
+    """`prompts/<name>.md` with its placeholders filled (`stateact.kernel.prompts.loader`), without
+    surrounding whitespace."""
+    return render_prompt(_HERE / f"{name}.md", **fills).strip()

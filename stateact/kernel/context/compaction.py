@@ -15,20 +15,23 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeGuard
 
 from stateact.kernel import settings
+from stateact.kernel.context.token_counter import TokenCounter
 from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, Usage
 from stateact.kernel.models.base import ModelProvider, ModelRequest
-from stateact.kernel.tokens import TokenCounter
+from stateact.kernel.prompts.loader import render_prompt
 from stateact.kernel.tools.truncate import middle_truncate
 
+PROMPT_PATH = Path(__file__).parents[1] / "prompts" / "compactor.md"
+"""The compactor's system prompt."""
 SUMMARY_OPEN = "<context_summary"
 SUMMARY_CLOSE = "</context_summary>"
-PROMPT_PATH = Path(__file__).parent / "prompts" / "compactor.md"
 COMPACTOR_MAX_OUTPUT_TOKENS = 4096
 
 
-def is_summary_block(block: object) -> bool:
+def is_summary_block(block: object) -> TypeGuard[TextBlock]:
     return isinstance(block, TextBlock) and block.text.startswith(SUMMARY_OPEN)
 
 
@@ -179,7 +182,7 @@ class Compactor:
             f"# Turns to summarize\n{transcript}",
         ]
         return ModelRequest(
-            system=PROMPT_PATH.read_text(encoding="utf-8"),
+            system=render_prompt(PROMPT_PATH),
             messages=[Message.user_text("\n\n".join(sections))],
             tools=[],
             max_tokens=COMPACTOR_MAX_OUTPUT_TOKENS,

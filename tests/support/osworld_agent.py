@@ -8,13 +8,13 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from stateact.sandbox.base import Sandbox
 from stateact.kernel.loop import AgentLoop, LoopSpec
 from stateact.kernel.meter import Meter
 from stateact.kernel.models.scripted import ScriptedProvider
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.tools.base import Tool, ToolResult
 from stateact.kernel.tools.finish import FinishClaim
+from stateact.sandbox.base import Sandbox
 
 
 class ShellTool(Tool):

@@ -1,6 +1,6 @@
 """A small shop site on 127.0.0.1 for the web subagent's tests: login, a paginated table, widgets, a download.
 
-Static pages come from tests/sites/shop. Dynamic routes: POST /login sets a
+Static pages come from tests/support/sites/shop. Dynamic routes: POST /login sets a
 session cookie; the table pages and /report.csv need that cookie.
 """
 

@@ -41,7 +41,7 @@ class StallDetector:
         self,
         repeats: int = settings.CONTEXT_STALL_REPEATS,
         idle_steps: int = settings.CONTEXT_STALL_IDLE_STEPS,
-        on_stall: Callable[[str, str], None] | None = None,
+        on_stall: Callable[[str, str], object] | None = None,
     ) -> None:
         self.repeats = repeats
         self.idle_steps = idle_steps
@@ -62,7 +62,7 @@ class StallDetector:
         if messages[-2].role != "assistant" or not calls or not results:
             return
         outputs = {r.tool_use_id: (r.is_error, r.text(), len(r.content)) for r in results}
-        pairs = [[c.name, c.input, c.raw_arguments, outputs.get(c.id)] for c in calls]
+        pairs = [(c.name, c.input, c.raw_arguments, outputs.get(c.id)) for c in calls]
         step = _digest(pairs)
         self._same_in_row = self._same_in_row + 1 if step == self._last_step else 1
         self._last_step = step

@@ -3,14 +3,14 @@
     pipeline = build_context_manager(context, model.name, processors, plan=plan, notes=[plan_note])
     context.loop(spec, context=pipeline)     # or context.loop(spec, processors=processors)
 
-`ContextManager` is the protocol the loop calls; `PassThrough` sends the whole history unchanged.
-`ContextPipeline` is the manager of every role's loop (main, GUI, web, gate, pixel):
+`ContextPipeline` is the `ContextManager` (`stateact.kernel.context.manager`) of every role's loop
+(main, GUI, web, gate, pixel):
 
-- view: the history through the role's processors (`stateact.kernel.context_processors`: output caps,
+- view: the history through the role's processors (`stateact.kernel.context.processors`: output caps,
   chunked image stripping, collapsed web observations), deterministic, so the view of a history
   only grows at its end and the provider's cached prefix stays valid between chunks;
 - compaction: before a request whose estimated prompt passes the threshold share of the window,
-  the oldest turns become a summary (`stateact.kernel.compaction`);
+  the oldest turns become a summary (`stateact.kernel.context.compaction`);
 - notes: the stall note and the role's live notes (the plan) go after the latest message, past the
   cache breakpoint;
 - overflow: when the provider refuses a request as too long, only that request is made smaller: it
@@ -26,13 +26,16 @@ is released with it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from stateact.kernel import settings
-from stateact.kernel.block_cuts import BlockCuts, user_blocks
-from stateact.kernel.compaction import Compactor, apply_compaction, choose_split, pairing_problems
-from stateact.kernel.context_processors import CapOutputs, Processor, StripImages, run_processors
+from stateact.kernel.context.block_cuts import BlockCuts, user_blocks
+from stateact.kernel.context.compaction import Compactor, apply_compaction, choose_split, pairing_problems
+from stateact.kernel.context.manager import Injection, ManagedLoop
+from stateact.kernel.context.processors import CapOutputs, Processor, StripImages, run_processors
+from stateact.kernel.context.stall_notes import StallDetector
+from stateact.kernel.context.token_counter import TokenCounter, counter
 from stateact.kernel.events import (
     Compaction,
     CompactionSkipped,
@@ -41,70 +44,18 @@ from stateact.kernel.events import (
     Stall,
 )
 from stateact.kernel.messages import Message, TextBlock, Usage
-from stateact.kernel.meter import Meter
+from stateact.kernel.models.base import ModelProvider
 from stateact.kernel.models.catalog import lookup
-from stateact.kernel.runlog import RunLog
-from stateact.kernel.stall import StallDetector
-from stateact.kernel.tokens import TokenCounter, counter
-from stateact.kernel.tools.base import Tool
 
-if TYPE_CHECKING:
-    from stateact.kernel.runtime import RunContext
-
-Injection = Callable[[], str | None]
-"""Live text appended after the latest message of every request (e.g. the plan)."""
 PlanSource = Callable[[], str | None]
 RATIO_BOUNDS = (0.5, 3.0)
 """Limits on the reported/estimated token ratio, so one odd report cannot derail compaction."""
 
 
-class ManagedLoop(Protocol):
-    """What a context manager reads and rewrites of the loop it serves (an `AgentLoop`)."""
+class ModelSource(Protocol):
+    """What the pipeline needs of its run (a `RunContext`): the model provider of a role."""
 
-    scope: str
-    messages: list[Message]
-    system_prompt: str
-    tools: Mapping[str, Tool]
-    log: RunLog
-    meter: Meter
-
-
-class ContextManager(Protocol):
-    def before_request(self, loop: ManagedLoop) -> None:
-        """May rewrite `loop.messages` for good (compaction); logs what it did."""
-
-    def view(self, messages: list[Message]) -> list[Message]:
-        """The request's messages: a transformed copy, the history untouched."""
-
-    def notes(self) -> list[str]:
-        """Texts for the end of this request, after the cache breakpoint."""
-
-    def after_response(self, usage: Usage) -> None:
-        """The provider answered the last request and reported its usage."""
-
-    def on_overflow(self, loop: ManagedLoop, maximum: int | None = None) -> bool:
-        """The provider said the request was too long (its error stating a `maximum` prompt size, or
-        None): make the retried one smaller (compact the history, or cut blocks of the view) without
-        changing the window for later turns; True to retry."""
-
-
-class PassThrough:
-    """Sends the history as it is and cannot recover from an overflow."""
-
-    def before_request(self, loop: ManagedLoop) -> None:
-        return None
-
-    def view(self, messages: list[Message]) -> list[Message]:
-        return messages
-
-    def notes(self) -> list[str]:
-        return []
-
-    def after_response(self, usage: Usage) -> None:
-        return None
-
-    def on_overflow(self, loop: ManagedLoop, maximum: int | None = None) -> bool:
-        return False
+    def provider(self, role: str) -> ModelProvider: ...
 
 
 def default_processors() -> list[Processor]:
@@ -297,7 +248,7 @@ class ContextPipeline:
 
 
 def build_context_manager(
-    context: RunContext,
+    context: ModelSource,
     model_name: str,
     processors: Sequence[Processor] | None = None,
     enabled: bool = True,
@@ -331,12 +282,4 @@ def build_context_manager(
     )
 
 
-__all__ = [
-    "ContextManager",
-    "ContextPipeline",
-    "Injection",
-    "ManagedLoop",
-    "PassThrough",
-    "build_context_manager",
-    "default_processors",
-]
+__all__ = ["ContextPipeline", "ModelSource", "PlanSource", "build_context_manager", "default_processors"]

@@ -2,7 +2,7 @@
 
 Run in a throwaway environment that holds `desktop-env` (see README.md), never ours:
 
-    /tmp/oswenv/bin/python evals/metrics_corpus/osworld_scores.py cases evals/metrics_corpus/osworld_scores.json
+    /tmp/oswenv/bin/python tests/metrics_corpus/osworld_scores.py cases tests/metrics_corpus/osworld_scores.json
 
 The first argument names the corpus module (`cases`, or a family's `cases_<family>`).
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from stateact.kernel.compaction import is_summary_block
+from stateact.kernel.context.compaction import is_summary_block
 from stateact.kernel.messages import ContentBlock, ImageBlock, Message, TextBlock, ToolResultBlock
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.tools.truncate import middle_truncate
@@ -24,7 +24,7 @@ from stateact.kernel.tools.truncate import middle_truncate
 Block = TextBlock | ImageBlock
 
 
-def user_blocks(history: list[Message], view: list[Message]) -> Iterator[tuple[Block, Block]]:
+def user_blocks(history: list[Message], view: list[Message]) -> Iterator[tuple[Block, ContentBlock]]:
     """(history block, its view block) for each text and image of a user message, inside tool results too.
 
     `view` must map `history` block for block (as tool-output caps and image stripping do); the
@@ -34,7 +34,7 @@ def user_blocks(history: list[Message], view: list[Message]) -> Iterator[tuple[B
         if message.role != "user":
             continue
         for block, seen in zip(message.content, shown.content, strict=True):
-            if isinstance(block, ToolResultBlock):
+            if isinstance(block, ToolResultBlock) and isinstance(seen, ToolResultBlock):
                 yield from zip(block.content, seen.content, strict=True)
             elif isinstance(block, TextBlock | ImageBlock) and not is_summary_block(block):
                 yield block, seen

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from stateact.kernel.context.token_counter import TokenCounter, counter
 from stateact.kernel.models.base import ModelRequest
-from stateact.kernel.tokens import TokenCounter, counter
 
 
 def request_blocks(request: ModelRequest, tokens: TokenCounter) -> list[tuple[str, int]]:

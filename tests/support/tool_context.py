@@ -6,11 +6,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from stateact.sandbox.local import LocalSandbox
-from stateact.sandbox.netns import loopback_ports
 from stateact.kernel.meter import Meter
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.runtime import RoleModels, RunContext
+from stateact.sandbox.local import LocalSandbox
+from stateact.sandbox.netns import loopback_ports
 
 
 @contextmanager
