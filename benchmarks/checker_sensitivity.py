@@ -4,7 +4,7 @@
     python benchmarks/checker_sensitivity.py --suite evals/suites/long
 
 Every task's reference solution is replayed (evals/running/validate.py, one task at a time) unless
-`--validated` names the output folder of an earlier `stateact eval validate --out DIR`, whose homes
+`--validated` names the output folder of an earlier `stateact eval validate --results DIR`, whose homes
 then hold the deliverables. Each deliverable is mutated once per requirement kind it has (a wrong
 value, a missing row, a wrong format, an extra change: evals/authoring/mutators.py) and the task re-scored
 (evals/authoring/sensitivity.py). Prints one line per mutation, per task `caught/total`, the mutations that
@@ -66,7 +66,7 @@ def main(argv: list[str]) -> int:
         "--out", type=Path, help="Folder for replays and mutated scorings (default: a temporary one)."
     )
     parser.add_argument(
-        "--validated", type=Path, help="Output folder of an earlier `stateact eval validate --out`."
+        "--validated", type=Path, help="Output folder of an earlier `stateact eval validate --results`."
     )
     args = parser.parse_args(argv)
     if args.suite and args.suite_option and args.suite != args.suite_option:

@@ -15,10 +15,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from stateact.app.arguments import check_budgets, check_models
+from stateact.app.arguments import check_budgets, check_models, relay_notes
 from stateact.app.exit_codes import ExitCode
+from stateact.app.renamed_options import EVAL_RENAMES, group_with_renames
 from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, with_role_options
 from stateact.app.signals import Terminated, stop_signals_as_interrupt
+from stateact.app.terminal import whole_lines
 from stateact.app.variants import FULL_HARNESS
 from stateact.evals import settings
 from stateact.evals.osworld import bridge
@@ -41,11 +43,15 @@ if TYPE_CHECKING:
     from stateact.evals.running.validate import ValidationRow
 
 eval_app = typer.Typer(
-    help="Task suites: validate reference solutions, run and compare harnesses.", no_args_is_help=True
+    cls=group_with_renames(EVAL_RENAMES),
+    help="Task suites: validate reference solutions, run and compare harnesses.",
+    no_args_is_help=True,
 )
 console = Console()
 errors = Console(stderr=True, soft_wrap=True)
 """Error and warning lines."""
+say = whole_lines(console)
+"""Lines of paths and commands."""
 
 
 @eval_app.callback()
@@ -60,30 +66,31 @@ def validate(
     ] = OFFICE_SUITE,
     task: Annotated[
         list[str] | None,
-        typer.Option("--task", help="Validate only this task: DOMAIN/ID, or an ID (repeatable)."),
+        typer.Option("--task-id", help="Validate only this task: DOMAIN/ID, or an ID (repeatable)."),
     ] = None,
     workers: Annotated[
         int, typer.Option(min=1, help="Tasks validated at once, each on its own display.")
     ] = 1,
-    out: Annotated[
-        Path | None, typer.Option(help="Folder for homes, runs and results (default runs/validate-<time>).")
+    results: Annotated[
+        Path | None,
+        typer.Option(help="Folder for the homes, runs and results (default: runs/validate-<time>)."),
     ] = None,
     cache: Annotated[
-        Path | None, typer.Option(help="Fixture cache folder (default <out>/cache; rebuilt every time).")
+        Path | None, typer.Option(help="Fixture cache folder (default: <results>/cache, built anew).")
     ] = None,
 ) -> None:
     """Replay every reference solution through the full harness on a local sandbox; each must score 1.0."""
     try:
         tasks = discover(suite, only=task or None)
     except TaskError as exc:
-        console.print(f"[red]{exc}[/red]")
+        errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
-    out = out or Path("runs") / f"validate-{datetime.now():%Y%m%d-%H%M%S}"
-    console.print(f"Validating {len(tasks)} task(s) from {suite} into {out} with {workers} worker(s)")
+    results = results or Path("runs") / f"validate-{datetime.now():%Y%m%d-%H%M%S}"
+    console.print(f"Validating {len(tasks)} task(s) from {suite} into {results} with {workers} worker(s)")
     started = time.monotonic()
     from stateact.evals.running.validate import validate_suite
 
-    rows = validate_suite(tasks, out, cache_dir=cache, workers=workers, on_row=_progress)
+    rows = validate_suite(tasks, results, cache_dir=cache, workers=workers, on_row=_progress)
     print_table(console, validation_table(rows), VALIDATION_HEADERS, [validation_cells(row) for row in rows])
     elapsed = time.monotonic() - started
     passed = sum(row.valid for row in rows)
@@ -146,7 +153,8 @@ def check_command(
         ),
     ],
     task: Annotated[
-        list[str] | None, typer.Option(help="Check only this task: DOMAIN/ID, or an ID (repeatable).")
+        list[str] | None,
+        typer.Option("--task-id", help="Check only this task: DOMAIN/ID, or an ID (repeatable)."),
     ] = None,
     cache: Annotated[
         Path, typer.Option(help="Download cache the files are looked up in (as `eval run --cache`).")
@@ -204,7 +212,8 @@ def run_command(
         str, typer.Option(help="Comma-separated harness variants (see `stateact variants`).")
     ] = FULL_HARNESS,
     task: Annotated[
-        list[str] | None, typer.Option(help="Run only this task: DOMAIN/ID, or an ID (repeatable).")
+        list[str] | None,
+        typer.Option("--task-id", help="Run only this task: DOMAIN/ID, or an ID (repeatable)."),
     ] = None,
     model: Annotated[
         str,
@@ -224,7 +233,7 @@ def run_command(
         Path | None,
         typer.Option(help="Fixture cache for downloads (default: <results>/cache, built anew)."),
     ] = None,
-    timeout_minutes: Annotated[float, typer.Option(help="Wall-time budget of one task's agent run.")] = (
+    max_minutes: Annotated[float, typer.Option(help="Wall-time budget of one task's agent run.")] = (
         settings.TASK_TIMEOUT_S / 60
     ),
     max_usd: Annotated[float, typer.Option(help="Dollar budget of one task.")] = settings.TASK_MAX_USD,
@@ -282,7 +291,7 @@ def run_command(
 
     try:
         bridge.use_python(osworld_python)
-        check_budgets(max_steps, max_usd, timeout_minutes, "--timeout-minutes")
+        check_budgets(max_steps, max_usd, max_minutes)
         check_models([None if model == settings.REFERENCE_MODEL else model, *role_options.models().values()])
         settings_of_roles = role_options.settings()
         slots = pool_from_options(pool, vm or [], reset_command)
@@ -305,7 +314,7 @@ def run_command(
         role_models=role_options.models(),
         role_settings=settings_of_roles,
         workers=workers,
-        max_seconds=timeout_minutes * 60,
+        max_seconds=max_minutes * 60,
         max_usd=max_usd,
         max_turns=max_steps,
         display=display,
@@ -326,12 +335,14 @@ def run_command(
         raise typer.Exit(2) from None
     if isolation == "none" and not slots:
         errors.print(f"[yellow]warning:[/yellow] {NO_ISOLATION_WARNING}")
+    for note in relay_notes({"main": model, **role_options.models()}):
+        say(note)
     if cache is None:
         build_fixtures(options.cache)
     try:
         with (
             stop_signals_as_interrupt(),
-            live_view(results, watch, console.print),
+            live_view(results, watch, say),
             SuiteProgress(console, len(jobs)) as progress,
         ):
             outcomes = run_suite(options, progress.on_job, _report_retired)

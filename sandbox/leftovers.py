@@ -25,7 +25,7 @@ from pathlib import Path
 
 from stateact.sandbox.cgroups import SandboxGroup, tagged_groups
 from stateact.sandbox.mounts import close_home, unmount
-from stateact.sandbox.processes import kill_tagged, tagged_pids
+from stateact.sandbox.processes import kill_tagged, start_time, tagged_pids
 from stateact.sandbox.settings import HOME_IMAGE_FOLDER
 
 REGISTRY = Path(tempfile.gettempdir()) / "stateact-sandboxes"
@@ -89,18 +89,10 @@ def move_tmp(tag: str, staging: Path) -> bool:
     return True
 
 
-def _started(pid: int) -> str | None:
-    """The start time of process `pid` (None: no such process): a reused PID has another."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[19]
-    except (OSError, IndexError):
-        return None
-
-
 def register(tag: str) -> None:
     """Record the sandbox tagged `tag` as owned by this process."""
     REGISTRY.mkdir(mode=0o1777, exist_ok=True)
-    record = {"owner": os.getpid(), "owner_started": _started(os.getpid())}
+    record = {"owner": os.getpid(), "owner_started": start_time(os.getpid())}
     partial = REGISTRY / f".{tag}.json.partial"
     partial.write_text(json.dumps(record), encoding="utf-8")
     partial.replace(REGISTRY / f"{tag}.json")  # whole or absent: a reader never sees half a record
@@ -137,7 +129,7 @@ def _read_record(path: Path) -> dict | None:
 def _live_owner(record: dict) -> int:
     """The record's owner process when it still runs (its PID not reused since), else 0."""
     owner = int(record.get("owner", 0))
-    return owner if owner and _started(owner) == record.get("owner_started") else 0
+    return owner if owner and start_time(owner) == record.get("owner_started") else 0
 
 
 def live_owner(tag: str) -> int:

@@ -17,6 +17,14 @@ from pathlib import Path
 TAG_VARIABLE = "STATEACT_SANDBOX_TAG"
 
 
+def start_time(pid: int) -> str | None:
+    """The start time of process `pid` (None: no such process): a reused PID has another."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
 def tagged_pids(tag: str) -> list[int]:
     """PIDs of live processes whose environment carries `TAG_VARIABLE=tag`."""
     needle = f"{TAG_VARIABLE}={tag}".encode()

@@ -146,7 +146,7 @@ def test_bad_model_spec_and_harness_are_clear_errors(tmp_path, monkeypatch):
         "run",
         "x",
         "--model",
-        "scripted:/nonexistent.json",
+        "scripted:quickstart",
         "--harness",
         "nope",
         "--no-display",
@@ -242,12 +242,63 @@ REFUSED_AT_ONCE = {
         ["eval", "run", str(SUITE), "--max-processes", "3"],
         "error: --max-processes must be at least 32 (got 3)",
     ),
+    "unknown harness": (
+        ["run", "x", "--model", "scripted:quickstart", "--harness", "nope"],
+        "error: unknown harness 'nope'",
+    ),
+    "script missing": (
+        ["run", "x", "--model", "scripted:/no/such.json"],
+        "error: scripted:/no/such.json: no script file /no/such.json",
+    ),
+    "script that does not parse": (
+        ["run", "x", "--model", "scripted:{bad}"],
+        "error: scripted:{bad}: cannot read script {bad}: Expecting",
+    ),
+    "script for a role that does not parse": (
+        ["run", "x", "--model", "scripted:quickstart", "--gui-model", "scripted:{bad}"],
+        "error: scripted:{bad}: cannot read script",
+    ),
+    "relay folder whose parent is missing": (
+        ["run", "x", "--model", "relay:/no/such/relay"],
+        "error: relay:/no/such/relay: the folder's parent /no/such does not exist",
+    ),
+    "relay folder that is a file": (
+        ["run", "x", "--model", "relay:{bad}"],
+        "error: relay:{bad}: {bad} is not a folder",
+    ),
+    "task file missing": (
+        ["run", "--task", "/no/such/task.json", "--model", "scripted:quickstart"],
+        "error: task file not found: /no/such/task.json",
+    ),
+    "task file that does not parse": (
+        ["run", "--task", "{bad}", "--model", "scripted:quickstart"],
+        "error: {bad} is not valid JSON",
+    ),
+    "suite with a relay folder whose parent is missing": (
+        ["eval", "run", str(SUITE), "--model", "relay:/no/such/relay"],
+        "error: relay:/no/such/relay: the folder's parent /no/such does not exist",
+    ),
+    "suite with no tasks": (["eval", "run", "{empty}"], "error: no task files in {empty}"),
+    "validating a suite with no tasks": (["eval", "validate", "{empty}"], "error: no task files in {empty}"),
+    "checking a suite with no tasks": (["eval", "check", "{empty}"], "error: no task files in {empty}"),
 }
 
 
+@pytest.fixture(scope="module")
+def bad_inputs(tmp_path_factory) -> dict[str, str]:
+    """Files the refused cases name, outside the folder they run in: a file that is not JSON, an empty
+    folder."""
+    folder = tmp_path_factory.mktemp("inputs")
+    (folder / "bad.json").write_text("{not json")
+    (folder / "empty").mkdir()
+    return {"bad": str(folder / "bad.json"), "empty": str(folder / "empty")}
+
+
 @pytest.mark.parametrize("case", list(REFUSED_AT_ONCE))
-def test_bad_arguments_are_refused_before_anything_starts(tmp_path, monkeypatch, case):
+def test_bad_arguments_are_refused_before_anything_starts(tmp_path, monkeypatch, case, bad_inputs):
     args, message = REFUSED_AT_ONCE[case]
+    args = [arg.format(**bad_inputs) for arg in args]
+    message = message.format(**bad_inputs)
     done = stateact_in_process(*args, cwd=tmp_path, monkeypatch=monkeypatch)
     assert done.returncode == ExitCode.USAGE, done.stdout + done.stderr
     assert done.stderr.startswith(message) and done.stderr.count("\n") == 1, done.stderr

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+
 import pytest
 from rich.console import Console
 
-from stateact.app.doctor import run_checks
+from stateact.app.doctor import CHECKS, checks_for, run_checks
+from stateact.sandbox import settings
 
 
 @pytest.mark.apps
@@ -16,3 +19,59 @@ def test_doctor_passes_on_a_set_up_machine():
     for check in ("Xvfb", "LibreOffice", "Chromium", "display (Xvfb + screenshot)", "tiktoken offline"):
         assert check in text
     assert "no" not in [line.split("│")[2].strip() for line in text.splitlines() if line.count("│") >= 3]
+    for check in ("ffmpeg", "pasta", "the sandbox's Python", "bubblewrap", "dbus and dconf", "xdotool"):
+        assert check in text
+
+
+def rows(checks) -> dict[str, tuple[str, str]]:
+    """The doctor's table for `checks`: each check's (ok, fix)."""
+    console = Console(record=True, width=400)
+    run_checks(console, checks)
+    table = {}
+    for line in console.export_text().splitlines():
+        cells = [cell.strip() for cell in line.split("│")[1:-1]]
+        if len(cells) == 4 and cells[0]:
+            table[cells[0]] = (cells[1], cells[3])
+    return table
+
+
+MACHINE_PIECES = {
+    "bubblewrap (sandbox isolation)": "apt-get install -y bubblewrap",
+    "pasta (the sandbox's network)": "apt-get install -y passt",
+    "Xvfb": "apt-get install -y xvfb",
+    "window manager": "apt-get install -y openbox",
+    "xdotool": "apt-get install -y xdotool",
+    "xclip": "apt-get install -y xclip",
+    "ffmpeg (recordings)": "apt-get install -y ffmpeg",
+    "dbus and dconf (gsettings)": "apt-get install -y dbus-daemon dconf-service",
+}
+
+
+def test_a_machine_without_its_programs_is_told_the_command_that_installs_each(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # nothing is installed
+    table = rows(tuple(check for check in CHECKS if check.name in MACHINE_PIECES))
+    assert sorted(table) == sorted(MACHINE_PIECES)
+    for name, fix in MACHINE_PIECES.items():
+        assert table[name][0] == "no" and fix in table[name][1], (name, table[name])
+
+
+def test_a_missing_sandbox_python_is_fixed_by_doctor_fix(tmp_path, monkeypatch):
+    monkeypatch.setattr(settings, "RUNTIME_DIR", tmp_path / "not-built")
+    (check,) = (check for check in CHECKS if check.name == "the sandbox's Python")
+    assert rows((check,)) == {"the sandbox's Python": ("no", "stateact doctor --fix")}
+
+
+def test_a_docker_pool_needs_the_docker_sdk(tmp_path, monkeypatch):
+    pool = tmp_path / "pool.toml"
+    pool.write_text('[[docker]]\nvm_image = "/vms/Ubuntu.qcow2"\nport = 15000\n')
+    installed = importlib.metadata.version
+
+    def version(name: str) -> str:
+        if name == "docker":
+            raise importlib.metadata.PackageNotFoundError(name)
+        return installed(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", version)
+    extra = checks_for(pool)[len(CHECKS) :]
+    assert rows(extra) == {"docker SDK (docker pool slots)": ("no", "pip install docker")}
+    assert checks_for(None) == CHECKS  # no pool: no docker check

@@ -126,7 +126,7 @@ def test_check_prints_a_row_per_task_and_the_counts(suite, server, tmp_path):
 
 
 def test_csv_is_data_only_and_a_task_is_named_as_the_rows_name_it(suite, tmp_path):
-    done = check_command(str(suite), "--cache", str(tmp_path), "--csv", "--task", "os/made-up-metric")
+    done = check_command(str(suite), "--cache", str(tmp_path), "--csv", "--task-id", "os/made-up-metric")
     assert done.returncode == 0, done.stderr
     [row] = list(csv.DictReader(io.StringIO(done.stdout)))
     assert (row["domain"], row["task_id"], row["status"]) == ("os", "made-up-metric", "unscorable")
@@ -140,19 +140,23 @@ def test_an_id_two_domains_use_is_refused_with_both_choices(tmp_path):
         task = {"id": "shared-id", "instruction": "Do it.", "config": [], "evaluator": RULES}
         (root / "examples" / domain / "shared-id.json").write_text(json.dumps(task))
     (root / "test_all.json").write_text(json.dumps({"chrome": ["shared-id"], "thunderbird": ["shared-id"]}))
-    refused = check_command(str(root), "--cache", str(tmp_path), "--task", "shared-id")
+    refused = check_command(str(root), "--cache", str(tmp_path), "--task-id", "shared-id")
     assert refused.returncode == 2 and refused.stdout == ""
     said = " ".join(refused.stderr.split())
     assert "task id shared-id is used in several domains" in said
     assert "give chrome/shared-id or thunderbird/shared-id" in said
-    chosen = check_command(str(root), "--cache", str(tmp_path), "--json", "--task", "thunderbird/shared-id")
+    chosen = check_command(
+        str(root), "--cache", str(tmp_path), "--json", "--task-id", "thunderbird/shared-id"
+    )
     assert [json.loads(line)["domain"] for line in chosen.stdout.splitlines()] == ["thunderbird"]
-    unknown = check_command(str(root), "--cache", str(tmp_path), "--task", "vlc/shared-id")
+    unknown = check_command(str(root), "--cache", str(tmp_path), "--task-id", "vlc/shared-id")
     assert unknown.returncode == 2 and "no task vlc/shared-id" in unknown.stderr
 
 
 def test_check_text_rows_end_with_the_counts(suite, tmp_path):
-    code, output = run_cli("eval", "check", str(suite), "--task", "made-up-metric", "--cache", str(tmp_path))
+    code, output = run_cli(
+        "eval", "check", str(suite), "--task-id", "made-up-metric", "--cache", str(tmp_path)
+    )
     assert code == 0, output
     assert (
         output
@@ -195,7 +199,8 @@ def test_a_suite_runs_past_an_unreadable_task_and_fails_unscorable_ones_before_t
 @pytest.mark.slow
 def test_run_task_fails_an_unscorable_task_with_exit_3_before_the_model(suite, tmp_path):
     task = suite / "examples" / "os" / "made-up-metric.json"
-    done = run_task_command(tmp_path, task, f"scripted:{tmp_path / 'never-read.json'}")
+    (tmp_path / "never-played.json").write_text("[]")  # a model call would end the run in error
+    done = run_task_command(tmp_path, task, f"scripted:{tmp_path / 'never-played.json'}")
     assert done.returncode == ExitCode.ERROR == 3, done.stdout + done.stderr
     assert "pre-flight check" in done.stdout and "metric compare_holograms" in done.stdout
     assert not (tmp_path / "runs").exists() and not (tmp_path / "home").exists()  # no sandbox, no model

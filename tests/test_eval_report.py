@@ -13,6 +13,7 @@ from PIL import Image
 from playwright.sync_api import Page, sync_playwright
 from pydantic import BaseModel
 
+from stateact.evals.reports.html_report import SUMMARY_HEADERS
 from stateact.evals.reports.task_metrics import collect_metrics
 from stateact.evals.reports.trajectory import osworld_steps
 from stateact.evals.running.jobs import RUN_FOLDER, SuiteOptions
@@ -423,4 +424,63 @@ def test_a_run_that_ended_in_error_is_drawn_red_and_its_status_says_it_was_score
     card = page.locator("li.kind-run")
     assert "error" in (card.get_attribute("class") or "")
     assert card.evaluate("li => getComputedStyle(li).backgroundColor") == "rgb(254, 242, 242)"
+    assert problems == []
+
+
+BROKEN_WORDS = """() => {
+  const broken = [];
+  for (const th of document.querySelectorAll("th")) {
+    const text = th.firstChild && th.firstChild.nodeType === Node.TEXT_NODE ? th.firstChild : null;
+    if (!text) continue;
+    for (const match of text.data.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(text, match.index);
+      range.setEnd(text, match.index + match[0].length);
+      const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+      if (tops.size > 1) broken.push(`${th.innerText}: ${match[0]}`);
+    }
+  }
+  return broken;
+}"""
+NAMES = {"harness", "model", "domain", "task", "status", "setup", "role models", "checkpoint", "tasks scored"}
+"""Headers of names, whose cells need no unit."""
+
+
+def test_the_summary_table_comes_first_with_whole_headers_and_every_unit(report_dir, page, tmp_path):
+    page, problems = page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto((report_dir / "index.html").as_uri())
+    page.screenshot(path=str(tmp_path / "summary-1280.png"))
+    summary = page.locator("#summary").bounding_box()
+    assert summary["y"] + summary["height"] <= 800, "the summary table is below the fold"
+    assert summary["y"] < page.locator("#charts").bounding_box()["y"]
+    assert page.locator("#summary th").all_inner_texts() == list(SUMMARY_HEADERS)
+    rows = page.locator("#summary tbody tr").all_inner_texts()
+    assert len(rows) == 3 and any(row.startswith("bash-only\treference\t") for row in rows), rows
+    assert page.evaluate(BROKEN_WORDS) == []
+    for table in ("#summary", "#comparison", "#tasks"):
+        for header in page.locator(f"{table} th").all_inner_texts():
+            unit = any(mark in header for mark in ("(", "%", "/task", "$")) or header in NAMES
+            assert unit, f"{table} column {header!r} has no unit"
+    assert "turns (main + subagent)" in page.locator("#tasks th").all_inner_texts()
+    assert problems == []
+
+
+def test_checkpoints_of_one_name_are_told_apart(tmp_path, page):
+    task_dir = task_result_dir(tmp_path, "stateact", "scripted", "os", "twins")
+    (task_dir / RUN_FOLDER).mkdir(parents=True)
+    (task_dir / "result.txt").write_text("1.0\n")
+    same = {"func": "exact_match", "name": "exact_match on cmd", "score": 1.0}
+    parts = [{**same, "inputs": ["42", "42"]}, {**same, "inputs": ["7", "7"]}, {**same, "inputs": ["7", "7"]}]
+    (task_dir / "score.json").write_text(json.dumps({"score": 1.0, "parts": parts}))
+    code, output = run_cli("report", str(tmp_path))
+    assert code == 0, output
+    page, problems = page
+    page.goto((tmp_path / "report" / "tasks" / "stateact__scripted__os__twins.html").as_uri())
+    names = [row.split("\t")[0] for row in page.locator("#checkpoints tbody tr").all_inner_texts()]
+    assert names == [
+        "exact_match on cmd (expected: 42)",
+        "exact_match on cmd (expected: 7) #1",
+        "exact_match on cmd (expected: 7) #2",
+    ]
     assert problems == []

@@ -175,7 +175,17 @@ def test_a_job_that_fails_outside_the_agent_is_an_error_row_and_runs_again(tmp_p
 @pytest.mark.slow
 def test_another_gui_model_runs_again_and_the_tables_name_each_role_model(tmp_path):
     results = tmp_path / "results"
-    args = ("eval", "run", str(SUITE), "--task", "shout", "--harness", "bash-only", "--results", str(results))
+    args = (
+        "eval",
+        "run",
+        str(SUITE),
+        "--task-id",
+        "shout",
+        "--harness",
+        "bash-only",
+        "--results",
+        str(results),
+    )
     gui_models = [f"openai:grounder-{n}@http://127.0.0.1:9/v1" for n in (1, 2)]
     for gui_model in gui_models:
         code, output = run_cli(*args, "--no-display", "--gui-model", gui_model)
@@ -197,7 +207,7 @@ def test_bad_arguments_are_clear_errors(tmp_path):
     assert code == 2 and "unknown harness 'telepathy'" in output
     code, output = run_cli("eval", "run", str(tmp_path / "nowhere"), "--results", str(tmp_path))
     assert code == 2 and "no suite folder" in output
-    code, output = run_cli("eval", "run", str(SUITE), "--task", "nosuch", "--results", str(tmp_path))
+    code, output = run_cli("eval", "run", str(SUITE), "--task-id", "nosuch", "--results", str(tmp_path))
     assert code == 2 and "no task nosuch" in output
     code, output = run_cli("report", str(tmp_path / "nowhere"))
     assert code == 2 and "is not a folder" in output
@@ -260,7 +270,17 @@ def test_an_unknown_isolation_is_a_clear_error(tmp_path):
 def _suite_on_a_silent_model(results: Path, relay: Path) -> subprocess.Popen:
     """Two jobs of the suite whose model never answers (a relay nobody plays), two workers."""
     args = ["eval", "run", str(SUITE), "--harness", "bash-only", "--model", f"relay:{relay}"]
-    args += ["--task", "shout", "--task", "notes", "--workers", "2", "--results", str(results), "--no-html"]
+    args += [
+        "--task-id",
+        "shout",
+        "--task-id",
+        "notes",
+        "--workers",
+        "2",
+        "--results",
+        str(results),
+        "--no-html",
+    ]
     return subprocess.Popen(
         [sys.executable, "-m", "stateact", *args],
         cwd=Path(__file__).resolve().parents[1],

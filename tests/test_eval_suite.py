@@ -100,7 +100,15 @@ def test_reference_solution_scores_full_marks(task_id: str, built_fixtures: Path
 
 @pytest.mark.apps
 def test_validate_command_prints_the_table_and_total_time(built_fixtures: Path, tmp_path: Path) -> None:
-    args = ["validate", "--task", "calc-reorder-list", "--out", str(tmp_path), "--cache", str(built_fixtures)]
+    args = [
+        "validate",
+        "--task-id",
+        "calc-reorder-list",
+        "--results",
+        str(tmp_path),
+        "--cache",
+        str(built_fixtures),
+    ]
     for _ in range(2):  # a second validation into the same folder replays again
         result = CliRunner().invoke(eval_app, args, env={"COLUMNS": "200"})
         assert result.exit_code == 0, result.output
@@ -109,7 +117,7 @@ def test_validate_command_prints_the_table_and_total_time(built_fixtures: Path, 
 
 
 def test_validate_command_rejects_an_unknown_task() -> None:
-    result = CliRunner().invoke(eval_app, ["validate", "--task", "no-such-task"])
+    result = CliRunner().invoke(eval_app, ["validate", "--task-id", "no-such-task"])
     assert result.exit_code == 2
     assert "no task no-such-task" in result.output
 

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.apps
 ray = pytest.importorskip("ray")
 
 ROOT = Path(__file__).resolve().parents[1]
-TASKS = ("--task", "shout", "--task", "notes")
+TASKS = ("--task-id", "shout", "--task-id", "notes")
 """Two tasks under two harnesses: 4 jobs over 2 slots."""
 SHELL_SCRIPT = re.compile(r"cmd_[0-9a-f]+_")
 """The random part of the names of the shell tool's scripts in a run folder."""

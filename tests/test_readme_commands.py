@@ -33,8 +33,9 @@ def readme_command(pattern: str) -> str:
 
 
 def user_env() -> dict[str, str]:
-    """A user's environment after set-up: the project's `stateact` first on PATH."""
-    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    """A user's environment after set-up: the project's `stateact` first on PATH, running this checkout."""
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    return {**os.environ, "PATH": path, "PYTHONPATH": str(REPO)}
 
 
 def failed_tool_calls(events_file: Path) -> list[str]:
@@ -49,24 +50,71 @@ def failed_tool_calls(events_file: Path) -> list[str]:
     return failed
 
 
-@pytest.mark.slow
-def test_readme_offline_run_command_works_verbatim_from_a_fresh_folder(tmp_path):
+def run_offline_quick_start(folder: Path, as_user: list[str] = ()) -> Path:
+    """The README's offline quick start, verbatim, from `folder` (as another user: `as_user`, a runuser
+    prefix); its run folder, checked: a clean finished run whose home holds the todo list."""
     command = readme_command(r"stateact run .*scripted:")
-    workdir = Path(re.search(r"--workdir (\S+)", command).group(1))
-    shutil.rmtree(workdir, ignore_errors=True)
-    fresh = tmp_path / "fresh"
-    fresh.mkdir()
-
     done = subprocess.run(
-        ["bash", "-c", command], cwd=fresh, env=user_env(), capture_output=True, text=True, timeout=180
+        [*as_user, "bash", "-c", command],
+        cwd=folder,
+        env=user_env(),
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
-
     assert done.returncode == 0, done.stdout + done.stderr
-    (run_dir,) = (fresh / "runs").iterdir()
+    (run_dir,) = (folder / "runs").iterdir()
     assert failed_tool_calls(run_dir / "events.jsonl") == []
     result = json.loads((run_dir / "result.json").read_text())
     assert (result["status"], result["gate_passed"]) == ("finished", True)
-    assert (workdir / "notes" / "todo.md").read_text() == "# Todo\n\n- [ ] buy milk\n- [x] call Bob\n"
+    home = run_dir / "home"
+    assert f"the agent's home: {home}" in done.stdout
+    assert (home / "notes" / "todo.md").read_text() == "# Todo\n\n- [ ] buy milk\n- [x] call Bob\n"
+    return run_dir
+
+
+@pytest.mark.slow
+def test_readme_offline_run_command_works_again_and_again_from_fresh_folders(tmp_path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    for folder in (first, second, first / "again"):
+        folder.mkdir()
+        run_offline_quick_start(folder)
+
+
+OTHER_USER = "nobody"
+
+
+def other_user_problem(folder: Path) -> str:
+    """Why the quick start cannot run as OTHER_USER here (empty: it can): this process must be root, and
+    that user must be able to run this Python and make a bubblewrap sandbox."""
+    if os.geteuid() != 0 or not shutil.which("runuser"):
+        return "needs root and runuser to act as another user"
+    probe = (
+        "from sandbox.isolation import bwrap_problem; from sandbox.runtime import runtime_ready; "
+        "print(bwrap_problem() or (None if runtime_ready() else 'the sandbox Python is not built'))"
+    )
+    done = subprocess.run(
+        ["runuser", "-u", OTHER_USER, "--", sys.executable, "-c", probe],
+        cwd=folder,
+        env={**user_env(), "HOME": str(folder)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if done.returncode != 0:
+        return f"{OTHER_USER} cannot run {sys.executable}: {done.stderr.strip()[-200:]}"
+    return "" if done.stdout.strip() == "None" else f"no sandbox for {OTHER_USER}: {done.stdout.strip()}"
+
+
+@pytest.mark.slow
+def test_readme_offline_run_command_works_for_another_user(tmp_path):
+    folder = tmp_path / "other"
+    folder.mkdir()
+    os.chmod(tmp_path, 0o755)
+    shutil.chown(folder, OTHER_USER)
+    if problem := other_user_problem(folder):
+        pytest.skip(problem)
+    run_offline_quick_start(folder, ["runuser", "-u", OTHER_USER, "--", "env", f"HOME={folder}"])
 
 
 def test_readme_test_command_is_what_ci_runs():

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -29,6 +33,7 @@ from stateact.kernel.models.relay_reply import ReplyError, parse_reply
 from stateact.kernel.runtime import RoleModels
 from stateact.kernel.tools.finish import FinishTool
 
+REPO = Path(__file__).resolve().parents[1]
 TASK = "Write the word relay-ok into ~/out/result.txt."
 POLL_S = 0.05
 TIMEOUT_S = 120.0
@@ -314,7 +319,7 @@ def test_relay_command_watch_answers_in_turn_and_shows_rejections(tmp_path):
     thread = threading.Thread(target=model_side, daemon=True)
     thread.start()
     typed = '{"text": \n.\nbash: echo hi\n.\nbash: echo ok\n.\n'
-    watched = CliRunner().invoke(app, ["relay", str(tmp_path), "--watch", "--lines", "0"], input=typed)
+    watched = CliRunner().invoke(app, ["relay", str(tmp_path), "--follow", "--lines", "0"], input=typed)
     assert watched.exit_code == 0, watched.output
     assert "your last reply was rejected" in watched.output and "not valid JSON" in watched.output
     assert "==== New messages (since 0002-main) ====" in watched.output  # the third request was shown
@@ -402,3 +407,49 @@ def test_the_reply_hint_shows_a_call_of_the_requests_own_tools(tmp_path, tools, 
     hint = (tmp_path / "0001-main.request.txt").read_text().splitlines()[-1]
     assert hint.startswith("Reply: write 0001-main.reply.txt ") and example in hint
     assert ("bash: ls ~" in hint) == (BASH in tools)
+
+
+WAITING_PROVIDER = """
+import sys
+from stateact.kernel.messages import Message, ToolSpec
+from stateact.kernel.models.base import ModelRequest
+from stateact.kernel.models.relay import RelayProvider
+tool = ToolSpec(name="bash", description="run", input_schema={"type": "object", "properties": {}})
+RelayProvider(sys.argv[1]).complete(ModelRequest(system="s", messages=[Message.user_text("hi")], tools=[tool]))
+"""
+
+
+def test_pending_never_names_a_request_whose_run_is_gone(tmp_path):
+    waiting = subprocess.Popen([sys.executable, "-c", WAITING_PROVIDER, str(tmp_path)], cwd=REPO)
+    try:
+        deadline = time.monotonic() + 60
+        while pending_stem(tmp_path) is None:
+            assert waiting.poll() is None and time.monotonic() < deadline, "no request was made"
+            time.sleep(0.05)
+        assert pending_stem(tmp_path) == "0001-main"
+    finally:
+        waiting.kill()
+        waiting.wait()
+    assert (tmp_path / "PENDING").exists()  # killed: nothing removed it
+    assert pending_stem(tmp_path) is None  # `stateact relay` waits for a live run's request
+
+
+def test_a_relay_run_says_where_requests_appear_and_how_to_answer(tmp_path):
+    relay = tmp_path / "relay"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "stateact", "run", "x", "--model", f"relay:{relay}", "--no-display"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "80"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        first = run.stdout.readline()
+    finally:
+        run.send_signal(signal.SIGINT)
+        out, _ = run.communicate(timeout=60)
+    assert first == (
+        f"relay: the requests of main appear in {relay} (PENDING names the one waiting); answer them "
+        f"from another terminal with: stateact relay {relay} --follow\n"
+    ), first + out

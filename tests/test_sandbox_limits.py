@@ -291,7 +291,7 @@ import tempfile
 from pathlib import Path
 from stateact.sandbox.local import LocalSandbox
 from stateact.app.doctor import CHECKS
-print(CHECKS["sandbox limits (processes, memory)"]())
+print(next(c for c in CHECKS if c.name == "sandbox limits (processes, memory)").run())
 with LocalSandbox(Path(tempfile.gettempdir()) / "home", isolation="none") as box:
     print(box.warnings)
 """
@@ -303,7 +303,7 @@ with LocalSandbox(Path(tempfile.gettempdir()) / "home", isolation="none") as box
 def test_without_a_cgroup_it_may_use_the_run_warns_and_doctor_says_so():
     from stateact.app.doctor import CHECKS
 
-    ok, detail = CHECKS["sandbox limits (processes, memory)"]()
+    ok, detail = next(c for c in CHECKS if c.name == "sandbox limits (processes, memory)").run()
     assert ok and "pids" in detail and "memory" in detail, detail
     scratch = Path(tempfile.mkdtemp())  # the user's own temp folder: its sandbox registry is there
     os.chown(scratch, 1000, 1000)

@@ -96,7 +96,7 @@ def test_one_fixed_port_task_under_two_harnesses_on_two_workers(built_fixtures, 
     harnesses = ("stateact", "no-verify")
     code, output = run_cli(
         "eval", "run", str(OFFICE_SUITE), "--harness", ",".join(harnesses), "--model", "reference",
-        "--workers", "2", "--task", WEB_TASK, "--results", str(results), "--cache", str(built_fixtures), "--no-html",
+        "--workers", "2", "--task-id", WEB_TASK, "--results", str(results), "--cache", str(built_fixtures), "--no-html",
         "--network", network,
     )  # fmt: skip
     assert code == 0, output

@@ -23,7 +23,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import sync_playwright
 
-from stateact.app.watch import ADDRESS_FILE, RunFolders
+from stateact.app.watch import ADDRESS_FILE, RunFolders, WatchServer
 from stateact.kernel.events import RunStart, ToolCall, read_events
 from stateact.kernel.runlog import RunLog
 from stateact.sandbox.processes import tagged_pids
@@ -269,3 +269,89 @@ def test_a_log_is_read_in_whole_lines_from_where_the_page_stopped(tmp_path):
     for outside in ("..", "../..", "/etc", "task"):
         with pytest.raises(KeyError):
             folders.folder(outside)
+
+
+def log_lines(run_dir: Path) -> int:
+    return len((run_dir / "events.jsonl").read_text().splitlines())
+
+
+@pytest.fixture
+def chromium_page() -> Iterator:
+    """A page of Debian's Chromium, 1280×800, that records the URLs it asks for (`page.asked`)."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=WEB_CHROMIUM_PATH, headless=True, args=list(WEB_CHROMIUM_ARGS)
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.asked = []
+            page.problems = []
+            page.on("request", lambda request: page.asked.append(request.url))
+            page.on("pageerror", lambda error: page.problems.append(str(error)))
+            yield page
+        finally:
+            browser.close()
+
+
+@pytest.mark.slow
+def test_watch_of_an_ended_run_without_a_display_shows_its_end_and_no_display_pane(tmp_path, chromium_page):
+    runs = tmp_path / "runs"
+    done = subprocess.run(
+        [sys.executable, "-m", "stateact", "run", "Write ~/notes/todo.md with a checklist"]
+        + ["--model", "scripted:quickstart", "--no-display", "--runs-root", str(runs)],
+        cwd=tmp_path,
+        env={**ENV, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (run_dir,) = (folder for folder in runs.iterdir() if folder.is_dir())
+    page = chromium_page
+    with WatchServer(runs) as server:
+        page.goto(server.url)
+        page.wait_for_selector("#end.shown", timeout=30_000)
+        time.sleep(2.5)  # a few polls: none of them may ask for a screen
+        page.screenshot(path=str(tmp_path / "watch-ended-no-display.png"))
+        assert page.locator("#events .row").count() == log_lines(run_dir)
+        assert page.locator("#events .row").last.get_attribute("class") == "row run_end"
+        end = page.inner_text("#end")
+        assert end.startswith("ended: finished · gate passed · $0.0000 · ") and " turns · " in end, end
+        assert page.inner_text("#state") == "ended" and page.inner_text("#display") == "none"
+        assert not page.locator("#screen-box").is_visible()
+        assert not [url for url in page.asked if "/api/screen" in url]
+        assert not page.problems
+
+
+@pytest.mark.apps
+def test_a_page_watching_a_run_with_watch_sees_its_end_and_keeps_its_last_frame(tmp_path, chromium_page):
+    run, home = task_run(tmp_path, WAITING_SCRIPT, "--watch")
+    try:
+        url = read_line(run, r"watch it live: (http://127\.0\.0\.1:\d+/)")[1]
+        page = chromium_page
+        page.goto(url)
+        page.wait_for_function(
+            "Number(document.querySelector('#screen').dataset.frames) >= 1", timeout=60_000
+        )
+        (home / "go").touch()  # the run goes on to its end; the server stops with it
+        out, _ = run.communicate(timeout=240)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    assert run.returncode == 0, out
+    (run_dir,) = (folder for folder in (tmp_path / "runs").iterdir() if folder.is_dir())
+    page.wait_for_selector("#end.shown", timeout=10_000)
+    page.screenshot(path=str(tmp_path / "watch-ended-with-display.png"))
+    assert page.locator("#events .row").count() == log_lines(run_dir)
+    assert page.locator("#events .row").last.get_attribute("class") == "row run_end"
+    assert page.inner_text("#end").startswith("ended: finished")
+    assert page.inner_text("#state") == "ended"
+    pane, frame = page.locator("#screen-box").bounding_box(), page.locator("#screen").bounding_box()
+    assert frame["height"] > 100 and frame["width"] == pytest.approx(pane["width"], abs=1)
+    assert frame["y"] >= pane["y"] and frame["y"] + frame["height"] <= pane["y"] + pane["height"] + 1
+    note = page.locator("#screen-note")
+    assert note.inner_text().startswith("the run ended; its last frame")
+    line = float(note.evaluate("n => parseFloat(getComputedStyle(n).lineHeight) || 20"))
+    assert note.bounding_box()["height"] < 3 * line, "the caption wraps word by word"
+    assert not page.problems

@@ -6,15 +6,15 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
-from stateact.evals.osworld.metrics.explain import checkpoint_detail, checkpoint_title
+from stateact.evals.osworld.metrics.explain import checkpoint_detail, checkpoint_titles
 
 
 def render_checkpoints(parts: list[dict], console: Console) -> None:
     """Each checkpoint of a task's score.json: its score, its name, and what it compared."""
     console.rule("checkpoints")
-    for part in parts:
+    for part, title in zip(parts, checkpoint_titles(parts), strict=True):
         score = part.get("score") if isinstance(part.get("score"), int | float) else 0.0
         colour = "green" if score == 1.0 else "red"
-        console.print(f"[{colour}]{score:.2f}[/{colour}] {escape(checkpoint_title(part))}")
+        console.print(f"[{colour}]{score:.2f}[/{colour}] {escape(title)}")
         for line in checkpoint_detail(part).splitlines() if score < 1.0 else []:
             console.print(f"      {escape(line)}", soft_wrap=True)

@@ -2,9 +2,10 @@
 
     index = write_html_report(results_dir)            # <results_dir>/report/index.html
 
-The summary shows success against cost per harness and per domain (inline SVG
-charts), the comparison table and every task with a link to its trajectory
-page. A trajectory page lists each step of the run: model text, tool calls and
+The summary answers first what a reader asks first: per harness and model, success, partial score,
+cost, turns and errors in one table; then success against cost per harness and per domain (inline
+SVG charts), the comparison table and every task with a link to its trajectory page. Every column
+header names its unit. A trajectory page lists each step of the run: model text, tool calls and
 results with their screenshots (linked from the run's `images/`), subagent
 loops nested under the delegation, compactions, gate verdicts with findings, and
 links to the files the task was scored on (`artifacts/`).
@@ -22,7 +23,7 @@ from string import Template
 
 from stateact.app.variants import VARIANTS
 from stateact.evals import settings
-from stateact.evals.osworld.metrics.explain import checkpoint_detail, checkpoint_title
+from stateact.evals.osworld.metrics.explain import checkpoint_detail, checkpoint_titles
 from stateact.evals.reports.comparison import ALL_DOMAINS, COLUMNS, TEXT_COLUMNS, Column, GroupRow, aggregate
 from stateact.evals.reports.svg_charts import Point, bar_chart, dollars, percent, scatter_chart
 from stateact.evals.reports.task_metrics import TaskMetrics, collect_metrics
@@ -62,6 +63,47 @@ def task_page_name(metrics: TaskMetrics) -> str:
 
 
 # -- summary ---------------------------------------------------------------------
+SUMMARY_HEADERS = (
+    "harness",
+    "model",
+    "tasks scored",
+    "success (% of tasks)",
+    "partial score (% of checkpoints)",
+    "cost ($ per task)",
+    "turns per task (main + subagent)",
+    "errors (tasks not scored)",
+)
+
+
+def _summary_html(rows: list[GroupRow]) -> str:
+    """One row per harness and model (its `all` row): what a reader asks first."""
+    head = "".join(
+        f'<th class="{"text" if index < 2 else "num"}">{escape(header)}</th>'
+        for index, header in enumerate(SUMMARY_HEADERS)
+    )
+    body = []
+    for row in (r for r in rows if r.domain == ALL_DOMAINS):
+        cells = [
+            row.harness,
+            row.model,
+            str(row.tasks),
+            "-" if row.binary is None else f"{100 * row.binary:.1f}",
+            "-" if row.partial is None else f"{100 * row.partial:.1f}",
+            f"{row.usd:.4f}",
+            f"{row.main_turns:.1f} + {row.sub_turns:.1f}",
+            str(row.errors),
+        ]
+        body.append(
+            "<tr>"
+            + "".join(
+                f'<td class="{"text" if i < 2 else "num"}">{escape(cell)}</td>'
+                for i, cell in enumerate(cells)
+            )
+            + "</tr>"
+        )
+    return f'<table id="summary"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+
+
 def _charts(rows: list[GroupRow]) -> str:
     overall = [r for r in rows if r.domain == ALL_DOMAINS]
     charts = [
@@ -159,13 +201,13 @@ def _tasks_html(metrics: list[TaskMetrics]) -> str:
         "model",
         "domain",
         "task",
-        "score",
-        "partial",
-        "checkpoints",
+        "score (0 to 1)",
+        "partial score (% of checkpoints)",
+        "checkpoints (met / all)",
         "status",
         "setup",
-        "turns",
-        "$",
+        "turns (main + subagent)",
+        "cost ($)",
     )
     head = "".join(f'<th class="text">{h}</th>' for h in headers)
     rows = []
@@ -234,15 +276,15 @@ def _checkpoints_html(result_dir: Path, failed: bool, error: str) -> str:
     if not parts:
         return "<p>No score details.</p>"
     rows = []
-    for part in parts:
+    for part, title in zip(parts, checkpoint_titles(parts), strict=True):
         score = part["score"] if isinstance(part.get("score"), int | float) else 0.0
         rows.append(
-            f'<tr><td class="text">{escape(checkpoint_title(part))}</td>'
+            f'<tr><td class="text">{escape(title)}</td>'
             f'<td class="{"ok" if score == 1.0 else "bad"}">{score:.2f}</td>'
             f'<td class="text"><pre class="explain">{escape(_cut(checkpoint_detail(part)))}</pre></td></tr>'
         )
     head = (
-        '<tr><th class="text">checkpoint</th><th>score</th>'
+        '<tr><th class="text">checkpoint</th><th>score (0 to 1)</th>'
         '<th class="text">what was compared (observed → expected), or the error</th></tr>'
     )
     return f'<table id="checkpoints"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
@@ -346,6 +388,7 @@ def write_html_report(results_dir: Path, out_dir: Path | None = None) -> Path:
             "summary.html",
             "Suite report",
             meta=escape(f"{len(metrics)} task runs from {results_dir.resolve()}, written {stamp}"),
+            summary=_summary_html(rows) if rows else "<p>No results yet.</p>",
             charts=_charts(rows) if rows else "<p>No results yet.</p>",
             comparison=_comparison_html(rows),
             tasks=_tasks_html(metrics),

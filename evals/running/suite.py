@@ -84,8 +84,11 @@ def read_suite_task(path: Path) -> SuiteTask:
 def discover(suite: Path, only: list[str] | None = None) -> list[SuiteTask]:
     """Every task of a suite, or the ones `only` names (`DOMAIN/ID` as `eval check` prints them, or a
     bare ID; an unknown one, or a bare ID that several domains use, is an error); a file that cannot be
-    read is a SuiteTask with its `problem` (named by its file name)."""
+    read is a SuiteTask with its `problem` (named by its file name). A suite without task files is a
+    TaskError."""
     tasks = [read_suite_task(path) for path in task_files(suite)]
+    if not tasks:
+        raise TaskError(f"no task files in {suite} (a suite is <domain>/<task_id>.json files)")
     if only:
         chosen = {id(task) for name in only for task in _named_tasks(tasks, name, suite)}
         tasks = [t for t in tasks if id(t) in chosen]

@@ -12,13 +12,16 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from stateact.app.arguments import check_budgets, check_models
+from stateact.app.arguments import check_budgets, check_folder_can_be_made, check_models, relay_notes
 from stateact.app.config import RunConfig, absolute_path
 from stateact.app.exit_codes import ExitCode, exit_code_for
+from stateact.app.renamed_options import RUN_RENAMES, group_with_renames
 from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, settings_warnings, with_role_options
 from stateact.app.signals import Terminated, stop_signals_as_interrupt
-from stateact.app.variants import FULL_HARNESS, default_turns_text
+from stateact.app.terminal import reflow_help, whole_lines
+from stateact.app.variants import FULL_HARNESS, default_turns_text, get_variant
 from stateact.evals.osworld import bridge
+from stateact.evals.osworld.task import load_task
 from stateact.kernel import settings
 from stateact.kernel.runlog import RunFolderFull
 from stateact.kernel.runtime import RoleModels
@@ -39,11 +42,16 @@ if TYPE_CHECKING:
     from stateact.app.run import RunResult
 
 app = typer.Typer(
-    add_completion=False, no_args_is_help=True, help="A code-first harness for computer-use agents."
+    cls=group_with_renames(RUN_RENAMES),
+    add_completion=False,
+    no_args_is_help=True,
+    help="A code-first harness for computer-use agents.",
 )
 console = Console()
 errors = Console(stderr=True, soft_wrap=True)
 """Error and warning lines."""
+say = whole_lines(console)
+"""Lines of paths and commands."""
 
 
 @app.command()
@@ -104,7 +112,7 @@ def run(
     exit code says how the run ended, not the score.
     """
     from stateact.app.progress import ProgressPrinter
-    from stateact.app.run import execute, new_run_id
+    from stateact.app.run import execute, new_run_id, run_dir_of
     from stateact.app.watch import live_view
 
     if (instruction is None) == (task is None):
@@ -115,6 +123,10 @@ def run(
         specs = {"main": model, **role_options.models()}
         check_budgets(max_steps, max_usd, max_minutes)
         check_models(specs.values())
+        get_variant(harness)
+        check_folder_can_be_made(runs_root, "--runs-root")
+        if task is not None:
+            load_task(task)
         role_settings = role_options.settings()
         disk = disk_caps(disk_home, disk_tmp)
         config = RunConfig(
@@ -141,7 +153,9 @@ def run(
             errors.print(f"[yellow]warning:[/yellow] {escape(warning)}")
         if config.isolation == "none" and config.sandbox.backend.on_this_machine:
             errors.print(f"[yellow]warning:[/yellow] {NO_ISOLATION_WARNING}")
-        with stop_signals_as_interrupt(), live_view(config.runs_root / config.run_id, watch, console.print):
+        for note in relay_notes(specs):
+            say(note)
+        with stop_signals_as_interrupt(), live_view(config.runs_root / config.run_id, watch, say):
             if task is not None:
                 _run_task_file(
                     task, config, absolute_path(cache), absolute_path(results), role_options.best_of
@@ -150,6 +164,7 @@ def run(
             if role_options.best_of > 1:
                 result = _run_best_of(config, role_options.best_of)
             else:
+                say(f"the agent's home: {config.workdir or run_dir_of(config) / 'home'}")
                 result = execute(config, ProgressPrinter(console))
     except ValidationError as exc:
         for problem in exc.errors():
@@ -349,7 +364,7 @@ def relay(
     lines: Annotated[
         int, typer.Option(help="Lines of the request to show (0: all).")
     ] = settings.RELAY_TAIL_LINES,
-    watch: Annotated[bool, typer.Option(help="Keep answering request after request.")] = False,
+    follow: Annotated[bool, typer.Option(help="Keep answering, request after request.")] = False,
 ) -> None:
     """Play a model: show the pending relay request, and send the reply typed on stdin (end: a line `.`)."""
     import sys
@@ -363,7 +378,7 @@ def relay(
         )
         raise typer.Exit(ExitCode.USAGE)
     try:
-        play(directory, sys.stdin, typer.echo, lines, watch)
+        play(directory, sys.stdin, typer.echo, lines, follow)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
 
@@ -402,11 +417,21 @@ def _options(
 
 
 @app.command()
-def doctor() -> None:
-    """Check what the harness needs on this machine: display, apps, browser, keys, versions."""
-    from stateact.app.doctor import run_checks
+def doctor(
+    fix: Annotated[
+        bool, typer.Option("--fix", help="Build the sandbox's Python first if it is missing.")
+    ] = False,
+    pool: Annotated[
+        Path | None, typer.Option(help="A pool file of `eval run --pool`: also check what its slots need.")
+    ] = None,
+) -> None:
+    """Check every outside piece a feature uses on this machine (sandbox, network, display, recordings,
+    apps, browser, keys, versions), each with the command that fixes it; exit 1 when one fails."""
+    from stateact.app.doctor import checks_for, fix_sandbox_python, run_checks
 
-    ok = run_checks(console)
+    if fix and not fix_sandbox_python(say):
+        raise typer.Exit(1)
+    ok = run_checks(console, checks_for(pool))
     raise typer.Exit(0 if ok else 1)
 
 
@@ -428,3 +453,4 @@ def _register_suite_commands() -> None:
 
 
 _register_suite_commands()
+reflow_help(app)

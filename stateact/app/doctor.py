@@ -1,4 +1,5 @@
-"""`stateact doctor`: what the harness needs on this machine, checked for real."""
+"""`stateact doctor`: every outside piece a feature uses, checked for real on this machine, each with
+the command that fixes it (`--fix` builds the sandbox's Python; system packages need apt)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
@@ -32,30 +34,46 @@ PACKAGES = (
 CHROMIUM = "/usr/bin/chromium"
 
 
-def _which(program: str) -> Callable[[], tuple[bool, str]]:
-    def check() -> tuple[bool, str]:
-        path = shutil.which(program)
-        return (path is not None, path or "not found")
+CheckResult = tuple[bool, str]
+
+
+def apt(*packages: str) -> str:
+    """The command that installs Debian packages, as this user runs it."""
+    return f"{'' if os.geteuid() == 0 else 'sudo '}apt-get install -y {' '.join(packages)}"
+
+
+SETUP = "bash scripts/setup.sh (from the checkout)"
+
+
+def _which(*programs: str) -> Callable[[], CheckResult]:
+    """A check that each of `programs` is on PATH (or is an absolute path that exists)."""
+
+    def check() -> CheckResult:
+        found = {p: shutil.which(p) for p in programs}
+        missing = [p for p, path in found.items() if path is None]
+        if missing:
+            return False, f"not found: {', '.join(missing)}"
+        return True, ", ".join(str(path) for path in found.values())
 
     return check
 
 
-def _soffice() -> tuple[bool, str]:
+def _soffice() -> CheckResult:
     path = shutil.which("soffice")
     if not path:
-        return False, "not found (apt: libreoffice-calc libreoffice-writer libreoffice-impress)"
+        return False, "soffice not found"
     out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60)
     return True, out.stdout.strip() or path
 
 
-def _chromium() -> tuple[bool, str]:
+def _chromium() -> CheckResult:
     if not os.path.exists(CHROMIUM):
-        return False, f"{CHROMIUM} not found (apt: chromium)"
+        return False, f"{CHROMIUM} not found"
     out = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True, timeout=60)
     return True, out.stdout.strip()
 
 
-def _display() -> tuple[bool, str]:
+def _display() -> CheckResult:
     from stateact.sandbox.local import LocalSandbox
 
     with tempfile.TemporaryDirectory() as home, LocalSandbox(Path(home), display=True) as box:
@@ -63,13 +81,41 @@ def _display() -> tuple[bool, str]:
         return png.startswith(b"\x89PNG"), f"Xvfb {box.display}, screenshot {len(png)} bytes"
 
 
-def _isolation() -> tuple[bool, str]:
+def _sandbox_python() -> CheckResult:
+    from stateact.sandbox import settings
+    from stateact.sandbox.runtime import runtime_ready
+
+    root = settings.RUNTIME_DIR
+    if not runtime_ready(root):
+        return False, f"not built at {root}"
+    out = subprocess.run(
+        [str(root / "bin" / "python3"), "--version"], capture_output=True, text=True, timeout=60
+    )
+    return out.returncode == 0, f"{out.stdout.strip() or out.stderr.strip()} at {root}"
+
+
+def _dbus_dconf() -> CheckResult:
+    """The sandbox's session bus and the dconf service that keeps `gsettings` changes."""
+    found = _which("dbus-daemon", "gsettings")()
+    if not found[0]:
+        return found
+    service = next((p for p in DCONF_SERVICES if Path(p).exists()), None)
+    if service is None:
+        return False, f"dconf-service not found ({', '.join(DCONF_SERVICES)})"
+    return True, f"{found[1]}, {service}"
+
+
+DCONF_SERVICES = ("/usr/libexec/dconf-service", "/usr/lib/dconf/dconf-service")
+
+
+def _isolation() -> CheckResult:
+    from stateact.sandbox import settings
     from stateact.sandbox.isolation import bwrap_problem
     from stateact.sandbox.local import LocalSandbox
     from stateact.sandbox.runtime import runtime_ready
 
     problem = bwrap_problem() or (
-        "" if runtime_ready() else "the sandbox Python is not built (scripts/setup.sh)"
+        "" if runtime_ready(settings.RUNTIME_DIR) else "the sandbox Python is not built"
     )
     if problem:
         return False, problem
@@ -78,7 +124,7 @@ def _isolation() -> tuple[bool, str]:
         return out.ok and out.stdout.endswith("/home/user"), f"bwrap sandbox sees: {out.stdout.strip()}"
 
 
-def _sandbox_limits() -> tuple[bool, str]:
+def _sandbox_limits() -> CheckResult:
     from stateact.sandbox.cgroups import UNAVAILABLE_WARNING, CgroupError, places
 
     try:
@@ -88,7 +134,7 @@ def _sandbox_limits() -> tuple[bool, str]:
     return True, "; ".join(f"cgroup v{p.version} {'+'.join(p.controllers)} under {p.parent}" for p in found)
 
 
-def _disk_caps() -> tuple[bool, str]:
+def _disk_caps() -> CheckResult:
     from stateact.sandbox.local import LocalSandbox
     from stateact.sandbox.mounts import mount_problem
 
@@ -102,20 +148,20 @@ def _disk_caps() -> tuple[bool, str]:
         return out.ok, f"capped in the sandbox: {out.stdout.strip()}"
 
 
-def _tiktoken() -> tuple[bool, str]:
+def _tiktoken() -> CheckResult:
     from stateact.kernel.context.token_counter import ENCODING, counter
 
     return True, f"{ENCODING}: {counter().text('hello world')} tokens for 'hello world'"
 
 
-def _keys() -> tuple[bool, str]:
+def _keys() -> CheckResult:
     found = [k for k in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY") if os.environ.get(k)]
     return True, ", ".join(
         found
     ) if found else "none set (only scripted: and keyless local servers will work)"
 
 
-def _versions() -> tuple[bool, str]:
+def _versions() -> CheckResult:
     parts, missing = [], []
     for name in PACKAGES:
         try:
@@ -126,33 +172,101 @@ def _versions() -> tuple[bool, str]:
     return not missing, text + (f"; MISSING: {', '.join(missing)}" if missing else "")
 
 
-CHECKS: dict[str, Callable[[], tuple[bool, str]]] = {
-    "python packages": _versions,
-    "Xvfb": _which("Xvfb"),
-    "window manager": _which("openbox"),
-    "xdotool": _which("xdotool"),
-    "xclip": _which("xclip"),
-    "display (Xvfb + screenshot)": _display,
-    "isolation (bubblewrap sandbox)": _isolation,
-    "sandbox limits (processes, memory)": _sandbox_limits,
-    "disk caps (sandbox home, /tmp)": _disk_caps,
-    "LibreOffice": _soffice,
-    "Chromium": _chromium,
-    "tiktoken offline": _tiktoken,
-    "API keys": _keys,
-}
+def docker_check(pool: Path) -> Callable[[], CheckResult]:
+    """The docker SDK, when the pool file `pool` has docker slots."""
 
+    def check() -> CheckResult:
+        from stateact.sandbox.pool_docker import DockerSlot
+        from stateact.sandbox.pool_file import load_pool
 
-def run_checks(console: Console) -> bool:
-    """Run every check, print a table, and say whether all passed."""
-    table = Table("check", "ok", "detail")
-    all_ok = True
-    for name, check in CHECKS.items():
+        slots = [slot for slot in load_pool(pool) if isinstance(slot, DockerSlot)]
+        if not slots:
+            return True, f"{pool} has no docker slots"
         try:
-            ok, detail = check()
+            return True, f"docker {importlib.metadata.version('docker')} for {len(slots)} docker slot(s)"
+        except importlib.metadata.PackageNotFoundError:
+            return False, f"{pool} has {len(slots)} docker slot(s); the docker SDK is not installed"
+
+    return check
+
+
+@dataclass(frozen=True)
+class Check:
+    """One row of the doctor's table: what it checks, how, and the command that fixes it."""
+
+    name: str
+    run: Callable[[], CheckResult]
+    fix: str
+
+
+CHECKS: tuple[Check, ...] = (
+    Check("python packages", _versions, f"{sys.executable} -m pip install -e . (from the checkout)"),
+    Check("bubblewrap (sandbox isolation)", _which("bwrap"), apt("bubblewrap")),
+    Check("pasta (the sandbox's network)", _which("pasta"), apt("passt")),
+    Check("the sandbox's Python", _sandbox_python, "stateact doctor --fix"),
+    Check("Xvfb", _which("Xvfb"), apt("xvfb")),
+    Check("window manager", _which("openbox"), apt("openbox")),
+    Check("xdotool", _which("xdotool"), apt("xdotool")),
+    Check("xclip", _which("xclip"), apt("xclip")),
+    Check("ffmpeg (recordings)", _which("ffmpeg"), apt("ffmpeg")),
+    Check(
+        "dbus and dconf (gsettings)",
+        _dbus_dconf,
+        apt("dbus-daemon", "dconf-service", "dconf-gsettings-backend", "gsettings-desktop-schemas"),
+    ),
+    Check("display (Xvfb + screenshot)", _display, apt("xvfb", "openbox")),
+    Check("isolation (bubblewrap sandbox)", _isolation, f"{apt('bubblewrap')}; stateact doctor --fix"),
+    Check(
+        "sandbox limits (processes, memory)",
+        _sandbox_limits,
+        "run as root, or: systemd-run --user --scope -p Delegate=yes stateact ...",
+    ),
+    Check("disk caps (sandbox home, /tmp)", _disk_caps, "run as root"),
+    Check("LibreOffice", _soffice, apt("libreoffice-calc", "libreoffice-writer", "libreoffice-impress")),
+    Check("Chromium", _chromium, apt("chromium")),
+    Check("tiktoken offline", _tiktoken, SETUP),
+    Check("API keys", _keys, "export ANTHROPIC_API_KEY=... (or OPENAI_API_KEY=...)"),
+)
+"""Every check, in the order the table shows them."""
+
+
+def checks_for(pool: Path | None = None) -> tuple[Check, ...]:
+    """The checks of this machine; with a pool file, also what its slots need."""
+    if pool is None:
+        return CHECKS
+    return (*CHECKS, Check("docker SDK (docker pool slots)", docker_check(pool), "pip install docker"))
+
+
+def run_checks(console: Console, checks: tuple[Check, ...] = CHECKS) -> bool:
+    """Run every check, print a table (with the fixing command of each that failed), and say whether
+    all passed."""
+    table = Table("check", "ok", "detail", "fix")
+    all_ok = True
+    for check in checks:
+        try:
+            ok, detail = check.run()
         except Exception as exc:
             ok, detail = False, f"{type(exc).__name__}: {exc}"
         all_ok &= ok
-        table.add_row(name, "[green]yes[/green]" if ok else "[red]no[/red]", detail)
+        table.add_row(
+            check.name, "[green]yes[/green]" if ok else "[red]no[/red]", detail, "" if ok else check.fix
+        )
     console.print(table)
     return all_ok
+
+
+def fix_sandbox_python(say: Callable[[str], None]) -> bool:
+    """Build the sandbox's Python when it is missing (the one fix that needs no system packages)."""
+    from stateact.sandbox import settings
+    from stateact.sandbox.base import SandboxError
+    from stateact.sandbox.runtime import build_runtime, runtime_ready
+
+    if runtime_ready(settings.RUNTIME_DIR):
+        return True
+    say(f"building the sandbox's Python at {settings.RUNTIME_DIR} ...")
+    try:
+        build_runtime(settings.RUNTIME_DIR)
+    except SandboxError as exc:
+        say(f"error: {exc}")
+        return False
+    return True

@@ -7,11 +7,15 @@ polls:
 
     GET /                               the page (watch_page.html)
     GET /api/runs                       [{id, live, display}], newest first
-    GET /api/events?run=ID&from=BYTE    {rows, next, live, display}: the log's whole lines from BYTE
+    GET /api/events?run=ID&from=BYTE    {rows, next, live, started, display, end}: the log's whole lines
+                                        from BYTE; `end` (once the run ended) its result.json's status, gate
+                                        verdict, turns, dollars and seconds, and the task's score if scored
     GET /api/screen?run=ID              a JPEG of the run's display (404: none is known; 503: it is gone)
 
-A run's display is the one its last `run_start` event names: an Xvfb display of this machine. While
-it serves, the server's address is in DIR's `watch.json` ({url, pid}).
+A run's display is the one its last `run_start` event names: an Xvfb display of this machine; a run
+whose `run_start` names none has no display pane. While it serves, the server's address is in DIR's
+`watch.json` ({url, pid}). A server stopped as its run ends (`run --watch`) first waits, up to
+`FINAL_READ_WAIT_S`, for the pages following that run to read its log to the end.
 """
 
 from __future__ import annotations
@@ -20,8 +24,9 @@ import io
 import json
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -52,6 +57,13 @@ ROW_CHARS = 600
 MAX_READ_BYTES = 4 << 20
 """The most of a log one poll reads; the page asks again from where it stopped."""
 SCREEN_QUALITY = 70
+TASK_SCORE = "result.txt"
+"""The score file of a task's results folder, whose run folder is its `run/` (evals/running/results.py)."""
+TASK_RUN_FOLDER = "run"
+FINAL_READ_WAIT_S = 3.0
+"""How long a stopping server waits for following pages to read their run's log to the end."""
+FOLLOWING_S = 2.0
+"""A page that asked for a run's events this recently still follows it (the page asks every 0.7 s)."""
 
 
 def run_row(event: Any) -> dict[str, Any]:
@@ -81,10 +93,32 @@ def run_row(event: Any) -> dict[str, Any]:
 
 @dataclass
 class _Follower:
-    """What is known of one run's log: how far it was read for its display, and that display."""
+    """What is known of one run's log: how far it was read for its display, that display, and where and
+    when a page last read it."""
 
     scanned: int = 0
+    started: bool = False
+    """Its `run_start` was read: `display` is known (None: the run has no display)."""
     display: str | None = None
+    served: int = 0
+    served_at: float = 0.0
+
+
+def run_end(folder: Path) -> dict[str, Any] | None:
+    """What an ended run's result.json says (status, gate verdict, turns, dollars, seconds), and the task's
+    score when the run is a task's and it was scored; None while the run is live."""
+    try:
+        result = json.loads((folder / RESULT).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(result, dict):
+        return None
+    end = {key: result.get(key) for key in ("status", "gate_passed", "turns", "usd", "seconds")}
+    score = folder.parent / TASK_SCORE
+    if folder.name == TASK_RUN_FOLDER and score.is_file():
+        with suppress(OSError, ValueError):
+            end["score"] = float(score.read_text().strip())
+    return end
 
 
 class RunFolders:
@@ -131,12 +165,32 @@ class RunFolders:
                 rows.append(run_row(parse_event(json.loads(line), lenient=True)))
             except (ValueError, EventLogError):
                 rows.append({"kind": "damaged", "scope": "", "title": "a damaged log line", "text": ""})
+        end = run_end(folder)
+        display = self.display(run_id)
+        with self._lock:
+            follower = self._followers[run_id]
+            follower.served, follower.served_at = start + len(whole), time.monotonic()
+            started = follower.started
         return {
             "rows": rows,
             "next": start + len(whole),
-            "live": not (folder / RESULT).exists(),
-            "display": self.display(run_id),
+            "live": end is None,
+            "started": started,
+            "display": display,
+            "end": end,
         }
+
+    def unread(self) -> list[str]:
+        """The runs a page follows (it asked for events within FOLLOWING_S) and has not read to the end."""
+        now = time.monotonic()
+        with self._lock:
+            following = {k: f.served for k, f in self._followers.items() if now - f.served_at < FOLLOWING_S}
+        unread = []
+        for run_id, served in following.items():
+            folder = self.folder(run_id)
+            if not (folder / RESULT).exists() or (folder / EVENTS).stat().st_size > served:
+                unread.append(run_id)
+        return unread
 
     def display(self, run_id: str) -> str | None:
         """The display the run's last `run_start` names (the log is read on from where it was last)."""
@@ -155,7 +209,7 @@ class RunFolders:
                     except (ValueError, EventLogError):
                         continue
                     if isinstance(event, RunStart):
-                        follower.display = event.display
+                        follower.started, follower.display = True, event.display
             return follower.display
 
 
@@ -243,8 +297,12 @@ class WatchServer(ThreadingHTTPServer):
         return self
 
     def stop(self) -> None:
-        """Stop serving, close the socket and remove `watch.json`; safe to call twice."""
+        """Stop serving (once the pages that follow a run have read its log to the end, or after
+        FINAL_READ_WAIT_S), close the socket and remove `watch.json`; safe to call twice."""
         if self._thread is not None:
+            deadline = time.monotonic() + FINAL_READ_WAIT_S
+            while self.folders.unread() and time.monotonic() < deadline:
+                time.sleep(0.1)
             self.shutdown()
             self._thread.join()
             self._thread = None

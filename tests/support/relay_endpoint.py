@@ -5,7 +5,7 @@
 
 Each `POST /v1/chat/completions` becomes a relay request in DIR, exactly as `relay:DIR` writes it
 (`NNNN-SCOPE.request.txt` to read, `.request.json`, images as PNG; `stateact.kernel.models.relay`), and the
-reply file (`NNNN-SCOPE.reply.txt` or `.reply.json`, answerable with `stateact relay DIR --watch`)
+reply file (`NNNN-SCOPE.reply.txt` or `.reply.json`, answerable with `stateact relay DIR --follow`)
 goes back as a chat completion: its text as `content`, its calls as `tool_calls`. A request without
 tools (a native text format such as UI-TARS') takes the whole reply as text. A client that times out
 and sends the same request again waits for the same reply instead of asking twice.

@@ -120,6 +120,37 @@ def checkpoint_title(part: dict[str, Any]) -> str:
     return str(part.get("name") or part.get("func") or "?")
 
 
+DISTINCT_CHARS = 60
+"""The most of a checkpoint's expected value its title shows to tell it from one of the same name."""
+
+
+def checkpoint_titles(parts: list[dict[str, Any]]) -> list[str]:
+    """Each checkpoint's title, no two alike: a name several checkpoints share gets what each expects
+    (`exact_match on cmd (expected: 42)`), and one still shared its place among them (`#2`)."""
+    names = [checkpoint_title(part) for part in parts]
+    titles = [
+        f"{name} (expected: {expected})"
+        if names.count(name) > 1 and (expected := _expected_text(part))
+        else name
+        for part, name in zip(parts, names, strict=True)
+    ]
+    seen: dict[str, int] = {}
+    numbered = []
+    for title in titles:
+        seen[title] = seen.get(title, 0) + 1
+        numbered.append(f"{title} #{seen[title]}" if titles.count(title) > 1 else title)
+    return numbered
+
+
+def _expected_text(part: dict[str, Any]) -> str:
+    """The checkpoint's expected input, on one line and short; empty when it has none."""
+    inputs = part.get("inputs")
+    if not isinstance(inputs, list) or len(inputs) < 2 or inputs[1] in (None, "(none)"):
+        return ""
+    text = " ".join(str(inputs[1]).split())
+    return text if len(text) <= DISTINCT_CHARS else text[: DISTINCT_CHARS - 1] + "…"
+
+
 def checkpoint_detail(part: dict[str, Any]) -> str:
     """What a score.json part says about its checkpoint: the metric's notes, else its error, else its
     inputs (`result: …` / `expected: …`)."""

@@ -25,9 +25,11 @@ from stateact.kernel.models.base import ModelProvider, ModelRequest, ModelRespon
 from stateact.kernel.models.relay_render import ScopeView, render_request
 from stateact.kernel.models.relay_reply import ReplyError, parse_reply
 from stateact.kernel.models.scripted import offline_response, prompt_tokens
+from stateact.sandbox.processes import start_time
 
 PENDING = "PENDING"
-"""The file naming the request waiting for a reply (its stem, `NNNN-SCOPE`)."""
+"""The file naming the request waiting for a reply (its stem, `NNNN-SCOPE`) and, on its second line, the
+process that waits for it (`PID START_TIME`)."""
 REPLY_KINDS = ("json", "txt")
 _NUMBERED = re.compile(r"^(\d+)-")
 
@@ -46,11 +48,21 @@ def rejected_count(directory: Path, stem: str) -> int:
 
 
 def pending_stem(directory: Path) -> str | None:
-    """The stem of the request waiting for a reply, if any."""
+    """The stem of the request waiting for a reply, if any: a request whose run is gone (killed, crashed)
+    waits for nothing, and is not named."""
     try:
-        return (directory / PENDING).read_text(encoding="utf-8").strip() or None
+        stem, _, owner = (directory / PENDING).read_text(encoding="utf-8").strip().partition("\n")
     except OSError:
         return None
+    pid, _, started = owner.strip().partition(" ")
+    if owner and not (pid.isdigit() and start_time(int(pid)) == started):
+        return None
+    return stem.strip() or None
+
+
+def _pending_text(stem: str) -> str:
+    """What PENDING holds while this process waits for the reply to `stem`."""
+    return f"{stem}\n{os.getpid()} {start_time(os.getpid())}\n"
 
 
 def write_atomic(path: Path, data: str | bytes) -> None:
@@ -112,7 +124,7 @@ class RelayProvider(ModelProvider):
                 write_atomic(self.directory / name, png)
             write_atomic(self.directory / f"{stem}.request.json", self._request_json(request, stem, scope))
             write_atomic(self.directory / f"{stem}.request.txt", rendering.text)
-            write_atomic(self.directory / PENDING, stem + "\n")
+            write_atomic(self.directory / PENDING, _pending_text(stem))
             try:
                 content = self._wait(stem, request.tools, f"toolu_r{number:04d}")
             finally:

@@ -48,9 +48,13 @@ def load_script(path: Path, role: str) -> list[dict[str, Any]]:
     """The turns a script holds for `role` (a plain list serves every role)."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except FileNotFoundError:
+        raise ProviderError(f"no script file {path}") from None
+    except (OSError, ValueError) as exc:
         raise ProviderError(f"cannot read script {path}: {exc}") from exc
     if isinstance(data, dict) and "roles" in data:
+        if not isinstance(data["roles"], dict):
+            raise ProviderError(f"script {path}: `roles` must map each role to its list of turns")
         return list(data["roles"].get(role, []))
     if isinstance(data, dict):
         data = data.get("turns", [])
