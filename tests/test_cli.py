@@ -19,7 +19,7 @@ from stateact.kernel.runlog import load_message
 
 REPO = Path(__file__).resolve().parents[1]
 QUICKSTART = REPO / "stateact" / "examples" / "quickstart.json"
-WORKDIR = Path("/tmp/stateact-quickstart")  # the README's work folder; the script names it as /home/user
+WORKDIR = Path("/tmp/stateact-quickstart")  # a fixed --workdir; the script names it as /home/user
 
 
 def stateact(*args: str, cwd: Path) -> subprocess.CompletedProcess:

@@ -16,6 +16,7 @@ import pytest
 from stateact.evals.osworld.cache import FileCache, url_key
 from stateact.kernel.events import read_events
 from stateact.kernel.models.script_expectations import exit_code
+from tests.support.doc_commands import code_lines
 from tests.support.file_server import served_files
 
 REPO = Path(__file__).resolve().parents[1]
@@ -25,10 +26,10 @@ REGION_EXPORT = REPO / "evals" / "suites" / "office" / "calc" / "calc-region-exp
 
 
 def readme_command(pattern: str) -> str:
-    """The first indented command line of README.md that matches `pattern`."""
-    for line in README.read_text(encoding="utf-8").splitlines():
-        if line.startswith("    ") and re.search(pattern, line):
-            return line.strip()
+    """The first command line in a code block of README.md that matches `pattern`."""
+    for line in code_lines(README):
+        if re.search(pattern, line):
+            return line
     raise AssertionError(f"README.md has no command matching {pattern!r}")
 
 

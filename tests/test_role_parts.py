@@ -1,8 +1,8 @@
 """What a change touches, measured: a subagent role written as three throwaway files (its module, its
 prompt, its registry line) and a metric family written as one, outside the repository, are taken up
 by every part of the harness that names roles or metrics: the command line, the settings tables and
-run configs, the main prompt, the run log's events, the run-start hooks and the evaluator. The README's
-"One place per change" table states these counts."""
+run configs, the main prompt, the run log's events, the run-start hooks and the evaluator. The "One place
+per change" table of docs/architecture.md states these counts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The exit codes of `stateact run` and `stateact resume`: one definition, documented in README.md."""
+"""The exit codes of `stateact run` and `stateact resume`: one definition, documented in docs/runs.md."""
 
 from __future__ import annotations
 
