@@ -45,7 +45,7 @@ from stateact.evals.osworld.local_machine import (
     local_gap,
 )
 from stateact.evals.osworld.needs import vm_need
-from stateact.evals.osworld.setup import command_text
+from stateact.evals.osworld.setup import STEP_FILES, command_text
 from stateact.evals.osworld.support import task_steps, unique, unsupported_message, unsupported_parts
 from stateact.evals.osworld.task import Getter, Step, Task
 from stateact.evals.running.failures import SCORING, SETUP, TaskFailure
@@ -87,14 +87,16 @@ _SUDO = re.compile(r"(?<![\w-])sudo(?![\w-])")
 _PACKAGE_INSTALL = re.compile(r"\b(pip3?|apt(-get)?)\s+install\b")
 _CONDA_INSTALL = re.compile(r"\b(conda|mamba)\s+(install|create|env\s+create)\b")
 _LOOPBACK_HOSTS = ("localhost",)
+GETTER_ROLES = ("result", "expected")
 
 
 @dataclass(frozen=True)
 class FileNeed:
-    """A file a task takes from a URL: a `download` step's, or a `cloud_file` getter's."""
+    """A file a task takes from a URL: a `download` step's, another step's fixed file (`STEP_FILES`), or a
+    `cloud_file` getter's."""
 
     role: str
-    """`download`, or `result` / `expected` (the getter's side)."""
+    """The setup step's type (`download`, ...), or `result` / `expected` (the getter's side)."""
     url: str
     dest: str
 
@@ -226,7 +228,8 @@ class UrlProbe:
 
 
 def file_needs(task: Task) -> list[FileNeed]:
-    """Every file `task` downloads (`download` steps) or takes from a URL (`cloud_file` getters)."""
+    """Every file `task` downloads (`download` steps, the fixed files of other steps) or takes from a URL
+    (`cloud_file` getters)."""
     needs = [
         FileNeed("download", str(item.get("url", "")), str(item.get("path", "")))
         for step in task_steps(task)
@@ -234,8 +237,11 @@ def file_needs(task: Task) -> list[FileNeed]:
         for item in step.parameters.get("files", [])
         if isinstance(item, dict)
     ]
+    needs += [
+        FileNeed(s.type, url, name) for s in task_steps(task) for url, name in STEP_FILES.get(s.type, ())
+    ]
     evaluator = task.evaluator
-    for role in ("result", "expected"):
+    for role in GETTER_ROLES:
         value = getattr(evaluator, role)
         for getter in value if isinstance(value, list) else [value]:
             if isinstance(getter, Getter) and getter.type == "cloud_file":
@@ -346,7 +352,7 @@ def preflight(task: Task, cache: FileCache) -> TaskFailure | None:
         try:
             cache.resolve(need.url, need.dest)
         except FileNotFoundError as exc:
-            stage = SETUP if need.role == "download" else SCORING
+            stage = SCORING if need.role in GETTER_ROLES else SETUP
             return TaskFailure(stage, f"{PREFLIGHT}: {need.role} file {Path(need.dest).name}", str(exc))
     return None
 
