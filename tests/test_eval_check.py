@@ -272,3 +272,20 @@ def test_a_fixed_file_a_setup_step_takes_is_checked_and_fetched_like_a_download(
     [row] = check_suite(tmp_path / "suite", cache)
     assert row.local and not row.unreachable
     assert preflight(load_task(path), FileCache(cache)) is None
+
+
+def test_the_default_video_player_getter_needs_the_images_default_player(tmp_path):
+    """`default_video_player` answers the VM image's default (Totem) until the task changes it: without Totem, a
+    task asking for VLC would find VLC, the one player installed, and score without any work."""
+    evaluator = {
+        "func": "check_include_exclude",
+        "result": {"type": "default_video_player"},
+        "expected": {"type": "rule", "rules": {"include": ["vlc.desktop"]}},
+    }
+    folder = tmp_path / "suite" / "multi_apps"
+    folder.mkdir(parents=True)
+    (folder / "player.json").write_text(
+        json.dumps({"id": "player", "instruction": "Use VLC.", "evaluator": evaluator})
+    )
+    [row] = check_suite(tmp_path / "suite", tmp_path / "cache")
+    assert row.needs == ["app:totem"]

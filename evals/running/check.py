@@ -81,6 +81,9 @@ SERVICE_TOOLS = {
     NEED_PULSEAUDIO: frozenset({"pactl", "pacmd", "pulseaudio"}),
 }
 """Programs that talk to a service of a whole machine (its systemd, its sound server), by the need."""
+GETTER_APPS = {"default_video_player": "totem"}
+"""Applications a getter's answer depends on: `default_video_player` answers the VM image's default player,
+Totem, until the task changes it (evals/osworld/vm_image.py)."""
 _PROGRAM_APPS = {program: app for app, programs in APP_PROGRAMS.items() for program in programs}
 _URL = re.compile(r"https?://[^\s'\"<>]+")
 _SUDO = re.compile(r"(?<![\w-])sudo(?![\w-])")
@@ -266,6 +269,7 @@ def machine_needs(task: Task) -> list[str]:
     apps += [_PROGRAM_APPS.get(_first_program(step)) for step in task_steps(task) if step.type == "launch"]
     if any(step.type == "chrome_open_tabs" for step in task_steps(task)):
         apps.append("chrome")
+    apps += [GETTER_APPS.get(getter.type) for getter in task.evaluator.getters()]
     needs += [f"{APP_PREFIX}{app}" for app in unique(a for a in apps if a)]
     return needs
 
