@@ -10,6 +10,7 @@ APT_PACKAGES=(
   chromium fonts-dejavu-core fonts-liberation sqlite3 bubblewrap passt socat
   dbus-daemon dconf-service dconf-gsettings-backend gsettings-desktop-schemas xdg-user-dirs xterm
   gnome-shell-common gnome-settings-daemon-common dconf-cli ffmpeg
+  gimp vlc thunderbird totem
 )
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }

@@ -13,9 +13,11 @@ import pytest
 
 from stateact.app.exit_codes import ExitCode
 from stateact.evals import settings
+from stateact.evals.osworld.cache import FileCache
+from stateact.evals.osworld.chrome.history import EMPTY_HISTORY_NAME, EMPTY_HISTORY_URL
 from stateact.evals.osworld.local_machine import SUDO
 from stateact.evals.osworld.task import load_task
-from stateact.evals.running.check import check_suite, runtime_urls
+from stateact.evals.running.check import FileNeed, check_suite, file_needs, preflight, runtime_urls
 from stateact.evals.running.jobs import SuiteOptions
 from stateact.evals.running.results import ERROR_FILE, RESULT_FILE
 from stateact.evals.running.suite_runner import run_suite
@@ -248,3 +250,42 @@ def test_what_a_local_sandbox_lacks_is_named_systemd_sound_and_conda(tmp_path):
     assert rows["sound"].needs == ["pulseaudio"] and rows["sound"].lacks[0].startswith("pulseaudio: ")
     assert "network" in rows["conda"].needs  # judged by asking the channel, which may answer elsewhere
     assert runtime_urls(load_task(folder / "conda.json")) == [settings.CONDA_CHANNEL_URL]
+
+
+def test_a_fixed_file_a_setup_step_takes_is_checked_and_fetched_like_a_download(tmp_path):
+    """A step that takes a file of its own from the cache (`update_browse_history`'s empty History) is one of the
+    task's files: the check probes it, so a task is not local when it cannot be had, and the pre-flight fetches it."""
+    visits = [{"url": "https://news.invalid/", "title": "News", "visit_time_from_now_in_seconds": 60}]
+    step = {"type": "update_browse_history", "parameters": {"history": visits}}
+    folder = tmp_path / "suite" / "chrome"
+    folder.mkdir(parents=True)
+    path = folder / "visits.json"
+    path.write_text(
+        json.dumps({"id": "visits", "instruction": "Clear it.", "config": [step], "evaluator": RULES})
+    )
+    assert file_needs(load_task(path)) == [
+        FileNeed("update_browse_history", EMPTY_HISTORY_URL, EMPTY_HISTORY_NAME)
+    ]
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / EMPTY_HISTORY_NAME).write_bytes(b"SQLite format 3\0")
+    [row] = check_suite(tmp_path / "suite", cache)
+    assert row.local and not row.unreachable
+    assert preflight(load_task(path), FileCache(cache)) is None
+
+
+def test_the_default_video_player_getter_needs_the_images_default_player(tmp_path):
+    """`default_video_player` answers the VM image's default (Totem) until the task changes it: without Totem, a
+    task asking for VLC would find VLC, the one player installed, and score without any work."""
+    evaluator = {
+        "func": "check_include_exclude",
+        "result": {"type": "default_video_player"},
+        "expected": {"type": "rule", "rules": {"include": ["vlc.desktop"]}},
+    }
+    folder = tmp_path / "suite" / "multi_apps"
+    folder.mkdir(parents=True)
+    (folder / "player.json").write_text(
+        json.dumps({"id": "player", "instruction": "Use VLC.", "evaluator": evaluator})
+    )
+    [row] = check_suite(tmp_path / "suite", tmp_path / "cache")
+    assert row.needs == ["app:totem"]

@@ -28,6 +28,7 @@ APP_PROGRAMS: dict[str, tuple[str, ...]] = {
     "terminal": ("gnome-terminal", "x-terminal-emulator", "xterm"),
     "socat": ("socat",),
     "picard": ("picard",),
+    "totem": ("totem",),
 }
 """The applications tasks use, and the programs any one of which provides each."""
 

@@ -33,7 +33,12 @@ from stateact.evals.osworld.chrome.devtools import (
     ChromeUnreachable,
     attached,
 )
-from stateact.evals.osworld.chrome.history import EMPTY_HISTORY_URL, HISTORY_PATH, with_visits
+from stateact.evals.osworld.chrome.history import (
+    EMPTY_HISTORY_NAME,
+    EMPTY_HISTORY_URL,
+    HISTORY_PATH,
+    with_visits,
+)
 from stateact.evals.osworld.metrics.chrome import same_url
 from stateact.evals.osworld.setup_files import SetupFiles
 from stateact.evals.osworld.task import Step
@@ -335,7 +340,7 @@ def _chrome(sandbox: Sandbox) -> Iterator[Browser]:
 def _update_browse_history(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
     """Chrome's History replaced by OSWorld's empty one (from the cache) holding the given visits."""
     try:
-        empty = context.cache.read(EMPTY_HISTORY_URL, "history_empty.sqlite")
+        empty = context.cache.read(EMPTY_HISTORY_URL, EMPTY_HISTORY_NAME)
     except FileNotFoundError as exc:
         raise SetupError(f"update_browse_history: {exc}") from exc
     visits = params.get("history", [])
@@ -357,3 +362,8 @@ STEP_HANDLERS: dict[str, StepHandler] = {
     "chrome_close_tabs": _chrome_close_tabs,
     "update_browse_history": _update_browse_history,
 }
+STEP_FILES: dict[str, tuple[tuple[str, str], ...]] = {
+    "update_browse_history": ((EMPTY_HISTORY_URL, EMPTY_HISTORY_NAME),),
+}
+"""Files a step type takes from the download cache whatever its parameters, as (URL, file name): the
+check probes them and a run's pre-flight fetches them, as it does a `download` step's files."""

@@ -45,7 +45,7 @@ from stateact.evals.osworld.local_machine import (
     local_gap,
 )
 from stateact.evals.osworld.needs import vm_need
-from stateact.evals.osworld.setup import command_text
+from stateact.evals.osworld.setup import STEP_FILES, command_text
 from stateact.evals.osworld.support import task_steps, unique, unsupported_message, unsupported_parts
 from stateact.evals.osworld.task import Getter, Step, Task
 from stateact.evals.running.failures import SCORING, SETUP, TaskFailure
@@ -81,20 +81,25 @@ SERVICE_TOOLS = {
     NEED_PULSEAUDIO: frozenset({"pactl", "pacmd", "pulseaudio"}),
 }
 """Programs that talk to a service of a whole machine (its systemd, its sound server), by the need."""
+GETTER_APPS = {"default_video_player": "totem"}
+"""Applications a getter's answer depends on: `default_video_player` answers the VM image's default player,
+Totem, until the task changes it (evals/osworld/vm_image.py)."""
 _PROGRAM_APPS = {program: app for app, programs in APP_PROGRAMS.items() for program in programs}
 _URL = re.compile(r"https?://[^\s'\"<>]+")
 _SUDO = re.compile(r"(?<![\w-])sudo(?![\w-])")
 _PACKAGE_INSTALL = re.compile(r"\b(pip3?|apt(-get)?)\s+install\b")
 _CONDA_INSTALL = re.compile(r"\b(conda|mamba)\s+(install|create|env\s+create)\b")
 _LOOPBACK_HOSTS = ("localhost",)
+GETTER_ROLES = ("result", "expected")
 
 
 @dataclass(frozen=True)
 class FileNeed:
-    """A file a task takes from a URL: a `download` step's, or a `cloud_file` getter's."""
+    """A file a task takes from a URL: a `download` step's, another step's fixed file (`STEP_FILES`), or a
+    `cloud_file` getter's."""
 
     role: str
-    """`download`, or `result` / `expected` (the getter's side)."""
+    """The setup step's type (`download`, ...), or `result` / `expected` (the getter's side)."""
     url: str
     dest: str
 
@@ -226,7 +231,8 @@ class UrlProbe:
 
 
 def file_needs(task: Task) -> list[FileNeed]:
-    """Every file `task` downloads (`download` steps) or takes from a URL (`cloud_file` getters)."""
+    """Every file `task` downloads (`download` steps, the fixed files of other steps) or takes from a URL
+    (`cloud_file` getters)."""
     needs = [
         FileNeed("download", str(item.get("url", "")), str(item.get("path", "")))
         for step in task_steps(task)
@@ -234,8 +240,11 @@ def file_needs(task: Task) -> list[FileNeed]:
         for item in step.parameters.get("files", [])
         if isinstance(item, dict)
     ]
+    needs += [
+        FileNeed(s.type, url, name) for s in task_steps(task) for url, name in STEP_FILES.get(s.type, ())
+    ]
     evaluator = task.evaluator
-    for role in ("result", "expected"):
+    for role in GETTER_ROLES:
         value = getattr(evaluator, role)
         for getter in value if isinstance(value, list) else [value]:
             if isinstance(getter, Getter) and getter.type == "cloud_file":
@@ -260,6 +269,7 @@ def machine_needs(task: Task) -> list[str]:
     apps += [_PROGRAM_APPS.get(_first_program(step)) for step in task_steps(task) if step.type == "launch"]
     if any(step.type == "chrome_open_tabs" for step in task_steps(task)):
         apps.append("chrome")
+    apps += [GETTER_APPS.get(getter.type) for getter in task.evaluator.getters()]
     needs += [f"{APP_PREFIX}{app}" for app in unique(a for a in apps if a)]
     return needs
 
@@ -346,7 +356,7 @@ def preflight(task: Task, cache: FileCache) -> TaskFailure | None:
         try:
             cache.resolve(need.url, need.dest)
         except FileNotFoundError as exc:
-            stage = SETUP if need.role == "download" else SCORING
+            stage = SCORING if need.role in GETTER_ROLES else SETUP
             return TaskFailure(stage, f"{PREFLIGHT}: {need.role} file {Path(need.dest).name}", str(exc))
     return None
 

@@ -59,6 +59,7 @@ from stateact.evals.osworld.setup import (
 )
 from stateact.evals.osworld.setup_files import SETUP_FILES, SetupFiles, put_back
 from stateact.evals.osworld.task import Task, load_task, standalone_domain, step_budget, task_domain
+from stateact.evals.osworld.vm_image import give_home_settings
 from stateact.evals.running.check import local_gaps, preflight
 from stateact.evals.running.failures import AGENT, SCORING, SETUP, TaskFailure
 from stateact.evals.running.results import (
@@ -166,6 +167,8 @@ def prepare_task(
     sandbox.reach_host_ports(named_host_ports(raw))
     task = map_task(raw, sandbox)
     files = None if sandbox.full_system else SetupFiles(setup_dir)
+    if not sandbox.full_system:
+        give_home_settings(sandbox)
     context = SetupContext(cache=cache, task_dir=Path(task_path).resolve().parent, files=files)
     run_steps(task.config, sandbox, context)
     if files is not None:

@@ -19,6 +19,8 @@ EMPTY_HISTORY_URL = (
     "44ee5668-ecd5-4366-a6ce-c1c9b8d4e938/history_empty.sqlite?download=true"
 )
 """Where OSWorld takes its empty History database from (the download cache holds it by this URL)."""
+EMPTY_HISTORY_NAME = "history_empty.sqlite"
+"""Its file name in the download cache."""
 HISTORY_PATH = "~/.config/google-chrome/Default/History"
 CHROME_EPOCH = datetime(1601, 1, 1)
 """Chrome counts time in microseconds from here."""
