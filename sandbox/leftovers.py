@@ -161,14 +161,17 @@ def _owned(path: Path) -> bool:
 
 def stale() -> list[Leftover]:
     """The recorded sandboxes whose owner process is gone, the host folders of sandboxes whose record is
-    gone (removed by hand, or by a cleaner of old temp files): a sandbox records itself before it makes its
-    folders and removes its folders before its record; and the cgroups of sandboxes with no live owner."""
+    gone (removed by hand, or by a cleaner of old temp files) and none of whose processes runs (a sandbox
+    whose record is in another TMPDIR's registry has its session bus at least; a dead harness's guard ends
+    its processes): a sandbox records itself before it makes its folders and removes its folders before its
+    record; and the cgroups of sandboxes with no live owner."""
     with_folders = _tags_with_folders()  # before the records: a sandbox started in between is in neither
     groups = tagged_groups()
     recorded = {path.stem for path in REGISTRY.glob("*.json")} if REGISTRY.is_dir() else set()
     found = [
         Leftover(tag, 0, len(tagged_pids(tag)), host_folders(tag), groups.pop(tag, SandboxGroup([])).folders)
         for tag in sorted(with_folders - recorded)
+        if not tagged_pids(tag)  # a live sandbox recorded elsewhere (another TMPDIR's registry)
     ]
     for path in sorted(REGISTRY.glob("*.json")) if REGISTRY.is_dir() else []:
         record = _read_record(path)

@@ -75,18 +75,20 @@ def test_task_file_runs_scores_and_is_skipped_the_second_time(tmp_path, cache): 
 
 
 def test_unreachable_vm_and_bad_arguments_are_clear_errors(tmp_path):
+    script = tmp_path / "x.json"
+    script.write_text("[]")
     unreachable = run_cli(
         "do it",
         "--sandbox",
         "osworld://127.0.0.1:9",
         "--model",
-        "scripted:x.json",
+        f"scripted:{script}",
         "--runs-root",
         str(tmp_path),
     )
     assert unreachable.returncode != 0
     assert "unreachable" in unreachable.stdout + unreachable.stderr
-    neither = run_cli("--model", "scripted:x.json")
+    neither = run_cli("--model", f"scripted:{script}")
     assert neither.returncode == 2 and "give an instruction or --task" in neither.stderr
-    bad = run_cli("x", "--sandbox", "vm://nowhere", "--model", "scripted:x.json")
+    bad = run_cli("x", "--sandbox", "vm://nowhere", "--model", f"scripted:{script}")
     assert bad.returncode == 2 and "unknown sandbox" in bad.stderr
