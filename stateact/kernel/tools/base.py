@@ -8,6 +8,7 @@ from typing import ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from stateact.kernel.images import media_type
 from stateact.kernel.messages import ImageBlock, TextBlock, ToolSpec, ToolUseBlock
 
 
@@ -38,7 +39,7 @@ class ToolResult:
 
     def blocks(self) -> list[TextBlock | ImageBlock]:
         out: list[TextBlock | ImageBlock] = [TextBlock(text=self.text or "(no output)")]
-        out.extend(ImageBlock.from_bytes(img) for img in self.images)
+        out.extend(ImageBlock.from_bytes(img, media_type(img)) for img in self.images)
         return out
 
 
