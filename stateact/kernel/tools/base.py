@@ -10,6 +10,7 @@ from pydantic import BaseModel, ValidationError
 
 from stateact.kernel.images import media_type
 from stateact.kernel.messages import ImageBlock, TextBlock, ToolSpec, ToolUseBlock
+from stateact.kernel.tools.schema import compact_schema
 
 
 @dataclass(frozen=True)
@@ -57,8 +58,7 @@ class Tool(ABC, Generic[InputT]):
     does not run it after a call of the same turn that failed or met a setback."""
 
     def spec(self) -> ToolSpec:
-        schema = self.Input.model_json_schema()
-        schema.pop("title", None)
+        schema = compact_schema(self.Input.model_json_schema())
         return ToolSpec(name=self.name, description=self.description, input_schema=schema)
 
     def invoke(self, call: ToolUseBlock) -> ToolResult:

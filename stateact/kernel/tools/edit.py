@@ -36,7 +36,7 @@ class IsDirectory(EditError):
 
 
 class ViewInput(BaseModel):
-    command: Literal["view"] = Field(description="The operation.")
+    command: Literal["view"]
     path: str = Field(description="Absolute path of a file or directory.")
     view_range: list[int] | None = Field(
         default=None,
@@ -48,9 +48,7 @@ class ViewInput(BaseModel):
 
 
 class EditInput(ViewInput):
-    command: Literal["view", "create", "str_replace", "insert", "undo_edit"] = Field(  # type: ignore[assignment]
-        description="The operation."
-    )
+    command: Literal["view", "create", "str_replace", "insert", "undo_edit"]  # type: ignore[assignment]
     file_text: str | None = Field(default=None, description="create: the content of the new file.")
     old_str: str | None = Field(default=None, description="str_replace: the exact text to replace.")
     new_str: str | None = Field(
