@@ -43,7 +43,9 @@ def _compact(node: Any, definitions: dict[str, Any], seen: tuple[str, ...]) -> A
             continue
         elif key == "discriminator":  # each branch's `const` tag says it; the tag becomes required there
             tag = value["propertyName"]
-            out["oneOf"] = [_tag_required(branch, tag) for branch in _compact(node["oneOf"], definitions, seen)]
+            out["oneOf"] = [
+                _tag_required(branch, tag) for branch in _compact(node["oneOf"], definitions, seen)
+            ]
         elif key == "oneOf" and "discriminator" in node:
             continue
         else:
