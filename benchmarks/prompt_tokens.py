@@ -118,6 +118,7 @@ def prompt_table(root: Path, sandbox: LocalSandbox) -> dict[str, int]:
             print(f"{variant.name:<11} {name:<7} {row[0]:>13} {row[1]:>6} {row[2]:>15} {row[3]:>6}")
             key = f"{variant.name.replace('-', '_')}_{name}"
             figures[f"{key}_system_before"], figures[f"{key}_system_after"] = row[0], row[1]
+            figures[f"{key}_preamble_before"], figures[f"{key}_preamble_after"] = row[2], row[3]
     return figures
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from PIL import Image
 
 from stateact.kernel import settings as model_limits
+from stateact.kernel.images import fit_size
 from stateact.subagents import settings
 
 
@@ -37,12 +38,7 @@ def model_size(screen: tuple[int, int], max_edge: int | None = None) -> tuple[in
         same_shape = abs(width / height - target_w / target_h) <= settings.SCREEN_ASPECT_TOLERANCE
         if same_shape and width >= target_w:
             return target_w, target_h
-    scale = min(
-        1.0,
-        model_limits.MODEL_IMAGE_MAX_EDGE / max(width, height),
-        math.sqrt(model_limits.MODEL_IMAGE_MAX_PIXELS / (width * height)),
-    )
-    return max(1, int(width * scale)), max(1, int(height * scale))
+    return fit_size(screen)
 
 
 def image_tokens(size: tuple[int, int]) -> int:

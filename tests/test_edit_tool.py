@@ -95,8 +95,8 @@ def test_view_directory_two_levels_without_hidden(editor: EditTool, home: Path) 
 
 
 def test_view_refuses_binary_and_non_utf8(editor: EditTool, home: Path) -> None:
-    (home / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
-    assert "binary file" in error_text(editor, command="view", path=str(home / "image.png"))
+    (home / "data.bin").write_bytes(b"\x00\x01\x02 not an image")
+    assert "binary file" in error_text(editor, command="view", path=str(home / "data.bin"))
     (home / "latin1.txt").write_bytes("café".encode("latin-1"))
     assert "not UTF-8 text" in error_text(editor, command="view", path=str(home / "latin1.txt"))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import time
@@ -10,6 +11,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 from docx import Document
+from PIL import Image
 
 from stateact.app.harness import build_main_loop
 from stateact.app.variants import get_variant
@@ -17,14 +19,16 @@ from stateact.gate import settings as gate_settings
 from stateact.gate.inspect.deliverables import mentioned_paths
 from stateact.gate.inspect.pregate import run_pregate
 from stateact.gate.review import FinishGate
+from stateact.kernel import settings as kernel_settings
 from stateact.kernel.events import read_events
 from stateact.kernel.loop import AgentLoop, Budget, LoopSpec
-from stateact.kernel.messages import ToolUseBlock
+from stateact.kernel.messages import ImageBlock, ToolUseBlock
 from stateact.kernel.meter import Meter
 from stateact.kernel.runlog import RunLog
 from stateact.kernel.runtime import RoleModels, RunContext
 from stateact.kernel.tools.finish import FinishClaim, FinishTool
 from stateact.sandbox.local import LocalSandbox
+from tests.support.documents import encoded, scanned_letter
 from tests.support.run_events import logged_events
 from tests.support.tool_calls import turn_calling
 
@@ -536,6 +540,36 @@ def test_gate_editor_only_views(tmp_path, sandbox):
     assert created.is_error and "command" in created.text() and not notes.exists()
     assert not viewed.is_error and "sales.xlsx" in viewed.text()
     assert result.passed and result.violations == []
+
+
+@pytest.mark.apps
+def test_gate_reads_a_fact_that_exists_only_in_a_scan(tmp_path, sandbox):
+    scan = Path(sandbox.home) / "scans" / "invoice.jpg"
+    scan.parent.mkdir()
+    scan.write_bytes(encoded(scanned_letter((2480, 3508), "Invoice total: 4,812.50 EUR"), "JPEG"))
+    answer = Path(sandbox.home) / "total.txt"
+    answer.write_text("4,812.50 EUR\n")
+    turns = [
+        turn_calling("str_replace_based_edit_tool", command="view", path=str(scan)),
+        turn_calling(
+            "verdict",
+            verdict="PASS",
+            findings=[],
+            checklist=[{"requirement": "total.txt holds the scan's total", "result": "pass"}],
+            summary="",
+        ),
+    ]
+    task = f"Write the total of the scanned invoice {scan} into {answer}."
+    context = make_context(tmp_path, sandbox, task, turns)
+
+    result = FinishGate(context, task_started_at=time.time() - 60).review()
+
+    viewed = [r for m in context.provider("gate").requests[-1].messages for r in m.tool_results()][0]
+    images = [b for b in viewed.content if isinstance(b, ImageBlock)]
+    assert not viewed.is_error and "JPEG image, 2480x3508 pixels, shown at" in viewed.text()
+    assert len(images) == 1 and images[0].media_type == "image/jpeg"
+    assert max(Image.open(io.BytesIO(images[0].to_bytes())).size) <= kernel_settings.MODEL_IMAGE_MAX_EDGE
+    assert result.passed
 
 
 @pytest.mark.slow

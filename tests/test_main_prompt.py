@@ -72,6 +72,15 @@ def test_editor_section_names_the_editor_tool_present():
     assert "Use `str_replace_based_edit_tool` to view" in render_main_prompt(FULL, "/h")
 
 
+def test_reading_a_scan_or_chart_in_a_file_is_a_file_look_not_a_delegation():
+    text = render_main_prompt(FULL, "/h")
+    assert (
+        "reading a scanned letter, a photo or a chart in a file is a file look, not a job for the screen"
+        in text
+    )
+    assert "file look" not in render_main_prompt({"bash", "finish", "delegate_gui"}, "/h")
+
+
 def test_sections_select_by_presence_absence_and_alternatives():
     text = (
         "a\n<!-- if x -->\nX\n<!-- end -->\n<!-- if not x -->\nNOT X\n<!-- end -->\n"

@@ -17,6 +17,12 @@ EDITOR_VIEW_CAP_CHARS = 16_000
 """A file view longer than this is truncated with a note."""
 EDITOR_DIR_DEPTH = 2
 """Depth of a directory view."""
+EDITOR_IMAGE_MAX_SOURCE_PIXELS = 80_000_000
+"""An image file with more pixels than this is not decoded for a view (a 600 dpi A4 scan has 35 million)."""
+EDITOR_JPEG_QUALITY = 85
+"""Quality of a photo re-encoded as JPEG for the model."""
+EDITOR_PDF_MAX_DPI = 200
+"""A PDF page shown as a picture is rendered at the model's image size, at most at this resolution."""
 
 # Display
 
@@ -97,6 +103,8 @@ assume it."""
 MODEL_IMAGE_MAX_PIXELS = 1_150_000
 """Providers downscale images with more pixels than this: screenshots are scaled to fit, token counts
 assume it."""
+MODEL_IMAGE_MAX_BYTES = 3_750_000
+"""Providers refuse images larger than 5 MB in base64 (3.75 MB raw): a bigger PNG is sent as JPEG."""
 
 
 # Verified plan items

@@ -20,6 +20,7 @@ import tiktoken
 from PIL import Image
 
 from stateact.kernel import settings
+from stateact.kernel.images import fit_size
 from stateact.kernel.messages import (
     ImageBlock,
     Message,
@@ -101,13 +102,8 @@ def image_tokens(block: ImageBlock) -> int:
     """w x h / 750 after scaling the image down to the provider's limits."""
     if not block.data:
         return 0
-    width, height = image_size(block)
-    scale = min(
-        1.0,
-        settings.MODEL_IMAGE_MAX_EDGE / max(width, height, 1),
-        (settings.MODEL_IMAGE_MAX_PIXELS / max(width * height, 1)) ** 0.5,
-    )
-    return max(1, int(width * scale * height * scale / settings.TOKENS_IMAGE_PIXELS_PER_TOKEN))
+    width, height = fit_size(image_size(block))
+    return max(1, int(width * height / settings.TOKENS_IMAGE_PIXELS_PER_TOKEN))
 
 
 _shared: TokenCounter | None = None

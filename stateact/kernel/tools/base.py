@@ -8,7 +8,9 @@ from typing import ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from stateact.kernel.images import media_type
 from stateact.kernel.messages import ImageBlock, TextBlock, ToolSpec, ToolUseBlock
+from stateact.kernel.tools.schema import compact_schema
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,7 @@ class ToolResult:
 
     def blocks(self) -> list[TextBlock | ImageBlock]:
         out: list[TextBlock | ImageBlock] = [TextBlock(text=self.text or "(no output)")]
-        out.extend(ImageBlock.from_bytes(img) for img in self.images)
+        out.extend(ImageBlock.from_bytes(img, media_type(img)) for img in self.images)
         return out
 
 
@@ -56,8 +58,7 @@ class Tool(ABC, Generic[InputT]):
     does not run it after a call of the same turn that failed or met a setback."""
 
     def spec(self) -> ToolSpec:
-        schema = self.Input.model_json_schema()
-        schema.pop("title", None)
+        schema = compact_schema(self.Input.model_json_schema())
         return ToolSpec(name=self.name, description=self.description, input_schema=schema)
 
     def invoke(self, call: ToolUseBlock) -> ToolResult:

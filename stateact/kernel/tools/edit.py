@@ -2,7 +2,9 @@
 
 Files are read and written through the sandbox, so the tool works on any
 backend. `EditTool(context, read_only=True)` offers only `view` (for agents
-that must not change anything, such as the finish gate).
+that must not change anything, such as the finish gate). `view` also shows an
+image file as a picture (its type sniffed from its bytes) and a PDF's text,
+one page as a picture on request: a scan is state in a file, read without the screen.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from stateact.kernel import settings
+from stateact.kernel.images import ImageError, ModelImage, image_format, model_image
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
+from stateact.kernel.tools.pdf_view import PdfError, is_pdf, pdf_page_picture, pdf_text
 from stateact.kernel.tools.prompts import load_prompt
 from stateact.sandbox.base import SandboxError
 
@@ -32,20 +36,19 @@ class IsDirectory(EditError):
 
 
 class ViewInput(BaseModel):
-    command: Literal["view"] = Field(description="The operation.")
+    command: Literal["view"]
     path: str = Field(description="Absolute path of a file or directory.")
     view_range: list[int] | None = Field(
         default=None,
         min_length=2,
         max_length=2,
-        description="view: [start, end] line numbers, 1-based and inclusive; end -1 = to the end.",
+        description="view: [start, end] line numbers (of a PDF: pages; [n, n] also shows page n as a "
+        "picture), 1-based and inclusive; end -1 = to the end.",
     )
 
 
 class EditInput(ViewInput):
-    command: Literal["view", "create", "str_replace", "insert", "undo_edit"] = Field(  # type: ignore[assignment]
-        description="The operation."
-    )
+    command: Literal["view", "create", "str_replace", "insert", "undo_edit"]  # type: ignore[assignment]
     file_text: str | None = Field(default=None, description="create: the content of the new file.")
     old_str: str | None = Field(default=None, description="str_replace: the exact text to replace.")
     new_str: str | None = Field(
@@ -75,7 +78,7 @@ class EditTool(Tool[EditInput]):
         try:
             path = self._checked_path(params.path)
             if params.command == "view":
-                return ToolResult(text=self._view(path, params.view_range))
+                return self._view(path, params.view_range)
             if self.read_only:
                 raise EditError("This editor is read-only: only `view` is available.")
             operation = {
@@ -87,6 +90,8 @@ class EditTool(Tool[EditInput]):
             return ToolResult(text=operation(path, params))
         except EditError as exc:
             return ToolResult.error(str(exc))
+        except (ImageError, PdfError) as exc:
+            return ToolResult.error(f"Could not show {params.path}: {exc}.")
         except SandboxError as exc:  # the sandbox could not look (its file helper died, a timeout)
             return ToolResult.error(f"`{params.command}` of {params.path} failed: {exc}")
 
@@ -113,13 +118,7 @@ class EditTool(Tool[EditInput]):
     def _read_text(self, path: str) -> tuple[str, bytes]:
         """The file as text (CRLF line ends read as `\\n` when every line has one), and its raw bytes."""
         data = self._read_bytes(path)
-        if b"\0" in data[:BINARY_SNIFF_BYTES]:
-            raise EditError(_not_text(path, "is a binary file"))
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise EditError(_not_text(path, "is not UTF-8 text")) from None
-        return (text.replace("\r\n", "\n") if _uses_crlf(data) else text), data
+        return _as_text(path, data), data
 
     def _write(self, path: str, text: str, previous: bytes | None) -> None:
         """Write `text` (keeping CRLF line ends if the file had them) and remember `previous` for undo."""
@@ -139,38 +138,22 @@ class EditTool(Tool[EditInput]):
             raise EditError(f"Could not write {path}: {exc}") from None
 
     # -- view ------------------------------------------------------------------------
-    def _view(self, path: str, view_range: list[int] | None) -> str:
+    def _view(self, path: str, view_range: list[int] | None) -> ToolResult:
         try:
-            text, _ = self._read_text(path)
+            data = self._read_bytes(path)
         except IsDirectory:
             if view_range is not None:
                 raise EditError(f"{path} is a directory; view_range applies to files only.") from None
-            return self._view_dir(path)
-        lines = split_lines(text)
-        if not lines:
-            return f"{path} is empty."
-        start, end = 1, len(lines)
-        if view_range is not None:
-            start, end = view_range
-            end = len(lines) if end == -1 else min(end, len(lines))
-            if not 1 <= start <= len(lines):
-                raise EditError(f"view_range start {start} is outside the file's lines 1-{len(lines)}.")
-            if end < start:
-                raise EditError(f"view_range end {view_range[1]} is before its start {start}.")
-        shown = numbered(lines[start - 1 : end], start)
-        if len(shown) <= settings.EDITOR_VIEW_CAP_CHARS:
-            return shown
-        cut = shown[: settings.EDITOR_VIEW_CAP_CHARS]
-        complete = cut.count("\n")
-        last = start + complete - 1
-        if complete:
-            cut = cut[: cut.rfind("\n")]
-            note = (
-                f"view cut after line {last} of {len(lines)}: use view_range [{last + 1}, {end}] for the rest"
-            )
-        else:
-            note = f"line {start} alone is longer than {settings.EDITOR_VIEW_CAP_CHARS} characters; use bash to read it in parts"
-        return f"{cut}\n[{note}]"
+            return ToolResult(text=self._view_dir(path))
+        if image_format(data) is not None:
+            try:
+                return _view_image(path, model_image(data), view_range)
+            except ImageError:
+                if not data.startswith(b"BM"):  # else a text file that happens to start with "BM"
+                    raise
+        if is_pdf(data):
+            return _view_pdf(path, data, view_range)
+        return ToolResult(text=_view_text(path, _as_text(path, data), view_range))
 
     def _view_dir(self, path: str) -> str:
         listing = self.context.sandbox.run(
@@ -274,6 +257,63 @@ class EditTool(Tool[EditInput]):
         return f"Edited {path}. Lines {start}-{end} now read:\n{snippet}\nCheck the change; `undo_edit` reverts it."
 
 
+def _view_text(path: str, text: str, view_range: list[int] | None) -> str:
+    lines = split_lines(text)
+    if not lines:
+        return f"{path} is empty."
+    start, end = 1, len(lines)
+    if view_range is not None:
+        start, end = view_range
+        end = len(lines) if end == -1 else min(end, len(lines))
+        if not 1 <= start <= len(lines):
+            raise EditError(f"view_range start {start} is outside the file's lines 1-{len(lines)}.")
+        if end < start:
+            raise EditError(f"view_range end {view_range[1]} is before its start {start}.")
+    shown = numbered(lines[start - 1 : end], start)
+    if len(shown) <= settings.EDITOR_VIEW_CAP_CHARS:
+        return shown
+    cut = shown[: settings.EDITOR_VIEW_CAP_CHARS]
+    complete = cut.count("\n")
+    last = start + complete - 1
+    if complete:
+        cut = cut[: cut.rfind("\n")]
+        note = f"view cut after line {last} of {len(lines)}: use view_range [{last + 1}, {end}] for the rest"
+    else:
+        note = f"line {start} alone is longer than {settings.EDITOR_VIEW_CAP_CHARS} characters; use bash to read it in parts"
+    return f"{cut}\n[{note}]"
+
+
+def _view_image(path: str, shown: ModelImage, view_range: list[int] | None) -> ToolResult:
+    """The picture itself, scaled to the model's limits, under a line saying what it is."""
+    if view_range is not None:
+        raise EditError(f"{path} is an image; view_range applies to text files and PDF pages.")
+    return ToolResult(text=f"{path}: {shown.describe()}.", images=(shown.data,))
+
+
+def _view_pdf(path: str, data: bytes, view_range: list[int] | None) -> ToolResult:
+    """The text of the PDF's pages with their layout; with view_range [n, n] page n as a picture too."""
+    first, last = view_range or (1, None)
+    text = f"{path}: PDF, text with layout.\n{pdf_text(data, first, last)}"
+    if view_range is None or first != last:
+        return ToolResult(text=text)
+    picture = pdf_page_picture(data, first)
+    return ToolResult(
+        text=f"{text}\n[page {first} shown as a picture, {picture.size[0]}x{picture.size[1]}]",
+        images=(picture.data,),
+    )
+
+
+def _as_text(path: str, data: bytes) -> str:
+    """The bytes as text (CRLF line ends read as `\\n` when every line has one); EditError if binary."""
+    if b"\0" in data[:BINARY_SNIFF_BYTES]:
+        raise EditError(_not_text(path, "is a binary file"))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise EditError(_not_text(path, "is not UTF-8 text")) from None
+    return text.replace("\r\n", "\n") if _uses_crlf(data) else text
+
+
 def split_lines(text: str) -> list[str]:
     """Lines split at `\\n` only; a final newline does not start another line."""
     if not text:
@@ -311,6 +351,6 @@ def _uses_crlf(data: bytes) -> bool:
 
 def _not_text(path: str, what: str) -> str:
     return (
-        f"{path} {what}; the editor handles UTF-8 text only. Inspect it with bash instead "
+        f"{path} {what}; the editor shows UTF-8 text, images and PDFs. Inspect it with bash instead "
         "(`file`, `xxd | head`, or python: openpyxl, python-docx, python-pptx for office documents)."
     )
