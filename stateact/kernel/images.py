@@ -10,7 +10,7 @@ import io
 import math
 from dataclasses import dataclass
 
-from PIL import Image
+from PIL import Image, UnidentifiedImageError
 
 from stateact.kernel import settings
 
@@ -105,7 +105,7 @@ def model_image(data: bytes, max_edge: int = settings.MODEL_IMAGE_MAX_EDGE) -> M
         )
     except ImageError:
         raise
-    except Image.UnidentifiedImageError:
+    except UnidentifiedImageError:
         raise ImageError(
             f"it starts like a {kind} image but could not be decoded: damaged or cut short"
         ) from None
