@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from stateact.evals.running.runner import run_task_file
 from stateact.sandbox.local import LocalSandbox
-from tests.support.osworld_agent import scripted_agent
+from tests.support.osworld_agent import run_scripted_task
 
 pytestmark = pytest.mark.apps
 
@@ -54,15 +53,8 @@ def run(tmp_path: Path, commands: list[str]) -> tuple[float | None, str]:
     task.parent.mkdir(parents=True)
     task.write_text(json.dumps(DELETE_ON_CLOSE))
     with LocalSandbox(tmp_path / "home", display=True, isolation="bwrap") as sandbox:
-        outcome = run_task_file(
-            task,
-            sandbox,
-            scripted_agent(tmp_path / "runs", commands),
-            tmp_path / "cache",
-            tmp_path / "results",
-        )
+        outcome = run_scripted_task(task, sandbox, tmp_path, commands)
         stopped = sandbox.run("sleep 8; pkill chrome; sleep 3; pgrep -x chromium || echo stopped").stdout
-    assert outcome.failure is None, outcome.failure
     return outcome.score, stopped
 
 

@@ -18,7 +18,7 @@ from stateact.evals.reports.comparison import summarize
 from stateact.evals.reports.task_metrics import collect_metrics
 from stateact.evals.running.runner import run_task_file
 from stateact.sandbox.local import LocalSandbox
-from tests.support.osworld_agent import scripted_agent
+from tests.support.osworld_agent import run_scripted_task, scripted_agent
 from tests.support.osworld_vm_server import served_vm
 
 IMAGE_TASKS = Path(__file__).parent / "fixtures" / "vm_image"
@@ -171,15 +171,7 @@ def test_a_task_whose_agent_saved_and_closed_the_app_is_scored(tmp_path):
         },
     }))  # fmt: skip
     with LocalSandbox(tmp_path / "home", display=True) as sandbox:
-        outcome = run_task_file(
-            task,
-            sandbox,
-            scripted_agent(tmp_path / "runs", SAVE_AND_CLOSE),
-            tmp_path / "cache",
-            tmp_path / "results",
-            model="scripted:x",
-        )
-    assert outcome.failure is None, outcome.failure
+        outcome = run_scripted_task(task, sandbox, tmp_path, SAVE_AND_CLOSE, model="scripted:x")
     assert outcome.score == 1.0
     [degraded] = json.loads((outcome.result_dir / "score.json").read_text())["setup_degraded"]
     assert degraded.startswith(f"activate_window: no window {window!r}")

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from stateact.evals.osworld.getters_vm import VIDEO_TYPES
-from stateact.evals.running.runner import run_task_file
 from stateact.sandbox.local import LocalSandbox
-from tests.support.osworld_agent import scripted_agent
+from tests.support.osworld_agent import run_scripted_task
 
 pytestmark = [pytest.mark.apps, pytest.mark.slow]
 
@@ -46,14 +45,7 @@ def run(tmp_path: Path, task: dict, commands: list[str]) -> float | None:
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(task))
     with LocalSandbox(tmp_path / "home", display=True, isolation="bwrap") as sandbox:
-        outcome = run_task_file(
-            path,
-            sandbox,
-            scripted_agent(tmp_path / "runs", commands),
-            tmp_path / "cache",
-            tmp_path / "results",
-        )
-    assert outcome.failure is None, outcome.failure
+        outcome = run_scripted_task(path, sandbox, tmp_path, commands)
     return outcome.score
 
 

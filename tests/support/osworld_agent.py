@@ -5,9 +5,11 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
+from stateact.evals.running.runner import TaskOutcome, run_task_file
 from stateact.kernel.loop import AgentLoop, LoopSpec
 from stateact.kernel.meter import Meter
 from stateact.kernel.models.scripted import ScriptedProvider
@@ -82,3 +84,15 @@ def scripted_agent(runs_root: Path, commands: list[str], infeasible: bool = Fals
 
 RunAgent = Callable[[str, Sandbox], Path]
 __all__ = ["RunAgent", "scripted_agent"]
+
+
+def run_scripted_task(
+    task: Path, sandbox: Sandbox, work: Path, commands: list[str], **options: Any
+) -> TaskOutcome:
+    """`task` run end to end on `sandbox` by `scripted_agent` making `commands`, with its runs, cache and
+    results folders under `work`; a harness failure fails the test."""
+    outcome = run_task_file(
+        task, sandbox, scripted_agent(work / "runs", commands), work / "cache", work / "results", **options
+    )
+    assert outcome.failure is None, outcome.failure
+    return outcome
