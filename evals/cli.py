@@ -335,7 +335,9 @@ def run_command(
         raise typer.Exit(2) from None
     if isolation == "none" and not slots:
         errors.print(f"[yellow]warning:[/yellow] {NO_ISOLATION_WARNING}")
-    for note in relay_notes({"main": model, **role_options.models()}):
+    for note in relay_notes(
+        {"main": None if model == settings.REFERENCE_MODEL else model, **role_options.models()}
+    ):
         say(note)
     if cache is None:
         build_fixtures(options.cache)

@@ -2,7 +2,7 @@
 
 A path the agent names (the editor's, a plan item's evidence, the gate's, a setup step's, a download's)
 must reach only what the agent could reach itself. So the harness never opens such a path on the host:
-a helper process started in the sandbox (sandbox/file_helper.py), with the sandbox's namespaces, user and
+a helper process started in the sandbox (the toolkit's `_file_helper.py`), with the sandbox's namespaces, user and
 limits, opens it. Symlinks and `..` resolve as they do for the sandbox's own processes; a read-only
 system folder stays read-only; a file the sandbox user cannot read stays unreadable; a FIFO, socket or
 device is refused. Each operation is bounded by `FILE_OP_TIMEOUT_S`: a helper that does not answer in
@@ -23,11 +23,10 @@ from collections.abc import Callable
 from typing import Any
 
 from stateact.sandbox.base import SandboxError
-from stateact.sandbox.file_helper import SOURCE
 from stateact.sandbox.settings import FILE_OP_TIMEOUT_S, FILE_READ_CAP_BYTES
 
-HELPER_ARGS = ("-I", "-S", "-c", SOURCE)
-"""The helper's arguments after the sandbox's Python: isolated mode, no site packages."""
+HELPER_SCRIPT = "_file_helper.py"
+"""The helper's program, in the office toolkit's folder (sandbox/toolkit/bin), which every sandbox sees."""
 MISSING = "missing"
 
 
@@ -38,9 +37,10 @@ class NotRegularFile(SandboxError):
 class SandboxFiles:
     """File operations inside one sandbox, through a helper `start` launches there (one at a time)."""
 
-    def __init__(self, start: Callable[[list[str]], subprocess.Popen], python: str) -> None:
+    def __init__(self, start: Callable[[list[str]], subprocess.Popen], python: str, toolkit_dir: str) -> None:
         self._start = start
-        self._argv = [python, *HELPER_ARGS]
+        self._argv = [python, "-I", "-S", f"{toolkit_dir}/{HELPER_SCRIPT}"]
+        """Isolated mode and no site packages: the helper needs the standard library only."""
         self._helper: subprocess.Popen | None = None
         self._lock = threading.Lock()
 

@@ -120,7 +120,7 @@ class LocalSandbox(Sandbox):
         self._display = XDisplay(size, window_manager) if display else None
         self._shells: list[BashSession] = []
         self._launched: list[subprocess.Popen] = []
-        self._files = SandboxFiles(self._start_file_helper, self._python())
+        self._files = SandboxFiles(self._start_file_helper, self._python(), self.toolkit_dir)
         self._guard: Guard | None = None
         self._helpers_lock = threading.Lock()
         self.env: dict[str, str] = {}

@@ -160,10 +160,10 @@ def test_files_written_for_the_agent_are_the_sandbox_users(box):
 
 def test_a_helper_the_agent_kills_or_stops_is_replaced(box, monkeypatch):
     box.write_file("~/x.txt", b"one")
-    assert box.run("pkill -KILL -f 'stateact file helper'").ok
+    assert box.run("pkill -KILL -x stateact-files").ok
     assert box.read_file("~/x.txt") == b"one"
     monkeypatch.setattr(file_access, "FILE_OP_TIMEOUT_S", 1.0)
-    assert box.run("pkill -STOP -f 'stateact file helper'").ok
+    assert box.run("pkill -STOP -x stateact-files").ok
     with pytest.raises(SandboxError, match="did not finish within 1s"):
         box.read_file("~/x.txt")
     assert box.read_file("~/x.txt") == b"one"
@@ -210,7 +210,7 @@ def test_the_editor_answers_with_an_error_when_the_sandbox_cannot_look(tmp_path,
         twice = invoke(editor, command="str_replace", path="/home/user/a.txt", old_str="x", new_str="y")
         assert "starting at lines 1, 2" in twice.text
         monkeypatch.setattr(file_access, "FILE_OP_TIMEOUT_S", 1.0)
-        assert context.sandbox.run("pkill -STOP -f 'stateact file helper'").ok
+        assert context.sandbox.run("pkill -STOP -x stateact-files").ok
         stuck = invoke(editor, command="create", path="/home/user/b.txt", file_text="x")
         assert stuck.is_error and "did not finish within 1s" in stuck.text, stuck.text
         assert not invoke(editor, command="create", path="/home/user/b.txt", file_text="x").is_error

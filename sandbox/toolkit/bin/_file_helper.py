@@ -1,23 +1,29 @@
-"""The program of the file helper: a small stdlib-only Python loop that runs inside a sandbox.
+"""The harness's file helper: its file operations on a sandbox's paths, done inside it as its user.
 
-`SOURCE` is run there as `python3 -I -S -c SOURCE` (sandbox/file_access.py starts it) so that every file
-operation the harness does on a path the agent controls sees the sandbox's file system, follows its
-symlinks as the sandbox resolves them, and has the sandbox user's rights. It reads requests from its
+Started by sandbox/file_access.py as `python3 -I -S _file_helper.py` inside the sandbox (its namespaces,
+user and limits), so every path resolves as the sandbox's own processes see it. It reads requests on its
 standard input and answers on its standard output, one at a time:
 
     request:  a JSON line {"op": "read"|"write"|"kind", "path": ..., "size": N, "limit": N}, then N bytes
     answer:   a JSON line {"ok": true, "size": N, "kind": ...}, then N bytes;
-              or {"ok": false, "errno": E, "message": ...}
+              or {"ok": false, "errno": E, "message": ...} (or "refused": true)
 
 Only regular files are read or written: a FIFO, socket or device is refused without being opened for
-blocking I/O (opened with O_NONBLOCK, then checked with fstat), so a planted FIFO cannot block it.
+blocking I/O (opened with O_NONBLOCK, then checked with fstat). Standard library only; it names itself
+`stateact-files` so `ps` says what it is.
 """
 
-SOURCE = r"""
-# stateact file helper: the harness's file operations, done as this sandbox's user
-import errno, json, os, stat, sys
+import contextlib
+import ctypes
+import errno
+import json
+import os
+import stat
+import sys
 
 IN, OUT = sys.stdin.buffer, sys.stdout.buffer
+PROCESS_NAME = b"stateact-files"
+PR_SET_NAME = 15
 KINDS = {
     stat.S_IFIFO: "a FIFO (named pipe)",
     stat.S_IFSOCK: "a socket",
@@ -67,7 +73,9 @@ def read(request):
     try:
         size = os.fstat(fd).st_size
         if size > request["limit"]:
-            raise Refused("%s is %d bytes, more than the %d the harness reads" % (request["path"], size, request["limit"]))
+            raise Refused(
+                f"{request['path']} is {size} bytes, more than the {request['limit']} the harness reads"
+            )
         chunks, total = [], 0
         while total <= request["limit"]:
             chunk = os.read(fd, 1 << 20)
@@ -76,7 +84,7 @@ def read(request):
             chunks.append(chunk)
             total += len(chunk)
         if total > request["limit"]:
-            raise Refused("%s grew past the %d bytes the harness reads" % (request["path"], request["limit"]))
+            raise Refused(f"{request['path']} grew past the {request['limit']} bytes the harness reads")
         return {}, b"".join(chunks)
     finally:
         os.close(fd)
@@ -87,7 +95,9 @@ def make_parents(folder):
         os.makedirs(folder, exist_ok=True)
     except FileExistsError as exc:
         blocking = exc.filename or folder
-        raise Refused(blocking + " is in the way: it is a file, or a link to nothing, where a folder is needed") from None
+        raise Refused(
+            blocking + " is in the way: it is a file, or a link to nothing, where a folder is needed"
+        ) from None
 
 
 def write(request, data):
@@ -99,7 +109,7 @@ def write(request, data):
         os.ftruncate(fd, 0)
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
     return {}, b""
@@ -125,6 +135,12 @@ def answer(header, data=b""):
     OUT.flush()
 
 
+def name_process():
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(PR_SET_NAME, PROCESS_NAME, 0, 0, 0)
+
+
+name_process()
 while True:
     line = IN.readline()
     if not line:
@@ -143,4 +159,3 @@ while True:
         answer({"ok": False, "refused": True, "message": str(exc)})
     except OSError as exc:
         answer({"ok": False, "errno": exc.errno or 0, "message": exc.strerror or str(exc)})
-"""
