@@ -99,7 +99,11 @@ def test_scripted_user_answers_in_order_and_show_and_traj_rows_carry_them(tmp_pa
     done = stateact_in_process(*args, cwd=tmp_path, monkeypatch=monkeypatch)
     assert done.returncode == 0, done.stdout + done.stderr
     run_dir = the_run(tmp_path)
-    assert answers(run_dir) == [("blue", "scripted"), ("navy blue, not royal", "scripted"), (None, "scripted")]
+    assert answers(run_dir) == [
+        ("blue", "scripted"),
+        ("navy blue, not royal", "scripted"),
+        (None, "scripted"),
+    ]
     config = json.loads((run_dir / "config.json").read_text())
     assert config["user"] == f"scripted:{user}"
 
@@ -279,7 +283,11 @@ def test_a_resumed_run_keeps_its_questions_and_answers(tmp_path):
     assert stopped.status == "budget"
     done = resume(Path(stopped.run_dir), max_turns=4)
     assert done.status == "finished", done.text
-    assert answers(Path(done.run_dir)) == [("first", "scripted"), ("second", "scripted"), ("third", "scripted")]
+    assert answers(Path(done.run_dir)) == [
+        ("first", "scripted"),
+        ("second", "scripted"),
+        ("third", "scripted"),
+    ]
 
 
 def test_the_gate_sees_the_users_answers_as_clarifications_of_the_instruction(tmp_path):
