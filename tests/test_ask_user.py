@@ -63,6 +63,19 @@ def run_args(tmp_path: Path, main: Path, *extra: str) -> list[str]:
     ]
 
 
+def run_config(tmp_path: Path, main: Path, **more: object) -> RunConfig:
+    """The in-process run of `run_args`, with `more` settings."""
+    return RunConfig(
+        instruction=INSTRUCTION,
+        models=RoleModels(main=f"scripted:{main}"),
+        harness="no-verify",
+        display=False,
+        isolation="none",
+        runs_root=tmp_path / "runs",
+        **more,
+    )
+
+
 def the_run(tmp_path: Path) -> Path:
     (run_dir,) = (tmp_path / "runs").iterdir()
     return run_dir
@@ -136,15 +149,7 @@ def test_bad_user_arguments_are_refused_before_anything_starts(tmp_path, monkeyp
 def test_relay_user_answers_in_the_relay_folder(tmp_path):
     folder = tmp_path / "relay"
     main = script(tmp_path, [ask(), finish(expect={"contains": "The user answered:\nteal"})])
-    config = RunConfig(
-        instruction=INSTRUCTION,
-        models=RoleModels(main=f"scripted:{main}"),
-        harness="no-verify",
-        display=False,
-        isolation="none",
-        runs_root=tmp_path / "runs",
-        user=f"relay:{folder}",
-    )
+    config = run_config(tmp_path, main, user=f"relay:{folder}")
     answered: list[str] = []
 
     def person() -> None:
@@ -269,17 +274,7 @@ def test_a_resumed_run_keeps_its_questions_and_answers(tmp_path):
             finish(expect={"contains": "third"}),
         ],
     )
-    config = RunConfig(
-        instruction=INSTRUCTION,
-        models=RoleModels(main=f"scripted:{main}"),
-        harness="no-verify",
-        display=False,
-        isolation="none",
-        runs_root=tmp_path / "runs",
-        max_turns=2,
-        user=f"scripted:{user}",
-    )
-    stopped = execute(config)
+    stopped = execute(run_config(tmp_path, main, max_turns=2, user=f"scripted:{user}"))
     assert stopped.status == "budget"
     done = resume(Path(stopped.run_dir), max_turns=4)
     assert done.status == "finished", done.text
