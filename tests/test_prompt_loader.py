@@ -15,15 +15,17 @@ from stateact.gate.judge.evidence import Evidence
 from stateact.gate.judge.judge import judge_prompt, judge_request
 from stateact.gate.review.finish_gate import FinishGate
 from stateact.kernel.context import compaction
+from stateact.kernel.events import UserAnswer, UserQuestion
 from stateact.kernel.loop import TEXT_REPLY_NUDGE
 from stateact.kernel.messages import ToolSpec
-from stateact.kernel.prompts import render_main_prompt
+from stateact.kernel.prompts import read_prompt, render_main_prompt
 from stateact.kernel.prompts.app_priors import APP_PRIORS
 from stateact.kernel.prompts.loader import PromptError, render_prompt, render_text
 from stateact.kernel.tools.bash import BashTool
 from stateact.kernel.tools.edit import EditTool
 from stateact.kernel.tools.plan import PlanTool
 from stateact.kernel.tools.prompts import load_prompt
+from stateact.kernel.users import USER_ROLE
 from stateact.subagents import web
 from stateact.subagents.action_formats import format_prompt
 from stateact.subagents.action_formats.qwen import tools_section
@@ -86,7 +88,10 @@ def rendered_by_their_readers(tmp_path: Path) -> dict[str, str]:
         "plan": PlanTool.description,
     }
     texts |= {"judge": judge_prompt(2), "candidates": judge_request("Do it.", {1: Evidence("finished")})}
+    texts["user"] = read_prompt(USER_ROLE, {"persona"}, persona="Dana")
     with run_context(tmp_path) as context:
+        context.log.emit(UserQuestion(question="Which one?"))
+        context.log.emit(UserAnswer(answer="The first."))
         gate = FinishGate(context, task_started_at=1.0)
         texts["gate"] = gate._system_prompt({"read_page", "web_pages"})
         texts["gate task"] = gate._task_text([], "gate#1", ["a note"])

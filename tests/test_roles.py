@@ -69,7 +69,7 @@ def test_a_relay_is_filed_under_relay_whatever_its_folder() -> None:
 
 def test_every_role_has_a_model_field_and_the_main_model_fills_the_rest() -> None:
     models = RoleModels(main="scripted:quickstart", web=LOCAL)
-    assert set(role_names()) == {"main", "gui", "web", "gate", "compactor", "judge"}
+    assert set(role_names()) == {"main", "gui", "web", "gate", "compactor", "user", "judge"}
     assert models.spec_for("web") == LOCAL
     assert {models.spec_for(role) for role in role_names() if role != "web"} == {"scripted:quickstart"}
     assert models.others() == {role: (LOCAL if role == "web" else None) for role in other_roles()}

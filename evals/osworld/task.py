@@ -92,6 +92,34 @@ class Evaluator(BaseModel):
         return value if field == "options" and not value else None
 
 
+class UserPersona(BaseModel):
+    """The user a simulated user plays (`--user-model`): a task file's `user`, as an object of these
+    fields or as one text."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    persona: str = ""
+    """Who the user is."""
+    knows: list[str] = Field(default_factory=list)
+    wants: list[str] = Field(default_factory=list)
+    does_not_know: list[str] = Field(default_factory=list)
+    answers: str = ""
+    """How the user answers (brief, vague, only what is asked...)."""
+
+    def text(self) -> str:
+        """The persona as the simulated user's prompt gives it."""
+        parts = [self.persona] if self.persona else []
+        for title, items in (
+            ("You know", self.knows),
+            ("You want", self.wants),
+            ("You do not know", self.does_not_know),
+        ):
+            parts += [f"{title}:", *(f"- {item}" for item in items)] if items else []
+        if self.answers:
+            parts.append(f"How you answer: {self.answers}")
+        return "\n".join(parts)
+
+
 class Task(BaseModel):
     """An OSWorld task file."""
 
@@ -109,6 +137,18 @@ class Task(BaseModel):
     max_steps: int | None = Field(None, ge=1)
     """The main agent's step budget this task needs (a stateact field; OSWorld's files have none): a run
     of the task that sets no --max-steps uses it."""
+    user: UserPersona | None = None
+    """The user behind the task, for a simulated user (a stateact field; a text is its `persona`)."""
+
+    @field_validator("user", mode="before")
+    @classmethod
+    def _text_is_a_persona(cls, value: Any) -> Any:
+        return {"persona": value} if isinstance(value, str) else value
+
+    @property
+    def persona(self) -> str:
+        """The simulated user's persona ("": the task gives none)."""
+        return self.user.text() if self.user is not None else ""
 
     @field_validator("config", mode="before")
     @classmethod

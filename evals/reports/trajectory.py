@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from stateact.evals.running.results import ASK_USER
 from stateact.gate.events import GateVerdict
 from stateact.kernel.events import (
     Compaction,
@@ -30,6 +31,7 @@ from stateact.kernel.events import (
     Stall,
     ToolCall,
     ToolResultEvent,
+    UserAnswer,
     ignore_damaged,
     read_events,
     read_jsonl,
@@ -164,6 +166,9 @@ def _marker(event: Event) -> Step | None:
         return Step("gate", scope, title, detail=_findings(event), passed=passed)
     if isinstance(event, Stall):
         return Step("stall", scope, f"stall: {event.sign}", event.note)
+    if isinstance(event, UserAnswer):
+        answer = event.answer if event.answer is not None else f"(no answer: {event.reason})"
+        return Step("user", scope, f"the user answers ({event.answerer})", answer)
     if isinstance(event, ErrorEvent):
         return Step("error", scope, f"error: {event.error}", event.message, is_error=True)
     if isinstance(event, RunStart):
@@ -215,6 +220,9 @@ def _add_action(
     action = line.get("action")
     if isinstance(action, dict) and "tool" in action:
         title, body = str(action["tool"]), _format_input(action.get("input", {}))
+    elif action == ASK_USER:
+        title, body = "ask_user", str(line.get("question", ""))
+        info = {**info, "result": f"the user answered: {line.get('user_response')}"}
     else:
         title, body = "action", action if isinstance(action, str) else json.dumps(action)
     steps.append(

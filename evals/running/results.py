@@ -3,7 +3,7 @@
 `results/<harness>/<model>/<domain>/<task_id>/` holds `traj.jsonl` (one line
 per tool call of the main agent and of the subagents it delegated to, in the order the run made them:
 step_num, action_timestamp, action, response, reward, done, info (with the loop's `scope`),
-screenshot_file),
+screenshot_file; a question to the user is an `ASK_USER` action with its `question` and `user_response`),
 `<model>` is the main model, with a `+roles-HASH` suffix when other roles have their own models or
 settings (`model_key`). `step_<n>_<timestamp>.png` for steps whose result carried a screenshot,
 `recording.mp4` (the video of the display during the agent's run, when it was recorded; a resumed run's
@@ -29,10 +29,11 @@ from typing import Any
 
 from stateact.app.run import recording_files
 from stateact.evals.running.failures import TaskFailure
-from stateact.kernel.events import MessageEvent, ToolCall, ToolResultEvent, read_events
+from stateact.kernel.events import MessageEvent, ToolCall, ToolResultEvent, UserAnswer, read_events
 from stateact.kernel.messages import ImageBlock, Message
 from stateact.kernel.roles import MAIN
 from stateact.kernel.runtime import RoleModels
+from stateact.kernel.tools.ask_user import AskUserTool
 
 RELAY = "relay"
 RESULT_FILE = "result.txt"
@@ -128,6 +129,9 @@ def _stamp(epoch: float) -> str:
     return time.strftime("%Y%m%d@%H%M%S", time.localtime(epoch))
 
 
+ASK_USER = "ASK_USER"
+"""The `action` of a traj.jsonl line where the agent asked the user (OSWorld 2.0's): the line has the
+`question` and, once answered, the `user_response` (None: no one answered)."""
 WITHIN_STEP = "within_step"
 """The `info` key of a subagent's traj.jsonl line: the step_num of the main call it ran inside."""
 
@@ -180,12 +184,16 @@ def trajectory_steps(run_dir: Path) -> list[dict[str, Any]]:
                 "info": {"scope": scope},
                 "screenshot_file": None,
             }
+            if scope == MAIN and event.name == AskUserTool.name:
+                step.update(action=ASK_USER, question=event.input.get("question", ""))
             if scope == MAIN:
                 main_call = step
             elif main_call is not None:
                 within[id(step)] = main_call
             started.append(step)
             by_call[(scope, event.id)] = step
+        elif isinstance(event, UserAnswer) and main_call is not None and main_call["action"] == ASK_USER:
+            main_call["user_response"] = event.answer
         elif isinstance(event, ToolResultEvent) and (scope, event.id) in by_call:
             step = by_call[(scope, event.id)]
             step["info"].update(is_error=event.is_error, result=event.text)

@@ -419,7 +419,13 @@ def run_task(
 
     def run_agent(instruction: str, sandbox: Sandbox) -> Path:
         run = config.model_copy(
-            update={"instruction": instruction, "apps": apps, "task": task_run, "max_turns": max_turns}
+            update={
+                "instruction": instruction,
+                "apps": apps,
+                "task": task_run,
+                "max_turns": max_turns,
+                "persona": raw.persona,
+            }
         )
         if rollout and result_dir is not None:
             return run_rollout(

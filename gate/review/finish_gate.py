@@ -64,6 +64,7 @@ from stateact.kernel.models import ProviderError
 from stateact.kernel.prompts.loader import render_prompt
 from stateact.kernel.roles import numbered_scope
 from stateact.kernel.runtime import RunContext
+from stateact.kernel.tools.ask_user import clarifications, logged_exchanges
 from stateact.kernel.tools.base import Tool
 from stateact.kernel.tools.edit import EditTool
 
@@ -241,9 +242,12 @@ class FinishGate:
         briefs = fact_briefs(self.context.sandbox, self.context.task, facts)
         lines = [json.dumps(b, ensure_ascii=False) for b in briefs] or ["(no file paths named)"]
         recent, open_documents = self._home_state()
+        answers = clarifications(logged_exchanges(self.context.log.events_path))
         return render_prompt(
             PROMPTS / ("infeasible.md" if claim is not None else "task.md"),
+            {"clarifications"} if answers else set(),
             instruction=self.context.task,
+            clarifications=answers,
             claim=claim or "",
             facts="\n".join(lines),
             notes="\n".join(f"- {n}" for n in notes) or "(none)",

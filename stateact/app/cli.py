@@ -41,6 +41,12 @@ from stateact.sandbox.settings import (
 if TYPE_CHECKING:
     from stateact.app.run import RunResult
 
+USER_HELP = (
+    "Who answers the agent's questions (ask_user): terminal (the default when stdin is a terminal), "
+    "scripted:FILE (a JSON list of answers), relay:DIR (answered in files: `stateact relay DIR`) or none. "
+    "--user-model SPEC instead makes a simulated user play the task file's persona."
+)
+
 app = typer.Typer(
     cls=group_with_renames(RUN_RENAMES),
     add_completion=False,
@@ -101,6 +107,7 @@ def run(
     watch: Annotated[
         bool, typer.Option(help="Serve the live view of the run on loopback while it runs (see `watch`).")
     ] = False,
+    user: Annotated[str | None, typer.Option(help=USER_HELP)] = None,
 ) -> None:
     """Run one task and save its trajectory, cost and verdict in a run folder.
 
@@ -113,6 +120,7 @@ def run(
     """
     from stateact.app.progress import ProgressPrinter
     from stateact.app.run import execute, new_run_id, run_dir_of
+    from stateact.app.users import check_user, interactive_default
     from stateact.app.watch import live_view
 
     if (instruction is None) == (task is None):
@@ -123,6 +131,9 @@ def run(
         specs = {"main": model, **role_options.models()}
         check_budgets(max_steps, max_usd, max_minutes)
         check_models(specs.values())
+        check_user(user)
+        if user is not None and specs.get("user"):
+            raise ValueError("give --user or --user-model, not both (--user-model is a simulated user)")
         get_variant(harness)
         check_folder_can_be_made(runs_root, "--runs-root")
         if task is not None:
@@ -148,6 +159,7 @@ def run(
             max_seconds=max_minutes * 60,
             run_id=new_run_id(),
             record=record,
+            user=interactive_default(user, bool(specs.get("user")), role_options.best_of),
         )
         for warning in settings_warnings(specs, role_settings):
             errors.print(f"[yellow]warning:[/yellow] {escape(warning)}")

@@ -89,6 +89,11 @@ class RunConfig(BaseModel):
     apps: list[str] = Field(default_factory=list)
     """The task's applications (an OSWorld task file's `related_apps`); they pick the app priors of the
     main prompt, with the instruction's words and the windows open at the start."""
+    user: str | None = None
+    """Who answers the agent's `ask_user` (`stateact.app.users`): `terminal`, `scripted:FILE`,
+    `relay:DIR`, `none`; None: nobody. A model for the `user` role (`--user-model`) wins: a simulated user."""
+    persona: str = ""
+    """The simulated user's persona (a task file's `user`); "": it knows only the instruction."""
     labels: dict[str, str] = Field(default_factory=dict)
     """Free-form tags (suite, task id) carried into results."""
     task: TaskRun | None = None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from stateact.app.variants import HarnessVariant
 from stateact.gate.review import FinishGate
@@ -15,6 +15,7 @@ from stateact.kernel.prompts import render_main_prompt
 from stateact.kernel.prompts.app_priors import open_window_titles, select_priors
 from stateact.kernel.roles import subagent_roles
 from stateact.kernel.runtime import RunContext
+from stateact.kernel.tools.ask_user import NOBODY, AskUserTool, User
 from stateact.kernel.tools.base import Tool
 from stateact.kernel.tools.bash import BashTool
 from stateact.kernel.tools.edit import EditTool
@@ -27,12 +28,14 @@ def build_main_loop(
     context: RunContext,
     variant: HarnessVariant,
     budget: Budget,
-    past_events: Iterable[Event] = (),
+    past_events: Sequence[Event] = (),
     task_apps: Sequence[str] = (),
+    user: User = NOBODY,
 ) -> AgentLoop:
     """The top-level agent of a run for a harness variant.
 
-    `past_events` (a resumed run's log) gives the gate back its used rounds;
+    `past_events` (a resumed run's log) gives the gate back its used rounds and `ask_user` the questions
+    asked and answered; `user` answers `ask_user` (`stateact.app.users`);
     `task_apps` (a task file's `related_apps`) with the task's words and the open windows pick the
     app priors of the prompt. The main agent gets the delegate tool of every registered subagent role
     the variant keeps (`stateact.kernel.roles.subagent_roles`); the web subagent's browser is where the
@@ -51,6 +54,7 @@ def build_main_loop(
         plan_tool = PlanTool(context, Plan.load(context.run_dir / PLAN_FILE), checker)
         tools.append(plan_tool)
     tools += [role.delegate_tool(context) for role in subagent_roles() if variant.delegates_to(role.name)]
+    tools.append(AskUserTool(context, user, past_events))
     gate = None
     if variant.gate:
         gate = FinishGate(context)

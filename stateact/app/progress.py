@@ -23,10 +23,11 @@ from stateact.kernel.events import (
     Stall,
     ToolCall,
     ToolResultEvent,
+    UserAnswer,
 )
 
 PREVIEW_CHARS = 100
-NOTEWORTHY = (ErrorEvent, GateVerdict, Compaction, Stall, GateViolation, SandboxWarning)
+NOTEWORTHY = (ErrorEvent, GateVerdict, Compaction, Stall, GateViolation, SandboxWarning, UserAnswer)
 """Events printed whole (a line with their fields)."""
 
 

@@ -16,6 +16,7 @@ from stateact.app.harness import build_main_loop
 from stateact.app.resume import ResumeError, RunState, load_run_state, restore_loop
 from stateact.app.signals import shielded
 from stateact.app.survival import CARRIED_TMP, carry_tmp, drop_staged_tmp, end_leftovers, resume_note
+from stateact.app.users import make_user
 from stateact.app.variants import get_variant
 from stateact.kernel.events import ErrorEvent, RunEnd, RunStart, SandboxWarning
 from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome
@@ -183,7 +184,9 @@ def _drive(
             context.dollar_budget(),
             config.max_seconds,
         )
-        loop = build_main_loop(context, variant, budget, state.events if state else (), task_apps=config.apps)
+        user = make_user(config.user, config.persona, config.models.others().get("user") is not None, context)
+        past = state.events if state else ()
+        loop = build_main_loop(context, variant, budget, past, task_apps=config.apps, user=user)
         if config.max_seconds is not None:  # as the main loop counts its time: from its start
             context.deadline = time.monotonic() - (state.elapsed_s if state else 0.0) + config.max_seconds
         if state is None:

@@ -18,6 +18,8 @@ from stateact.kernel.events import (
     Response,
     ToolCall,
     ToolResultEvent,
+    UserAnswer,
+    UserQuestion,
     read_events,
 )
 
@@ -67,6 +69,13 @@ def _render_event(event: Event, console: Console) -> None:
         text = event.message.text() if event.message.role == "assistant" else ""
         if text.strip():
             console.print(f"{seq} [magenta]{scope}[/magenta] says: {escape(preview(text, 300))}")
+    elif isinstance(event, UserQuestion):
+        console.print(
+            f"{seq} [cyan]{scope}[/cyan] asks the user ({event.answerer}): {escape(event.question)}"
+        )
+    elif isinstance(event, UserAnswer):
+        answer = event.answer if event.answer is not None else f"(no answer: {event.reason})"
+        console.print(f"      [green]the user answers[/green]: {escape(answer)}")
     elif not isinstance(event, Request | Response):
         detail = escape(preview(event.details(), 300))
         console.print(f"{seq} [yellow]{event.kind}[/yellow] [{scope}] {detail}")

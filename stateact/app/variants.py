@@ -61,7 +61,12 @@ VARIANTS: dict[str, HarnessVariant] = {
             "no-sustain", "without the plan and context management", plan=False, context_management=False
         ),
         HarnessVariant(
-            "bash-only", "bash and finish only", editor=False, plan=False, subagents=False, gate=False
+            "bash-only",
+            "bash, ask_user and finish only",
+            editor=False,
+            plan=False,
+            subagents=False,
+            gate=False,
         ),
         HarnessVariant(
             "pixel",

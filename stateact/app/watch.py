@@ -44,6 +44,8 @@ from stateact.kernel.events import (
     RunStart,
     ToolCall,
     ToolResultEvent,
+    UserAnswer,
+    UserQuestion,
     parse_event,
 )
 
@@ -86,6 +88,11 @@ def run_row(event: Any) -> dict[str, Any]:
         row["passed"] = event.passed
     elif isinstance(event, PlanEvent):
         row.update(title=f"plan {event.action}", items=event.items)
+    elif isinstance(event, UserQuestion):
+        row.update(title=f"question to the user ({event.answerer})", text=preview(event.question, ROW_CHARS))
+    elif isinstance(event, UserAnswer):
+        answer = event.answer if event.answer is not None else f"(no answer: {event.reason})"
+        row.update(title="the user's answer", text=preview(answer, ROW_CHARS))
     else:
         row["text"] = preview(event.details(), ROW_CHARS)
     return row

@@ -294,6 +294,28 @@ class FinishCalled(Event):
     infeasible: bool = False
 
 
+# -- the user -----------------------------------------------------------------------------------
+@register_event
+class UserQuestion(Event):
+    """The main agent asked the user (`ask_user`); `answerer` says who was to answer."""
+
+    kind: Literal["user_question"] = "user_question"
+    question: str
+    answerer: str = ""
+    """`terminal`, `scripted`, `relay`, `simulated` or `nobody`."""
+
+
+@register_event
+class UserAnswer(Event):
+    """The answer to the last `user_question`; None: no one answered (`reason` says why)."""
+
+    kind: Literal["user_answer"] = "user_answer"
+    answer: str | None = None
+    answerer: str = ""
+    reason: str = ""
+    seconds: float = 0.0
+
+
 def parse_event(record: Any, lenient: bool = False) -> Event:
     """The typed event of one decoded log line; a kind not registered gives an `Event`.
 

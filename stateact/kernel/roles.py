@@ -127,6 +127,13 @@ def subagent_roles() -> tuple[Role[Any], ...]:
 
 register_role(Role(MAIN))
 register_role(Role("compactor"))
+register_role(
+    Role(
+        "user",
+        model_help="Model spec of a simulated user, who answers the agent's `ask_user` questions as the "
+        "task file's persona (default: no simulated user).",
+    )
+)
 
 
 def role_of_scope(scope: str) -> str:

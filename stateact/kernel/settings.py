@@ -51,6 +51,14 @@ RELAY_TIMEOUT_S: float | None = None
 RELAY_TAIL_LINES = 60
 """Lines of the pending request that `stateact relay` shows."""
 
+# The user (`ask_user`)
+USER_ANSWER_TIMEOUT_S = 1800.0
+"""How long the person at the terminal may take to answer a question (the run's deadline may cut it)."""
+USER_MAX_USD = 0.5
+"""Dollars one answer of the simulated user may cost (within the run's budget)."""
+USER_MAX_SECONDS = 300.0
+"""Seconds one answer of the simulated user or a relay may take (the run's deadline may cut it)."""
+
 # Loop budgets
 MAIN_MAX_TURNS = 200
 MAIN_MAX_USD = 20.0
