@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from stateact.kernel import settings
-from stateact.kernel.loop import Budget, LoopSpec
+from stateact.kernel.loop import Budget, LoopOutcome, LoopSpec
 from stateact.kernel.models.base import ModelProvider
 from stateact.kernel.prompts import read_prompt
 from stateact.kernel.runtime import RunContext
@@ -85,7 +85,9 @@ class ModelUser:
                 context.seconds_left(settings.USER_MAX_SECONDS),
             ),
         )
-        outcome = context.loop(spec, model=self.model).run(user_request(context.task, earlier, question))
+        outcome: LoopOutcome = context.loop(spec, model=self.model).run(
+            user_request(context.task, earlier, question)
+        )
         if outcome.status != "replied" or not outcome.text.strip():
             return Reply(None, f"the {self.name} user gave no answer ({outcome.status}: {outcome.text})")
         return Reply(outcome.text.strip())

@@ -105,8 +105,8 @@ def clarifications(found: Iterable[Exchange]) -> str:
 class AskUserInput(BaseModel):
     question: str = Field(
         min_length=1,
-        description="One question, self-contained (the user does not see your work): what you need to "
-        "know, the options you found when there are some, and what you will do with each answer.",
+        description="One self-contained question (the user does not see your work), with the options "
+        "you found.",
     )
 
 
@@ -119,15 +119,12 @@ NO_ONE_TEXT = (
 class AskUserTool(Tool[AskUserInput]):
     name = "ask_user"
     description = (
-        "Ask the user who gave you the task one question, and wait for the answer. Ask only when the "
-        "machine's state cannot settle it and a wrong guess would cost the task: the instruction is "
-        "ambiguous between readings that give different results, the decision is the user's to make "
-        "(a preference, a choice between real options, consent to something destructive or "
-        "irreversible), or you need something only the user has (a password, a key, an account). "
-        "Do not ask what you can find out yourself (files, settings, documents, pages), to confirm a "
-        "plan, or for permission to do what the task says; look first, then ask once, precisely. "
-        "The user's answers count as part of the instruction. If no one can be asked, the tool says "
-        "so at once: then go on with your best reading."
+        "Ask the user who gave you the task one question and wait for the answer. Ask only when the "
+        "machine's state cannot settle it and a guess could cost the task: readings of the instruction "
+        "that give different results, a decision that is the user's (a preference, consent to something "
+        "irreversible), or what only the user has (a password, a key). Never ask what you can find out, "
+        "to confirm a plan, or for leave to do what the task says. Answers are part of the instruction; "
+        "if no one can be asked, the tool says so at once."
     )
     Input = AskUserInput
 
