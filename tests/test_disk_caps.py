@@ -39,6 +39,7 @@ def test_a_bad_size_is_refused_naming_the_forms(text):
 )
 def test_the_command_lines_refuse_a_bad_disk_cap_before_starting(tmp_path, monkeypatch, command, args):
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "none.json").write_text("[]")  # a script that exists: only the bad cap is wrong
     result = CliRunner().invoke(command, [*args, "--disk-tmp", "lots"], env={"COLUMNS": "200"})
     assert result.exit_code == ExitCode.USAGE, result.output
     assert "--disk-home/--disk-tmp: not a size: 'lots'" in " ".join(result.output.split())

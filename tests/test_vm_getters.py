@@ -24,6 +24,7 @@ from stateact.evals import settings
 from stateact.evals.osworld.cache import FileCache
 from stateact.evals.osworld.getters import GetterContext, fetch
 from stateact.evals.osworld.getters_time import resolve_relative_time
+from stateact.evals.osworld.getters_vm import VIDEO_TYPES
 from stateact.evals.osworld.setup import SetupContext, run_steps
 from stateact.evals.osworld.task import Getter, Step, TaskError
 from stateact.sandbox.base import SandboxUnsupported
@@ -146,9 +147,12 @@ def test_default_video_player_is_the_most_common_association(desktop, context):
     for app in ("vlc", "mpv"):  # xdg-mime names only installed applications
         entry = f"[Desktop Entry]\nType=Application\nName={app}\nExec=xmessage %f\n"
         desktop.write_file(f"~/.local/share/applications/{app}.desktop", entry.encode())
+    # vlc for all but one type, mpv for that one (the system's default player, Totem where installed,
+    # answers none of them)
+    (first, *rest) = VIDEO_TYPES
+    lines = [f"video/{first}=mpv.desktop", *(f"video/{name}=vlc.desktop" for name in rest)]
     desktop.write_file(
-        "~/.config/mimeapps.list",
-        b"[Default Applications]\nvideo/mp4=vlc.desktop\nvideo/webm=vlc.desktop\nvideo/x-matroska=mpv.desktop\n",
+        "~/.config/mimeapps.list", ("[Default Applications]\n" + "\n".join(lines) + "\n").encode()
     )
     assert get(context, "default_video_player") == "vlc.desktop\n"
 
