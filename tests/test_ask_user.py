@@ -146,6 +146,7 @@ def test_bad_user_arguments_are_refused_before_anything_starts(tmp_path, monkeyp
     assert not (tmp_path / "runs").exists()
 
 
+@pytest.mark.slow
 def test_relay_user_answers_in_the_relay_folder(tmp_path):
     folder = tmp_path / "relay"
     main = script(tmp_path, [ask(), finish(expect={"contains": "The user answered:\nteal"})])
@@ -170,6 +171,7 @@ def test_relay_user_answers_in_the_relay_folder(tmp_path):
     assert answers(Path(result.run_dir)) == [("teal", "relay")]
 
 
+@pytest.mark.slow
 def test_person_at_the_terminal_answers_through_a_pty(tmp_path):
     main = script(tmp_path, [ask(), finish(expect={"contains": "The user answered:\nmagenta"})])
     child = pexpect.spawn(

@@ -96,6 +96,7 @@ def check_command(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_check_prints_a_row_per_task_and_the_counts(suite, server, tmp_path):
     done = check_command(str(suite), "--cache", str(tmp_path / "cache"), "--json")
     assert done.returncode == 0, done.stderr
@@ -127,6 +128,7 @@ def test_check_prints_a_row_per_task_and_the_counts(suite, server, tmp_path):
     assert rows["needs-vm"]["lacks"][-1].startswith("needs a VM: the setup runs `sudo apt-get`")
 
 
+@pytest.mark.slow
 def test_csv_is_data_only_and_a_task_is_named_as_the_rows_name_it(suite, tmp_path):
     done = check_command(str(suite), "--cache", str(tmp_path), "--csv", "--task-id", "os/made-up-metric")
     assert done.returncode == 0, done.stderr
@@ -135,6 +137,7 @@ def test_csv_is_data_only_and_a_task_is_named_as_the_rows_name_it(suite, tmp_pat
     assert done.stderr.strip() == "scorable=0/1 local=0/1"
 
 
+@pytest.mark.slow
 def test_an_id_two_domains_use_is_refused_with_both_choices(tmp_path):
     root = tmp_path / "evaluation_examples"
     for domain in ("chrome", "thunderbird"):

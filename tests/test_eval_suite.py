@@ -54,6 +54,7 @@ def test_task_ids_are_unique_and_match_file_names() -> None:
 
 
 # -- fixtures ------------------------------------------------------------------------
+@pytest.mark.slow
 def test_fixture_generation_is_deterministic(tmp_path: Path, built_fixtures: Path) -> None:
     again = build_fixtures(tmp_path / "again")
     first = {path.name: path.read_bytes() for path in built_fixtures.iterdir()}

@@ -111,6 +111,7 @@ def test_unnamed_or_missing_sheets_say_so_and_show_every_candidate(sandbox, book
     assert "note" not in named and "more" not in named
 
 
+@pytest.mark.slow
 def test_truncated_cells_say_how_many_more(sandbox, book):
     big, after = shown(
         sandbox, book, "List the stock in A1:C40 of the Stock sheet. Then sum it in Summary!B1."

@@ -391,6 +391,7 @@ def test_the_inputs_under_a_folder_the_instruction_names_by_word_are_in_the_base
     assert f"~ changed: {logs / 'app-03.log'}" in text and "-ERROR day 3" in text
 
 
+@pytest.mark.slow
 def test_thousands_of_changed_cells_are_capped(sandbox, log):
     path = Path(sandbox.home) / "big.xlsx"
     write_book(path, {"Data": [[row * 10 + col for col in range(10)] for row in range(500)]})

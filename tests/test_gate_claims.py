@@ -30,6 +30,7 @@ def finish(tool: FinishTool, summary: str, infeasible: bool = True):
     )
 
 
+@pytest.mark.slow
 def test_false_infeasible_claim_is_sent_back(tmp_path, sandbox):
     memo = Path(sandbox.home) / "Documents" / "memo.txt"
     memo.parent.mkdir()
@@ -56,6 +57,7 @@ def test_false_infeasible_claim_is_sent_back(tmp_path, sandbox):
     assert start.infeasible_claim == claim
 
 
+@pytest.mark.slow
 def test_true_infeasible_claim_passes_and_ends_the_run_infeasible(tmp_path, sandbox):
     task = "Open ~/plan.frob in the program frobnicate-studio and export it as ~/plan.pdf."
     claim = f"frobnicate-studio is not installed and nothing else reads .frob files. {MARKER}"

@@ -43,6 +43,7 @@ def data_sheet(*rows: list):
     return wb, ws
 
 
+@pytest.mark.slow
 def test_spreadsheet_probe_reports_values_formulas_formats_and_charts(sandbox):
     path = Path(sandbox.home) / "book.xlsx"
     wb, ws = data_sheet(["Month", "Share"], ["Jan", 0.25])

@@ -156,6 +156,7 @@ def test_missing_toolkit_is_a_fact_not_a_finding(recalculated_book, sandbox, tmp
     }
 
 
+@pytest.mark.slow
 def test_workbook_without_formulas_is_not_recalculated(sandbox):
     path = Path(sandbox.home) / "plain.xlsx"
     wb = openpyxl.Workbook()

@@ -105,6 +105,7 @@ def test_names_are_the_functions_of_modules_that_import(osworld_python):
     assert "_private" not in names and "read_text" not in names
 
 
+@pytest.mark.slow
 def test_a_bridged_metric_scores_with_osworld_options(tmp_path, local, osworld_python, monkeypatch):
     monkeypatch.setenv(osworld_bridge.PYTHON_ENV, osworld_python)
     right = "printf 'Hello, World\\n' > ~/hello.txt"

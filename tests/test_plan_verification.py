@@ -154,6 +154,7 @@ def test_unknown_ids_and_missing_arguments_are_errors(ctx):
     assert tool.plan.get(1).status == "in_progress"
 
 
+@pytest.mark.slow
 def test_file_contains_reads_the_text_of_office_documents(ctx):
     import docx
     import pptx

@@ -434,6 +434,7 @@ def test_pending_never_names_a_request_whose_run_is_gone(tmp_path):
     assert pending_stem(tmp_path) is None  # `stateact relay` waits for a live run's request
 
 
+@pytest.mark.slow
 def test_a_relay_run_says_where_requests_appear_and_how_to_answer(tmp_path):
     relay = tmp_path / "relay"
     run = subprocess.Popen(

@@ -39,6 +39,7 @@ def run_script(tmp_path: Path, roles: dict, harness: str = "no-verify"):
     return execute(config)
 
 
+@pytest.mark.slow
 def test_a_script_that_meets_its_expectations_finishes(tmp_path):
     result = run_script(
         tmp_path,
@@ -53,6 +54,7 @@ def test_a_script_that_meets_its_expectations_finishes(tmp_path):
     assert result.status == "finished", result.text
 
 
+@pytest.mark.slow
 def test_an_undeclared_non_zero_exit_ends_the_run_in_error(tmp_path):
     result = run_script(tmp_path, {"main": [bash("cat ~/missing.txt"), finish()]})
 
@@ -76,6 +78,7 @@ def test_an_undeclared_non_zero_exit_ends_the_run_in_error(tmp_path):
         ([{}, {}], "`expect` has 2 entries but the previous turn gave 1 tool result(s)"),
     ],
 )
+@pytest.mark.slow
 def test_each_kind_of_unmet_expectation_names_the_turn_and_the_problem(tmp_path, expect, problem):
     turns = [bash("echo hello"), {"expect": expect, **finish()}]
 

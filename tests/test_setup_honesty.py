@@ -93,6 +93,7 @@ def test_on_a_vm_a_failed_step_is_recorded_and_the_result_marked_degraded(vm, tm
     assert summarize("h", "m", "all", [metrics]).degraded == 1
 
 
+@pytest.mark.slow
 def test_on_a_local_sandbox_a_program_not_found_is_an_error_naming_it(local, tmp_path):
     task = command_task(tmp_path / "failing.json", ["true", "no-such-tool --go"], "echo ok", "ok\n")
     outcome = finish_only(task, local, tmp_path)
@@ -104,6 +105,7 @@ def test_on_a_local_sandbox_a_program_not_found_is_an_error_naming_it(local, tmp
     assert not (outcome.result_dir / "result.txt").exists()
 
 
+@pytest.mark.slow
 def test_a_grep_that_finds_nothing_is_recorded_and_the_task_scored(local, tmp_path):
     task = command_task(tmp_path / "grep.json", ["grep -q needle /etc/hostname"], "echo ok", "ok\n")
     outcome = finish_only(task, local, tmp_path)
