@@ -21,6 +21,8 @@ import pytest
 from stateact.app.exit_codes import ExitCode
 from stateact.kernel.events import read_events
 from stateact.sandbox.isolation import bwrap_problem
+from stateact.sandbox.leftovers import remove_folders
+from stateact.sandbox.mounts import unmount
 from stateact.sandbox.processes import kill_tagged, tagged_pids
 from stateact.sandbox.runtime import runtime_ready
 from tests.test_resume import ENV, REPO, cli, ended, run_cli, wait_for_event
@@ -95,6 +97,9 @@ def test_kill_9_of_the_harness_ends_the_command_line_at_once(tmp_path, isolation
     finally:
         harness.kill()
         kill_tagged(tag)
+        remove_folders(tag)  # its home image, if it had one
+        for folder in private_tmp.glob("stateact-sandbox-*"):  # its /tmp and state tmpfs
+            unmount(folder)
         shutil.rmtree(private_tmp, ignore_errors=True)
 
 
