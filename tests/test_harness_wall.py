@@ -214,3 +214,10 @@ def test_the_editor_answers_with_an_error_when_the_sandbox_cannot_look(tmp_path,
         stuck = invoke(editor, command="create", path="/home/user/b.txt", file_text="x")
         assert stuck.is_error and "did not finish within 1s" in stuck.text, stuck.text
         assert not invoke(editor, command="create", path="/home/user/b.txt", file_text="x").is_error
+
+
+def test_the_toolkits_pkill_with_a_full_pattern_ends_the_target_not_itself(box):
+    """`pkill -f PATTERN` through the toolkit's wrapper: its own command line holds PATTERN too (the
+    pattern is built at run time, so the calling shell's own command line does not hold it)."""
+    done = box.run('p="sleep 32"; p="${p}1"; $p & sleep 0.2; pkill -f "$p"; echo rc=$?; wait')
+    assert "rc=0" in done.stdout, done.output
