@@ -110,10 +110,8 @@ class EditTool(Tool[EditInput]):
             raise IsDirectory(f"{path} is a directory, not a file.") from None
         except FileNotFoundError:
             raise EditError(f"{path} does not exist.") from None
-        except OSError as exc:
-            raise EditError(f"Could not read {path}: {exc.strerror or exc}") from None
-        except SandboxError as exc:
-            raise EditError(f"Could not read {path}: {exc}") from None
+        except (OSError, SandboxError) as exc:
+            raise _could_not("read", path, exc) from None
 
     def _read_text(self, path: str) -> tuple[str, bytes]:
         """The file as text (CRLF line ends read as `\\n` when every line has one), and its raw bytes."""
@@ -132,10 +130,8 @@ class EditTool(Tool[EditInput]):
             self.context.sandbox.write_file(path, data)
         except IsADirectoryError:
             raise EditError(f"{path} is a directory, not a file.") from None
-        except OSError as exc:
-            raise EditError(f"Could not write {path}: {exc.strerror or exc}") from None
-        except SandboxError as exc:
-            raise EditError(f"Could not write {path}: {exc}") from None
+        except (OSError, SandboxError) as exc:
+            raise _could_not("write", path, exc) from None
 
     # -- view ------------------------------------------------------------------------
     def _view(self, path: str, view_range: list[int] | None) -> ToolResult:
@@ -312,6 +308,13 @@ def _as_text(path: str, data: bytes) -> str:
     except UnicodeDecodeError:
         raise EditError(_not_text(path, "is not UTF-8 text")) from None
     return text.replace("\r\n", "\n") if _uses_crlf(data) else text
+
+
+def _could_not(action: str, path: str, exc: OSError | SandboxError) -> EditError:
+    """The error of a read or write the sandbox refused: the system's words for a file error, the
+    sandbox's own otherwise."""
+    reason = (exc.strerror or exc) if isinstance(exc, OSError) else exc
+    return EditError(f"Could not {action} {path}: {reason}")
 
 
 def split_lines(text: str) -> list[str]:
