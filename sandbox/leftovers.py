@@ -186,8 +186,9 @@ def stale() -> list[Leftover]:
             )
         )
     for tag, group in groups.items():  # no record: its close could not remove it, or it closed since
-        if not live_owner(tag):
-            found.append(Leftover(tag, 0, len(group.pids()), [], group.folders))
+        if live_owner(tag) or (tag in with_folders and tagged_pids(tag)):
+            continue  # its processes still run: live elsewhere, or ending (a dead harness's guard ends them)
+        found.append(Leftover(tag, 0, len(group.pids()), host_folders(tag), group.folders))
     return found
 
 

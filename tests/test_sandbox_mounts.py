@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from stateact.sandbox.isolation import CHECKOUT, bwrap_problem
 from stateact.sandbox.leftovers import REGISTRY, home_folder, image_folder, remove, stale, tmp_folder
 from stateact.sandbox.local import LocalSandbox
 from stateact.sandbox.mounts import mount_problem
+from stateact.sandbox.processes import tagged_pids
 from stateact.sandbox.runtime import runtime_ready
 
 pytestmark = [
@@ -33,6 +35,7 @@ SMALL = DiskCaps(home=parse_size("48M"), tmp=parse_size("16M"))
 REPO = Path(__file__).resolve().parents[1]
 KEEP_A_SANDBOX_OPEN = """
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from stateact.sandbox.caps import parse_size, DiskCaps
@@ -154,6 +157,9 @@ def killed_owner(workdir: Path) -> str:
     tag = owner.stdout.readline().strip()
     os.kill(owner.pid, signal.SIGKILL)
     owner.wait()
+    deadline = time.monotonic() + 20  # the dead harness's guard ends the sandbox's processes, soon after
+    while tagged_pids(tag) and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert (workdir / "made.txt").read_text() == "made\n", tag
     return tag
 

@@ -269,8 +269,20 @@ def _messages(path: Path) -> None:
     connection.close()
 
 
+def _same_day_offset(minutes: int) -> datetime.datetime:
+    """A clock time `abs(minutes)` from now, on today's date: before now when `minutes` is negative and
+    that stays today, else after (the metric takes both as times of one day: across midnight 00:10 is
+    23 h 50 min from 23:40, and a case run at 00:10 would not be the case it names)."""
+    now = datetime.datetime.now()
+    earlier, later = (
+        now - datetime.timedelta(minutes=abs(minutes)),
+        now + datetime.timedelta(minutes=abs(minutes)),
+    )
+    return earlier if minutes < 0 and earlier.date() == now.date() or later.date() != now.date() else later
+
+
 def _speedtest(path: Path, minutes_from_now: int | None, field: str | None = None) -> None:
-    stamp = datetime.datetime.now() + datetime.timedelta(minutes=minutes_from_now or 0)
+    stamp = _same_day_offset(minutes_from_now or 0)
     value = field if field is not None else stamp.strftime("%m/%d/%Y %H:%M")
     path.write_text(f"Test,Date,Download\nsp1,{value},93.1\n", encoding="utf-8")
 
