@@ -72,6 +72,16 @@ def with_cached_value(source: Path, target: Path, cell: str, value: str) -> None
             copy.writestr(item, data)
 
 
+def with_zero_caches(source: Path, target: Path) -> None:
+    """Copy the xlsx openpyxl wrote, giving each formula of its first sheet the cached value 0."""
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as copy:
+        for item in original.infolist():
+            data = original.read(item.filename)
+            if item.filename == SHEET_XML:
+                data = re.sub(rb"(<f>[^<]*</f><v>)(</v>)", rb"\g<1>0\g<2>", data)
+            copy.writestr(item, data)
+
+
 def deliver(sandbox, source: Path, name: str) -> Path:
     path = Path(sandbox.home) / name
     shutil.copyfile(source, path)
@@ -119,7 +129,10 @@ def test_consistent_workbook_gives_no_finding(recalculated_book, sandbox):
         "not_comparable": 0,
         "mismatch_count": 0,
         "mismatches": [],
+        "scope": recalc["scope"],
+        "ranges_stopping_short": [],
     }
+    assert "Not checked: whether a formula is the one the task asks for" in recalc["scope"]
 
 
 @pytest.mark.apps
@@ -139,21 +152,51 @@ def test_recalculation_that_times_out_is_a_fact_not_a_finding(
     assert [pid for pid in tagged_pids(sandbox.tag) if "stateact-gate-recalc-" in command_line(pid)] == []
 
 
+def without_recalc(sandbox, tmp_path) -> None:
+    """Point the sandbox at a copy of the toolkit without office-recalc (the formula check cannot run)."""
+    toolkit = tmp_path / "toolkit"
+    shutil.copytree(TOOLKIT_BIN, toolkit, ignore=shutil.ignore_patterns("office-recalc"))
+    sandbox.toolkit_dir = str(toolkit)
+
+
 def test_missing_toolkit_is_a_fact_not_a_finding(recalculated_book, sandbox, tmp_path):
     stale = tmp_path / "stale.xlsx"
     with_cached_value(recalculated_book, stale, "B4", "99")
     path = deliver(sandbox, stale, "sales.xlsx")
-    without_recalc = tmp_path / "toolkit"
-    shutil.copytree(TOOLKIT_BIN, without_recalc, ignore=shutil.ignore_patterns("office-recalc"))
-    sandbox.toolkit_dir = str(without_recalc)
+    without_recalc(sandbox, tmp_path)
 
     result = pregate_of(sandbox, path)
 
     assert result.findings == []
-    assert result.facts[0]["formula_recalc"] == {
-        "status": "could_not_check",
-        "reason": "the office toolkit (office-recalc) is not installed",
-    }
+    recalc = result.facts[0]["formula_recalc"]
+    assert recalc["status"] == "could_not_check"
+    assert recalc["reason"] == "the office toolkit (office-recalc) is not installed"
+
+
+@pytest.mark.slow
+def test_total_whose_range_stops_short_of_a_data_row_is_noted(sandbox, tmp_path):
+    path = Path(sandbox.home) / "costs.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Costs"
+    ws.append(["Month", "Cost", "Running"])
+    for row in range(2, 8):
+        ws.append([f"m{row}", row * 10, f"=SUM(B$2:B{row})"])  # running totals end on their own row
+    ws["A8"], ws["B8"] = "Total", "=SUM(B2:B6)"  # skips B7, the last data row
+    ws["D2"], ws["E2"] = "=AVERAGE(B2:B3,B5:B7)", "=SUM(B2:B7)"  # skips B4; complete
+    wb.save(tmp_path / "uncached.xlsx")
+    with_zero_caches(tmp_path / "uncached.xlsx", path)
+    without_recalc(sandbox, tmp_path)
+
+    result = pregate_of(sandbox, path)
+
+    assert result.findings == []
+    recalc = result.facts[0]["formula_recalc"]
+    assert recalc["ranges_stopping_short"] == [
+        {"cell": "Costs!B8", "formula": "=SUM(B2:B6)", "left_out": ["B7"]},
+        {"cell": "Costs!D2", "formula": "=AVERAGE(B2:B3,B5:B7)", "left_out": ["B4"]},
+    ]
+    assert any("Costs!B8 =SUM(B2:B6) leaves out B7" in note for note in result.notes)
 
 
 @pytest.mark.slow
@@ -165,7 +208,9 @@ def test_workbook_without_formulas_is_not_recalculated(sandbox):
 
     result = pregate_of(sandbox, path)
 
-    assert result.findings == [] and result.facts[0]["formula_recalc"] == {"status": "no_formulas"}
+    recalc = result.facts[0]["formula_recalc"]
+    assert result.findings == [] and recalc["status"] == "nothing_to_check" and recalc["formula_cells"] == 0
+    assert "not a problem unless the task asks for formulas" in recalc["scope"]
 
 
 @pytest.mark.apps

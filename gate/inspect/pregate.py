@@ -75,6 +75,7 @@ def run_pregate(sandbox: Sandbox, paths: list[MentionedPath], task_started_at: f
         problems = _check(fact, output) + ([_Problem("content", stale)] if stale else [])
         if not problems and _recalculable(fact, output):
             problems = [_Problem("content", f) for f in formula_consistency(sandbox, fact)]
+            result.notes += short_range_notes(fact)
         for problem in problems:
             doubt = _doubt(problem, fact, path)
             if doubt:
@@ -188,6 +189,17 @@ def formula_consistency(sandbox: Sandbox, fact: dict) -> list[Finding]:
             location=fact["path"],
             evidence=evidence,
         )
+    ]
+
+
+def short_range_notes(fact: dict) -> list[str]:
+    """A note per aggregate whose range leaves out numbers next to it (`ranges_stopping_short` of the
+    formula check): likely a total that misses a row, but a deliberate partial range looks the same."""
+    return [
+        f"{fact['path']}: {entry['cell']} {entry['formula']} leaves out {', '.join(entry['left_out'])}, "
+        "numbers next to its range (or between its parts). Not certain: check whether the task's total or "
+        "aggregate should include them."
+        for entry in fact.get("formula_recalc", {}).get("ranges_stopping_short", [])
     ]
 
 

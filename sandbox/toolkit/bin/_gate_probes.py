@@ -982,19 +982,26 @@ def formula_recalc(path, recalc_timeout, rel_tol, limit):
     """
     path = expand(path)
     ext = os.path.splitext(path)[1].lower().lstrip(".")
-    saved = formula_cells(path, ext, with_formulas=True)
-    if not any(formula for formula, _ in saved.values()):
-        return {"status": "no_formulas"}
+    every = formula_cells(path, ext, with_formulas=True, every_cell=True)
+    saved = {key: entry for key, entry in every.items() if entry[0]}
+    if not saved:
+        return {"status": "nothing_to_check", "formula_cells": 0, "scope": RECALC_NO_FORMULAS}
+    short = short_ranges(sheet_grid(every), limit)
+    scope = {"scope": RECALC_SCOPE, "ranges_stopping_short": short}
     program = os.path.join(os.path.dirname(os.path.abspath(_odt.__file__)), "office-recalc")
     if not os.path.isfile(program):
-        return {"status": "could_not_check", "reason": "the office toolkit (office-recalc) is not installed"}
+        return {
+            "status": "could_not_check",
+            "reason": "the office toolkit (office-recalc) is not installed",
+            **scope,
+        }
     work = tempfile.mkdtemp(prefix="stateact-gate-recalc-")
     try:
         copy = os.path.join(work, "copy." + ext)
         shutil.copyfile(path, copy)
         failure = run_recalc(program, copy, work, recalc_timeout)
         if failure:
-            return {"status": "could_not_check", "reason": failure}
+            return {"status": "could_not_check", "reason": failure, **scope}
         recalculated = formula_cells(copy, ext, with_formulas=False)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -1024,12 +1031,123 @@ def formula_recalc(path, recalc_timeout, rel_tol, limit):
         "not_comparable": not_comparable,
         "mismatch_count": len(mismatches),
         "mismatches": mismatches[:limit],
+        **scope,
     }
 
 
-def formula_cells(path, ext, with_formulas):
-    """(sheet, cell) -> (formula or None, saved value) for every formula cell (every cell when not
-    `with_formulas`, whose formulas are then None)."""
+RECALC_NO_FORMULAS = (
+    "the workbook's cells hold values only, no formulas: there was nothing to recalculate. A fact about "
+    "the file, not a problem unless the task asks for formulas."
+)
+RECALC_SCOPE = (
+    "checked: each formula cell's saved value against LibreOffice's recalculation of a copy, and each "
+    "one-column or one-row range of an aggregate (SUM, AVERAGE, COUNT, MIN, MAX, ...) for numbers in the cells "
+    "adjacent to it or between its parts that it leaves out (ranges_stopping_short). Not checked: whether a "
+    "formula is the one the task asks for (its function, its other references, ranges on other sheets, named "
+    "ranges), and whether a value without a formula is right."
+)
+AGGREGATE_CALL = re.compile(
+    r"\b(SUM|SUMPRODUCT|AVERAGE|AVERAGEA|COUNT|COUNTA|MIN|MAX|PRODUCT|MEDIAN|SUBTOTAL|AGGREGATE|STDEV|"
+    r"STDEV\.S|STDEV\.P|VAR|VAR\.S|VAR\.P)\s*\(",
+    re.IGNORECASE,
+)
+OTHER_SHEET_REFERENCE = re.compile(r"(?:!|\$?'?[\w ]+'?\.)\s*\$?[A-Z]{1,3}\$?\d+$")
+"""A reference qualified by a sheet (`Other!B2`, `$Other.B2`): its cells are not on the formula's sheet."""
+
+
+def sheet_grid(cells):
+    """The cells of `formula_cells` as sheet name -> {(column, row): (formula or None, saved value)}."""
+    grid = {}
+    for (sheet, coordinate), (formula, value) in cells.items():
+        letters, number = re.fullmatch(r"([A-Z]+)(\d+)", coordinate).groups()
+        grid.setdefault(sheet, {})[(column_number(letters), int(number))] = (formula, value)
+    return grid
+
+
+def aggregate_arguments(formula):
+    """The argument texts of each aggregate call in the formula (nested calls included)."""
+    found = []
+    for match in AGGREGATE_CALL.finditer(formula):
+        depth, start = 1, match.end()
+        for index in range(start, len(formula)):
+            depth += {"(": 1, ")": -1}.get(formula[index], 0)
+            if depth == 0:
+                found.append(formula[start:index])
+                break
+    return found
+
+
+def short_ranges(grid, limit):
+    """Aggregates whose one-column (or one-row) references leave out numbers next to them: the cells just
+    past their ends and the cells between their parts, while those hold numbers typed as values (a blank,
+    a text, a formula or the aggregate's own cell ends the run). A running total (its range ends on its own
+    row or column) is judged only at the range's start."""
+    found = []
+    for sheet, cells in grid.items():
+        for (col, row), (formula, _) in sorted(cells.items()):
+            for arguments in aggregate_arguments(formula or ""):
+                for line, spans in lines_covered(arguments).items():
+                    left_out = left_out_cells(cells, line, spans, (col, row))
+                    if left_out:
+                        found.append(
+                            {
+                                "cell": sheet + "!" + column_letters(col) + str(row),
+                                "formula": formula,
+                                "left_out": left_out[:limit],
+                            }
+                        )
+    return found[:limit]
+
+
+def lines_covered(arguments):
+    """("col", n) or ("row", n) -> the [first, last] spans the references cover along that column or row;
+    a two-dimensional block or a reference to another sheet is left out."""
+    lines = {}
+    for match in CELL_REFERENCE.finditer(arguments):
+        if OTHER_SHEET_REFERENCE.search(arguments[: match.start() + len(match.group(0).split(":")[0])]):
+            continue
+        a, b, c, d = match.groups()
+        c1, r1, c2, r2 = column_number(a), int(b), column_number(c or a), int(d or b)
+        if c1 == c2:
+            lines.setdefault(("col", c1), []).append((min(r1, r2), max(r1, r2)))
+        elif r1 == r2:
+            lines.setdefault(("row", r1), []).append((min(c1, c2), max(c1, c2)))
+    return {
+        line: sorted(spans) for line, spans in lines.items() if any(b > a for a, b in spans) or len(spans) > 1
+    }
+
+
+def left_out_cells(cells, line, spans, own):
+    """The cells with typed numbers adjacent to the spans along `line`, or between them, that no span covers."""
+    kind, fixed = line
+
+    def at(position):
+        return (fixed, position) if kind == "col" else (position, fixed)
+
+    def typed_number(position):
+        formula, value = cells.get(at(position), (None, None))
+        return (
+            at(position) != own
+            and not formula
+            and isinstance(value, (int, float))
+            and not isinstance(value, bool)
+        )
+
+    covered = {p for first, last in spans for p in range(first, last + 1)}
+    own_position = own[1] if kind == "col" else own[0]
+    first, last = spans[0][0], max(b for _, b in spans)
+    out = [p for p in range(first, last + 1) if p not in covered and typed_number(p)]
+    steps = [(first - 1, -1)] + ([] if last == own_position else [(last + 1, 1)])
+    for position, step in steps:
+        while position >= 1 and position not in covered and typed_number(position):
+            out.append(position)
+            position += step
+    return [column_letters(at(p)[0]) + str(at(p)[1]) for p in sorted(out)]
+
+
+def formula_cells(path, ext, with_formulas, every_cell=False):
+    """(sheet, cell) -> (formula or None, saved value) for every formula cell (every non-empty cell with
+    `every_cell`, or when not `with_formulas`, whose formulas are then None; an .ods gives every cell)."""
     if ext == "ods":
         return {
             (name, entry["cell"]): (entry.get("formula") if with_formulas else None, entry["value"])
@@ -1052,7 +1170,7 @@ def formula_cells(path, ext, with_formulas):
             for row, cached in zip(formulas[ws.title].iter_rows(), ws.iter_rows(values_only=True)):  # noqa: B905
                 for cell, value in zip(row, cached):  # noqa: B905
                     formula = cell_formula(cell.value)
-                    if formula:
+                    if formula or (every_cell and value is not None):
                         out[(ws.title, cell.coordinate)] = (formula, value)
     finally:
         values.close()
