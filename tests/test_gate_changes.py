@@ -14,6 +14,8 @@ import docx
 import openpyxl
 import pptx
 import pytest
+from PIL import Image
+from pptx.util import Cm, Inches
 
 from stateact.gate import settings as gate_settings
 from stateact.gate.inspect.changes import describe_changes, load_baseline, take_baseline
@@ -258,6 +260,41 @@ def test_pptx_restyle_on_a_slide_whose_text_also_changed(sandbox, log):
     text = changes_after(sandbox, log, "Update deck.pptx.", change)
     assert "slide 1: “Overview 2023” → “Overview 2024”" in text
     assert "slide 1 “Revenue grew”: runs plain → bold" in text
+
+
+def write_photo_deck(path: Path, caption_gap: pptx.util.Length) -> None:
+    """A slide with a photo and its caption `caption_gap` below it."""
+    photo = io.BytesIO()
+    Image.new("RGB", (40, 30), "navy").save(photo, "PNG")
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[6])
+    picture = slide.shapes.add_picture(photo, Cm(2), Cm(2), Cm(12), Cm(9))
+    caption = slide.shapes.add_textbox(Cm(2), picture.top + picture.height + caption_gap, Cm(12), Cm(1))
+    caption.text_frame.text = "Harbour at dawn"
+    deck.save(path)
+
+
+def test_pptx_caption_moved_shows_both_boxes_though_no_text_changed(sandbox, log):
+    path = Path(sandbox.home) / "album.pptx"
+    write_photo_deck(path, Inches(0.25))
+
+    def change():
+        write_photo_deck(path, Cm(0.25))
+
+    text = changes_after(sandbox, log, "Put the caption 0.25 in below the photo in album.pptx.", change)
+    assert (
+        "slide 1 “Harbour at dawn” (TextBox 2): x 2.00–14.00 cm, y 11.63–12.63 cm → "
+        "x 2.00–14.00 cm, y 11.25–12.25 cm"
+    ) in text
+    assert "Picture 1" not in text
+
+
+def test_a_new_deck_lists_its_shapes_with_their_boxes(sandbox, log):
+    path = Path(sandbox.home) / "album.pptx"
+
+    text = changes_after(sandbox, log, "Make album.pptx.", lambda: write_photo_deck(path, Cm(0.25)))
+    assert "slide 1 Picture 1: x 2.00–14.00 cm, y 2.00–11.00 cm" in text
+    assert "slide 1 “Harbour at dawn” (TextBox 2): x 2.00–14.00 cm, y 11.25–12.25 cm" in text
 
 
 ODT_CONTENT = (
