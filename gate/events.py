@@ -91,6 +91,7 @@ class GateChanges(Event):
     changed: int = 0
     added: int = 0
     removed: int = 0
+    moved: int = 0
     chars: int = 0
 
 

@@ -73,6 +73,12 @@ GATE_BASELINE_SETTINGS_PATHS = (
 )  # fmt: skip
 """Settings files inside hidden folders the baseline also copies (glob patterns); `dconf dump /` too when
 the sandbox has dconf."""
+GATE_BASELINE_INVENTORY_MAX_FILES = 5_000
+"""Files of the home (outside hidden folders, any type) the baseline lists without copying them, so the change
+list shows every file created, moved or deleted; over this many, only the copied files are compared."""
+GATE_BASELINE_INVENTORY_HASH_MAX_BYTES = 8 * 1024 * 1024
+"""Listed files up to this size are hashed (a moved file is recognised by its hash; a larger one by its size,
+inode and mtime)."""
 GATE_BASELINE_SKIP_DIRS = ("node_modules", "__pycache__", "snap", "site-packages")
 """Folders of the home the baseline never enters (hidden folders are skipped as well)."""
 

@@ -355,6 +355,33 @@ def test_csv_line_change_and_added_and_removed_files(sandbox, log):
     assert "West" not in text
 
 
+def test_a_sorted_inbox_shows_every_file_moved_created_and_deleted_whatever_its_type(sandbox, log):
+    inbox = Path(sandbox.home) / "inbox"
+    inbox.mkdir()
+    for name, data in {
+        "scan-001.pdf": b"%PDF-1.4 a",
+        "quote.jpg": b"\xff\xd8 b",
+        "notes.txt": b"call\n",
+    }.items():
+        (inbox / name).write_bytes(data)
+    (inbox / "spam.eml").write_bytes(b"From: x\n")
+
+    def change():
+        for folder, name in (("invoices", "scan-001.pdf"), ("quotes", "quote.jpg"), ("misc", "notes.txt")):
+            (inbox / folder).mkdir()
+            (inbox / name).rename(inbox / folder / name)
+        (inbox / "spam.eml").unlink()
+        (inbox / "index.png").write_bytes(b"\x89PNG new")
+
+    text = changes_after(sandbox, log, "Sort the files in ~/inbox into folders by kind.", change)
+    assert f"> moved: {inbox / 'invoices' / 'scan-001.pdf'} (from {inbox / 'scan-001.pdf'})" in text
+    assert f"> moved: {inbox / 'quotes' / 'quote.jpg'} (from {inbox / 'quote.jpg'})" in text
+    assert f"> moved: {inbox / 'misc' / 'notes.txt'} (from {inbox / 'notes.txt'})" in text
+    assert f"- removed: {inbox / 'spam.eml'}" in text
+    assert f"+ added: {inbox / 'index.png'}" in text
+    assert "now: 0 changed, 1 added, 1 removed, 3 moved." in text
+
+
 def test_settings_files_change_by_key(sandbox, log):
     settings_file = Path(sandbox.home) / ".config" / "Code" / "User" / "settings.json"
     settings_file.parent.mkdir(parents=True)

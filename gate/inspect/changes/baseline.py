@@ -44,6 +44,9 @@ class Baseline:
     files: dict[str, dict]
     more: int
     """Files left out because the baseline was full."""
+    inventory: dict | None = None
+    """Every file of the home outside hidden folders (`home_inventory`: {"files": {path: [size, mtime, inode,
+    sha256]}, "more": n}), none copied; None in a baseline taken before it was recorded."""
 
     def old_bytes(self, path: str) -> bytes | None:
         """The copy of `path` as it was at the task start, or None when there is no copy."""
@@ -62,6 +65,10 @@ def list_state(sandbox: Sandbox, named: list[str]) -> dict:
         "max_files": settings.GATE_BASELINE_MAX_FILES,
         "file_max": settings.GATE_BASELINE_FILE_MAX_BYTES,
         "config_max": settings.GATE_BASELINE_CONFIG_MAX_BYTES,
+        "inventory": {
+            "max_files": settings.GATE_BASELINE_INVENTORY_MAX_FILES,
+            "hash_max": settings.GATE_BASELINE_INVENTORY_HASH_MAX_BYTES,
+        },
     }
     try:
         listing = run_probe(sandbox, "baseline_listing", timeout=settings.GATE_BASELINE_TIMEOUT_S, **request)
@@ -125,11 +132,17 @@ def _take(sandbox: Sandbox, folder: Path, named: list[str], started_at: float | 
     if listing["dconf"] is not None:
         (folder / "dconf.txt").write_text(listing["dconf"], encoding="utf-8")
         files[DCONF_PATH] = {"kind": "settings", "size": len(listing["dconf"]), "copy": "dconf.txt"}
-    manifest = {"taken_at": started_at, "named": named, "files": files, "more": listing["more"]}
+    manifest = {
+        "taken_at": started_at,
+        "named": named,
+        "files": files,
+        "more": listing["more"],
+        "inventory": listing["inventory"],
+    }
     partial = folder / (MANIFEST + ".partial")
     partial.write_text(json.dumps(manifest, ensure_ascii=False), encoding="utf-8")
     os.replace(partial, folder / MANIFEST)
-    return Baseline(folder, manifest["taken_at"], named, files, listing["more"])
+    return Baseline(folder, manifest["taken_at"], named, files, listing["more"], listing["inventory"])
 
 
 def load_baseline(run_dir: Path) -> Baseline | None:
@@ -139,4 +152,11 @@ def load_baseline(run_dir: Path) -> Baseline | None:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return Baseline(folder, manifest["taken_at"], manifest["named"], manifest["files"], manifest["more"])
+    return Baseline(
+        folder,
+        manifest["taken_at"],
+        manifest["named"],
+        manifest["files"],
+        manifest["more"],
+        manifest.get("inventory"),
+    )

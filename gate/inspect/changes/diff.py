@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from stateact.gate import settings
 from stateact.gate.inspect.changes.baseline import DCONF_PATH, Baseline, list_state
 from stateact.gate.inspect.changes.formats import describe, is_settings
+from stateact.gate.inspect.changes.inventory import compare_inventories, complete
 from stateact.gate.inspect.changes.model import FileDiff, Section
 from stateact.gate.inspect.changes.remaining import still_occurs
 
@@ -28,7 +29,7 @@ class StateDiff:
 
     @property
     def summary(self) -> dict:
-        counts = {s: sum(f.status == s for f in self.files) for s in ("changed", "added", "removed")}
+        counts = {s: sum(f.status == s for f in self.files) for s in ("changed", "added", "removed", "moved")}
         return {"baseline_files": self.baseline_files, **counts}
 
 
@@ -47,14 +48,16 @@ def state_diff(sandbox, baseline: Baseline, remaining: list[str] | None = None) 
     for path in baseline.files:
         if path != DCONF_PATH and path not in now and (listing["more"] == 0 or not sandbox.exists(path)):
             result.files.append(FileDiff(path, "removed"))
+    if complete(baseline.inventory) and complete(listing.get("inventory")):
+        _add_inventory_changes(result, compare_inventories(baseline.inventory, listing["inventory"]))
     if DCONF_PATH in baseline.files and listing["dconf"] is not None:
         dconf = listing["dconf"].encode("utf-8")
         if dconf != baseline.old_bytes(DCONF_PATH):
             result.files.append(FileDiff(DCONF_PATH, "changed", "dconf dump /"))
     described = []
     for index, item in enumerate(result.files):
-        if item.status == "removed":
-            pass
+        if item.status in ("removed", "moved") or (item.status == "added" and item.path not in now):
+            pass  # nothing to read, or not a document (only listed)
         elif index >= settings.GATE_DIFF_MAX_FILES:
             result.not_described += 1
         elif item.path in now and now[item.path]["sha256"] is None:
@@ -66,6 +69,28 @@ def state_diff(sandbox, baseline: Baseline, remaining: list[str] | None = None) 
         described.append(item)
     result.files = described
     return result
+
+
+def _add_inventory_changes(result: StateDiff, found) -> None:
+    """Files outside the copied ones created, deleted or changed, and moves (a document's removal at one path
+    and addition at another become one move)."""
+    listed = {item.path: item for item in result.files}
+    for old, new in found.moved:
+        for path in (old, new):
+            if path in listed:
+                result.files.remove(listed.pop(path))
+        result.files.append(FileDiff(new, "moved", f"from {old}"))
+    for path in found.added:
+        if path not in listed:
+            result.files.append(FileDiff(path, "added", "not a document: listed only"))
+    for path in found.removed:
+        if path not in listed:
+            result.files.append(FileDiff(path, "removed"))
+    for path, old_size, new_size in found.changed:
+        if path not in listed:
+            result.files.append(
+                FileDiff(path, "changed", f"{old_size} → {new_size} bytes; not a document: no copy")
+            )
 
 
 def _created(fact: dict, baseline: Baseline) -> bool:

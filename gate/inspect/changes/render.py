@@ -6,7 +6,7 @@ from stateact.gate import settings
 from stateact.gate.inspect.changes.diff import StateDiff
 from stateact.gate.inspect.changes.model import FileDiff
 
-MARKS = {"changed": "~ changed", "added": "+ added", "removed": "- removed"}
+MARKS = {"changed": "~ changed", "added": "+ added", "removed": "- removed", "moved": "> moved"}
 
 
 def capped(items: list[str], limit: int = settings.GATE_DIFF_MAX_ITEMS) -> list[str]:

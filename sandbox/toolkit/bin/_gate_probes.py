@@ -1322,7 +1322,32 @@ def baseline_dconf():
     return done.stdout if done.returncode == 0 else None
 
 
-def baseline_listing(home, named, extensions, settings, skip_dirs, max_files, file_max, config_max):
+def home_inventory(home, skip_dirs, max_files, hash_max):
+    """Every file under the home that is not hidden nor in a hidden folder (shell histories, lock files and
+    app data left out; settings are in the baseline's own list), as path ->
+    [size, mtime, inode, SHA-256 or None over `hash_max` bytes], at most `max_files` (by path), and how
+    many more there are: what tells a file created, moved or deleted whatever its type."""
+    paths = []
+    for root, dirs, names in os.walk(home):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in skip_dirs)
+        paths += [os.path.join(root, n) for n in names if not n.startswith(".")]
+    paths.sort()
+    files = {}
+    for path in paths[:max_files]:
+        try:
+            stat = os.stat(path, follow_symlinks=False)
+            digest = file_hash(path) if stat.st_size <= hash_max and os.path.isfile(path) else None
+        except OSError:
+            continue
+        files[path] = [stat.st_size, stat.st_mtime, stat.st_ino, digest]
+    return {"files": files, "more": max(0, len(paths) - max_files)}
+
+
+def baseline_listing(
+    home, named, extensions, settings, skip_dirs, max_files, file_max, config_max, inventory=None
+):
+    """The files a baseline copies (named, settings, documents) with their facts, `dconf dump /`, and with
+    `inventory` ({"max_files", "hash_max"}) the `home_inventory` of every file."""
     files, seen, dropped = [], set(), []
 
     def add(path, kind, max_bytes):
@@ -1351,6 +1376,7 @@ def baseline_listing(home, named, extensions, settings, skip_dirs, max_files, fi
         "files": files,
         "more": len(set(dropped) - seen),
         "dconf": baseline_dconf(),
+        "inventory": home_inventory(home, set(skip_dirs), **inventory) if inventory else None,
     }
 
 
