@@ -154,6 +154,11 @@ class Sandbox(ABC):
     @abstractmethod
     def screen_size(self) -> tuple[int, int]: ...
 
+    def run_read_only(self, command: str, timeout: float = 60.0) -> CommandResult | None:
+        """Run `command` like `run`, but in a read-only view of the sandbox's files (a throwaway $TMPDIR the
+        only writable folder), or return None when this sandbox has no such view."""
+        return None
+
     @abstractmethod
     def run_python(self, code: str, timeout: float = 60.0) -> CommandResult:
         """Run Python code on the sandbox's display (GUI actions are pyautogui code run this way)."""

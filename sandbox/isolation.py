@@ -313,6 +313,20 @@ class BwrapNamespace:
     def _net(self) -> list[str]:
         return ["-n"] if self.own_network else []
 
+    def read_only_command(self, argv: Sequence[str], cwd: str = SANDBOX_HOME) -> list[str] | None:
+        """`argv` wrapped to run in a read-only view of the sandbox (`READ_ONLY_VIEW`), as the sandbox's
+        user; None when the harness is not root (a user namespace's user cannot make the view)."""
+        if not self._pid:
+            raise SandboxError("the sandbox's namespaces are not started")
+        if os.geteuid() != 0:
+            return None
+        uid, gid = inside_ids()
+        enter = ["nsenter", "-t", str(self._pid), "-m", "-p", "-i", "-u", *self._net(), "-r", f"--wdns={cwd}"]
+        view = ["unshare", "--mount", "--propagation", "private", "bash", "-c", READ_ONLY_VIEW, "view"]
+        drop = ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--no-new-privs"]
+        drop += ["--inh-caps=-all", "--bounding-set=-all", "--"]
+        return [*enter, "--", *view, str(VAR_TMP_BYTES), *drop, *argv]
+
     def network_entry(self) -> list[str]:
         """The nsenter prefix of a host process that joins the sandbox's network only (and its user
         namespace when the harness is not root), keeping the harness's files and PID namespace."""
@@ -332,6 +346,24 @@ class BwrapNamespace:
             self._holder.communicate()
         self._holder = None
         self._pid = 0
+
+
+READ_ONLY_VIEW = r"""
+# $1: the scratch tmpfs's size; then the command that drops to the sandbox's user and runs.
+scratch_bytes=$1; shift
+awk '{print $5}' /proc/self/mountinfo | sort -u | while read -r point; do
+    point=$(printf '%b' "$point")
+    case "$point" in /proc|/proc/*|/sys|/sys/*) continue ;; esac
+    mount -o remount,bind,ro "$point" || { echo "read-only view: cannot remount $point" >&2; exit 1; }
+done || exit 125
+mount -t tmpfs -o "size=$scratch_bytes,mode=1777" scratch /var/tmp || exit 125
+export TMPDIR=/var/tmp
+exec "$@"
+"""
+"""The read-only view (`BwrapNamespace.read_only_command`), run as root in a private copy of the sandbox's
+mount namespace: every mount but /proc and /sys is remounted read-only (in that copy only: the sandbox's
+own processes keep writing), a fresh tmpfs at /var/tmp is the one writable folder ($TMPDIR, gone when the
+command ends), and the command runs as the sandbox's user without capabilities, so it cannot remount."""
 
 
 def _traversable(target: str | Path, hidden: Sequence[Path]) -> list[str]:

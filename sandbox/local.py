@@ -387,14 +387,28 @@ class LocalSandbox(Sandbox):
 
     # -- commands ------------------------------------------------------------------
     def run(self, command: str, timeout: float = 60.0) -> CommandResult:
-        proc = self._spawn_bash(command, subprocess.PIPE)
-        try:
-            out, err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, 9)
-            out, err = proc.communicate()
-            return CommandResult(124, _text(out), _text(err) + f"\n[timed out after {timeout:.0f}s]")
-        return CommandResult(proc.returncode, _text(out), _text(err))
+        return _finish(self._spawn_bash(command, subprocess.PIPE), timeout)
+
+    def run_read_only(self, command: str, timeout: float = 60.0) -> CommandResult | None:
+        """`command` in the isolated sandbox's read-only view (`isolation.READ_ONLY_VIEW`); None without
+        isolation, or when the harness is not root."""
+        self._require_started()
+        argv = (
+            self._namespace.read_only_command(["bash", "-c", command], self.home) if self._namespace else None
+        )
+        if argv is None:
+            return None
+        proc = subprocess.Popen(
+            argv,
+            cwd=self.host_home,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=self._preexec(one_shot=True),
+        )
+        return _finish(proc, timeout)
 
     def run_python(self, code: str, timeout: float = 60.0) -> CommandResult:
         self._require_started()
@@ -569,6 +583,17 @@ class LocalSandbox(Sandbox):
     def _require_started(self) -> None:
         if not self._started:
             raise SandboxError("the sandbox is not started")
+
+
+def _finish(proc: subprocess.Popen, timeout: float) -> CommandResult:
+    """The output of a command started in a session of its own; after `timeout` its session is killed."""
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        out, err = proc.communicate()
+        return CommandResult(124, _text(out), _text(err) + f"\n[timed out after {timeout:.0f}s]")
+    return CommandResult(proc.returncode, _text(out), _text(err))
 
 
 def _text(raw: bytes) -> str:

@@ -91,7 +91,7 @@ REFUSED = [
     ("node -e \"require('fs').unlinkSync('x')\"", "writes"),
     ("node -e \"require('fs').writeFileSync('x', 'y')\"", "writes"),
     ("ruby -e 'File.delete(\"x\")'", "writes"),
-    ("python3 -c 'import runpy; runpy.run_path(\"x.py\")'", "writes"),
+    ("python3 -c 'import runpy; runpy.run_path(\"x.py\")'", "runs programs"),
     ("python3 - <<EOF\nprint(1)\nEOF", "script"),
     ("bash -c 'rm x'", "inside `bash -c`"),
     ("sh run.sh", "script"),
@@ -148,3 +148,51 @@ def test_writing_commands_are_refused_with_a_reason(command, reason):
 
 def test_unparseable_command_is_refused_not_crashing():
     assert "could not be parsed" in check_command("echo 'unclosed")
+
+
+GETATTR_CHECK = (
+    "python3 -c \"import openpyxl; ws = openpyxl.load_workbook('a.xlsx').active; "
+    "print([getattr(ws.cell(1, c), 'value') for c in (1, 2)])\""
+)
+
+
+def test_a_getattr_with_its_name_written_out_is_read_as_that_attribute():
+    assert check_command(GETATTR_CHECK) is None
+    assert "write_bytes" in check_command(
+        "python3 -c \"import pathlib; getattr(pathlib.Path('x'), 'write_bytes')(b'')\""
+    )
+
+
+FILE_WRITES_IN_A_READ_ONLY_VIEW = [
+    "rm -f ~/out.xlsx",
+    "echo hi > ~/out.txt",
+    'cp a.xlsx "$TMPDIR" && unzip -o "$TMPDIR/a.xlsx" -d "$TMPDIR/x"',
+    "find . -name '*.tmp' -delete",
+    "python3 -c \"import pathlib; f=getattr(pathlib.Path('x'), 'write_' + 'bytes'); f(b'1')\"",
+    "python3 -c \"import openpyxl; wb=openpyxl.load_workbook('a.xlsx'); wb.save('a.xlsx')\"",
+    GETATTR_CHECK,
+]
+BEYOND_FILES = [
+    ("xdotool key ctrl+s", "xdotool"),
+    ("pkill soffice", "processes"),
+    ("soffice --headless --convert-to pdf a.docx", "soffice"),
+    ('python3 -c \'import subprocess; subprocess.run(["xdotool", "key", "ctrl+s"])\'', "runs programs"),
+    ("python3 -c 'import os; os.system(\"kill 1\")'", "runs programs"),
+    ("curl -X POST -d a=1 http://127.0.0.1:8000/", "curl"),
+    ("gsettings set org.gnome.desktop.session idle-delay 0", "gsettings"),
+    ("git push", "git"),
+    ("echo $(rm x)", "substitution"),
+    ("bash -c 'xdotool type x'", "inside `bash -c`"),
+    ("find . -exec kill {} +", "inside `find -exec`"),
+]
+
+
+@pytest.mark.parametrize("command", FILE_WRITES_IN_A_READ_ONLY_VIEW)
+def test_file_writes_run_where_the_files_are_read_only(command):
+    assert check_command(command, files_read_only=True) is None
+
+
+@pytest.mark.parametrize(("command", "reason"), BEYOND_FILES)
+def test_what_acts_beyond_files_is_refused_even_where_they_are_read_only(command, reason):
+    refusal = check_command(command, files_read_only=True)
+    assert refusal is not None and reason in refusal

@@ -51,11 +51,11 @@ from stateact.gate.inspect.snapshot import Snapshot
 from stateact.gate.inspect.verdict import Finding, Verdict
 from stateact.gate.review.tools import (
     PROBE_TOOLS,
-    ReadOnlyShell,
     RejectedVerdicts,
     ReviewVerdict,
     Screenshot,
     VerdictTool,
+    gate_shell,
 )
 from stateact.gate.review.web_read import web_tools_for_gate
 from stateact.kernel.events import Event
@@ -212,7 +212,7 @@ class FinishGate:
     def _tools(self) -> list[Tool]:
         sandbox = self.context.sandbox
         return [
-            ReadOnlyShell(sandbox),
+            gate_shell(sandbox),
             EditTool(self.context, read_only=True),
             Screenshot(sandbox),
             *(tool(sandbox) for tool in PROBE_TOOLS),

@@ -106,6 +106,12 @@ _WRITERS = {
     "source": "runs a script",
     ".": "runs a script",
 }
+_FILE_WRITERS = {
+    "rm", "rmdir", "mv", "cp", "touch", "chmod", "chown", "chgrp", "ln", "mkdir", "mkfifo", "dd", "truncate",
+    "shred", "install", "tee", "sponge", "patch", "zip", "split", "csplit", "pandoc", "ssconvert",
+}  # fmt: skip
+"""Writers whose only effect is on files: in a read-only view of the files (`files_read_only`) they fail there
+(or write in its throwaway $TMPDIR), so they run."""
 _EDITORS = {"vi", "vim", "nvim", "nano", "emacs", "ed", "ex", "pico", "gedit", "code", "mcedit", "joe"}
 _PACKAGE_MANAGERS = {
     "pip", "pip3", "pipx", "apt", "apt-get", "aptitude", "dpkg", "snap", "flatpak", "npm", "npx",
@@ -147,24 +153,40 @@ _INTERPRETERS = {"python", "python3", "perl", "ruby", "node", "nodejs", "php", "
 _SHELLS = {"bash", "sh", "dash", "zsh", "ksh", "fish"}
 _CODE_FLAGS = {"-c", "-e", "-E", "--eval", "-r"}
 
-_WRITE_PATTERNS = re.compile(
+_RUN_PATTERNS = re.compile(
+    r"\bos\.(?:system|popen|spawn\w*|exec\w*|kill|fork\w*)\b|\bsubprocess\b|\bpyautogui\b|\bpynput\b|\bXlib\b"
+    r"|\bpty\b|\bexec\s*\(|\beval\s*\(|__import__|\bcompile\s*\(|\bimportlib\b|\brunpy\b|\bctypes\b"
+    r"|\bchild_process\b|\bsystem\s*\(|`|\bqx\b",
+    re.IGNORECASE,
+)
+"""Interpreter code that runs programs, drives the screen or hides the code it runs: refused also in a
+read-only view of the files, as what it does reaches beyond them (a program typing into a window)."""
+_FILE_WRITE_PATTERNS = re.compile(
     r"""open\s*\([^)]*,\s*['"][rbtU]*[wax+][rbt+]*['"]"""  # open(path, "w") / "a" / "x" / "r+"
     r"""|mode\s*=\s*['"][rbtU]*[wax+]"""
     r"""|\w\s*\([^)]*,\s*['"](?:[wax]|[wax][bt+]|r\+|r[bt]\+|[wax][bt]\+)['"]"""  # ZipFile(p, "w"), ...
     r"|\.write\w*\s*\(|\.save\w*\s*\(|\.to_(?:csv|excel|json|parquet|sql|pickle|html|feather)\s*\("
     r"|\bwrite_(?:text|bytes)\b|\bos\.(?:remove|unlink|rename|replace|rmdir|removedirs|mkdir|makedirs|"
-    r"chmod|chown|utime|truncate|link|symlink|system|popen|spawn\w*|exec\w*|kill|open|write)\b"
-    r"|\bshutil\b|\bsubprocess\b|\bpyautogui\b|\bpynput\b|\bunlink\s*\(|\btouch\s*\(|\brename\s*\("
-    r"|\brmtree\b|\bexec\s*\(|\beval\s*\(|__import__|\bcompile\s*\(|\bimportlib\b"
+    r"chmod|chown|utime|truncate|link|symlink|open|write)\b"
+    r"|\bshutil\b|\bunlink\s*\(|\btouch\s*\(|\brename\s*\(|\brmtree\b"
     r"|\bcommit\s*\(|\bexecutescript\b|\b(?:INSERT|UPDATE|DELETE|DROP|CREATE|ALTER|REPLACE)\s"
-    r"|\bunlink\w*|\bsystem\s*\(|`|\bqx\b|\bprint\s*\{"
+    r"|\bunlink\w*|\bprint\s*\{"
     r"""|open\s*\([^)]*['"]\s*(?:>|\+<)"""  # perl open(F, ">x")
     r"|\b(?:rm|rmdir|rename|copyFile|appendFile|mkdir|truncate|symlink|chmod)\w*Sync\b|\bappendFile\b"
-    r"|\bcopyFile\b|\bFile\.delete\b|\bFileUtils\b|\brunpy\b|\bctypes\b|\bchild_process\b"
-    r"|\b(?:getattr|setattr|delattr|vars|globals|locals)\s*\(|__dict__|__getattribute__|__builtins__"
-    r"|\b(?:methodcaller|attrgetter)\b",  # a name looked up at run time (`getattr(p, "write_" + "bytes")`)
+    r"|\bcopyFile\b|\bFile\.delete\b|\bFileUtils\b",
     re.IGNORECASE,
 )
+"""Interpreter code that writes files: refused only where the files are not read-only."""
+_LOOKUP_PATTERNS = re.compile(
+    r"\b(?:getattr|setattr|delattr|vars|globals|locals)\s*\(|__dict__|__getattribute__|__builtins__"
+    r"|\b(?:methodcaller|attrgetter)\b",
+)
+"""A name looked up at run time (`getattr(p, "write_" + "bytes")`): its target cannot be read from the text,
+so it is refused where the files are not read-only."""
+_LITERAL_GETATTR = re.compile(
+    r"""\bgetattr\s*\(([^,()]*(?:\([^()]*\)[^,()]*)*),\s*(['"])([A-Za-z_]\w*)\2(?=\s*[,)])"""
+)
+"""`getattr(obj, "name"` with the name written out: read as `obj.name` (then checked like any code)."""
 _SED_WRITE = re.compile(r"(?:^|[/;}\d$])\s*(?:[wW]\s+\S|e(?:\s|;|$))")
 """sed's `w FILE` (also as the `s///w FILE` flag) and `e` (run a command) in a script argument."""
 _GIT_READERS = {
@@ -208,8 +230,11 @@ _XDOTOOL_ACTORS = {
 SUBSTITUTION = "command substitution cannot be checked; run the inner command on its own"
 
 
-def check_command(command: str) -> str | None:
-    """Why the command is refused, or None when the guard lets it run."""
+def check_command(command: str, files_read_only: bool = False) -> str | None:
+    """Why the command is refused, or None when the guard lets it run. With `files_read_only` (the command
+    runs in a read-only view of the files, `Sandbox.run_read_only`) what only writes files passes: it fails
+    there; what reaches beyond files (processes, windows, programs run from code, the network) is still
+    refused."""
     substitution = _substitution(command)
     if substitution:
         return f"{substitution} {SUBSTITUTION}"
@@ -217,7 +242,7 @@ def check_command(command: str) -> str | None:
         words = _split(command)
     except ValueError as exc:
         return f"the command could not be parsed ({exc}); only plain commands can be checked"
-    return _check_words(words)
+    return _check_words(words, files_read_only)
 
 
 def _substitution(command: str) -> str:
@@ -254,12 +279,12 @@ def _split(command: str) -> list[str]:
     return list(lexer)
 
 
-def _check_words(words: list[str]) -> str | None:
+def _check_words(words: list[str], files_read_only: bool) -> str | None:
     at_command = True
     index = 0
     while index < len(words):
         word = words[index]
-        if set(word) <= set("<>&|") and ">" in word:
+        if set(word) <= set("<>&|") and ">" in word and not files_read_only:
             target = words[index + 1] if index + 1 < len(words) else ""
             if word in (">&", "<&") and target.isdigit() or target in _SAFE_REDIRECT_TARGETS:
                 index += 2
@@ -269,7 +294,7 @@ def _check_words(words: list[str]) -> str | None:
             at_command = True
         elif at_command and not _is_assignment(word):
             at_command = False
-            refusal, skip_to_command = _check_command_word(words, index)
+            refusal, skip_to_command = _check_command_word(words, index, files_read_only)
             if refusal:
                 return refusal
             if skip_to_command is not None:
@@ -302,13 +327,19 @@ def _arguments(words: list[str], index: int) -> list[str]:
     return args
 
 
-def _check_command_word(words: list[str], index: int) -> tuple[str | None, int | None]:
+def _check_command_word(words: list[str], index: int, files_read_only: bool) -> tuple[str | None, int | None]:
     """(refusal, index of a wrapped command to check next)."""
     name = PurePosixPath(words[index]).name
     args = _arguments(words, index)
     if name in _WRAPPERS:
         wrapped = _wrapped_command_index(name, args)
         return None, (index + 1 + wrapped) if wrapped is not None else None
+    if name in _SHELLS:
+        return _check_shell(name, args, files_read_only), None
+    if name in _INTERPRETERS:
+        return _check_interpreter(name, args, files_read_only), None
+    if files_read_only:
+        return _check_beyond_files(name, args)
     if name in _WRITERS:
         return f"`{name}` {_WRITERS[name]}", None
     if name in ("wmctrl", "xdotool"):
@@ -328,7 +359,7 @@ def _check_command_word(words: list[str], index: int) -> tuple[str | None, int |
     if name in ("awk", "gawk") and any("inplace" in a or re.search(r">\s*\"", a) for a in args):
         return "`awk` with inplace or `> file` writes files", None
     if name == "find":
-        return _check_find(args), None
+        return _check_find(args, False), None
     if name == "tar" and not any(
         a in {"-t", "--list", "-tf", "-tvf", "-ztf", "-tzf"} or a.startswith("-t") for a in args
     ):
@@ -354,18 +385,38 @@ def _check_command_word(words: list[str], index: int) -> tuple[str | None, int |
         return f"`git` is allowed only to read ({', '.join(sorted(_GIT_READERS))})", None
     if name == "sqlite3" and "-readonly" not in args:
         return "`sqlite3` can change the database unless run with -readonly", None
-    if name in _SHELLS:
-        return _check_shell(name, args), None
-    if name in _INTERPRETERS:
-        return _check_interpreter(name, args), None
     return None, None
 
 
-def _check_find(args: list[str]) -> str | None:
+def _check_beyond_files(name: str, args: list[str]) -> tuple[str | None, int | None]:
+    """The rules for a command run where the files are read-only: only what acts beyond them is refused."""
+    if name in _WRITERS and name not in _FILE_WRITERS:
+        return f"`{name}` {_WRITERS[name]}", None
+    if name in ("wmctrl", "xdotool"):
+        return _check_window_tool(name, args), None
+    if name in ("curl", "wget"):
+        return check_http_client(name, args), None
+    if name in _PACKAGE_MANAGERS and not (name in _PACKAGE_QUERIES and _is_package_query(name, args)):
+        return f"`{name}` installs or changes packages", None
+    if name == "sed" and any(_SED_WRITE.search(a) for a in args if not a.startswith("-")):
+        return "`sed` with a `w` or `e` command writes files or runs commands", None
+    if name == "find":
+        return _check_find(args, True), None
+    if (
+        name in _SETTINGS_READERS
+        and next((a for a in args if not a.startswith("-")), "") not in _SETTINGS_READERS[name]
+    ):
+        return f"`{name}` is allowed only to read settings (they are kept by a service, not in files)", None
+    if name == "git" and (not args or args[0] not in _GIT_READERS):
+        return f"`git` is allowed only to read ({', '.join(sorted(_GIT_READERS))})", None
+    return None, None
+
+
+def _check_find(args: list[str], files_read_only: bool) -> str | None:
     """find may search and print; -delete and -fprint/-fls write, and an -exec command is checked as any
     command (`-exec grep -l x {} +` passes, `-exec rm {} +` does not)."""
     for position, arg in enumerate(args):
-        if arg in _FIND_WRITES:
+        if arg in _FIND_WRITES and not files_read_only:
             return f"`find` with {arg} deletes or writes files"
         if arg not in _FIND_RUNS:
             continue
@@ -376,7 +427,7 @@ def _check_find(args: list[str]) -> str | None:
             command.append(word)
         if not command or command[0] == "{}":
             return f"`find {arg}` without a command, or running the files it finds, cannot be checked"
-        refusal = _check_words(command)
+        refusal = _check_words(command, files_read_only)
         if refusal:
             return f"inside `find {arg}`: {refusal}"
     return None
@@ -435,14 +486,14 @@ def _wrapped_command_index(name: str, args: list[str]) -> int | None:
     return None
 
 
-def _check_shell(name: str, args: list[str]) -> str | None:
+def _check_shell(name: str, args: list[str], files_read_only: bool) -> str | None:
     if "-c" in args and args.index("-c") + 1 < len(args):
-        inner = check_command(args[args.index("-c") + 1])
+        inner = check_command(args[args.index("-c") + 1], files_read_only)
         return f"inside `{name} -c`: {inner}" if inner else None
     return f"`{name}` running a script or stdin cannot be checked; pass the command directly"
 
 
-def _check_interpreter(name: str, args: list[str]) -> str | None:
+def _check_interpreter(name: str, args: list[str], files_read_only: bool) -> str | None:
     code_flag = next(
         (
             i
@@ -467,8 +518,22 @@ def _check_interpreter(name: str, args: list[str]) -> str | None:
         if args and all(a.startswith("-") for a in args) and any(a in {"--version", "-V"} for a in args):
             return None
         return f"`{name}` running a script file or stdin cannot be checked; use `{name} -c 'code'`"
-    code = args[code_flag + 1]
-    match = _WRITE_PATTERNS.search(code)
+    return _check_code(name, args[code_flag + 1], files_read_only)
+
+
+def _check_code(name: str, code: str, files_read_only: bool) -> str | None:
+    """Interpreter code is refused when it runs programs or drives the screen, and, where the files are not
+    read-only, when it writes files or looks a name up at run time (a `getattr` whose name is written out
+    is read as the attribute it names)."""
+    match = _RUN_PATTERNS.search(code)
     if match:
-        return f"the {name} code looks like it writes or runs commands (`{match.group(0).strip()}`)"
+        return f"the {name} code runs programs or drives the screen (`{match.group(0).strip()}`)"
+    if files_read_only:
+        return None
+    code = _LITERAL_GETATTR.sub(lambda m: f"{m.group(1)}.{m.group(3)}", code)
+    match = _FILE_WRITE_PATTERNS.search(code) or _LOOKUP_PATTERNS.search(code)
+    if match:
+        return (
+            f"the {name} code looks like it writes files or hides what it does (`{match.group(0).strip()}`)"
+        )
     return None

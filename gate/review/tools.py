@@ -18,7 +18,7 @@ from stateact.gate.review.guard import check_command
 from stateact.kernel.messages import ToolUseBlock
 from stateact.kernel.tools.base import LoopEnding, Tool, ToolResult
 from stateact.kernel.tools.truncate import middle_truncate
-from stateact.sandbox.base import Sandbox, SandboxError
+from stateact.sandbox.base import CommandResult, Sandbox, SandboxError
 
 
 def cap(text: str) -> str:
@@ -26,13 +26,27 @@ def cap(text: str) -> str:
     return middle_truncate(text, settings.GATE_OUTPUT_CAP_CHARS, "narrow the request")
 
 
+REFUSED_EVERYWHERE = (
+    "Refused, since the check reads the command's text and cannot see what these would do: `$(...)`, backquotes, "
+    "`<(...)` and `>(...)` (run the inner command on its own), `eval`, `source`, scripts and stdin given to "
+    "an interpreter (pass code with `python3 -c`), and code that runs programs or drives the screen "
+    "(subprocess, os.system, exec, __import__, pyautogui). Refused because they act beyond files: ending "
+    "processes, xdotool/wmctrl other than reading windows, office programs, package changes, settings writes "
+    "(gsettings set, dconf write), git other than reading, curl/wget other than a GET to stdout."
+)
+
+
 class ReadOnlyShell(Tool):
+    """The gate's shell where the sandbox has no read-only view: `guard.check_command`'s rules for writes too."""
+
     name = "bash"
     description = (
-        "Run one read-only shell command on the task's machine (a fresh shell each time, home folder as "
-        "working directory). Commands that write, delete, move, install, convert or control apps are refused; "
-        "redirect only to /dev/null. Use it to list folders (ls, find), search text (grep) and inspect files."
+        "Run one read-only shell command on the task's machine (a fresh shell each time, home folder as working "
+        "directory). Commands that write, delete, move or convert files are refused (redirect only to "
+        "/dev/null), and so is interpreter code that writes files or looks names up at run time (`getattr` "
+        "with a name written out, as getattr(c, 'value'), passes). " + REFUSED_EVERYWHERE
     )
+    files_read_only: ClassVar[bool] = False
 
     class Input(BaseModel):
         command: str = Field(description="The command to run.")
@@ -41,13 +55,43 @@ class ReadOnlyShell(Tool):
         self.sandbox = sandbox
 
     def run(self, params: Input) -> ToolResult:
-        refusal = check_command(params.command)
+        refusal = check_command(params.command, files_read_only=self.files_read_only)
         if refusal:
             return ToolResult.error(
                 f"Refused: {refusal}; the gate is read-only (use the probes or read-only commands)."
             )
-        result = self.sandbox.run(params.command, timeout=settings.GATE_SHELL_TIMEOUT_S)
+        result = self._run(params.command)
         return ToolResult(text=cap(f"{result.output.rstrip()}\n[exit code {result.returncode}]"))
+
+    def _run(self, command: str) -> CommandResult:
+        return self.sandbox.run(command, timeout=settings.GATE_SHELL_TIMEOUT_S)
+
+
+class ReadOnlyViewShell(ReadOnlyShell):
+    """The gate's shell in the sandbox's read-only view of its files (`Sandbox.run_read_only`): what would
+    write fails there, so commands are judged only by what else they do."""
+
+    description = (
+        "Run one shell command on the task's machine (a fresh shell each time, home folder as working "
+        "directory). It sees the machine's files read-only: a write fails with 'Read-only file system'; $TMPDIR "
+        "is a scratch folder (unzip or convert copies there), emptied after the command. "
+        + REFUSED_EVERYWHERE
+    )
+    files_read_only = True
+
+    def _run(self, command: str) -> CommandResult:
+        result = self.sandbox.run_read_only(command, timeout=settings.GATE_SHELL_TIMEOUT_S)
+        if result is None:
+            raise SandboxError("the sandbox's read-only view is gone")
+        return result
+
+
+def gate_shell(sandbox: Sandbox) -> ReadOnlyShell:
+    """The read-only-view shell when the sandbox can make the view (tried once), else the guarded one."""
+    probe = sandbox.run_read_only("true", timeout=settings.GATE_SHELL_TIMEOUT_S)
+    return (
+        ReadOnlyViewShell(sandbox) if probe is not None and probe.returncode == 0 else ReadOnlyShell(sandbox)
+    )
 
 
 class Screenshot(Tool):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from stateact.gate import settings
 from stateact.gate.inspect.changes.baseline import DCONF_PATH, Baseline, list_state
 from stateact.gate.inspect.changes.formats import describe, is_settings
-from stateact.gate.inspect.changes.inventory import compare_inventories, complete
+from stateact.gate.inspect.changes.inventory import InventoryChanges, compare_inventories, complete
 from stateact.gate.inspect.changes.model import FileDiff, Section
 from stateact.gate.inspect.changes.remaining import still_occurs
 
@@ -71,7 +71,7 @@ def state_diff(sandbox, baseline: Baseline, remaining: list[str] | None = None) 
     return result
 
 
-def _add_inventory_changes(result: StateDiff, found) -> None:
+def _add_inventory_changes(result: StateDiff, found: InventoryChanges) -> None:
     """Files outside the copied ones created, deleted or changed, and moves (a document's removal at one path
     and addition at another become one move)."""
     listed = {item.path: item for item in result.files}
