@@ -3,9 +3,11 @@ sites only; curl to stdout passes the gate's shell. Real Chromium, the suite's l
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import io
 import json
+import sqlite3
 import time
 import zipfile
 from collections.abc import Iterator
@@ -17,6 +19,7 @@ import pytest
 
 from stateact.evals.fixtures.site import site_zip
 from stateact.gate.review import FinishGate
+from stateact.gate.review.browser_cookies import Cookie, cookie_header, sandbox_cookies
 from stateact.gate.review.web_read import ReadPage, allowed_sites, site_of
 from stateact.kernel.events import read_events
 from stateact.kernel.messages import ToolUseBlock
@@ -25,7 +28,7 @@ from stateact.subagents.web import DelegateWebTool
 from stateact.subagents.web_pages import saved_pages
 from tests.support.tool_calls import turn_calling
 from tests.support.tool_context import run_context
-from tests.support.web_site import serve_site
+from tests.support.web_site import browser_session, serve_site
 
 SERVER = Path(__file__).resolve().parents[1] / "evals" / "fixtures" / "site" / "server.py"
 
@@ -177,3 +180,65 @@ def test_read_page_renders_scripts_but_lets_only_reads_of_the_task_sites_out(sit
     assert "1 requests refused: POST" in page.text and WritingPageHandler.posts == 0
     elsewhere = ReadPage({site_of(writer)}).run(ReadPage.Input(url=f"{site}/rates/", render=True))
     assert elsewhere.is_error and "is not a site of this task" in elsewhere.text
+
+
+def planted_cookie_database(path: Path) -> None:
+    """A Chromium-shaped cookie database on the host holding a cookie named `planted` for 127.0.0.1."""
+    database = sqlite3.connect(path)
+    database.executescript(
+        "CREATE TABLE meta (key TEXT, value TEXT); INSERT INTO meta VALUES ('version', '24');"
+        "CREATE TABLE cookies (host_key TEXT, name TEXT, value TEXT, encrypted_value BLOB, path TEXT, "
+        "is_secure INT, is_httponly INT, expires_utc INT, has_expires INT);"
+        "INSERT INTO cookies VALUES ('127.0.0.1', 'planted', 'x', x'', '/', 0, 0, 0, 0);"
+    )
+    database.commit()
+    database.close()
+
+
+@pytest.mark.apps
+@pytest.mark.slow
+def test_read_page_is_signed_in_as_the_sandbox_browser_and_changes_nothing(tmp_path):
+    planted = tmp_path / "planted.db"  # a host file the sandbox cannot see
+    planted_cookie_database(planted)
+    with serve_site() as shop, browser_session(tmp_path / "home", isolation="bwrap", sites=[shop]) as browser:
+        box = browser.sandbox
+        box.run(
+            f"mkdir -p ~/.config/chromium/Default && ln -s {planted} ~/.config/chromium/Default/Cookies", 10
+        )
+        browser.page.goto(f"{shop}/login.html")
+        browser.page.fill("input[name=user]", "alice")
+        browser.page.fill("input[name=password]", "secret")
+        browser.page.click("button[type=submit]")
+        deadline = time.monotonic() + 60  # Chromium commits its cookies to the profile every 30 s
+        while not any(c.name == "session" for c in sandbox_cookies(box)) and time.monotonic() < deadline:
+            time.sleep(1)
+        database = f"{browser._inside.profile}/Default/Cookies"
+        before = hashlib.sha256(box.read_file(database)).hexdigest()
+        signed_in = ReadPage({site_of(shop)}, box.harness_url, cookies=lambda: sandbox_cookies(box))
+        signed_out = ReadPage({site_of(shop)}, box.harness_url)
+        table = f"{shop}/table-1.html"
+
+        page = signed_in.run(ReadPage.Input(url=table)).text
+        rendered = signed_in.run(ReadPage.Input(url=table, render=True)).text
+        without = signed_out.run(ReadPage.Input(url=table)).text
+
+        assert "Signed in as alice" in page and "Anvil" in page
+        assert "Signed in as alice" in rendered and "Anvil" in rendered
+        assert "Sign in" in without and "Anvil" not in without
+        assert [c.name for c in sandbox_cookies(box)] == ["session"]  # the planted link reads nothing
+        assert hashlib.sha256(box.read_file(database)).hexdigest() == before
+
+
+def test_the_cookie_header_holds_what_a_browser_would_send():
+    cookies = [
+        Cookie("shop.test", "session", "a", "/", False, True, None),
+        Cookie(".shop.test", "lang", "en", "/", False, False, time.time() + 60),
+        Cookie("shop.test", "admin", "b", "/admin", False, False, None),
+        Cookie("shop.test", "token", "c", "/", True, False, None),
+        Cookie("shop.test", "old", "d", "/", False, False, time.time() - 60),
+        Cookie("other.test", "elsewhere", "e", "/", False, False, None),
+    ]
+    assert cookie_header(cookies, "http://shop.test:8080/orders") == "session=a; lang=en"
+    assert cookie_header(cookies, "https://www.shop.test/admin/x") == "lang=en"  # host-only ones stay
+    assert cookie_header(cookies, "https://shop.test/admin/x") == "admin=b; session=a; lang=en; token=c"
+    assert cookie_header(cookies, "http://shop.test/administrator") == "session=a; lang=en"

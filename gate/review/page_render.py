@@ -7,13 +7,14 @@ change anything.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Route, sync_playwright
 
 from stateact.gate import settings
+from stateact.gate.review.browser_cookies import Cookie
 from stateact.subagents import settings as browser_settings
 
 
@@ -22,18 +23,23 @@ class RenderError(Exception):
 
 
 def rendered_html(
-    url: str, allowed: Callable[[str], bool], reach: Callable[[str], str] = str
+    url: str,
+    allowed: Callable[[str], bool],
+    reach: Callable[[str], str] = str,
+    cookies: Sequence[Cookie] = (),
 ) -> tuple[str, list[str]]:
     """The page's HTML after its scripts ran, and the requests refused on the way (method and URL):
     only GETs of URLs that `allowed` accepts go out, each to where `reach` says its server is.
 
     Playwright's sync API runs in a thread of its own, so a browser the web subagent holds in this
-    thread is not disturbed."""
+    thread is not disturbed. The page's context starts with `cookies` (the sandbox browser's session)."""
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gate-render") as pool:
-        return pool.submit(_render, url, allowed, reach).result()
+        return pool.submit(_render, url, allowed, reach, cookies).result()
 
 
-def _render(url: str, allowed: Callable[[str], bool], reach: Callable[[str], str]) -> tuple[str, list[str]]:
+def _render(
+    url: str, allowed: Callable[[str], bool], reach: Callable[[str], str], cookies: Sequence[Cookie]
+) -> tuple[str, list[str]]:
     refused: list[str] = []
 
     def only_reads(route: Route) -> None:
@@ -52,7 +58,9 @@ def _render(url: str, allowed: Callable[[str], bool], reach: Callable[[str], str
                 args=list(browser_settings.WEB_CHROMIUM_ARGS),
             )
             try:
-                page = browser.new_page()
+                context = browser.new_context()
+                context.add_cookies([_playwright_cookie(c) for c in cookies if c.host.lstrip(".")])
+                page = context.new_page()
                 page.route("**/*", only_reads)
                 page.goto(url, wait_until="networkidle", timeout=settings.GATE_RENDER_TIMEOUT_MS)
                 return page.content(), refused
@@ -60,3 +68,15 @@ def _render(url: str, allowed: Callable[[str], bool], reach: Callable[[str], str
                 browser.close()
     except PlaywrightError as exc:
         raise RenderError(str(exc).splitlines()[0]) from exc
+
+
+def _playwright_cookie(cookie: Cookie) -> dict:
+    return {
+        "name": cookie.name,
+        "value": cookie.value,
+        "domain": cookie.host,
+        "path": cookie.path,
+        "secure": cookie.secure,
+        "httpOnly": cookie.http_only,
+        **({"expires": cookie.expires} if cookie.expires is not None else {}),
+    }

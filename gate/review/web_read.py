@@ -25,6 +25,7 @@ from bs4 import BeautifulSoup
 from pydantic import BaseModel, Field
 
 from stateact.gate import settings
+from stateact.gate.review.browser_cookies import Cookie, cookie_header, sandbox_cookies
 from stateact.gate.review.page_render import RenderError, rendered_html
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
@@ -78,11 +79,13 @@ def page_markdown(html: str) -> str:
 class ReadPage(Tool):
     name = "read_page"
     description = (
-        "Read a web page of the task's sites with one HTTP GET (no JavaScript, no cookies, nothing saved): "
+        "Read a web page of the task's sites with one HTTP GET (no JavaScript, nothing saved), signed in as the "
+        "machine's browser is: it sends the cookies of the sandbox's Chromium profiles (the session the agent and "
+        "the web subagent logged in with; read, never changed; Chromium stores a new login within 30 s). "
         "HTML comes back as markdown, text, CSV and JSON as they are. Only the sites of the URLs in the task "
         "instruction and the sites the web subagent visited are allowed. A page whose content is built by "
         "JavaScript reads empty here: pass `render: true` to read it as a browser shows it (its scripts run, "
-        "but only GETs of the task's sites go out). A page that needs a login: read it from `web_pages`. "
+        "but only GETs of the task's sites go out). `web_pages` has the pages the web subagent saw. "
         "Long pages come in parts: pass `offset` to read on."
     )
 
@@ -93,22 +96,29 @@ class ReadPage(Tool):
             default=False, description="Run the page's scripts in a headless browser before reading it."
         )
 
-    def __init__(self, sites: set[str], reach: Callable[[str], str] = str) -> None:
+    def __init__(
+        self, sites: set[str], reach: Callable[[str], str] = str, cookies: Callable[[], list[Cookie]] = list
+    ) -> None:
         self.sites = sites
         self.reach = reach
         """A URL -> the URL this machine reaches its server at (`Sandbox.harness_url`)."""
+        self.cookies = cookies
+        """The sandbox browser's cookies, read anew for each call (`browser_cookies.sandbox_cookies`)."""
 
     def run(self, params: Input) -> ToolResult:
         url = params.url.strip()
+        cookies = self.cookies()
         if params.render:
-            return self._rendered(url, params.offset)
+            return self._rendered(url, params.offset, cookies)
         with httpx.Client(timeout=settings.GATE_READ_PAGE_TIMEOUT_S, follow_redirects=False) as client:
             for _ in range(settings.GATE_READ_PAGE_MAX_REDIRECTS + 1):
                 refusal = self._refusal(url)
                 if refusal:
                     return ToolResult.error(refusal)
                 try:
-                    status, headers, body, cut = _get(client, self.reach(url), urlsplit(url).netloc)
+                    status, headers, body, cut = _get(
+                        client, self.reach(url), urlsplit(url).netloc, cookie_header(cookies, url)
+                    )
                 except httpx.HTTPError as exc:
                     return ToolResult.error(f"GET {url} failed: {type(exc).__name__}: {exc}")
                 if status in (301, 302, 303, 307, 308) and headers.get("location"):
@@ -119,13 +129,13 @@ class ReadPage(Tool):
             f"More than {settings.GATE_READ_PAGE_MAX_REDIRECTS} redirects from {params.url}."
         )
 
-    def _rendered(self, url: str, offset: int) -> ToolResult:
+    def _rendered(self, url: str, offset: int, cookies: list[Cookie]) -> ToolResult:
         refusal = self._refusal(url)
         if refusal:
             return ToolResult.error(refusal)
         try:
             html, refused = rendered_html(
-                url, allowed=lambda other: site_of(other) in self.sites, reach=self.reach
+                url, allowed=lambda other: site_of(other) in self.sites, reach=self.reach, cookies=cookies
             )
         except RenderError as exc:
             return ToolResult.error(f"Rendering {url} failed: {exc}")
@@ -164,10 +174,11 @@ class ReadPage(Tool):
         return ToolResult(text=f"{head}\n\n{window(text, offset)}", is_error=status >= 400)
 
 
-def _get(client: httpx.Client, url: str, host: str) -> tuple[int, httpx.Headers, bytes, bool]:
+def _get(client: httpx.Client, url: str, host: str, cookie: str) -> tuple[int, httpx.Headers, bytes, bool]:
     """(status, headers, body up to the byte cap, whether the body was cut) of a GET of `url` that
-    names `host` in its Host header."""
-    with client.stream("GET", url, headers={"Host": host}) as response:
+    names `host` in its Host header and sends `cookie` (none when empty; what the response sets is dropped)."""
+    headers = {"Host": host, **({"Cookie": cookie} if cookie else {})}
+    with client.stream("GET", url, headers=headers) as response:
         body = b""
         for chunk in response.iter_bytes():
             body += chunk
@@ -218,7 +229,8 @@ def web_tools_for_gate(context: RunContext) -> list[Tool]:
     tools: list[Tool] = []
     sites = allowed_sites(context.task, context.run_dir)
     if sites:
-        tools.append(ReadPage(sites, context.sandbox.harness_url))
+        sandbox = context.sandbox
+        tools.append(ReadPage(sites, sandbox.harness_url, cookies=lambda: sandbox_cookies(sandbox)))
     if saved_pages(context.run_dir):
         tools.append(WebPages(context.run_dir))
     return tools
