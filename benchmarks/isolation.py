@@ -1,7 +1,7 @@
 """The cost of isolating the local sandbox with bubblewrap, against `--isolation none`.
 
-Measures sandbox start-up, per-command latency in the persistent shell and for one-shot `run`
-commands, a LibreOffice cold start (`soffice --headless --convert-to pdf`) and the web subagent's
+Measures sandbox start-up, per-command latency in the persistent shell and for one-shot `run` commands
+(and `run_read_only`, the gate shell's read-only view, where the sandbox has it), a LibreOffice cold start (`soffice --headless --convert-to pdf`) and the web subagent's
 browser start (Chromium started in the sandbox and attached over CDP, or launched by Playwright on the
 host; until its first blank page) inside and outside.
 The last line prints key=value figures.
@@ -48,6 +48,11 @@ def measure(isolation: str) -> dict[str, float]:
                 started = time.perf_counter()
                 box.run("echo hello")
                 run_ms.append(_ms(started))
+            read_only_ms = []  # the gate shell's read-only view (isolated, root harness only)
+            for _ in range(RUN_COMMANDS if box.run_read_only("true") is not None else 0):
+                started = time.perf_counter()
+                box.run_read_only("echo hello")
+                read_only_ms.append(_ms(started))
             started = time.perf_counter()
             converted = box.run(CONVERT, timeout=180)
             office = _ms(started)
@@ -66,6 +71,7 @@ def measure(isolation: str) -> dict[str, float]:
         "startup_ms": startup,
         "shell_ms": statistics.median(shell_ms),
         "run_ms": statistics.median(run_ms),
+        **({"read_only_run_ms": statistics.median(read_only_ms)} if read_only_ms else {}),
         "office_cold_ms": office,
         "browser_start_ms": browser_start,
     }

@@ -398,17 +398,7 @@ class LocalSandbox(Sandbox):
         )
         if argv is None:
             return None
-        proc = subprocess.Popen(
-            argv,
-            cwd=self.host_home,
-            env=self.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            preexec_fn=self._preexec(one_shot=True),
-        )
-        return _finish(proc, timeout)
+        return _finish(self._popen(argv, subprocess.PIPE, one_shot=True), timeout)
 
     def run_python(self, code: str, timeout: float = 60.0) -> CommandResult:
         self._require_started()
@@ -483,8 +473,18 @@ class LocalSandbox(Sandbox):
         """`argv` started in the sandbox (inside its namespaces when isolated) in the home folder, in a
         session of its own (end it with os.killpg), its input from `stdin` (none by default), its output
         and errors to `output`; the caller waits for it or ends it."""
+        return self._popen(self.command(argv), output, one_shot, stdin)
+
+    def _popen(
+        self,
+        wrapped: Sequence[str],
+        output: int | IO[bytes],
+        one_shot: bool,
+        stdin: int = subprocess.DEVNULL,
+    ) -> subprocess.Popen:
+        """Start `wrapped` (a command already wrapped into the sandbox) as `spawn` says."""
         return subprocess.Popen(
-            self.command(argv),
+            wrapped,
             cwd=self.host_home,
             env=self.env,
             stdin=stdin,
