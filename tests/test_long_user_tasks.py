@@ -15,8 +15,8 @@ import pytest
 from stateact.evals.authoring.long_tasks import bash, call, gate_turns, python_script, turn
 from stateact.evals.authoring.long_user_tasks import LONG_SUITE, SPECS, deliverables_script
 from stateact.evals.fixtures.long_user import RISE_ID, RISE_USER_CHOICE
-from stateact.evals.running.suite import discover
-from stateact.evals.running.validate import plays_user, validate_task
+from stateact.evals.running.suite import discover, plays_user
+from stateact.evals.running.validate import validate_task
 from tests.support.tool_calls import calls_in
 from tests.test_eval_suite import assert_downloads_resolve
 

@@ -28,10 +28,9 @@ from stateact.evals.fixtures.build import build_fixtures
 from stateact.evals.osworld.metrics.explain import failed_checkpoints
 from stateact.evals.running.results import model_key, task_result_dir
 from stateact.evals.running.runner import run_task
-from stateact.evals.running.suite import SuiteTask, mapped_solution
+from stateact.evals.running.suite import SuiteTask, mapped_solution, plays_user
 from stateact.kernel.events import Response, ToolResultEvent, read_events
 from stateact.kernel.runtime import RoleModels
-from stateact.kernel.users import USER_ROLE
 
 
 @dataclass
@@ -114,16 +113,6 @@ def validate_task(
         _add_run_facts(row, run_dir, solution)
     row.seconds = round(time.monotonic() - started, 1)
     return row
-
-
-def plays_user(solution: Path) -> bool:
-    """The solution scripts the replies of a simulated user (a `user` role): the task needs the user's
-    answers, and its replay has them through the simulated user (`stateact.kernel.users.ModelUser`)."""
-    try:
-        roles = json.loads(solution.read_text(encoding="utf-8")).get("roles")
-    except (OSError, ValueError, AttributeError):
-        return False
-    return isinstance(roles, dict) and bool(roles.get(USER_ROLE))
 
 
 def validation_config(

@@ -26,26 +26,35 @@ from stateact.kernel.users import USER_ROLE, ModelUser, ScriptedUser
 
 TERMINAL = "terminal"
 NONE = "none"
+RELAY = "relay"
 USER_KINDS = (TERMINAL, NONE, "scripted:FILE", "relay:DIR")
 
 
 def parse_user_spec(spec: str) -> tuple[str, str]:
     """(kind, target) of a `--user` spec; ValueError naming the forms for any other."""
     kind, sep, target = spec.partition(":")
-    if (kind in (TERMINAL, NONE) and not sep) or (kind in ("scripted", "relay") and target):
+    if (kind in (TERMINAL, NONE) and not sep) or (kind in ("scripted", RELAY) and target):
         return kind, target
     raise ValueError(f"bad --user {spec!r}: use {', '.join(USER_KINDS)}")
 
 
-def check_user(spec: str | None) -> None:
+def check_user(spec: str | None, simulated: bool = False, unattended: bool = False) -> None:
     """ValueError for a `--user` spec that cannot serve: bad form, an unreadable script, a relay folder
-    whose parent is missing."""
+    whose parent is missing, one given beside a simulated user (`--user-model`), or the terminal in a run
+    no one sits at (`unattended`: `eval run`)."""
     if spec is None:
         return
+    if simulated:
+        raise ValueError("give --user or --user-model, not both (--user-model is a simulated user)")
     kind, target = parse_user_spec(spec)
+    if kind == TERMINAL and unattended:
+        raise ValueError(
+            f"--user {TERMINAL} needs a person at the run's terminal: give scripted:FILE, relay:DIR or "
+            f"{NONE}, or --user-model SPEC for a simulated user"
+        )
     if kind == "scripted":
         ScriptedUser.from_file(Path(target).expanduser())
-    elif kind == "relay":
+    elif kind == RELAY:
         parent = Path(target).expanduser().absolute().parent
         if not parent.is_dir():
             raise ValueError(f"--user {spec}: the folder's parent {parent} does not exist")
@@ -59,7 +68,7 @@ def make_user(spec: str | None, persona: str, simulated: bool, context: RunConte
     kind, target = parse_user_spec(spec) if spec else (NONE, "")
     if kind == "scripted":
         return ScriptedUser.from_file(Path(target).expanduser())
-    if kind == "relay":
+    if kind == RELAY:
         return ModelUser(context, model=RelayProvider(Path(target).expanduser(), USER_ROLE, spec=spec))
     if kind == TERMINAL and sys.stdin.isatty():
         return TerminalUser(context.seconds_left)
