@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from stateact.app.answer_box import WATCH, AnswerBox, Answered
 from stateact.kernel import settings
 from stateact.kernel.models.relay import RelayProvider
 from stateact.kernel.runtime import RunContext
@@ -71,7 +72,7 @@ def make_user(spec: str | None, persona: str, simulated: bool, context: RunConte
     if kind == RELAY:
         return ModelUser(context, model=RelayProvider(Path(target).expanduser(), USER_ROLE, spec=spec))
     if kind == TERMINAL and sys.stdin.isatty():
-        return TerminalUser(context.seconds_left)
+        return TerminalUser(context.seconds_left, box=AnswerBox(context.run_dir))
     return NOBODY
 
 
@@ -87,7 +88,8 @@ ANSWER_PROMPT = "your answer (one line; an empty line answers nothing)> "
 
 
 class TerminalUser:
-    """The person at the terminal: the question is printed, the answer is the next line typed."""
+    """The person at the terminal: the question is printed, the answer is the next line typed, or the
+    one given on the watch page (`box`), whichever comes first."""
 
     name = TERMINAL
 
@@ -96,21 +98,42 @@ class TerminalUser:
         seconds_left: Callable[[float], float],
         fd: int | None = None,
         write: Callable[[str], object] | None = None,
+        box: AnswerBox | None = None,
     ) -> None:
         self.seconds_left = seconds_left
         self.fd = sys.stdin.fileno() if fd is None else fd
         self.write = write or _write_stdout
+        self.box = box
 
     def answer(self, question: str, earlier: Sequence[Exchange]) -> Reply:
         wait = self.seconds_left(settings.USER_ANSWER_TIMEOUT_S)
+        number = len(earlier) + 1
+        box = self.box
         self.write(f"\nThe agent asks you:\n  {question}\n{ANSWER_PROMPT}")
-        line = _read_line(self.fd, wait)
+        if box is not None:
+            box.ask(number, question)
+        try:
+            line = _read_line(self.fd, wait, lambda: box is not None and box.answer(number) is not None)
+            typed = (line or "").strip()
+            if box is not None and not box.claim(number, typed or None, TERMINAL):
+                return self._from_page(box.answer(number))
+        finally:
+            if box is not None:
+                box.withdraw()
         if line is None:
             self.write("\n(no answer in time: the agent goes on without one)\n")
             return Reply(None, f"the user did not answer within {wait:.0f} s")
-        if not line.strip():
+        if not typed:
             return Reply(None, "the user gave no answer")
-        return Reply(line.strip())
+        return Reply(typed)
+
+    def _from_page(self, answered: Answered | None) -> Reply:
+        """The answer the watch page gave first; the terminal is told."""
+        text = answered.answer if answered is not None else None
+        self.write(f"\n(answered on the watch page: {text})\n")
+        if text is None:
+            return Reply(None, "the user gave no answer", answerer=WATCH)
+        return Reply(text, answerer=WATCH)
 
 
 def _write_stdout(text: str) -> None:
@@ -118,15 +141,17 @@ def _write_stdout(text: str) -> None:
     sys.stdout.flush()
 
 
-def _read_line(fd: int, seconds: float) -> str | None:
+def _read_line(fd: int, seconds: float, stop: Callable[[], bool] = lambda: False) -> str | None:
     """The next line read from `fd` within `seconds` (without its newline); at the end of input what was
-    read; None when the time ran out first."""
+    read; None when the time ran out or `stop` (asked every USER_ANSWER_POLL_S) said so first."""
     deadline = time.monotonic() + seconds
     data = b""
     while not data.endswith(b"\n"):
         left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
+        if left <= 0 or stop():
             return None
+        if not select.select([fd], [], [], min(left, settings.USER_ANSWER_POLL_S))[0]:
+            continue
         chunk = os.read(fd, 1)  # one byte at a time: what follows the line stays for the next read
         if not chunk:
             break
