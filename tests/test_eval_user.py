@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from stateact.evals.authoring.long_user_tasks import LONG_SUITE, RISE_ANSWER
+from stateact.evals.authoring.long_events_tasks import LONG_SUITE
+from stateact.evals.authoring.long_user_tasks import RISE_ANSWER
 from stateact.evals.fixtures.long_user import RISE_ID
 from stateact.evals.running.jobs import SuiteJob, job_user
 from stateact.evals.running.suite import discover

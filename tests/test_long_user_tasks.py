@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from stateact.evals.authoring.long_events_tasks import LONG_SUITE
 from stateact.evals.authoring.long_tasks import bash, call, gate_turns, python_script, turn
-from stateact.evals.authoring.long_user_tasks import LONG_SUITE, SPECS, deliverables_script
+from stateact.evals.authoring.long_user_tasks import SPECS, deliverables_script
 from stateact.evals.fixtures.long_user import RISE_ID, RISE_USER_CHOICE
 from stateact.evals.running.suite import discover, plays_user
 from stateact.evals.running.validate import validate_task

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -19,8 +18,7 @@ import pytest
 from stateact.app.answer_box import WATCH, AnswerBox
 from stateact.app.users import TERMINAL
 from stateact.app.watch import ADDRESS_FILE
-from tests.test_ask_user import answers, ask, finish, run_args, script, the_run
-from tests.test_cli import REPO
+from tests.test_ask_user import answers, ask, finish, script, spawn_run, the_run
 from tests.test_watch import chromium_page  # noqa: F401, F811 (a fixture)
 
 FIRST, SECOND = "Which colour is your favourite?", "Which shade of it?"
@@ -70,14 +68,7 @@ def asking_run(tmp_path) -> Iterator[tuple[pexpect.spawn, str]]:
             finish(expect={"contains": "The user answered:\ndeep teal"}),
         ],
     )
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "stateact", *run_args(tmp_path, main, "--watch")],
-        cwd=str(tmp_path),
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "COLUMNS": "200"},
-        encoding="utf-8",
-        timeout=60,
-    )
+    child = spawn_run(tmp_path, main, "--watch")
     try:
         child.expect_exact("The agent asks you:")
         yield child, json.loads((the_run(tmp_path) / ADDRESS_FILE).read_text())["url"]

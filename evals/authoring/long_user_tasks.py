@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import sys
 from decimal import Decimal
-from pathlib import Path
 
+from stateact.evals.authoring import long_events_tasks
 from stateact.evals.authoring.long_events_tasks import (
-    LONG_SUITE,
     cell_rows,
     columns,
     doc_paragraphs,
@@ -31,7 +30,6 @@ from stateact.evals.authoring.long_tasks import (
     HOME,
     TaskSpec,
     bash,
-    build_all,
     call,
     download,
     gate_turns,
@@ -68,7 +66,9 @@ RISE_PERSONA = {
 """The user behind supplier-price-rise, as a simulated user plays it."""
 
 
-def august_rows(schedule: str, chosen: tuple[str, ...] = data.RISE_USER_CHOICE) -> list[tuple]:
+def august_rows(
+    schedule: str, chosen: tuple[str, ...] = data.RISE_USER_CHOICE
+) -> list[tuple[str, str, str, Decimal, Decimal, Decimal]]:
     """SKU, product, category, August cost, August price, current price of every product."""
     rows = []
     for sku, name, category, cost in data.RISE_PRODUCTS:
@@ -218,10 +218,7 @@ SPECS = (supplier_price_rise,)
 
 
 def main(argv: list[str]) -> int:
-    suite = Path(argv[0]) if argv else LONG_SUITE
-    suite.mkdir(parents=True, exist_ok=True)
-    build_all([make() for make in SPECS], suite)
-    return 0
+    return long_events_tasks.main(argv, SPECS)
 
 
 if __name__ == "__main__":
