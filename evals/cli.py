@@ -21,7 +21,7 @@ from stateact.app.renamed_options import EVAL_RENAMES, group_with_renames
 from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, with_role_options
 from stateact.app.signals import Terminated, stop_signals_as_interrupt
 from stateact.app.terminal import whole_lines
-from stateact.app.users import check_user
+from stateact.app.users import RELAY, check_user
 from stateact.app.variants import FULL_HARNESS
 from stateact.evals import settings
 from stateact.evals.osworld import bridge
@@ -349,6 +349,9 @@ def run_command(
         {"main": None if model == settings.REFERENCE_MODEL else model, **role_options.models()}
     ):
         say(note)
+    if user is not None and user.startswith(f"{RELAY}:"):
+        folder = Path(user.partition(":")[2]).expanduser().absolute()
+        say(f"relay: the agents' questions to the user appear in {folder}/HARNESS/DOMAIN/TASK (one per task)")
     if cache is None:
         build_fixtures(options.cache)
     try:

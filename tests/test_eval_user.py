@@ -1,11 +1,14 @@
 """`stateact eval run --user / --user-model`: who answers the agents' questions in a suite. The long
 suite's supplier-price-rise (whose reference asks, and needs the answer) is played through the real CLI,
 harness and sandbox: a script answers, the reference's own simulated user answers, a simulated user
-given by --user-model answers, or nobody does (the reference, which needs the answer, stops short of its deliverables: 0)."""
+given by --user-model answers, a second player answers in a relay folder, or nobody does (the
+reference, which needs the answer, stops short of its deliverables: 0)."""
 
 from __future__ import annotations
 
 import json
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +19,7 @@ from stateact.evals.fixtures.long_user import RISE_ID
 from stateact.evals.running.jobs import SuiteJob, job_user
 from stateact.evals.running.suite import discover
 from stateact.kernel.events import UserAnswer, read_events
+from stateact.kernel.models.relay import pending_stem
 from tests.test_eval_runner import run_cli
 
 TASK = ["eval", "run", str(LONG_SUITE), "--task-id", RISE_ID, "--no-html", "--no-record"]
@@ -58,6 +62,14 @@ def score(results: Path) -> float | None:
     return float(found[0].read_text()) if found else None
 
 
+def answer_in(folder: Path) -> None:
+    """Answer the first question that appears in the relay folder `folder`."""
+    deadline = time.monotonic() + 120
+    while (stem := pending_stem(folder)) is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    (folder / f"{stem}.reply.txt").write_text(RISE_ANSWER)
+
+
 @pytest.mark.slow
 @pytest.mark.apps
 @pytest.mark.parametrize(
@@ -66,6 +78,7 @@ def score(results: Path) -> float | None:
         ("scripted", "scripted", True),
         ("reference", "simulated", True),
         ("model", "simulated", True),
+        ("relay", "relay", True),
         ("none", "nobody", False),
     ],
 )
@@ -78,10 +91,17 @@ def test_the_suites_questions_are_answered_by_the_user_given(tmp_path, user, ans
         "scripted": ["--user", f"scripted:{script}"],
         "reference": [],
         "model": ["--user-model", f"scripted:{model}"],
+        "relay": ["--user", f"relay:{tmp_path / 'relay'}"],
         "none": ["--user", "none"],
     }[user]
     results = tmp_path / "results"
+    answering = threading.Thread(
+        target=answer_in, args=(tmp_path / "relay" / "stateact/long" / RISE_ID,), daemon=True
+    )
+    if user == "relay":  # a second player answers in the task's own relay folder
+        answering.start()
     code, output = run_cli(*TASK, "--results", str(results), "--workers", "1", *args)
     expected = RISE_ANSWER if full_marks else None
     assert answers(results) == [(expected, answerer)], output
     assert (code, score(results)) == (0, 1.0 if full_marks else 0.0), output
+    assert ("questions to the user appear in" in output) == (user == "relay")
