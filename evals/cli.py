@@ -21,6 +21,7 @@ from stateact.app.renamed_options import EVAL_RENAMES, group_with_renames
 from stateact.app.role_options import DEFAULT_ROLE_OPTIONS, RoleOptions, with_role_options
 from stateact.app.signals import Terminated, stop_signals_as_interrupt
 from stateact.app.terminal import whole_lines
+from stateact.app.users import RELAY, check_user
 from stateact.app.variants import FULL_HARNESS
 from stateact.evals import settings
 from stateact.evals.osworld import bridge
@@ -193,6 +194,12 @@ def check_command(
 
 
 # -- running suites under several harnesses, and their reports ----------------------------
+EVAL_USER_HELP = (
+    "Who answers the agents' questions (ask_user) in every task: scripted:FILE (a JSON list of answers, "
+    "from the first in each task), relay:DIR (answered in files, a subfolder per task: `stateact relay "
+    "DIR/HARNESS/DOMAIN/TASK`) or none (the default: no one can be asked). --user-model SPEC instead makes "
+    "a simulated user play each task's persona (its `user`)."
+)
 SUMMARY_MARKDOWN = "summary.md"
 SUMMARY_CSV = "summary.csv"
 TASKS_CSV = "tasks.csv"
@@ -280,6 +287,7 @@ def run_command(
         bool,
         typer.Option(help="Serve the live view of the results folder on loopback (see `stateact watch`)."),
     ] = False,
+    user: Annotated[str | None, typer.Option(help=EVAL_USER_HELP)] = None,
 ) -> None:
     """Run every task of SUITE under each harness, then print and save the comparison table."""
     from stateact.app.watch import live_view
@@ -293,6 +301,7 @@ def run_command(
         bridge.use_python(osworld_python)
         check_budgets(max_steps, max_usd, max_minutes)
         check_models([None if model == settings.REFERENCE_MODEL else model, *role_options.models().values()])
+        check_user(user, bool(role_options.models().get("user")), unattended=True)
         settings_of_roles = role_options.settings()
         slots = pool_from_options(pool, vm or [], reset_command)
         check_engine(engine, address)
@@ -327,6 +336,7 @@ def run_command(
         disk=disk,
         best_of=role_options.best_of,
         record=record,
+        user=user,
     )
     try:
         jobs = plan_jobs(options)
@@ -339,6 +349,9 @@ def run_command(
         {"main": None if model == settings.REFERENCE_MODEL else model, **role_options.models()}
     ):
         say(note)
+    if user is not None and user.startswith(f"{RELAY}:"):
+        folder = Path(user.partition(":")[2]).expanduser().absolute()
+        say(f"relay: the agents' questions to the user appear in {folder}/HARNESS/DOMAIN/TASK (one per task)")
     if cache is None:
         build_fixtures(options.cache)
     try:

@@ -172,16 +172,21 @@ def test_relay_user_answers_in_the_relay_folder(tmp_path):
 
 
 @pytest.mark.slow
-def test_person_at_the_terminal_answers_through_a_pty(tmp_path):
-    main = script(tmp_path, [ask(), finish(expect={"contains": "The user answered:\nmagenta"})])
-    child = pexpect.spawn(
+def spawn_run(tmp_path: Path, main: Path, *extra: str) -> pexpect.spawn:
+    """`stateact run` of `run_args` in a pty: the person at its terminal is the test."""
+    return pexpect.spawn(
         sys.executable,
-        ["-m", "stateact", *run_args(tmp_path, main)],
+        ["-m", "stateact", *run_args(tmp_path, main, *extra)],
         cwd=str(tmp_path),
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "COLUMNS": "200"},
         encoding="utf-8",
         timeout=60,
     )
+
+
+def test_person_at_the_terminal_answers_through_a_pty(tmp_path):
+    main = script(tmp_path, [ask(), finish(expect={"contains": "The user answered:\nmagenta"})])
+    child = spawn_run(tmp_path, main)
     try:
         child.expect_exact("The agent asks you:")
         child.expect_exact(QUESTION)

@@ -181,6 +181,8 @@ class TaskSpec:
     solution: dict[str, list[dict]] = field(default_factory=dict)
     max_steps: int | None = None
     """The task's main-agent step budget (the task file's `max_steps`), if it sets one."""
+    user: dict[str, Any] | None = None
+    """The persona a simulated user plays (the task file's `user`: evals/osworld/task.py UserPersona)."""
 
 
 def probe_command(body: str) -> str:
@@ -247,6 +249,7 @@ def task_json(spec: TaskSpec, expected: list[str]) -> dict:
         "proxy": False,
         "possibility_of_env_change": "low",
         **({"max_steps": spec.max_steps} if spec.max_steps else {}),
+        **({"user": spec.user} if spec.user else {}),
     }
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stateact.app.config import RunConfig
+from stateact.app.users import RELAY, parse_user_spec
 from stateact.app.variants import get_variant
 from stateact.evals import settings
 from stateact.evals.osworld.cache import FileCache
@@ -31,9 +32,10 @@ from stateact.evals.running.results import (
 )
 from stateact.evals.running.rollouts import best_of_key, rollout_budget, rollout_dir, task_dir_of
 from stateact.evals.running.runner import run_task
-from stateact.evals.running.suite import SuiteTask, discover, mapped_solution
+from stateact.evals.running.suite import SuiteTask, discover, mapped_solution, plays_user
 from stateact.kernel.models.role_settings import RoleSettings
 from stateact.kernel.runtime import RoleModels
+from stateact.kernel.users import USER_ROLE
 from stateact.sandbox.caps import DEFAULT_CAPS, DiskCaps
 from stateact.sandbox.limits import DEFAULT_LIMITS, SandboxLimits
 from stateact.sandbox.pool import LocalSlot, Slot, SlotRetired
@@ -85,6 +87,9 @@ class SuiteOptions:
     """Rollouts of each task (evals/running/best_of.py); the judge picks the one that becomes the result."""
     record: bool = True
     """Keep a video of each task's display (`recording.mp4`)."""
+    user: str | None = None
+    """Who answers `ask_user` (`stateact.app.users`: scripted:FILE, relay:DIR, none); None: nobody, unless
+    the `user` role has a model (a simulated user playing each task's persona)."""
 
 
 @dataclass(frozen=True)
@@ -164,6 +169,8 @@ def role_models(options: SuiteOptions, task: SuiteTask, home: str, result_dir: P
     if main == settings.REFERENCE_MODEL:
         main = f"scripted:{mapped_solution(task.solution_path, home, Path(result_dir) / REFERENCE_COPY)}"
     others = {role: spec for role, spec in options.role_models.items() if spec}
+    if options.model == settings.REFERENCE_MODEL and options.user is None and plays_user(task.solution_path):
+        others.setdefault(USER_ROLE, main)  # the solution's own simulated user answers its questions
     return RoleModels(main=main, **others, settings=options.role_settings)
 
 
@@ -270,8 +277,17 @@ def job_config(options: SuiteOptions, job: SuiteJob, models: RoleModels, result_
         max_usd=rollout_budget(options.max_usd, options.best_of) if job.rollout else options.max_usd,
         max_seconds=options.max_seconds,
         record=options.record,
+        user=job_user(options.user, job),
         labels={"suite": str(options.suite), "domain": job.task.domain, "task": job.task.id},
     )
+
+
+def job_user(spec: str | None, job: SuiteJob) -> str | None:
+    """The job's `--user`: a relay folder gets a subfolder per job (jobs run side by side, and a relay
+    folder waits for one answer at a time); a script is read from its start in every job."""
+    if spec is not None and parse_user_spec(spec)[0] == RELAY:
+        return f"{RELAY}:{Path(parse_user_spec(spec)[1]).expanduser().absolute() / job.label}"
+    return spec
 
 
 def clear_attempt(result_dir: Path) -> None:

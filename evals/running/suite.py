@@ -20,6 +20,7 @@ from stateact.evals.osworld.layout import is_osworld_layout, meta_task_files
 from stateact.evals.osworld.paths import HomeMap
 from stateact.evals.osworld.task import INFEASIBLE, Task, TaskError, load_task, task_domain
 from stateact.evals.running.task_ports import task_ports
+from stateact.kernel.users import USER_ROLE
 
 SOLUTION_SUFFIX = ".solution.json"
 OFFICE_SUITE = Path(__file__).parents[1] / "suites" / "office"
@@ -120,3 +121,13 @@ def mapped_solution(solution: Path, home: str, target: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(HomeMap(home).apply(script), indent=1), encoding="utf-8")
     return target
+
+
+def plays_user(solution: Path) -> bool:
+    """The solution scripts the replies of a simulated user (a `user` role): the task needs the user's
+    answers, and its replay has them through the simulated user (`stateact.kernel.users.ModelUser`)."""
+    try:
+        roles = json.loads(solution.read_text(encoding="utf-8")).get("roles")
+    except (OSError, ValueError, AttributeError):
+        return False
+    return isinstance(roles, dict) and bool(roles.get(USER_ROLE))

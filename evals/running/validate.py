@@ -28,7 +28,7 @@ from stateact.evals.fixtures.build import build_fixtures
 from stateact.evals.osworld.metrics.explain import failed_checkpoints
 from stateact.evals.running.results import model_key, task_result_dir
 from stateact.evals.running.runner import run_task
-from stateact.evals.running.suite import SuiteTask, mapped_solution
+from stateact.evals.running.suite import SuiteTask, mapped_solution, plays_user
 from stateact.kernel.events import Response, ToolResultEvent, read_events
 from stateact.kernel.runtime import RoleModels
 
@@ -88,7 +88,7 @@ def validate_task(
         out_dir / "results",
     )
     script = out_dir / "scripts" / f"{task.id}.json"
-    config = validation_config(task, home, script, out_dir / "runs", harness)
+    config = validation_config(task, home, script, out_dir / "runs", harness, plays_user(solution))
     results_of_task = task_result_dir(
         results, harness, model_key(config.models.main, config.models), task.domain, task.id
     )
@@ -115,11 +115,14 @@ def validate_task(
     return row
 
 
-def validation_config(task: SuiteTask, home: Path, script: Path, runs_root: Path, harness: str) -> RunConfig:
-    """A run of `script` (every role scripted) on a local sandbox with a display whose home is `home`."""
+def validation_config(
+    task: SuiteTask, home: Path, script: Path, runs_root: Path, harness: str, user: bool = False
+) -> RunConfig:
+    """A run of `script` (every role scripted; with `user`, its `user` role is the simulated user) on a
+    local sandbox with a display whose home is `home`."""
     return RunConfig(
         instruction=task.task.instruction,
-        models=RoleModels(main=f"scripted:{script}"),
+        models=RoleModels(main=f"scripted:{script}", user=f"scripted:{script}" if user else None),
         harness=harness,
         workdir=home,
         display=True,

@@ -131,9 +131,7 @@ def run(
         specs = {"main": model, **role_options.models()}
         check_budgets(max_steps, max_usd, max_minutes)
         check_models(specs.values())
-        check_user(user)
-        if user is not None and specs.get("user"):
-            raise ValueError("give --user or --user-model, not both (--user-model is a simulated user)")
+        check_user(user, bool(specs.get("user")))
         get_variant(harness)
         check_folder_can_be_made(runs_root, "--runs-root")
         if task is not None:

@@ -7,10 +7,15 @@ polls:
 
     GET /                               the page (watch_page.html)
     GET /api/runs                       [{id, live, display}], newest first
-    GET /api/events?run=ID&from=BYTE    {rows, next, live, started, display, end}: the log's whole lines
+    GET /api/events?run=ID&from=BYTE    {rows, next, live, started, display, end, pending}: the log's whole lines
                                         from BYTE; `end` (once the run ended) its result.json's status, gate
-                                        verdict, turns, dollars and seconds, and the task's score if scored
+                                        verdict, turns, dollars and seconds, and the task's score if scored;
+                                        `pending` the question the run waits on for the person at its
+                                        terminal ({number, question}), else null
     GET /api/screen?run=ID              a JPEG of the run's display (404: none is known; 503: it is gone)
+    POST /api/answer                    {run, number, answer} (JSON): the answer to the question the run
+                                        waits on (`pending` of /api/events); 409 when the terminal answered
+                                        first (`stateact.app.answer_box`: a question is answered once)
 
 A run's display is the one its last `run_start` event names: an Xvfb display of this machine; a run
 whose `run_start` names none has no display pane. While it serves, the server's address is in DIR's
@@ -34,6 +39,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from stateact.app.answer_box import WATCH, AnswerBox, Answered
 from stateact.app.progress import preview
 from stateact.gate.events import GateVerdict
 from stateact.kernel.events import (
@@ -62,6 +68,9 @@ SCREEN_QUALITY = 70
 TASK_SCORE = "result.txt"
 """The score file of a task's results folder, whose run folder is its `run/` (evals/running/results.py)."""
 TASK_RUN_FOLDER = "run"
+ANSWERED_BY = {"terminal": "at the terminal", WATCH: "on the watch page"}
+MAX_ANSWER_BYTES = 64 << 10
+"""The largest answer request the server reads."""
 FINAL_READ_WAIT_S = 3.0
 """How long a stopping server waits for following pages to read their run's log to the end."""
 FOLLOWING_S = 2.0
@@ -92,7 +101,7 @@ def run_row(event: Any) -> dict[str, Any]:
         row.update(title=f"question to the user ({event.answerer})", text=preview(event.question, ROW_CHARS))
     elif isinstance(event, UserAnswer):
         answer = event.answer if event.answer is not None else f"(no answer: {event.reason})"
-        row.update(title="the user's answer", text=preview(answer, ROW_CHARS))
+        row.update(title=f"the user's answer ({event.answerer})", text=preview(answer, ROW_CHARS))
     else:
         row["text"] = preview(event.details(), ROW_CHARS)
     return row
@@ -185,7 +194,20 @@ class RunFolders:
             "started": started,
             "display": display,
             "end": end,
+            "pending": AnswerBox(folder).pending() if end is None else None,
         }
+
+    def answer(self, run_id: str, number: int, answer: str) -> Answered | None:
+        """Give `answer` to the question `number` that run `run_id` waits on: None when it counts, else
+        the answer given first; KeyError when the run waits on no such question."""
+        box = AnswerBox(self.folder(run_id))
+        pending = box.pending()
+        if pending is None or pending["number"] != number:
+            earlier = box.answer(number)
+            if earlier is None:
+                raise KeyError(number)
+            return earlier
+        return None if box.claim(number, answer, WATCH) else box.answer(number)
 
     def unread(self) -> list[str]:
         """The runs a page follows (it asked for events within FOLLOWING_S) and has not read to the end."""
@@ -253,6 +275,40 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             self._send(HTTPStatus.BAD_REQUEST, "text/plain", b"bad request")
 
+    def do_POST(self) -> None:  # noqa: N802 (the http.server name)
+        if urlparse(self.path).path != "/api/answer":
+            self._send(HTTPStatus.NOT_FOUND, "text/plain", b"no such page")
+            return
+        origin = self.headers.get("Origin")
+        if origin is not None and origin.rstrip("/") != self.server.url.rstrip("/"):
+            self._send(HTTPStatus.FORBIDDEN, "text/plain", b"answers come from the watch page itself")
+            return
+        try:
+            length = int(self.headers.get("Content-Length", "0"))
+            if self.headers.get_content_type() != "application/json" or not 0 < length <= MAX_ANSWER_BYTES:
+                raise ValueError("a JSON body of at most 64 KiB")
+            body = json.loads(self.rfile.read(length))
+            run, number, answer = str(body["run"]), int(body["number"]), str(body["answer"]).strip()
+            if not answer:
+                raise ValueError("an empty answer")
+            earlier = self.server.folders.answer(run, number, answer)
+        except KeyError:
+            self._json({"error": "the run waits on no such question"}, HTTPStatus.NOT_FOUND)
+            return
+        except (ValueError, TypeError) as exc:
+            self._json({"error": f"bad answer: {exc}"}, HTTPStatus.BAD_REQUEST)
+            return
+        if earlier is not None:
+            self._json(
+                {
+                    "error": f"answered already, {ANSWERED_BY.get(earlier.by, earlier.by)}",
+                    "answer": earlier.answer,
+                },
+                HTTPStatus.CONFLICT,
+            )
+            return
+        self._json({"answered": True})
+
     def _screen(self, display: str | None) -> None:
         if not display:
             self._send(HTTPStatus.NOT_FOUND, "text/plain", b"the run has no display on this machine")
@@ -264,8 +320,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._send(HTTPStatus.OK, "image/jpeg", picture)
 
-    def _json(self, value: Any) -> None:
-        self._send(HTTPStatus.OK, "application/json", json.dumps(value, default=str).encode())
+    def _json(self, value: Any, status: HTTPStatus = HTTPStatus.OK) -> None:
+        self._send(status, "application/json", json.dumps(value, default=str).encode())
 
     def _send(self, status: HTTPStatus, content_type: str, body: bytes) -> None:
         self.send_response(status)

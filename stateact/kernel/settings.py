@@ -54,6 +54,8 @@ RELAY_TAIL_LINES = 60
 # The user (`ask_user`)
 USER_ANSWER_TIMEOUT_S = 1800.0
 """How long the person at the terminal may take to answer a question (the run's deadline may cut it)."""
+USER_ANSWER_POLL_S = 0.2
+"""How often a run waiting on the terminal looks whether the watch page answered first."""
 USER_MAX_USD = 0.5
 """Dollars one answer of the simulated user may cost (within the run's budget)."""
 USER_MAX_SECONDS = 300.0

@@ -45,6 +45,8 @@ class Reply:
 
     answer: str | None
     reason: str = ""
+    answerer: str = ""
+    """Who answered, when not the user itself (the watch page for the terminal's person)."""
 
 
 class User(Protocol):
@@ -141,7 +143,7 @@ class AskUserTool(Tool[AskUserInput]):
         log.emit(
             UserAnswer(
                 answer=reply.answer,
-                answerer=self.user.name,
+                answerer=reply.answerer or self.user.name,
                 reason=reply.reason,
                 seconds=round(time.monotonic() - started, 3),
             )
