@@ -14,6 +14,7 @@ import openpyxl
 import pytest
 
 from stateact.evals.authoring import long_scan_tasks as authoring
+from stateact.evals.authoring.long_events_tasks import LONG_SUITE
 from stateact.evals.authoring.long_tasks import build_all
 from stateact.evals.authoring.sensitivity import originals, task_sensitivity
 from stateact.evals.fixtures import long_scans as data
@@ -28,7 +29,7 @@ from stateact.sandbox.local import LocalSandbox
 from tests.support.tool_calls import calls_in
 from tests.test_eval_suite import assert_downloads_resolve
 
-(TASK,) = discover(authoring.LONG_SUITE, only=[data.TASK])
+(TASK,) = discover(LONG_SUITE, only=[data.TASK])
 SCANS = [f"{data.TASK}_{job.file}" for job in data.JOBS] + [f"{data.TASK}_quote.pdf"]
 NO_TEXT = "(no text on this page: a scan or a picture)"
 
@@ -93,7 +94,7 @@ def test_the_scans_are_pictures_and_their_facts_are_nowhere_else(built_fixtures:
 def test_the_builder_writes_the_committed_task(tmp_path: Path) -> None:
     build_all([make() for make in authoring.SPECS], tmp_path)
     for name in (TASK.path.name, TASK.solution_path.name):
-        assert (tmp_path / name).read_text() == (authoring.LONG_SUITE / name).read_text(), name
+        assert (tmp_path / name).read_text() == (LONG_SUITE / name).read_text(), name
 
 
 @pytest.mark.slow
@@ -128,5 +129,5 @@ def test_the_reference_solution_is_valid_and_every_mutated_deliverable_scores_lo
 
 
 def test_the_suite_readme_lists_the_task() -> None:
-    readme = (authoring.LONG_SUITE / "README.md").read_text(encoding="utf-8")
+    readme = (LONG_SUITE / "README.md").read_text(encoding="utf-8")
     assert f"| {TASK.id} |" in readme

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -1452,10 +1453,11 @@ SPECS = (
 )
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], specs: tuple[Callable[[], TaskSpec], ...] = SPECS) -> int:
+    """Write the task files of `specs` into the folder argv[0] (default the long suite)."""
     suite = Path(argv[0]) if argv else LONG_SUITE
     suite.mkdir(parents=True, exist_ok=True)
-    build_all([make() for make in SPECS], suite)
+    build_all([make() for make in specs], suite)
     return 0
 
 

@@ -14,10 +14,8 @@ from __future__ import annotations
 import calendar
 import datetime
 import sys
-from pathlib import Path
 
 from stateact.evals.authoring.long_events_tasks import (
-    LONG_SUITE,
     Desk,
     cell_rows,
     columns,
@@ -27,11 +25,11 @@ from stateact.evals.authoring.long_events_tasks import (
     print_xlsx,
     sheet_rows,
 )
+from stateact.evals.authoring.long_events_tasks import main as write_tasks
 from stateact.evals.authoring.long_tasks import (
     HOME,
     TaskSpec,
     bash,
-    build_all,
     call,
     download,
     python_script,
@@ -302,13 +300,5 @@ print('claims', [c['job'] for c in claims], 'total', sums[2])
 
 SPECS = (service_warranty_claims,)
 
-
-def main(argv: list[str]) -> int:
-    suite = Path(argv[0]) if argv else LONG_SUITE
-    suite.mkdir(parents=True, exist_ok=True)
-    build_all([make() for make in SPECS], suite)
-    return 0
-
-
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    raise SystemExit(write_tasks(sys.argv[1:], SPECS))
