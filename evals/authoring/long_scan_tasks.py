@@ -36,8 +36,9 @@ from stateact.evals.authoring.long_tasks import (
     turn,
 )
 from stateact.evals.fixtures import long_scans as data
+from stateact.kernel.tools.edit import EditTool
 
-EDITOR = "str_replace_based_edit_tool"
+EDITOR = EditTool.name
 CLAIMS_DIR = f"{HOME}/Documents/warranty"
 RECORDS_DIR = f"{CLAIMS_DIR}/service_records"
 CLAIMS_DESK = Desk(
