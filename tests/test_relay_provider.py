@@ -125,6 +125,7 @@ def check_third_main(stem: str, text: str) -> None:
 
 def check_first_gate(stem: str, text: str) -> None:
     assert stem == "0004-gate-1"
+    assert text.startswith("# 0004-gate-1: a request for scope gate-1,")  # named as its files are
     assert "==== System prompt ====" in text and "- verdict:" in text
     assert TASK in text
 

@@ -118,7 +118,7 @@ class RelayProvider(ModelProvider):
         with self._folder.lock:
             number = self._next_number()
             stem = f"{number:04d}-{re.sub(r'[^A-Za-z0-9_.-]', '-', scope)}"
-            rendering = render_request(request, stem, scope, self._folder.views.get(scope))
+            rendering = render_request(request, stem, self._folder.views.get(scope))
             self._folder.views[scope] = rendering.view
             for name, png in rendering.images.items():
                 write_atomic(self.directory / name, png)

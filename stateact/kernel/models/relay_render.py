@@ -50,12 +50,14 @@ class Rendering:
     """PNG files to save beside the text, by file name."""
 
 
-def render_request(request: ModelRequest, stem: str, scope: str, previous: ScopeView | None) -> Rendering:
+def render_request(request: ModelRequest, stem: str, previous: ScopeView | None) -> Rendering:
     """The text of one request; `previous` is the last request of the same scope, if any."""
     history = _history(request)
     out = _Writer(stem, {b.id: b.name for m in request.messages for b in m.tool_uses()}, request.tools)
     count = len(request.messages)
-    out.line(f"# {stem}: a request for scope {scope}, {count} message{'' if count == 1 else 's'}")
+    out.line(
+        f"# {stem}: a request for scope {stem.partition('-')[2]}, {count} message{'' if count == 1 else 's'}"
+    )
     system_shown_in = tools_shown_in = stem
     if previous is None or previous.system != request.system:
         out.section("System prompt", request.system)
