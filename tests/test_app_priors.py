@@ -49,7 +49,9 @@ def test_a_calc_task_opens_with_the_office_prior_and_the_prompt_names_thunderbir
     loop.close_tools()
     prompt, opening = loop.system_prompt, loop.opening
     assert prior_text("libreoffice").strip() in opening and "office-recalc FILE" in prompt
-    assert prior_text("libreoffice").splitlines()[1] not in prompt  # the system prompt is the same for every task
+    assert (
+        prior_text("libreoffice").splitlines()[1] not in prompt
+    )  # the system prompt is the same for every task
     for other in ("thunderbird", "vlc", "chrome"):
         assert prior_text(other).splitlines()[1] not in prompt + opening, other  # the body is left out
     assert "thunderbird" in prompt and "`app-priors NAME`" in prompt

@@ -107,5 +107,8 @@ def test_main_and_gate_prompts_state_the_same_rule_on_open_documents():
         open_document_rule=OPEN_DOCUMENT_RULE,
         web_values="",
     )
-    assert OPEN_DOCUMENT_RULE in main_opening("/home/user", ["libreoffice"]) and OPEN_DOCUMENT_RULE in gate_prompt
+    assert (
+        OPEN_DOCUMENT_RULE in main_opening("/home/user", ["libreoffice"])
+        and OPEN_DOCUMENT_RULE in gate_prompt
+    )
     assert "save and close" not in gate_prompt
