@@ -20,6 +20,8 @@ from stateact.kernel.runlog import RunLog
 from stateact.kernel.runtime import RoleModels, RunContext
 from stateact.sandbox.local import LocalSandbox
 from stateact.subagents.gui import run_gui_subgoal
+from stateact.subagents.web import DelegateWebTool
+from tests.support.tool_context import run_context
 from tests.support.wire_servers import anthropic_reply
 from tests.test_gui_desktop import desktop  # noqa: F401 (fixture)
 
@@ -120,5 +122,23 @@ def test_a_second_gui_delegation_reads_its_prefix_from_the_cache(tmp_path, deskt
             run_gui_subgoal(context, subgoal, scope=f"gui#{number + 1}")
     finally:
         context.log.close()
+    assert len(server.requests) == 2
+    assert_warm(server, [0, 1])
+
+
+@pytest.mark.apps
+def test_a_second_web_delegation_reads_its_prefix_from_the_cache(tmp_path, anthropic_server):
+    done = {"summary": "Looked.", "facts": []}
+    server = anthropic_server(
+        *[anthropic_reply(tool_calls=[("done", done)]) for _ in range(2)], cache=PromptCache()
+    )
+    with run_context(tmp_path, task=TASKS[0]) as context:
+        context.models = RoleModels(main="scripted:unused.json", web=f"anthropic:{MODEL}@{server.base_url}")
+        tool = DelegateWebTool(context)
+        try:
+            for subgoal in ("Read the open page's title.", "Say which tabs are open."):
+                assert "DONE" in tool.run(tool.Input(subgoal=subgoal)).text
+        finally:
+            tool.close()
     assert len(server.requests) == 2
     assert_warm(server, [0, 1])
