@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -179,6 +180,7 @@ def main() -> None:
             runs[label] = scripted_run(root / f"scripted-{label}", sandbox, before=label == "before")
     finally:
         sandbox.close()
+        shutil.rmtree(root, ignore_errors=True)
     print("\nscripted calc task (variant no-verify), input tokens per request:")
     print(f"{'request':>7} {'before':>7} {'after':>7} {'saved':>6}")
     for index, (old, new) in enumerate(zip(runs["before"], runs["after"], strict=True), start=1):
