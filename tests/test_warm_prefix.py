@@ -60,6 +60,7 @@ def assert_warm(server, firsts: list[int]) -> None:
     assert second.cache_read_tokens >= prefix_tokens(two) > 1024
 
 
+@pytest.mark.slow
 def test_the_main_agent_of_two_tasks_in_two_homes_reads_the_second_preamble_from_the_cache(
     tmp_path, anthropic_server
 ):
@@ -86,6 +87,7 @@ def test_the_main_agent_of_two_tasks_in_two_homes_reads_the_second_preamble_from
     assert "home0" not in server.requests[0]["system"][0]["text"]
 
 
+@pytest.mark.slow
 def test_the_gates_of_two_tasks_read_their_prefix_from_the_cache(tmp_path, anthropic_server):
     verdict = {
         "verdict": "PASS",
