@@ -24,10 +24,12 @@ Run: python benchmarks/cost_ratio.py [--plays benchmarks/plays]
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import hashlib
 import io
 import json
+import re
 import sys
 import tempfile
 from collections import defaultdict
@@ -39,19 +41,33 @@ from PIL import Image, PngImagePlugin
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import stateact.app  # noqa: E402, F401  (registers every role: the GUI role's settings are checked against them)
+from stateact.app.harness import build_main_loop  # noqa: E402
+from stateact.app.variants import VARIANTS  # noqa: E402
+from stateact.gate.review import FinishGate  # noqa: E402
 from stateact.kernel.context.token_counter import counter  # noqa: E402
 from stateact.kernel.loop import Budget  # noqa: E402
-from stateact.kernel.messages import ImageBlock, Message, ToolSpec  # noqa: E402
+from stateact.kernel.messages import (  # noqa: E402
+    ImageBlock,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+    Usage,
+)
 from stateact.kernel.meter import Meter  # noqa: E402
 from stateact.kernel.models.anthropic_provider import to_wire  # noqa: E402
 from stateact.kernel.models.base import ModelProvider, ModelRequest, ModelResponse  # noqa: E402
 from stateact.kernel.models.catalog import lookup  # noqa: E402
-from stateact.kernel.models.prompt_cache import PromptCache  # noqa: E402
+from stateact.kernel.models.prompt_cache import PromptCache, wire_blocks  # noqa: E402
 from stateact.kernel.models.relay_reply import parse_reply  # noqa: E402
 from stateact.kernel.models.scripted import offline_response, prompt_tokens  # noqa: E402
+from stateact.kernel.prompts import main_opening, render_main_prompt  # noqa: E402
+from stateact.kernel.prompts.app_priors import select_priors  # noqa: E402
 from stateact.kernel.runlog import RunLog  # noqa: E402
 from stateact.kernel.runtime import RoleModels, RunContext  # noqa: E402
 from stateact.sandbox.base import CommandResult, Sandbox, Shell  # noqa: E402
+from stateact.sandbox.local import LocalSandbox  # noqa: E402
 from stateact.subagents.screen_loop import build_screen_loop  # noqa: E402
 from stateact.subagents.screen_settings import ScreenSettings  # noqa: E402
 
@@ -268,22 +284,179 @@ def requests_for(records: list[Recorded], behaviour: str, play: dict) -> list[tu
     return out
 
 
+# -- today's preambles ----------------------------------------------------------------------------------
+HOME_LINE = re.compile(r"The machine's home folder is `[^`]+`\.[^\n]*")
+"""The gate's home and start line, in its system prompt as recorded; today it opens the first message."""
+MAIN_HOME = re.compile(r"home folder is `([^`]+)`")
+
+
+@dataclass
+class TodaysPreambles:
+    """Each role's tool specs (by name) as the tree builds them now, and the gate's system prompt."""
+
+    tools: dict[str, dict[str, ToolSpec]]
+    gate_system: dict[frozenset[str], str]
+
+
+def todays_preambles() -> TodaysPreambles:
+    """The main agent's and the gate's tools as today's harness builds them, on a local sandbox."""
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        sandbox = LocalSandbox(root / "home")
+        sandbox.start()
+        log = RunLog(root / "run")
+        try:
+            context = RunContext(
+                run_dir=root / "run",
+                task="replay",
+                sandbox=sandbox,
+                log=log,
+                meter=Meter(),
+                models=RoleModels(main="scripted:quickstart"),  # builds the tools; sends no request
+            )
+            loop = build_main_loop(context, VARIANTS["stateact"], Budget(max_turns=1))
+            loop.close_tools()
+            gate = FinishGate(context)
+            gate_tools = gate._tools()
+            for tool in gate_tools:
+                tool.close()
+            tools = {
+                "main": {tool.name: tool.spec() for tool in loop.tools.values()},
+                "gate": {tool.name: tool.spec() for tool in gate_tools},
+            }
+            names = frozenset(tools["gate"])
+            return TodaysPreambles(tools, {names: gate._system_prompt(set(names))})
+        finally:
+            log.close()
+            sandbox.close()
+
+
+def with_todays_preamble(record: Recorded, request: ModelRequest, today: TodaysPreambles) -> ModelRequest:
+    """A main or gate request with today's system prompt and tool schemas (the tools it had), and what
+    is task-specific moved from its system prompt to the start of its first message."""
+    if record.role not in today.tools:
+        return request
+    specs = today.tools[record.role]
+    tools = [specs.get(spec.name, spec) for spec in request.tools]
+    names = {spec.name for spec in request.tools}
+    if record.role == "main":
+        home = MAIN_HOME.search(request.system)
+        task = request.messages[0].text()
+        opening = main_opening(home.group(1) if home else "/home/user", select_priors((), [task]))
+        system = render_main_prompt(names)
+    else:
+        found = HOME_LINE.search(request.system)
+        opening = found.group(0) if found else ""
+        system = today.gate_system.get(frozenset(names)) or HOME_LINE.sub("", request.system)
+    first = request.messages[0]
+    opened = Message(role="user", content=[TextBlock(text=opening), *first.content])
+    return dataclasses.replace(request, system=system, tools=tools, messages=[opened, *request.messages[1:]])
+
+
 # -- pricing --------------------------------------------------------------------------------------------
+KINDS = ("write", "read", "input", "output")
+
+
 def output_tokens(record: Recorded) -> int:
     content = parse_reply(record.reply, record.reply_kind, record.request.tools, "toolu")
     tokens = counter()
     return sum(tokens.block(block) for block in content)
 
 
-def price(sent: list[tuple[Recorded, ModelRequest]]) -> dict[str, float]:
-    """Dollars per role of a play's requests sent in order to one prompt cache."""
-    cache = PromptCache()
+def by_kind(usage: Usage) -> dict[str, float]:
+    """Dollars of a usage per kind: cache writes, cache reads, input at full price, output."""
     info = lookup(PRICED_AS)
-    dollars: dict[str, float] = defaultdict(float)
+    return {
+        "write": usage.cache_write_tokens * info.cache_write_usd / 1e6,
+        "read": usage.cache_read_tokens * info.cache_read_usd / 1e6,
+        "input": usage.input_tokens * info.input_usd / 1e6,
+        "output": usage.output_tokens * info.output_usd / 1e6,
+    }
+
+
+def price(sent: list[tuple[Recorded, ModelRequest]], cache: PromptCache | None = None) -> dict[str, float]:
+    """Dollars per role of a play's requests sent in order to one prompt cache (a new one by default)."""
+    return {role: sum(kinds.values()) for role, kinds in price_kinds(sent, cache).items()}
+
+
+def price_kinds(
+    sent: list[tuple[Recorded, ModelRequest]], cache: PromptCache | None = None
+) -> dict[str, dict[str, float]]:
+    """Dollars per role and kind of a play's requests sent in order to `cache`."""
+    cache = cache or PromptCache()
+    dollars: dict[str, dict[str, float]] = defaultdict(lambda: dict.fromkeys(KINDS, 0.0))
     for record, request in sent:
         usage = cache.send(to_wire(request, PRICED_AS), output_tokens(record))
-        dollars[record.role] += info.cost(usage)
+        for kind, usd in by_kind(usage).items():
+            dollars[record.role][kind] += usd
     return dict(dollars)
+
+
+# -- the naive pixel loop -------------------------------------------------------------------------------
+STRIPPED = "[older screenshot removed]"
+
+
+def single_action_turns(messages: list[Message]) -> list[Message]:
+    """A history whose assistant turns call several tools, as one call per turn: each call and its result
+    (a screenshot after every action) become a turn of their own; the reply's text goes with the first."""
+    out: list[Message] = []
+    pending: list[ToolUseBlock] = []
+    for message in messages:
+        if message.role == "assistant" and message.tool_uses():
+            text = [block for block in message.content if not isinstance(block, ToolUseBlock)]
+            pending = message.tool_uses()
+            out.append(Message(role="assistant", content=[*text, pending[0]]))
+        elif pending:
+            results = {result.tool_use_id: result for result in message.tool_results()}
+            for index, call in enumerate(pending):
+                if index:
+                    out.append(Message(role="assistant", content=[call]))
+                out.append(Message(role="user", content=[results[call.id]]))
+            pending = []
+        else:
+            out.append(message)
+    return out
+
+
+def keep_last_images(messages: list[Message], keep: int) -> list[Message]:
+    """`messages` with every image but the last `keep` replaced by a short note."""
+    seen = 0
+    out: list[Message] = []
+    for message in reversed(messages):
+        blocks = []
+        for block in reversed(message.content):
+            if isinstance(block, ToolResultBlock):
+                inner = []
+                for part in reversed(block.content):
+                    seen += isinstance(part, ImageBlock)
+                    stripped = isinstance(part, ImageBlock) and seen > keep
+                    inner.insert(0, TextBlock(text=STRIPPED) if stripped else part)
+                block = block.model_copy(update={"content": inner})
+            elif isinstance(block, ImageBlock):
+                seen += 1
+                block = TextBlock(text=STRIPPED) if seen > keep else block
+            blocks.insert(0, block)
+        out.insert(0, message.model_copy(update={"content": blocks}))
+    return out
+
+
+def naive_dollars(play: dict, records: list[Recorded], keep: int) -> float:
+    """Dollars of a pixel play as a naive loop plays it: one action per request, the last `keep`
+    screenshots, no prompt cache (every token at the input price); the same actions and replies."""
+    sent = requests_for(records, "every", play)
+    record, last = sent[-1]
+    final = parse_reply(record.reply, record.reply_kind, last.tools, f"toolu_{record.stem}")
+    history = single_action_turns([*last.messages, Message(role="assistant", content=final)])
+    tokens = counter()
+    usage = Usage()
+    for end, message in enumerate(history):
+        if message.role != "assistant":
+            continue
+        request = dataclasses.replace(last, messages=keep_last_images(history[:end], keep), injected_blocks=0)
+        wire = to_wire(request, PRICED_AS)
+        prompt = sum(size for _, size, _ in wire_blocks(wire, tokens))
+        usage += Usage(input_tokens=prompt, output_tokens=sum(tokens.block(b) for b in message.content))
+    return lookup(PRICED_AS).cost(usage)
 
 
 def main() -> None:
@@ -309,8 +482,12 @@ def main() -> None:
         f"cache read ${inner.cache_read_usd}/M, output ${inner.output_usd}/M"
     )
     totals: dict[str, dict[str, float]] = {b: defaultdict(float) for b in BEHAVIOURS}
+    today = todays_preambles()
+    stateact: dict[str, list[list[tuple[Recorded, ModelRequest]]]] = {"before": [], "after": []}
+    naive: dict[int, float] = defaultdict(float)
     for path in sorted(args.plays.glob("*.json")):
         play, records = load(path)
+        counted = play["gui_settings"].get("action_format", "tools") == "tools"
         for behaviour in BEHAVIOURS:
             sent = requests_for(records, behaviour, play)
             dollars = price(sent)
@@ -318,13 +495,70 @@ def main() -> None:
             print(
                 f"{play['play']} [{play['harness']}] {behaviour}: {len(sent)} requests, {roles}, total=${sum(dollars.values()):.4f}"
             )
-            if play["gui_settings"].get("action_format", "tools") == "tools":
+            if counted:
                 totals[behaviour][play["harness"]] += sum(dollars.values())
+            if counted and behaviour == "last" and play["harness"] == "stateact":
+                stateact["before"].append(sent)
+                stateact["after"].append([(r, with_todays_preamble(r, q, today)) for r, q in sent])
+        if counted and play["harness"] == "pixel":
+            for keep in NAIVE_KEEPS:
+                naive[keep] += naive_dollars(play, records, keep)
     for behaviour in BEHAVIOURS:
-        pixel, stateact = totals[behaviour]["pixel"], totals[behaviour]["stateact"]
-        ratio = pixel / stateact if stateact else float("nan")
-        print(f"{behaviour}: pixel=${pixel:.4f} stateact=${stateact:.4f} pixel_over_stateact={ratio:.2f}")
-    print(f"pixel_over_stateact={totals['last']['pixel'] / totals['last']['stateact']:.2f}")
+        pixel, ours = totals[behaviour]["pixel"], totals[behaviour]["stateact"]
+        ratio = pixel / ours if ours else float("nan")
+        print(f"{behaviour}: pixel=${pixel:.4f} stateact=${ours:.4f} pixel_over_stateact={ratio:.2f}")
+    tables = {
+        (label, mode): cost_table(plays, suite=mode == "suite")
+        for label, plays in stateact.items()
+        for mode in ("per-play", "suite")
+    }
+    for (label, mode), table in tables.items():
+        print_table(f"stateact {label} ({mode} cache)", table)
+    pixel = totals["last"]["pixel"]
+    figures = {}
+    for label in ("before", "after"):
+        for mode in ("per-play", "suite"):
+            total = sum(sum(kinds.values()) for kinds in tables[label, mode].values())
+            gate = sum(tables[label, mode].get("gate", {}).values())
+            key = f"{label}_{mode.replace('-', '_')}"
+            figures[f"stateact_{key}"] = f"{total:.4f}"
+            figures[f"pixel_over_stateact_{key}"] = f"{pixel / total:.2f}"
+            for keep in NAIVE_KEEPS:
+                figures[f"naive{keep}_over_stateact_{key}"] = f"{naive[keep] / total:.2f}"
+            figures[f"gate_share_{key}"] = f"{gate / total:.3f}"
+    print(" ".join(f"{key}={value}" for key, value in figures.items()))
+    headline = sum(sum(kinds.values()) for kinds in tables["after", "per-play"].values())
+    print(f"pixel_over_stateact={pixel / headline:.2f}")
+    for keep in NAIVE_KEEPS:
+        print(f"naive{keep}_over_stateact={naive[keep] / headline:.2f}")
+
+
+NAIVE_KEEPS = (3, 10)
+"""How many of the latest screenshots the naive pixel loop keeps."""
+
+
+def cost_table(plays: list[list[tuple[Recorded, ModelRequest]]], suite: bool) -> dict[str, dict[str, float]]:
+    """Dollars per role and kind of the plays: each with a cache of its own, or one after another
+    through one cache (an evaluation suite's account; the 5-minute lifetime is not modelled)."""
+    shared = PromptCache() if suite else None
+    table: dict[str, dict[str, float]] = defaultdict(lambda: dict.fromkeys(KINDS, 0.0))
+    for sent in plays:
+        for role, kinds in price_kinds(sent, shared).items():
+            for kind, usd in kinds.items():
+                table[role][kind] += usd
+    return dict(table)
+
+
+def print_table(title: str, table: dict[str, dict[str, float]]) -> None:
+    total = sum(sum(kinds.values()) for kinds in table.values())
+    print(f"\n{title}: ${total:.4f}")
+    print(f"{'role':<6} " + " ".join(f"{kind:>8}" for kind in KINDS) + f" {'total':>8} {'share':>6}")
+    for role in sorted(table):
+        kinds = table[role]
+        cells = " ".join(f"{kinds[kind]:>8.4f}" for kind in KINDS)
+        print(f"{role:<6} {cells} {sum(kinds.values()):>8.4f} {sum(kinds.values()) / total:>6.1%}")
+    shares = " ".join(f"{sum(t[kind] for t in table.values()) / total:>8.1%}" for kind in KINDS)
+    print(f"{'share':<6} {shares}")
 
 
 if __name__ == "__main__":

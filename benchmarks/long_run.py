@@ -35,7 +35,7 @@ from stateact.kernel.meter import Meter  # noqa: E402
 from stateact.kernel.models.base import ModelRequest, ModelResponse  # noqa: E402
 from stateact.kernel.models.catalog import lookup  # noqa: E402
 from stateact.kernel.models.scripted import ScriptedProvider  # noqa: E402
-from stateact.kernel.prompts import render_main_prompt  # noqa: E402
+from stateact.kernel.prompts import main_opening, render_main_prompt  # noqa: E402
 from stateact.kernel.runlog import RunLog  # noqa: E402
 from stateact.kernel.runtime import RoleModels, RunContext  # noqa: E402
 from stateact.kernel.tools.base import Tool, ToolResult  # noqa: E402
@@ -168,9 +168,10 @@ def main() -> None:
         )
         screenshot = Screenshot(sandbox)
         tools = [BashTool(context), PlanTool(context, plan), screenshot, FinishTool(context)]
-        prompt = render_main_prompt({t.name for t in tools}, sandbox.home)
+        prompt = render_main_prompt({t.name for t in tools})
         budget = Budget(max_turns=args.steps + 10, max_usd=None, max_seconds=None)
-        loop = context.loop(LoopSpec("main", tools, prompt, budget), model=model, context=policy)
+        spec = LoopSpec("main", tools, prompt, budget, opening=main_opening(sandbox.home))
+        loop = context.loop(spec, model=model, context=policy)
         outcome = loop.run(context.task)
         loop.close_tools()
     finally:

@@ -2,8 +2,9 @@
 
 For every harness variant with a main prompt (the pixel variant has the GUI loop's), the main
 system prompt and the whole preamble (system prompt and tool definitions) of a calc, a writer, a
-web and a no-app task, with all app priors ("before") and with the priors the task selects
-("after"). Then a scripted calc task through the harness's real main loop (variant no-verify: no
+web and a no-app task, with all app priors ("before") and as the harness builds it ("after": the same
+for every task; the home folder and the priors the task selects open the first message, whose tokens
+are the "opening" column). Then a scripted calc task through the harness's real main loop (variant no-verify: no
 gate model needed), twice: "before" with every prior and plan results that end with the whole
 plan (as they did), "after" as the harness runs now; its input tokens per request. Counts use
 stateact/kernel/context/token_counter.py. Last line: key=value pairs.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -28,7 +30,7 @@ from stateact.app.variants import VARIANTS  # noqa: E402
 from stateact.kernel.context.token_counter import counter  # noqa: E402
 from stateact.kernel.loop import AgentLoop, Budget  # noqa: E402
 from stateact.kernel.meter import Meter  # noqa: E402
-from stateact.kernel.prompts import render_main_prompt  # noqa: E402
+from stateact.kernel.prompts import main_opening, render_main_prompt  # noqa: E402
 from stateact.kernel.runlog import RunLog  # noqa: E402
 from stateact.kernel.runtime import RoleModels, RunContext  # noqa: E402
 from stateact.kernel.tools.base import ToolResult  # noqa: E402
@@ -90,6 +92,11 @@ def make_context(root: Path, sandbox: LocalSandbox, task: str, script: Path | No
     )
 
 
+def all_priors_prompt(loop: AgentLoop, sandbox: LocalSandbox, gate: bool) -> str:
+    """The prompt as it was before priors were chosen per task: every app prior in full, with the home."""
+    return render_main_prompt(set(loop.tools), gate=gate) + "\n" + main_opening(sandbox.home, None)
+
+
 def preamble_tokens(loop: AgentLoop, system: str) -> int:
     return counter().preamble(system, [tool.spec() for tool in loop.tools.values()])
 
@@ -99,6 +106,7 @@ def prompt_table(root: Path, sandbox: LocalSandbox) -> dict[str, int]:
     figures: dict[str, int] = {}
     print(
         f"{'variant':<11} {'task':<7} {'system before':>13} {'after':>6} {'preamble before':>15} {'after':>6}"
+        f" {'opening':>7}"
     )
     for variant in VARIANTS.values():
         if variant.pixel:
@@ -108,17 +116,21 @@ def prompt_table(root: Path, sandbox: LocalSandbox) -> dict[str, int]:
             loop = build_main_loop(context, variant, Budget(max_turns=1))
             loop.close_tools()
             context.log.close()
-            before = render_main_prompt(set(loop.tools), sandbox.home, gate=variant.gate, priors=None)
+            before = all_priors_prompt(loop, sandbox, variant.gate)
             row = (
                 counter().text(before),
                 counter().text(loop.system_prompt),
                 preamble_tokens(loop, before),
                 preamble_tokens(loop, loop.system_prompt),
+                counter().text(loop.opening),
             )
-            print(f"{variant.name:<11} {name:<7} {row[0]:>13} {row[1]:>6} {row[2]:>15} {row[3]:>6}")
+            print(
+                f"{variant.name:<11} {name:<7} {row[0]:>13} {row[1]:>6} {row[2]:>15} {row[3]:>6} {row[4]:>7}"
+            )
             key = f"{variant.name.replace('-', '_')}_{name}"
             figures[f"{key}_system_before"], figures[f"{key}_system_after"] = row[0], row[1]
             figures[f"{key}_preamble_before"], figures[f"{key}_preamble_after"] = row[2], row[3]
+            figures[f"{key}_opening"] = row[4]
     return figures
 
 
@@ -130,7 +142,8 @@ def scripted_run(root: Path, sandbox: LocalSandbox, before: bool) -> list[int]:
     context = make_context(root, sandbox, TASKS["calc"], script)
     loop = build_main_loop(context, VARIANTS[SCRIPTED_VARIANT], Budget(max_turns=30))
     if before:
-        loop.system_prompt = render_main_prompt(set(loop.tools), sandbox.home, gate=False, priors=None)
+        loop.system_prompt = all_priors_prompt(loop, sandbox, gate=False)
+        loop.opening = ""
         plan_tool = loop.tools["plan"]
         loop.tools["plan"] = FullPlanTool(context, plan_tool.plan, plan_tool.checker)
     try:
@@ -167,6 +180,7 @@ def main() -> None:
             runs[label] = scripted_run(root / f"scripted-{label}", sandbox, before=label == "before")
     finally:
         sandbox.close()
+        shutil.rmtree(root, ignore_errors=True)
     print("\nscripted calc task (variant no-verify), input tokens per request:")
     print(f"{'request':>7} {'before':>7} {'after':>7} {'saved':>6}")
     for index, (old, new) in enumerate(zip(runs["before"], runs["after"], strict=True), start=1):

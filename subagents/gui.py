@@ -101,11 +101,9 @@ class DelegateGuiTool(Tool[DelegateInput]):
 
     name = "delegate_gui"
     description = (
-        "Hand one irreducibly visual subgoal (drag on a canvas, a dialog or setting no script reaches, a modal "
-        "blocking an app) to a GUI agent that sees the screen and uses the mouse and keyboard. It starts "
-        "fresh: say everything it needs in `subgoal` and `context`. It returns a report: DONE, FAIL with "
-        "why, or INCOMPLETE with what it verified on screen and what remains. Check the resulting program "
-        "state yourself afterwards."
+        "Hand one irreducibly visual subgoal to a GUI agent that sees the screen and uses the mouse and "
+        "keyboard. It starts fresh: say everything it needs in `subgoal` and `context`. It reports DONE, FAIL "
+        "with why, or INCOMPLETE with what it verified on screen and what remains."
     )
     Input = DelegateInput
 

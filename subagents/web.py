@@ -37,7 +37,7 @@ from stateact.subagents.dom_markdown import OBSERVATION_MARK
 from stateact.subagents.events import WebBrowserError
 from stateact.subagents.nudge import SUBAGENT_NUDGE
 from stateact.subagents.web_pages import WebPageLog
-from stateact.subagents.web_tools import web_tools
+from stateact.subagents.web_tools import WebLoop, web_tools
 
 PROMPT_PATH = Path(__file__).parent / "prompts" / "web.md"
 WEB_FORM = ReportForm(
@@ -111,7 +111,7 @@ class DelegateWebTool(Tool):
             role="web",
             nudge=SUBAGENT_NUDGE,
         )
-        loop = self.run_context.loop(spec, processors=web_processors())
+        loop = self.run_context.loop(spec, processors=web_processors(), kind=WebLoop)
         task = "\n\n".join(
             [
                 brief_text(params.subgoal, params.context),

@@ -1,9 +1,11 @@
 """The web subagent's actions, one small tool each, all acting on a shared BrowserSession.
 
 Every page-changing action answers with what happened (plus notes on new tabs,
-dialogs and downloads) followed by a fresh observation of the active tab. A
-failed action (stale index, timeout, bad option) is an error result that still
-carries the fresh observation, so the model can recover in the next step.
+dialogs and downloads); the last one of a batch (one reply's calls, `WebLoop`)
+adds a fresh observation of the active tab, so a batch of fills and a click
+returns one page state. A failed action (stale index, timeout, bad option) is
+an error result, and the batch's page state follows it, so the model can recover
+in the next step.
 """
 
 from __future__ import annotations
@@ -19,12 +21,16 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import BaseModel, Field
 
+from stateact.kernel.loop import AgentLoop, LoopSpec
+from stateact.kernel.messages import ToolUseBlock
 from stateact.kernel.tools.base import Tool, ToolResult
 from stateact.sandbox.base import SandboxError
 from stateact.subagents import settings
 from stateact.subagents.browser import BrowserSession, WebActionError, error_summary
 from stateact.subagents.dom_markdown import find_lines
 from stateact.subagents.endings import EndingWords, ending_tools
+
+BATCH_PAGE_NOTE = "(The page follows the batch's last action.)"
 
 
 class WebAction(Tool):
@@ -37,6 +43,8 @@ class WebAction(Tool):
 
     def __init__(self, session: BrowserSession) -> None:
         self.session = session
+        self.look_after = True
+        """Whether this call observes: False for all but the last observing call of a batch (`WebLoop`)."""
 
     @abstractmethod
     def act(self, params) -> str | ToolResult:
@@ -61,8 +69,10 @@ class WebAction(Tool):
         except PlaywrightError as exc:
             notes = [f"(Could not wait for the page: {error_summary(exc)})"]
         parts = [outcome, *notes]
-        if self.observes:
+        if self.observes and self.look_after:
             parts.append("\n" + self.session.observe())
+        elif self.observes:
+            parts.append(BATCH_PAGE_NOTE)
         return ToolResult(text="\n".join(p for p in parts if p), is_error=is_error)
 
 
@@ -502,6 +512,28 @@ ACTIONS: tuple[type[WebAction], ...] = (
     Upload,
     Screenshot,
 )
+
+
+class WebLoop(AgentLoop):
+    """The web subagent's loop: a batch of actions (one reply's calls) returns one page state, after
+    its last observing action, instead of a page dump after each."""
+
+    def __init__(self, spec: LoopSpec, **kwargs) -> None:
+        super().__init__(spec, **kwargs)
+        self._looks: set[str] = set()
+
+    def before_tools(self, calls: list[ToolUseBlock], cut_off: ToolUseBlock | None) -> None:
+        observing = [call for call in calls if call is not cut_off and self._observes(call)]
+        self._looks = {call.id for call in observing[-1:]}
+
+    def before_tool(self, call: ToolUseBlock) -> None:
+        tool = self.tools.get(call.name)
+        if isinstance(tool, WebAction):
+            tool.look_after = call.id in self._looks
+
+    def _observes(self, call: ToolUseBlock) -> bool:
+        tool = self.tools.get(call.name)
+        return isinstance(tool, WebAction) and tool.observes
 
 
 def web_tools(session: BrowserSession) -> list[Tool]:

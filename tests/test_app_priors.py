@@ -42,16 +42,19 @@ def main_loop(context, tmp_path: Path, task: str, main_turns: list[dict], task_a
     return build_main_loop(context, get_variant("no-verify"), Budget(max_turns=20), task_apps=task_apps)
 
 
-def test_a_calc_task_gets_the_office_prior_and_lists_thunderbird_by_name(context, tmp_path):
+def test_a_calc_task_opens_with_the_office_prior_and_the_prompt_names_thunderbird(context, tmp_path):
     loop = main_loop(
         context, tmp_path, "Fill in the Total column of the Q3 sheet.", [], ("libreoffice_calc",)
     )
     loop.close_tools()
-    prompt = loop.system_prompt
-    assert prior_text("libreoffice").strip() in prompt and "office-recalc FILE" in prompt
+    prompt, opening = loop.system_prompt, loop.opening
+    assert prior_text("libreoffice").strip() in opening and "office-recalc FILE" in prompt
+    assert (
+        prior_text("libreoffice").splitlines()[1] not in prompt
+    )  # the system prompt is the same for every task
     for other in ("thunderbird", "vlc", "chrome"):
-        assert prior_text(other).splitlines()[1] not in prompt, other  # the body is left out
-    assert "- `thunderbird`: Thunderbird: the mail profile" in prompt and "`app-priors NAME`" in prompt
+        assert prior_text(other).splitlines()[1] not in prompt + opening, other  # the body is left out
+    assert "thunderbird" in prompt and "`app-priors NAME`" in prompt
 
 
 @pytest.mark.parametrize(

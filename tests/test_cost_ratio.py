@@ -95,3 +95,33 @@ def test_the_replay_of_a_recorded_play_sends_as_many_requests_as_the_play():
     images = [sum(len(m.images()) for m in r.messages) for r in last]
     assert images == [1, 2, 3, 4]  # one screenshot a batch
     assert sum(len(m.images()) for m in every[-1].messages) > images[-1]
+
+
+@pytest.mark.slow  # loading the benchmark imports the whole harness
+def test_the_naive_loop_plays_one_action_per_turn_and_keeps_only_the_latest_screenshots():
+    from stateact.kernel.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
+
+    bench = load_benchmark()
+    shot = ImageBlock(data=bench._png((8, 8), "ab" * 8))
+    calls = [ToolUseBlock(id=f"c{i}", name="computer", input={"action": "click"}) for i in range(3)]
+    history = [
+        Message(role="user", content=[TextBlock(text="task"), shot]),
+        Message(role="assistant", content=[TextBlock(text="three clicks"), *calls]),
+        Message(
+            role="user",
+            content=[ToolResultBlock(tool_use_id=c.id, content=[TextBlock(text="ok"), shot]) for c in calls],
+        ),
+    ]
+    turns = bench.single_action_turns(history)
+    assert [m.role for m in turns] == ["user", "assistant", "user", "assistant", "user", "assistant", "user"]
+    assert [len(m.tool_uses()) for m in turns if m.role == "assistant"] == [1, 1, 1]
+    assert turns[1].text() == "three clicks"
+    kept = bench.keep_last_images(turns, 2)
+    images = [
+        isinstance(part, ImageBlock)
+        for message in kept
+        for block in message.content
+        for part in (block.content if isinstance(block, ToolResultBlock) else [block])
+        if isinstance(part, ImageBlock) or getattr(part, "text", "") == bench.STRIPPED
+    ]
+    assert images == [False, False, True, True]

@@ -731,7 +731,8 @@ def test_rounds_are_numbered_over_pregate_and_model_rounds_and_say_how_they_ende
 
     assert first.report().startswith("Finish gate round 1: FAIL at the file check, before any review.")
     assert second.passed and second.round == 2
-    request = context.provider("gate").requests[0].messages[0].text()
+    opening, request = (block.text for block in context.provider("gate").requests[0].messages[0].content)
+    assert opening.startswith(f"The machine's home folder is `{sandbox.home}`. The task started at ")
     assert request.startswith(
         "Finish gate round 2 of 3. Earlier: round 1 failed at the file check, before any review."
     )

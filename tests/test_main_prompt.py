@@ -7,7 +7,7 @@ import re
 import pytest
 
 import stateact.app  # noqa: F401  (the subagent roles, whose briefs the prompt carries)
-from stateact.kernel.prompts import PROMPTS_DIR, render_main_prompt
+from stateact.kernel.prompts import PROMPTS_DIR, main_opening, render_main_prompt
 from stateact.kernel.prompts.loader import render_prompt, select_sections
 from stateact.sandbox.toolkit import toolkit_programs
 
@@ -29,7 +29,7 @@ def mentions(text: str, tool: str) -> bool:
 @pytest.mark.parametrize("variant", sorted(VARIANT_TOOLS))
 def test_prompt_renders_for_each_variant_naming_only_present_tools(variant):
     tools = VARIANT_TOOLS[variant]
-    text = render_main_prompt(tools, "/home/user", gate=variant not in ("no-verify", "bash-only"))
+    text = render_main_prompt(tools, gate=variant not in ("no-verify", "bash-only"))
     assert "<!--" not in text and "{{" not in text
     assert "\n\n\n" not in text
     assert mentions(text, "bash") and mentions(text, "finish") and "infeasible" in text
@@ -41,11 +41,13 @@ def test_prompt_renders_for_each_variant_naming_only_present_tools(variant):
 
 
 def test_prompt_carries_state_channels_priors_and_the_whole_toolkit():
-    text = render_main_prompt(FULL, "/home/tester")
-    assert "/home/tester" in text
-    assert "Two ways to observe" in text and "state comes first" in text
+    system = render_main_prompt(FULL)
+    opening = main_opening("/home/tester")
+    assert "/home/tester" in opening and "/home/tester" not in system
+    assert "Two ways to observe" in system and "state comes first" in system
     for program in toolkit_programs():
-        assert f"`{program}" in text, program
+        assert f"`{program}" in system, program
+    text = system + opening
     for prior in (
         "registrymodifications.xcu",
         "Bookmarks",
@@ -68,17 +70,17 @@ def test_prompt_carries_state_channels_priors_and_the_whole_toolkit():
 
 
 def test_editor_section_names_the_editor_tool_present():
-    assert "Use `edit` to view" in render_main_prompt({"bash", "edit", "finish"}, "/h")
-    assert "Use `str_replace_based_edit_tool` to view" in render_main_prompt(FULL, "/h")
+    assert "Use `edit` to view" in render_main_prompt({"bash", "edit", "finish"})
+    assert "Use `str_replace_based_edit_tool` to view" in render_main_prompt(FULL)
 
 
 def test_reading_a_scan_or_chart_in_a_file_is_a_file_look_not_a_delegation():
-    text = render_main_prompt(FULL, "/h")
+    text = render_main_prompt(FULL)
     assert (
         "reading a scanned letter, a photo or a chart in a file is a file look, not a job for the screen"
         in text
     )
-    assert "file look" not in render_main_prompt({"bash", "finish", "delegate_gui"}, "/h")
+    assert "file look" not in render_main_prompt({"bash", "finish", "delegate_gui"})
 
 
 def test_sections_select_by_presence_absence_and_alternatives():
@@ -102,10 +104,11 @@ def test_main_and_gate_prompts_state_the_same_rule_on_open_documents():
 
     gate_prompt = render_prompt(
         PROMPTS / "gate.md",
-        home="/home/user",
-        start_line="",
         open_document_rule=OPEN_DOCUMENT_RULE,
         web_values="",
     )
-    assert OPEN_DOCUMENT_RULE in render_main_prompt(FULL, "/home/user") and OPEN_DOCUMENT_RULE in gate_prompt
+    assert (
+        OPEN_DOCUMENT_RULE in main_opening("/home/user", ["libreoffice"])
+        and OPEN_DOCUMENT_RULE in gate_prompt
+    )
     assert "save and close" not in gate_prompt

@@ -18,7 +18,7 @@ from stateact.kernel.context import compaction
 from stateact.kernel.events import UserAnswer, UserQuestion
 from stateact.kernel.loop import TEXT_REPLY_NUDGE
 from stateact.kernel.messages import ToolSpec
-from stateact.kernel.prompts import read_prompt, render_main_prompt
+from stateact.kernel.prompts import main_opening, read_prompt, render_main_prompt
 from stateact.kernel.prompts.app_priors import APP_PRIORS
 from stateact.kernel.prompts.loader import PromptError, render_prompt, render_text
 from stateact.kernel.tools.bash import BashTool
@@ -73,7 +73,7 @@ def prompt_files() -> set[Path]:
 def rendered_by_their_readers(tmp_path: Path) -> dict[str, str]:
     """Each prompt as its reader renders it, with the fills it gives, by a name saying which."""
     texts = {
-        f"main {gate} {tools}": render_main_prompt(tools, "/home/user", gate=gate, priors=None)
+        f"main {gate} {tools}": render_main_prompt(tools, gate=gate) + main_opening("/home/user")
         for gate in (True, False)
         for tools in ({"bash", "edit", "plan", "finish", "delegate_gui", "delegate_web"}, {"bash", "finish"})
     }

@@ -129,8 +129,8 @@ def test_a_role_in_three_files_gets_its_flag_settings_brief_report_event_and_sta
     models = RoleModels(main="scripted:none", settings={"notes": notes})
     assert RoleModels.model_validate_json(models.model_dump_json()).settings_for("notes").style == "prose"
     tools = {"bash", "finish"}
-    assert "# Notes (`delegate_notes`)" in render_main_prompt(tools | {"delegate_notes"}, "/home/user")
-    assert "delegate_notes" not in render_main_prompt(tools, "/home/user")
+    assert "# Notes (`delegate_notes`)" in render_main_prompt(tools | {"delegate_notes"})
+    assert "delegate_notes" not in render_main_prompt(tools)
     assert issubclass(kernel_events.EVENT_TYPES["notes_report"], SubagentReportEvent)
     (role,) = [r for r in kernel_roles.roles() if r.name == "notes"]
     assert get_variant("stateact").has_part(role) and not get_variant("bash-only").has_part(role)

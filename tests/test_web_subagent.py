@@ -19,9 +19,10 @@ from stateact.sandbox.isolation import CHECKOUT
 from stateact.sandbox.local import LocalSandbox
 from stateact.subagents import settings
 from stateact.subagents.browser import BrowserSession
+from stateact.subagents.dom_markdown import OBSERVATION_MARK
 from stateact.subagents.nudge import SUBAGENT_TEXT_REPLY_NUDGE
 from stateact.subagents.web import DelegateWebTool
-from stateact.subagents.web_tools import web_tools
+from stateact.subagents.web_tools import BATCH_PAGE_NOTE, web_tools
 from tests.support.tool_calls import call, invoker
 from tests.support.tool_context import run_context as tool_run_context
 from tests.support.web_site import REPORT_CSV, ShopHandler, browser_session, serve_site
@@ -421,3 +422,29 @@ def test_text_replies_are_reminded_and_a_failed_model_call_is_an_error(run_conte
     assert seen[1].startswith(SUBAGENT_TEXT_REPLY_NUDGE)
     assert failed.is_error and failed.text.startswith("Web subagent (web#2): ERROR after")
     assert "model call failed: script exhausted" in failed.text
+
+
+def test_a_batch_of_fills_and_a_click_returns_one_page_state_after_its_last_action(run_context, site):
+    context, script = run_context
+    web = [
+        {"tool_calls": [call("navigate", url=f"{site}/login.html")]},
+        {
+            "tool_calls": [
+                call("fill", index=1, text="alice"),
+                call("fill", index=2, text="secret"),
+                call("click", index=4),
+            ]
+        },
+        {"tool_calls": [call("done", summary="Signed in.", facts=[])]},
+    ]
+    script.write_text(json.dumps({"roles": {"web": web}}))
+    tool = DelegateWebTool(context)
+    try:
+        result = tool.run(tool.Input(subgoal="Sign in to the shop.", context=f"{site}/login.html"))
+    finally:
+        tool.close()
+    assert "DONE" in result.text
+    batch = context.provider("web").requests[2].messages[-1].tool_results()
+    pages = [OBSERVATION_MARK in block.text() for block in batch]
+    assert pages == [False, False, True]
+    assert all(BATCH_PAGE_NOTE in block.text() for block in batch[:2])

@@ -191,7 +191,8 @@ class FinishGate:
             max_seconds=gate_settings.GATE_MAX_SECONDS,
         )
         tools = self._tools()
-        spec = LoopSpec(scope, tools, self._system_prompt({tool.name for tool in tools}), budget, role=ROLE)
+        system = self._system_prompt({tool.name for tool in tools})
+        spec = LoopSpec(scope, tools, system, budget, role=ROLE, opening=self._opening())
         loop = self.context.loop(spec, model=model)
         try:
             outcome = loop.run(self._round_line(number) + self._task_text(facts, scope, notes, claim))
@@ -221,21 +222,22 @@ class FinishGate:
         ]
 
     def _system_prompt(self, tools: set[str]) -> str:
-        """The gate's prompt; its web part names only the web tools this round has."""
-        start = ""
-        if self.task_started_at is not None:
-            millis = round(self.task_started_at * 1000)
-            stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(millis // 1000))
-            start = (
-                f" The task started at {stamp}.{millis % 1000:03d} (epoch {millis / 1000:.3f}); files the task "
-                "asks for must be newer."
-            )
+        """The gate's prompt: the same for every round, run and task (so its prefix is read from the
+        cache); its web part names only the web tools this round has."""
         return render_prompt(
-            PROMPTS / "gate.md",
-            home=self.context.sandbox.home,
-            start_line=start,
-            open_document_rule=OPEN_DOCUMENT_RULE,
-            web_values=web_values_section(tools),
+            PROMPTS / "gate.md", open_document_rule=OPEN_DOCUMENT_RULE, web_values=web_values_section(tools)
+        )
+
+    def _opening(self) -> str:
+        """What the round's first message says before the task: the home folder and the task's start."""
+        line = f"The machine's home folder is `{self.context.sandbox.home}`."
+        if self.task_started_at is None:
+            return line
+        millis = round(self.task_started_at * 1000)
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(millis // 1000))
+        return (
+            f"{line} The task started at {stamp}.{millis % 1000:03d} (epoch {millis / 1000:.3f}); files the "
+            "task asks for must be newer."
         )
 
     def _task_text(self, facts: list[dict], scope: str, notes: list[str], claim: str | None = None) -> str:

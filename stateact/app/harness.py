@@ -11,7 +11,7 @@ from stateact.kernel.context.pipeline import build_context_manager
 from stateact.kernel.events import Event
 from stateact.kernel.evidence import EvidenceChecker
 from stateact.kernel.loop import AgentLoop, Budget, LoopSpec, ReplyNudge
-from stateact.kernel.prompts import render_main_prompt
+from stateact.kernel.prompts import main_opening, render_main_prompt
 from stateact.kernel.prompts.app_priors import open_window_titles, select_priors
 from stateact.kernel.roles import subagent_roles
 from stateact.kernel.runtime import RunContext
@@ -37,7 +37,7 @@ def build_main_loop(
     `past_events` (a resumed run's log) gives the gate back its used rounds and `ask_user` the questions
     asked and answered; `user` answers `ask_user` (`stateact.app.users`);
     `task_apps` (a task file's `related_apps`) with the task's words and the open windows pick the
-    app priors of the prompt. The main agent gets the delegate tool of every registered subagent role
+    app priors of its first message. The main agent gets the delegate tool of every registered subagent role
     the variant keeps (`stateact.kernel.roles.subagent_roles`); the web subagent's browser is where the
     sandbox says (`Sandbox.browser_place`).
     """
@@ -70,11 +70,11 @@ def build_main_loop(
         notes=[plan_tool.injection] if plan_tool else [],
         window=model.info.context_window,
     )
-    prompt = render_main_prompt(
-        {t.name for t in tools},
-        context.sandbox.home,
-        gate=variant.gate,
-        priors=select_priors(task_apps, [context.task, *open_window_titles(context.sandbox)]),
+    prompt = render_main_prompt({t.name for t in tools}, gate=variant.gate)
+    opening = main_opening(
+        context.sandbox.home, select_priors(task_apps, [context.task, *open_window_titles(context.sandbox)])
     )
-    spec = LoopSpec(scope="main", tools=tools, system_prompt=prompt, budget=budget, nudge=ReplyNudge())
+    spec = LoopSpec(
+        scope="main", tools=tools, system_prompt=prompt, budget=budget, nudge=ReplyNudge(), opening=opening
+    )
     return context.loop(spec, model=model, context=policy)

@@ -114,6 +114,10 @@ class LoopSpec:
     """Live texts added at the end of every request (after the cache breakpoint)."""
     nudge: ReplyNudge | None = None
     """None: a reply without a tool call ends the loop at once."""
+    opening: str = ""
+    """What the first user message says before the task: what is specific to this task or run (a home
+    folder, a start time), kept out of the system prompt so that the system prompt and tools, before
+    their cache breakpoint, are the same for every loop of the role and its prefix is read from the cache."""
 
     @property
     def loop_role(self) -> str:
@@ -148,6 +152,7 @@ class AgentLoop:
         self.check_helpers = check_helpers
         self.injections = list(spec.injections)
         self.nudge = spec.nudge
+        self.opening = spec.opening
         self.messages: list[Message] = []
         self.turns = 0
         self._started = time.monotonic()
@@ -178,6 +183,8 @@ class AgentLoop:
     def run(self, task: str | list[TextBlock | ImageBlock]) -> LoopOutcome:
         """Start on a task and loop until a terminal tool result, a reply, a budget or an error."""
         content = [TextBlock(text=task)] if isinstance(task, str) else list(task)
+        if self.opening:
+            content.insert(0, TextBlock(text=self.opening))
         self._started = time.monotonic()
         self.log.emit(LoopStart(scope=self.scope, model=self.model.spec, tools=sorted(self.tools)))
         self.append(Message(role="user", content=content))

@@ -33,6 +33,9 @@ from typing import Any
 
 import jsonschema
 
+from stateact.kernel.messages import Usage
+from stateact.kernel.models.prompt_cache import PromptCache
+
 
 @dataclass(frozen=True)
 class WireError:
@@ -331,10 +334,28 @@ class AnthropicWireServer(WireServer):
     path = "/v1/messages"
     vendor = "anthropic"
 
-    def __init__(self, turns: Iterable[Turn] = ()) -> None:
+    def __init__(self, turns: Iterable[Turn] = (), *, cache: PromptCache | None = None) -> None:
+        """With `cache`, each valid request is sent to that model of the prompt cache and its reply's
+        usage is what the cache says: tokens written, read and paid in full (`usages` keeps them)."""
         super().__init__(turns)
         self.sent_with_thinking: dict[str, list[dict]] = {}
         """tool_use id -> the content of the reply that carried it, when that reply had thinking."""
+        self.cache = cache
+        self.usages: list[Usage] = []
+
+    def handle(self, path: str, body: Any, headers: dict[str, str]) -> WireError | dict:
+        reply = super().handle(path, body, headers)
+        if self.cache is None or not isinstance(reply, dict):
+            return reply
+        with self._lock:
+            usage = self.cache.send(body, reply["usage"]["output_tokens"])
+            self.usages.append(usage)
+        cached = {
+            "input_tokens": usage.input_tokens,
+            "cache_creation_input_tokens": usage.cache_write_tokens,
+            "cache_read_input_tokens": usage.cache_read_tokens,
+        }
+        return {**reply, "usage": {**reply["usage"], **cached}}
 
     def remember(self, reply: dict) -> None:
         content = reply.get("content", [])

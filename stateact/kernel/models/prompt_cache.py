@@ -10,7 +10,8 @@ longest prefix an earlier request wrote that ends at one of its breakpoints or a
 LOOKBACK_BLOCKS blocks before one; it writes the rest up to its last breakpoint (billed at the cache
 write price), and pays the input price for what follows. Each request then holds every breakpoint
 prefix of at least MIN_CACHED_TOKENS. Entries never expire (the 5-minute lifetime is not modelled).
-Text counts with the offline tokenizer (`stateact.kernel.context.token_counter`), images w x h / 750.
+Text counts with the offline tokenizer (`stateact.kernel.context.token_counter`), images w x h / 750, the
+API's computer-use tool COMPUTER_TOOL_TOKENS.
 """
 
 from __future__ import annotations
@@ -32,13 +33,16 @@ LOOKBACK_BLOCKS = 20
 """How many blocks before a breakpoint the API looks back for a cached prefix."""
 MIN_CACHED_TOKENS = 1024
 """The shortest prefix the API caches (Sonnet and Opus models)."""
+COMPUTER_TOOL_TOKENS = 735
+"""Input tokens the API adds for the definition of its versioned computer-use tool (`computer_...`),
+per Anthropic's computer-use pricing; its few wire keys alone would count as a dozen."""
 
 
 def wire_blocks(wire: dict[str, Any], tokens: TokenCounter | None = None) -> list[tuple[str, int, bool]]:
     """(identity of the prefix ending here, tokens, is a breakpoint) of every block of a wire body."""
     tokens = tokens or counter()
     items: list[tuple[dict[str, Any], int]] = [
-        (tool, tokens.text(_plain_json(tool))) for tool in wire.get("tools", [])
+        (tool, tokens.text(_plain_json(tool)) + _native_tokens(tool)) for tool in wire.get("tools", [])
     ]
     items += [(block, tokens.text(block["text"])) for block in wire.get("system", [])]
     for message in wire["messages"]:
@@ -53,6 +57,10 @@ def wire_blocks(wire: dict[str, Any], tokens: TokenCounter | None = None) -> lis
         chain.update(_plain_json(block).encode())
         out.append((chain.hexdigest(), size, "cache_control" in block))
     return out
+
+
+def _native_tokens(tool: dict[str, Any]) -> int:
+    return COMPUTER_TOOL_TOKENS if str(tool.get("type", "")).startswith("computer_") else 0
 
 
 def _plain_json(block: dict[str, Any]) -> str:
@@ -112,4 +120,4 @@ class PromptCache:
         )
 
 
-__all__ = ["LOOKBACK_BLOCKS", "MIN_CACHED_TOKENS", "PromptCache", "wire_blocks"]
+__all__ = ["COMPUTER_TOOL_TOKENS", "LOOKBACK_BLOCKS", "MIN_CACHED_TOKENS", "PromptCache", "wire_blocks"]

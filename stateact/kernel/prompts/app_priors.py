@@ -1,4 +1,4 @@
-"""App-state priors chosen per task: the applications a run needs get their prior in the prompt.
+"""App-state priors chosen per task: the applications a run needs get their prior in its first message.
 
 Each prior is a file `sandbox/toolkit/bin/priors/<name>.md` whose first line is a heading that
 doubles as its one-line summary. The files ship with the toolkit, so the agent reads any prior that
@@ -119,18 +119,21 @@ def select_priors(task_apps: Iterable[str] = (), texts: Iterable[str] = ()) -> l
 
 
 def render_priors(selected: Iterable[str] | None) -> str:
-    """The selected priors in full (all of them when `selected` is None), then one line per other one."""
+    """The selected priors in full (all of them when `selected` is None)."""
     chosen = {p.name for p in APP_PRIORS} if selected is None else set(selected)
     unknown = chosen - {p.name for p in APP_PRIORS}
     if unknown:
         raise ValueError(f"unknown app prior {', '.join(sorted(unknown))}")
-    full = [p.text().rstrip() for p in APP_PRIORS if p.name in chosen]
-    others = [f"- `{p.name}`: {p.summary()}" for p in APP_PRIORS if p.name not in chosen]
-    if others:
-        full.append(
-            f"## Other applications (print a prior with `{PRIORS_PROGRAM} NAME`)\n" + "\n".join(others)
-        )
-    return "\n\n".join(full)
+    return "\n\n".join(p.text().rstrip() for p in APP_PRIORS if p.name in chosen)
+
+
+def priors_index() -> str:
+    """One line for the system prompt: the priors by name, and where the task's own are."""
+    names = ", ".join(p.name for p in APP_PRIORS)
+    return (
+        f"- `{PRIORS_PROGRAM} NAME` prints where an application keeps its state ({names}); the priors of the "
+        "applications this task seems to need are in your first message."
+    )
 
 
 def open_window_titles(sandbox: Sandbox) -> list[str]:
@@ -144,4 +147,4 @@ def open_window_titles(sandbox: Sandbox) -> list[str]:
     return [line.split(None, 3)[3] for line in result.stdout.splitlines() if len(line.split(None, 3)) == 4]
 
 
-__all__ = ["APP_PRIORS", "AppPrior", "open_window_titles", "render_priors", "select_priors"]
+__all__ = ["APP_PRIORS", "AppPrior", "open_window_titles", "priors_index", "render_priors", "select_priors"]

@@ -57,10 +57,9 @@ class FinishInput(BaseModel):
 class FinishTool(Tool[FinishInput]):
     name = "finish"
     description = (
-        "Call when the task is complete, or with infeasible=true when it cannot be done. "
-        "An independent gate then re-reads the saved deliverable against the task text (or checks an "
-        "infeasibility claim on the machine); if it finds problems you get its findings back and continue working. "
-        "It is not run after a call of the same turn that failed or a claim its check refuted: read those first."
+        "Call when the task is complete, or with infeasible=true when it cannot be done; a gate may then "
+        "review it and return findings. It is not run after a call of the same turn that failed or a claim its "
+        "check refuted: read those first."
     )
     Input = FinishInput
     reports_success = True
