@@ -85,6 +85,8 @@ class SuiteOptions:
     """Rollouts of each task (evals/running/best_of.py); the judge picks the one that becomes the result."""
     record: bool = True
     """Keep a video of each task's display (`recording.mp4`)."""
+    checkpoint_steps: tuple[int, ...] = ()
+    """Step budgets each task is scored at while it runs (evals/running/budget_scores.py)."""
 
 
 @dataclass(frozen=True)
@@ -229,6 +231,7 @@ def run_job(options: SuiteOptions, job: SuiteJob, slot: Slot | None = None) -> J
                 result_dir=result_dir,
                 rollout=bool(job.rollout),
                 domain=job.task.domain,
+                checkpoint_steps=options.checkpoint_steps,
             )
             error = outcome.failure.summary if outcome.failure else ""
             if error and not slot.healthy():

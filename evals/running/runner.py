@@ -60,8 +60,10 @@ from stateact.evals.osworld.setup import (
 from stateact.evals.osworld.setup_files import SETUP_FILES, SetupFiles, put_back
 from stateact.evals.osworld.task import Task, load_task, standalone_domain, step_budget, task_domain
 from stateact.evals.osworld.vm_image import give_home_settings
+from stateact.evals.running.budget_scores import BudgetScorer, clear_budget_results, fill_unreached, steps_in
 from stateact.evals.running.check import local_gaps, preflight
 from stateact.evals.running.failures import AGENT, SCORING, SETUP, TaskFailure
+from stateact.evals.running.midrun import MidRun
 from stateact.evals.running.results import (
     RUN_DIR_KEY,
     fresh_artifacts_dir,
@@ -74,6 +76,7 @@ from stateact.evals.running.results import (
     write_results,
 )
 from stateact.evals.running.rollouts import run_rollout
+from stateact.evals.running.schedule import Schedule
 from stateact.evals.running.task_ports import check_ports_free, command_ports, named_host_ports, task_ports
 from stateact.kernel.runlog import EventListener
 from stateact.sandbox.base import Sandbox, SandboxError
@@ -394,6 +397,7 @@ def run_task(
     result_dir: Path | None = None,
     rollout: bool = False,
     domain: str | None = None,
+    checkpoint_steps: tuple[int, ...] = (),
 ) -> TaskOutcome:
     """The harness on one task file: setup, a run of `config` on the task's instruction (the task's
     apps named), scoring, results (`run_task_file`).
@@ -402,7 +406,9 @@ def run_task(
     model: the model's name in the results folder (None: `config`'s models).
     domain: the task's domain in its suite (None: a task run on its own).
     result_dir, rollout: a best-of-N rollout's folder, where the start state and the final state's
-    evidence for the judge are saved around the run (evals/running/rollouts.py)."""
+    evidence for the judge are saved around the run (evals/running/rollouts.py).
+    checkpoint_steps: the step budgets the task is scored at while it runs (evals/running/budget_scores.py).
+    The task's scheduled changes are made while it runs (evals/running/schedule.py)."""
     raw = load_task(task_path)
     apps, max_turns = raw.related_apps, step_budget(raw, config.max_turns, None)
     key = model or model_key(config.models.main, config.models)
@@ -415,9 +421,13 @@ def run_task(
         model=key,
         result_dir=Path(result_dir).resolve() if result_dir else None,
         domain=domain,
+        checkpoint_steps=list(checkpoint_steps),
     )
+    scored_in = result_dir or task_result_dir(results_dir, config.harness, key, domain, raw.id)
 
     def run_agent(instruction: str, sandbox: Sandbox) -> Path:
+        clear_budget_results(scored_in)  # a task run anew is scored anew at its budgets
+        watch = mid_run(task_run, map_task(raw, sandbox), sandbox, scored_in)
         run = config.model_copy(
             update={
                 "instruction": instruction,
@@ -427,11 +437,18 @@ def run_task(
                 "persona": raw.persona,
             }
         )
-        if rollout and result_dir is not None:
-            return run_rollout(
-                run, sandbox, result_dir, lambda: execute(run, listener, sandbox=sandbox).run_dir
-            )
-        return Path(execute(run, listener, sandbox=sandbox).run_dir)
+        watchers = [watch.attach]
+        try:
+            if rollout and result_dir is not None:
+                return run_rollout(
+                    run,
+                    sandbox,
+                    result_dir,
+                    lambda: execute(run, listener, sandbox=sandbox, watchers=watchers).run_dir,
+                )
+            return Path(execute(run, listener, sandbox=sandbox, watchers=watchers).run_dir)
+        finally:
+            watch.stop()
 
     def run_in(sandbox: Sandbox, start: Callable[[], None] | None = None) -> TaskOutcome:
         return run_task_file(
@@ -449,14 +466,33 @@ def run_task(
         )
 
     if sandbox is not None:
-        return run_in(sandbox)
+        return scored_at_budgets(run_in(sandbox), task_run)
     home = config.workdir or run_dir_of(config) / "home"
     own = config.make_sandbox(home)
     try:
-        return run_in(own, start=own.start)
+        return scored_at_budgets(run_in(own, start=own.start), task_run)
     finally:
         with shielded():
             own.close()
+
+
+def mid_run(task_run: TaskRun, task: Task, sandbox: Sandbox, result_dir: Path) -> MidRun:
+    """What the harness does while the task (mapped onto `sandbox`) runs: its scheduled changes and its
+    scores at the run's step budgets."""
+    cache, task_dir = FileCache(task_run.cache), task_run.file.parent
+    schedule = Schedule(task.schedule, sandbox, cache, task_dir) if task.schedule else None
+    budgets = tuple(task_run.checkpoint_steps)
+    scorer = BudgetScorer(task, sandbox, cache, task_dir, result_dir, budgets) if budgets else None
+    return MidRun(schedule, scorer)
+
+
+def scored_at_budgets(outcome: TaskOutcome, task_run: TaskRun) -> TaskOutcome:
+    """The outcome, once every step budget the run did not reach has its final score."""
+    if task_run.checkpoint_steps and outcome.score is not None and not outcome.skipped and outcome.run_dir:
+        fill_unreached(
+            outcome.result_dir, tuple(task_run.checkpoint_steps), outcome.score, steps_in(outcome.run_dir)
+        )
+    return outcome
 
 
 def resume_task(
@@ -494,10 +530,15 @@ def resume_task(
 
     def run_agent(prepared: PreparedTask) -> Path:
         note = resume_note(sandbox, leftovers, carried, restarted_programs(prepared.setup_records))
-        return Path(resume_in(state, run_dir, sandbox, note, listener, **budget_overrides).run_dir)
+        watch = mid_run(task, prepared.task, sandbox, result_dir)
+        try:
+            resumed = resume_in(state, run_dir, sandbox, note, listener, [watch.attach], **budget_overrides)
+        finally:
+            watch.stop()
+        return Path(resumed.run_dir)
 
     try:
-        return _set_up_and_run(result_dir, raw, sandbox, prepare, run_agent)
+        return scored_at_budgets(_set_up_and_run(result_dir, raw, sandbox, prepare, run_agent), task)
     finally:
         with shielded():
             sandbox.close()
