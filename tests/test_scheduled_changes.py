@@ -11,8 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from stateact.app.cli import app
 from stateact.evals.osworld.task import TaskError, load_task
+from stateact.evals.reports.trajectory import trajectory_steps as report_steps
 from stateact.evals.running.check import check_suite
 from stateact.kernel.events import read_events
 from tests.test_resume import ENV, REPO, cli, kill_hard, run_cli, wait_for_event
@@ -124,9 +127,11 @@ def test_a_scheduled_step_of_an_unknown_kind_fails_the_pre_flight_check(tmp_path
 
 def test_a_bad_schedule_stops_run_task_before_any_sandbox(tmp_path):
     task = task_with(tmp_path, [{"after_steps": 1, "after_seconds": 2, "steps": [NOTE]}])
-    refused = run_task(tmp_path, task, [FINISH])
-    assert refused.returncode == 2
-    assert "give one of `after_steps` and `after_seconds`" in refused.stderr
+    (tmp_path / "script.json").write_text(json.dumps([FINISH]))
+    args = ["run", "--task", str(task), "--model", f"scripted:{tmp_path / 'script.json'}"]
+    refused = CliRunner().invoke(app, [*args, "--runs-root", str(tmp_path / "runs")], env={"COLUMNS": "300"})
+    assert refused.exit_code == 2
+    assert "give one of `after_steps` and `after_seconds`" in refused.output
     assert not (tmp_path / "runs").exists()
 
 
@@ -182,6 +187,28 @@ def test_changes_land_after_their_steps_are_logged_and_the_agent_is_told_nothing
         5,
     ]
     assert lines[2]["change"] == "venue-mail" and lines[2]["info"]["steps"][0]["mailbox"].endswith("Maildir")
+    shown = [step.title for step in report_steps(run_dir) if step.kind == "change"]
+    assert shown == [
+        "scheduled change venue-mail made after 2 steps (at step 2)",
+        "scheduled change price-note made after 3 steps (at step 3)",
+    ]
+
+
+@pytest.mark.slow
+def test_a_change_due_after_a_time_lands_while_the_agent_s_call_runs(tmp_path):
+    task = task_with(tmp_path, [{"id": "price-note", "after_seconds": 2, "steps": [NOTE]}])
+    turns = [
+        bash(
+            "for i in $(seq 100); do test -e ~/notes/price.txt && break; sleep 0.1; done; ls ~/notes > ~/seen.txt"
+        ),
+        FINISH,
+    ]
+    done = run_task(tmp_path, task, turns)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    assert (run_dir / "home" / "seen.txt").read_text() == "price.txt\n"  # seen within its one call
+    (made,) = [e for e in read_events(run_dir / "events.jsonl") if e.kind == "scheduled_change"]
+    assert made.at_step == 1 and 2 <= made.at_seconds < 10  # made during step 1, by the timer
 
 
 @pytest.mark.slow

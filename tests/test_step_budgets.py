@@ -8,7 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from stateact.app.cli import app
 from stateact.evals.osworld.task import Task
 from stateact.evals.reports.budget_curve import budget_points
 from stateact.evals.reports.html_report import _series_label
@@ -18,7 +20,6 @@ from stateact.evals.running.step_budgets import parse_budgets
 from stateact.kernel.events import ToolCall, ToolCutOff
 from stateact.kernel.runlog import RunLog
 from tests.test_eval_runner import run_cli as run_eval_cli
-from tests.test_resume import run_cli
 
 
 def test_budgets_are_positive_whole_numbers():
@@ -56,8 +57,9 @@ def test_a_task_whose_postconfig_acts_on_applications_is_not_scored_mid_run_unle
 def test_bad_checkpoint_steps_are_refused_before_any_run(tmp_path):
     script = tmp_path / "script.json"
     script.write_text("[]")
-    refused = run_cli("run", "do it", "--model", f"scripted:{script}", "--checkpoint-steps", "5", timeout=60)
-    assert refused.returncode == 2 and "--checkpoint-steps scores a task file: give --task" in refused.stderr
+    args = ["run", "do it", "--model", f"scripted:{script}", "--checkpoint-steps", "5"]
+    refused = CliRunner().invoke(app, args, env={"COLUMNS": "300"})
+    assert refused.exit_code == 2 and "--checkpoint-steps scores a task file: give --task" in refused.output
     code, output = run_eval_cli("eval", "run", str(tmp_path), "--checkpoint-steps", "10,x")
     assert code == 2 and "positive whole numbers separated by commas, not 'x'" in output
 
@@ -119,3 +121,5 @@ def test_a_suite_is_scored_at_each_budget_and_the_report_draws_the_curve(tmp_pat
     page = (results / "report" / "index.html").read_text()
     assert 'id="budget-curve"' in page and 'class="line" data-series="no-verify (reference)"' in page
     assert '<table id="budgets">' in page
+    task_page = next((results / "report" / "tasks").glob("*__safe.html")).read_text()
+    assert "score at step budget 1: 0" in task_page and "score at step budget 2: 1" in task_page

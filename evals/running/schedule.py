@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stateact.evals.osworld.cache import FileCache
-from stateact.evals.osworld.setup import SetupContext, SetupError, degraded_steps, run_steps
+from stateact.evals.osworld.setup import SetupContext, degraded_steps, run_steps
 from stateact.evals.osworld.task import ScheduledChange
-from stateact.sandbox.base import Sandbox, SandboxError
+from stateact.sandbox.base import Sandbox
 
 
 @dataclass
@@ -53,6 +53,8 @@ class Schedule:
         )
         try:
             run_steps(change.steps, self.sandbox, context)
-        except (SetupError, SandboxError, OSError) as exc:
+        except (
+            Exception
+        ) as exc:  # any step's failure (a browser gone, a bad parameter) is the change's, not the run's
             return context.records, f"{type(exc).__name__}: {exc}"
         return context.records, "; ".join(degraded_steps(context.records))
