@@ -223,7 +223,15 @@ def test_a_change_made_before_a_kill_is_not_made_again_and_one_due_while_stopped
     turns = [bash("echo started"), bash("sleep 30"), {**READ_ALL, "expect": {"is_error": None}}, FINISH]
     (tmp_path / "script.json").write_text(json.dumps(turns))
     runs = tmp_path / "runs"
-    options = ["--model", f"scripted:{tmp_path / 'script.json'}", "--harness", "no-verify", "--no-display"]
+    options = [
+        "--model",
+        f"scripted:{tmp_path / 'script.json'}",
+        "--harness",
+        "no-verify",
+        "--no-display",
+        "--checkpoint-steps",
+        "1,3",
+    ]
     options += [
         "--cache",
         str(tmp_path / "cache"),
@@ -257,3 +265,8 @@ def test_a_change_made_before_a_kill_is_not_made_again_and_one_due_while_stopped
     assert len(list((run_dir / "home" / "Maildir" / "new").iterdir())) == 1
     (result_txt,) = (tmp_path / "results").rglob("result.txt")
     assert float(result_txt.read_text()) == 1.0
+    scored = [
+        (e.budget, e.at_step, e.score, e.seq < resumed_at) for e in events if e.kind == "step_budget_score"
+    ]
+    assert scored == [(1, 1, 0.0, True), (3, 3, 1.0, False)]  # once each, before and after the stop
+    assert (result_txt.parent / "result_step_3.txt").read_text() == "1.0\n"
