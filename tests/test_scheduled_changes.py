@@ -17,8 +17,10 @@ from stateact.app.cli import app
 from stateact.evals.osworld.task import TaskError, load_task
 from stateact.evals.reports.trajectory import trajectory_steps as report_steps
 from stateact.evals.running.check import check_suite
+from stateact.evals.running.task_ports import task_ports
 from stateact.kernel.events import read_events
 from tests.test_resume import ENV, REPO, cli, kill_hard, run_cli, wait_for_event
+from tests.test_resume_task import free_port, killed_run, wait_step
 
 MAIL = {
     "type": "deliver_mail",
@@ -59,6 +61,7 @@ def bash(command: str) -> dict:
 
 
 FINISH = {"tool_calls": [{"name": "finish", "input": {"summary": "wrote ~/out.txt"}}]}
+IN_THE_SLEEP = lambda e: e.kind == "tool_call" and "sleep 30" in json.dumps(e.input)  # noqa: E731
 READ_ALL = bash("cat ~/Maildir/new/* ~/notes/price.txt > ~/out.txt 2>&1; true")
 
 
@@ -133,6 +136,12 @@ def test_a_bad_schedule_stops_run_task_before_any_sandbox(tmp_path):
     assert refused.exit_code == 2
     assert "give one of `after_steps` and `after_seconds`" in refused.output
     assert not (tmp_path / "runs").exists()
+
+
+def test_a_port_a_scheduled_program_serves_is_the_task_s_port(tmp_path):
+    serve = {"type": "launch", "parameters": {"command": ["python3", "serve.py", "--port", "18799"]}}
+    task = load_task(task_with(tmp_path, [{"after_seconds": 5, "steps": [serve]}]))
+    assert task_ports(task) == {18799}  # a suite does not run it beside another task on that port
 
 
 @pytest.mark.slow
@@ -270,3 +279,44 @@ def test_a_change_made_before_a_kill_is_not_made_again_and_one_due_while_stopped
     ]
     assert scored == [(1, 1, 0.0, True), (3, 3, 1.0, False)]  # once each, before and after the stop
     assert (result_txt.parent / "result_step_3.txt").read_text() == "1.0\n"
+
+
+SERVE = """\
+import functools, http.server, sys
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[sys.argv.index("--port") + 1])), handler).serve_forever()
+"""
+
+
+@pytest.mark.slow
+def test_a_program_a_change_started_before_a_kill_is_started_again_at_resume(tmp_path):
+    port = free_port()
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "tasks" / "serve.py").write_text(SERVE)
+    (tmp_path / "tasks" / "index.html").write_text("prices v2: Hall B, price: 42")
+    task = task_with(
+        tmp_path,
+        [{"id": "price-site", "after_steps": 1, "steps": [
+            {"type": "upload_file", "parameters": {"files": [
+                {"local_path": "serve.py", "path": "/home/user/srv/serve.py"},
+                {"local_path": "index.html", "path": "/home/user/srv/www/index.html"}]}},
+            {"type": "launch", "parameters": {"command": ["python3", "/home/user/srv/serve.py", "/home/user/srv/www", "--port", str(port)]}},
+            wait_step(port),
+        ]}],
+    )  # fmt: skip
+    fetch = f"python3 -c \"import urllib.request as u; print(u.urlopen('http://127.0.0.1:{port}/').read().decode())\" > ~/out.txt"  # noqa: E501
+    turns = [bash("echo started"), bash("sleep 30"), {**bash(fetch), "expect": {"is_error": None}}, FINISH]
+    run_dir, results = killed_run(tmp_path, task, turns, IN_THE_SLEEP, "--no-display")
+    assert [e.id for e in read_events(run_dir / "events.jsonl") if e.kind == "scheduled_change"] == [
+        "price-site"
+    ]
+
+    resumed = run_cli("resume", str(run_dir), timeout=180)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert "serve.py" in next(
+        e.message.text() for e in read_events(run_dir / "events.jsonl") if e.kind == "message" and "has been resumed" in e.message.text()
+    )  # fmt: skip
+    (result_txt,) = results.rglob("result.txt")
+    assert float(result_txt.read_text()) == 1.0
+    made = [e for e in read_events(run_dir / "events.jsonl") if e.kind == "scheduled_change"]
+    assert len(made) == 1  # started again by the resume, not made again

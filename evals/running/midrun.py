@@ -21,12 +21,20 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+from pathlib import Path
 
 from stateact.evals.running.budget_scores import BudgetScorer, is_step
 from stateact.evals.running.midrun_events import ScheduledChangeMade, StepBudgetScored
 from stateact.evals.running.schedule import Schedule
 from stateact.kernel.events import Event, RunStart, ToolResultEvent, read_events
 from stateact.kernel.runlog import EventListener, RunFolderFull, RunLog
+
+
+def made_changes(run_dir: Path) -> set[str]:
+    """The ids of the scheduled changes a run's log records as made."""
+    events = Path(run_dir) / "events.jsonl"
+    found = read_events(events) if events.is_file() else ()
+    return {event.id for event in found if isinstance(event, ScheduledChangeMade)}
 
 
 class MidRun:

@@ -63,7 +63,7 @@ from stateact.evals.osworld.vm_image import give_home_settings
 from stateact.evals.running.budget_scores import BudgetScorer, clear_budget_results, fill_unreached, steps_in
 from stateact.evals.running.check import local_gaps, preflight
 from stateact.evals.running.failures import AGENT, SCORING, SETUP, TaskFailure
-from stateact.evals.running.midrun import MidRun
+from stateact.evals.running.midrun import MidRun, made_changes
 from stateact.evals.running.results import (
     RUN_DIR_KEY,
     fresh_artifacts_dir,
@@ -77,7 +77,7 @@ from stateact.evals.running.results import (
 )
 from stateact.evals.running.rollouts import run_rollout
 from stateact.evals.running.schedule import Schedule
-from stateact.evals.running.task_ports import check_ports_free, command_ports, named_host_ports, task_ports
+from stateact.evals.running.task_ports import check_ports_free, command_ports, named_host_ports
 from stateact.kernel.runlog import EventListener
 from stateact.sandbox.base import Sandbox, SandboxError
 
@@ -179,17 +179,20 @@ def prepare_task(
     return PreparedTask(task, Path(task_path), task_domain(task_path, raw), cache, context.records)
 
 
-def restart_programs(task_path: Path, sandbox: Sandbox, cache_dir: Path, setup_dir: Path) -> PreparedTask:
+def restart_programs(
+    task_path: Path, sandbox: Sandbox, cache_dir: Path, setup_dir: Path, made: set[str] = frozenset()
+) -> PreparedTask:
     """The task mapped onto a new sandbox over its kept files, with the setup steps that start programs
-    run again (see PROGRAM_STEPS) once what they need and is gone is put back from `setup_dir`
-    (evals/osworld/setup_files.py), then a wait for the ports they serve on. An `open` of a file that is
-    gone (the agent moved or removed it) is skipped. Raises SetupError naming a program that exited or
-    does not answer on its port."""
+    run again (see PROGRAM_STEPS), and those of the scheduled changes made before the stop (ids `made`),
+    once what they need and is gone is put back from `setup_dir` (evals/osworld/setup_files.py), then a
+    wait for the ports they serve on. An `open` of a file that is gone (the agent moved or removed it) is
+    skipped. Raises SetupError naming a program that exited or does not answer on its port."""
     raw = load_task(task_path)
     task = map_task(raw, sandbox)
     cache = FileCache(cache_dir)
     context = SetupContext(cache=cache, task_dir=Path(task_path).resolve().parent)
-    programs = [step for step in task.config if step.type in PROGRAM_STEPS]
+    scheduled = [step for change in task.schedule if change.id in made for step in change.steps]
+    programs = [step for step in [*task.config, *scheduled] if step.type in PROGRAM_STEPS]
     named = " ".join(
         command_text(step.parameters.get("command", "")) for step in programs if step.type == "launch"
     )
@@ -201,19 +204,19 @@ def restart_programs(task_path: Path, sandbox: Sandbox, cache_dir: Path, setup_d
             context.records.append({"type": "open", "path": step.parameters.get("path", ""), "skipped": True})
         else:
             run_steps([step], sandbox, context)
-    _wait_for_ports(task, sandbox, context.records)
+    _wait_for_ports(sandbox, context.records)
     for record in context.records:
         if record["type"] == "launch" and not _running(sandbox, record["command"]):
             record["exited"] = launch_ending(sandbox, record) or "exited"
     return PreparedTask(task, Path(task_path), task_domain(task_path, raw), cache, context.records)
 
 
-def _wait_for_ports(task: Task, sandbox: Sandbox, records: list[dict]) -> None:
+def _wait_for_ports(sandbox: Sandbox, records: list[dict]) -> None:
     """Wait for the ports the relaunched programs serve on; raises SetupError naming the program of a
     port that does not answer: at once when it exited (with its exit status and output), or after
     PORT_WAIT_S when it runs and does not answer."""
-    closed = sorted(task_ports(task))
     launches = [record for record in records if record["type"] == "launch"]
+    closed = sorted(frozenset().union(*(command_ports(r["command"]) for r in launches)))
     deadline = time.monotonic() + PORT_WAIT_S
     while closed:
         probe = sandbox.run_python(PORT_PROBE.format(ports=closed), timeout=PORT_WAIT_S)
@@ -524,7 +527,8 @@ def resume_task(
             return PreparedTask(
                 map_task(raw, sandbox), task.file, task_domain(task.file, raw), FileCache(task.cache), []
             )
-        prepared = restart_programs(task.file, sandbox, task.cache, run_dir / SETUP_FILES)
+        made = made_changes(run_dir)
+        prepared = restart_programs(task.file, sandbox, task.cache, run_dir / SETUP_FILES, made)
         drop_staged_tmp(leftovers)  # up, with the stopped sandbox's /tmp: a failure before keeps it
         return prepared
 
