@@ -24,7 +24,8 @@ status `error`, `turns` 0), or scoring raised (ScoringError). The outcome then
 carries the failure instead of a score, and the task runs again next time.
 
 `resume_task` continues a `--task` run that was stopped (its run folder's config names the task): in a
-new local sandbox the task's setup steps that start programs are run again (not those that place
+new local sandbox the task's setup steps that start programs are run again, and those of the scheduled
+changes made before the stop (not those that place
 files or run commands: the agent may have changed what they made), the harness waits for the ports
 those programs serve on, the agent goes on, and the task is scored as any other.
 """
