@@ -117,7 +117,8 @@ def test_a_suite_is_scored_at_each_budget_and_the_report_draws_the_curve(tmp_pat
 
     (point_1, point_2, point_50) = budget_points(collect_metrics(results), _series_label)
     assert (point_1.budget, point_1.mean, point_1.scored, point_1.skipped) == (1, 0.0, 1, 1)
-    assert (point_50.mean, point_50.scored, point_50.reached) == (1.0, 2, 0)
+    assert (point_50.mean, point_50.partial, point_50.scored, point_50.reached) == (1.0, 1.0, 2, 0)
+    assert records[50]["parts"][0]["score"] == 1.0  # the final scoring's checkpoints
     page = (results / "report" / "index.html").read_text()
     assert 'id="budget-curve"' in page and 'class="line" data-series="no-verify (reference)"' in page
     assert '<table id="budgets">' in page

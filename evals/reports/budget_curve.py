@@ -26,6 +26,8 @@ class BudgetPoint:
     budget: int
     mean: float | None
     """Mean score of the tasks scored at this budget (None: none was)."""
+    partial: float | None
+    """Mean share of checkpoints met by the tasks scored here that have one."""
     scored: int
     reached: int
     """Of the scored tasks, those whose run passed the budget (the others had ended before it)."""
@@ -42,11 +44,13 @@ def budget_points(metrics: list[TaskMetrics], label: Callable[[TaskMetrics], str
     points = []
     for (series, budget), found in sorted(records.items()):
         scores = [r for r in found if isinstance(r.get("score"), int | float)]
+        partials = [r["partial"] for r in scores if isinstance(r.get("partial"), int | float)]
         points.append(
             BudgetPoint(
                 series,
                 budget,
                 sum(r["score"] for r in scores) / len(scores) if scores else None,
+                sum(partials) / len(partials) if partials else None,
                 len(scores),
                 sum(1 for r in scores if r.get("reached", True)),
                 len(found) - len(scores),
@@ -73,6 +77,7 @@ def budget_curve_html(metrics: list[TaskMetrics], label: Callable[[TaskMetrics],
             ("harness (model)", "text"),
             ("step budget", "num"),
             ("mean score", "num"),
+            ("mean partial score (% of checkpoints)", "num"),
             ("tasks scored", "num"),
             ("of them, run ended before the budget", "num"),
             ("tasks skipped (not safe mid-run, or scoring failed)", "num"),
@@ -81,7 +86,8 @@ def budget_curve_html(metrics: list[TaskMetrics], label: Callable[[TaskMetrics],
     rows = "".join(
         "<tr>"
         + f'<td class="text">{escape(p.series)}</td><td class="num">{p.budget}</td>'
-        + f'<td class="num">{"-" if p.mean is None else f"{p.mean:.3f}"}</td><td class="num">{p.scored}</td>'
+        + f'<td class="num">{"-" if p.mean is None else f"{p.mean:.3f}"}</td>'
+        + f'<td class="num">{"-" if p.partial is None else f"{100 * p.partial:.1f}"}</td><td class="num">{p.scored}</td>'
         + f'<td class="num">{p.scored - p.reached}</td><td class="num">{p.skipped}</td></tr>'
         for p in points
     )

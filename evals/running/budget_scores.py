@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from stateact.evals.osworld.cache import FileCache
-from stateact.evals.osworld.scoring import score_task
+from stateact.evals.osworld.scoring import ScoreReport, score_task
 from stateact.evals.osworld.task import Task
 from stateact.kernel.events import ToolCall, read_events
 from stateact.sandbox.base import Sandbox
@@ -137,9 +137,15 @@ class BudgetScorer:
         return record
 
 
-def fill_unreached(result_dir: Path, budgets: tuple[int, ...], final_score: float, steps: int) -> None:
-    """Give each budget the run did not reach (no record yet) the run's final score."""
+def fill_unreached(
+    result_dir: Path, budgets: tuple[int, ...], final: ScoreReport | None, score: float, steps: int
+) -> None:
+    """Give each budget the run did not reach (no record yet) the run's final score (and its partial
+    score and checkpoints, when `final` has them)."""
     done = read_budget_results(result_dir)
+    scored = final.as_dict() if final is not None else {}
     for budget in budgets:
         if budget not in done:
-            _write(result_dir, {"budget": budget, "at_step": steps, "reached": False, "score": final_score})
+            _write(
+                result_dir, {**scored, "budget": budget, "at_step": steps, "reached": False, "score": score}
+            )

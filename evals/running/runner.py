@@ -493,9 +493,8 @@ def mid_run(task_run: TaskRun, task: Task, sandbox: Sandbox, result_dir: Path) -
 def scored_at_budgets(outcome: TaskOutcome, task_run: TaskRun) -> TaskOutcome:
     """The outcome, once every step budget the run did not reach has its final score."""
     if task_run.checkpoint_steps and outcome.score is not None and not outcome.skipped and outcome.run_dir:
-        fill_unreached(
-            outcome.result_dir, tuple(task_run.checkpoint_steps), outcome.score, steps_in(outcome.run_dir)
-        )
+        budgets, steps = tuple(task_run.checkpoint_steps), steps_in(outcome.run_dir)
+        fill_unreached(outcome.result_dir, budgets, outcome.report, outcome.score, steps)
     return outcome
 
 
