@@ -60,6 +60,10 @@ def test_bad_checkpoint_steps_are_refused_before_any_run(tmp_path):
     args = ["run", "do it", "--model", f"scripted:{script}", "--checkpoint-steps", "5"]
     refused = CliRunner().invoke(app, args, env={"COLUMNS": "300"})
     assert refused.exit_code == 2 and "--checkpoint-steps scores a task file: give --task" in refused.output
+    two_part_task(tmp_path, "t", [])
+    task = ["run", "--task", str(tmp_path / "os" / "t.json"), *args[2:], "--best-of", "2"]
+    refused = CliRunner().invoke(app, task, env={"COLUMNS": "300"})
+    assert refused.exit_code == 2 and "with --best-of, use `eval run`" in refused.output
     code, output = run_eval_cli("eval", "run", str(tmp_path), "--checkpoint-steps", "10,x")
     assert code == 2 and "positive whole numbers separated by commas, not 'x'" in output
 

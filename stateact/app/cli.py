@@ -145,6 +145,8 @@ def run(
         budgets = parse_budgets(checkpoint_steps)
         if budgets and task is None:
             raise ValueError("--checkpoint-steps scores a task file: give --task")
+        if budgets and role_options.best_of > 1:
+            raise ValueError("--checkpoint-steps scores one run of a task: with --best-of, use `eval run`")
         role_settings = role_options.settings()
         disk = disk_caps(disk_home, disk_tmp)
         config = RunConfig(
