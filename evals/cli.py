@@ -27,6 +27,7 @@ from stateact.evals import settings
 from stateact.evals.osworld import bridge
 from stateact.evals.osworld.task import TaskError
 from stateact.evals.plain_table import print_table
+from stateact.evals.running.step_budgets import CHECKPOINT_STEPS_HELP, parse_budgets
 from stateact.evals.running.suite import OFFICE_SUITE, discover
 from stateact.sandbox.caps import DISK_HOME_HELP, DISK_TMP_HELP, disk_caps, size_text
 from stateact.sandbox.isolation import NO_ISOLATION_WARNING, bwrap_problem, check_isolation
@@ -288,6 +289,7 @@ def run_command(
         typer.Option(help="Serve the live view of the results folder on loopback (see `stateact watch`)."),
     ] = False,
     user: Annotated[str | None, typer.Option(help=EVAL_USER_HELP)] = None,
+    checkpoint_steps: Annotated[str | None, typer.Option(help=CHECKPOINT_STEPS_HELP)] = None,
 ) -> None:
     """Run every task of SUITE under each harness, then print and save the comparison table."""
     from stateact.app.watch import live_view
@@ -310,6 +312,7 @@ def run_command(
         check_network(network)
         limits = SandboxLimits.from_options(max_processes, max_memory)
         disk = disk_caps(disk_home, disk_tmp)
+        budgets = parse_budgets(checkpoint_steps)
     except (ValueError, bridge.BridgeError) as exc:
         errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
@@ -337,6 +340,7 @@ def run_command(
         best_of=role_options.best_of,
         record=record,
         user=user,
+        checkpoint_steps=budgets,
     )
     try:
         jobs = plan_jobs(options)

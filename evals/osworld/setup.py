@@ -39,6 +39,7 @@ from stateact.evals.osworld.chrome.history import (
     HISTORY_PATH,
     with_visits,
 )
+from stateact.evals.osworld.mail import MailError, build_message, deliver
 from stateact.evals.osworld.metrics.chrome import same_url
 from stateact.evals.osworld.setup_files import SetupFiles
 from stateact.evals.osworld.task import Step
@@ -161,17 +162,39 @@ def _download(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
 def _upload_file(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
     placed = []
     for item in params.get("files", []):
-        local, path = item.get("local_path", ""), item.get("path", "")
-        source = Path(local) if Path(local).is_absolute() else context.task_dir / local
-        if not source.is_file():
-            source = context.cache.root / Path(local).name
-        if not source.is_file():
-            raise SetupError(
-                f"upload_file: no local file {local!r} (looked in {context.task_dir} and the cache)"
-            )
-        context.placed(sandbox, "upload_file", path, source.read_bytes())
+        path = item.get("path", "")
+        context.placed(
+            sandbox, "upload_file", path, _local_file(item.get("local_path", ""), context, "upload_file")
+        )
         placed.append(path)
     return {"files": placed}
+
+
+def _local_file(local: str, context: SetupContext, step: str) -> bytes:
+    """The bytes of a step's local file: a path, else relative to the task's folder, else in the cache."""
+    source = Path(local) if Path(local).is_absolute() else context.task_dir / local
+    if not source.is_file():
+        source = context.cache.root / Path(local).name
+    if not local or not source.is_file():
+        raise SetupError(f"{step}: no local file {local!r} (looked in {context.task_dir} and the cache)")
+    return source.read_bytes()
+
+
+def _deliver_mail(sandbox: Sandbox, params: dict, context: SetupContext) -> dict:
+    attachments = [
+        (
+            item.get("name") or Path(item.get("local_path", "")).name,
+            _local_file(item.get("local_path", ""), context, "deliver_mail"),
+        )
+        for item in params.get("attachments", [])
+    ]
+    try:
+        message = build_message(params, attachments)
+    except MailError as exc:
+        raise SetupError(str(exc)) from None
+    delivered = deliver(sandbox, params["mailbox"], params.get("format", "maildir"), message)
+    record = {"mailbox": params["mailbox"], "subject": params["subject"], "message_id": message["Message-ID"]}
+    return record if delivered else {**record, "held_already": True}
 
 
 LAUNCH_LOGS = f"/tmp/{HARNESS_TMP_PREFIX}launch"
@@ -361,6 +384,7 @@ STEP_HANDLERS: dict[str, StepHandler] = {
     "chrome_open_tabs": _chrome_open_tabs,
     "chrome_close_tabs": _chrome_close_tabs,
     "update_browse_history": _update_browse_history,
+    "deliver_mail": _deliver_mail,
 }
 STEP_FILES: dict[str, tuple[tuple[str, str], ...]] = {
     "update_browse_history": ((EMPTY_HISTORY_URL, EMPTY_HISTORY_NAME),),

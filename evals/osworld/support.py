@@ -52,8 +52,12 @@ def unsupported_message(task: Task, unsupported: list[str]) -> str:
 
 
 def task_steps(task: Task) -> list[Step]:
-    """A task's setup steps and its postconfig steps."""
-    return [*task.config, *task.evaluator.postconfig]
+    """A task's setup steps, its postconfig steps and the steps of its scheduled changes."""
+    return [
+        *task.config,
+        *task.evaluator.postconfig,
+        *(step for change in task.schedule for step in change.steps),
+    ]
 
 
 def unique(items) -> list:

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 INFEASIBLE = "infeasible"
 """Not a metric function: the task scores 1 only when the agent declared it infeasible (see evals/osworld/scoring.py)."""
@@ -92,6 +92,34 @@ class Evaluator(BaseModel):
         return value if field == "options" and not value else None
 
 
+class ScheduledChange(BaseModel):
+    """A change the harness makes to the task's machine during the run (a task file's `schedule` entry):
+    once the run has made `after_steps` tool calls (every role's, evals/running/step_count.py) or
+    `after_seconds` have passed since the agent started, its `steps` (setup steps of any kind) run in the
+    sandbox. The agent is told nothing."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = ""
+    """Its name in the events and results (default: its place in the list, `change-1`)."""
+    after_steps: int | None = Field(None, ge=1)
+    after_seconds: float | None = Field(None, gt=0)
+    steps: list[Step] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _one_trigger(self) -> ScheduledChange:
+        if (self.after_steps is None) == (self.after_seconds is None):
+            raise ValueError("give one of `after_steps` and `after_seconds`")
+        return self
+
+    @property
+    def trigger(self) -> str:
+        """When it is due, in words (`after 40 steps`, `after 90 seconds`)."""
+        if self.after_steps is not None:
+            return f"after {self.after_steps} steps"
+        return f"after {self.after_seconds:g} seconds"
+
+
 class UserPersona(BaseModel):
     """The user a simulated user plays (`--user-model`): a task file's `user`, as an object of these
     fields or as one text."""
@@ -139,6 +167,24 @@ class Task(BaseModel):
     of the task that sets no --max-steps uses it."""
     user: UserPersona | None = None
     """The user behind the task, for a simulated user (a stateact field; a text is its `persona`)."""
+
+    schedule: list[ScheduledChange] = Field(default_factory=list)
+    """Changes made during the run (a stateact field; see ScheduledChange)."""
+    checkpoint_safe: bool | None = None
+    """Whether the task may be scored mid-run (`--checkpoint-steps`); None: when its postconfig does
+    nothing to the machine's applications (evals/running/budget_scores.py)."""
+
+    @field_validator("schedule")
+    @classmethod
+    def _named_changes(cls, changes: list[ScheduledChange]) -> list[ScheduledChange]:
+        """Each change gets its default id; ids must differ (the run records which were made by id)."""
+        named = [c.model_copy(update={"id": c.id or f"change-{n}"}) for n, c in enumerate(changes, 1)]
+        seen: set[str] = set()
+        for change in named:
+            if change.id in seen:
+                raise ValueError(f"two scheduled changes are named {change.id!r}")
+            seen.add(change.id)
+        return named
 
     @field_validator("user", mode="before")
     @classmethod

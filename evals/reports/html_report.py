@@ -24,6 +24,7 @@ from string import Template
 from stateact.app.variants import VARIANTS
 from stateact.evals import settings
 from stateact.evals.osworld.metrics.explain import checkpoint_detail, checkpoint_titles
+from stateact.evals.reports.budget_curve import budget_curve_html
 from stateact.evals.reports.comparison import ALL_DOMAINS, COLUMNS, TEXT_COLUMNS, Column, GroupRow, aggregate
 from stateact.evals.reports.svg_charts import Point, bar_chart, dollars, percent, scatter_chart
 from stateact.evals.reports.task_metrics import TaskMetrics, collect_metrics
@@ -390,6 +391,7 @@ def write_html_report(results_dir: Path, out_dir: Path | None = None) -> Path:
             meta=escape(f"{len(metrics)} task runs from {results_dir.resolve()}, written {stamp}"),
             summary=_summary_html(rows) if rows else "<p>No results yet.</p>",
             charts=_charts(rows) if rows else "<p>No results yet.</p>",
+            budgets=budget_curve_html(metrics, _series_label),
             comparison=_comparison_html(rows),
             tasks=_tasks_html(metrics),
         ),

@@ -138,3 +138,30 @@ def bar_chart(
             f"{escape(category)}</text>"
         )
     return _frame(title, "domain", y_label, body + _legend(series))
+
+
+def line_chart(series: dict[str, list[tuple[float, float]]], title: str, x_label: str, y_label: str) -> str:
+    """One line of shares (0..1) per series over a 0..max x axis, each point marked and labelled."""
+    plot_width = WIDTH - LEFT - RIGHT
+    plot_height = HEIGHT - BOTTOM - TOP
+    x_top = nice_ceiling(max((x for points in series.values() for x, _ in points), default=0.0))
+    body = _y_ticks(1.0)
+    for i in range(5):
+        value = x_top * i / 4
+        x = LEFT + plot_width * i / 4
+        body.append(f'<text x="{x:.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">{value:g}</text>')
+    for s, (name, points) in enumerate(series.items()):
+        at = [
+            (LEFT + plot_width * x / x_top, HEIGHT - BOTTOM - plot_height * y, x, y)
+            for x, y in sorted(points)
+        ]
+        path = " ".join(f"{cx:.1f},{cy:.1f}" for cx, cy, _, _ in at)
+        body.append(
+            f'<polyline class="line" data-series="{escape(name)}" points="{path}" fill="none" stroke="{colour(s)}" stroke-width="2"/>'
+        )
+        body += [
+            f'<circle class="point" cx="{cx:.1f}" cy="{cy:.1f}" r="4" fill="{colour(s)}">'
+            f"<title>{escape(name)}: {percent(y)} at {x:g}</title></circle>"
+            for cx, cy, x, y in at
+        ]
+    return _frame(title, x_label, y_label, body + _legend(list(series)))

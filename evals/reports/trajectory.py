@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stateact.evals.running.results import ASK_USER
+from stateact.evals.running.midrun_events import ScheduledChangeMade, StepBudgetScored
+from stateact.evals.running.results import ASK_USER, ENV_CHANGE
 from stateact.gate.events import GateVerdict
 from stateact.kernel.events import (
     Compaction,
@@ -169,6 +170,15 @@ def _marker(event: Event) -> Step | None:
     if isinstance(event, UserAnswer):
         answer = event.answer if event.answer is not None else f"(no answer: {event.reason})"
         return Step("user", scope, f"the user answers ({event.answerer})", answer)
+    if isinstance(event, ScheduledChangeMade):
+        title = f"scheduled change {event.id} made {event.trigger} (at step {event.at_step})"
+        body = json.dumps(event.steps, indent=2, ensure_ascii=False)
+        return Step("change", scope, title, body, event.failed, is_error=bool(event.failed))
+    if isinstance(event, StepBudgetScored):
+        score = "skipped" if event.skipped else "error" if event.error else f"{event.score:g}"
+        return Step(
+            "budget", scope, f"score at step budget {event.budget}: {score}", event.skipped or event.error
+        )
     if isinstance(event, ErrorEvent):
         return Step("error", scope, f"error: {event.error}", event.message, is_error=True)
     if isinstance(event, RunStart):
@@ -223,6 +233,9 @@ def _add_action(
     elif action == ASK_USER:
         title, body = "ask_user", str(line.get("question", ""))
         info = {**info, "result": f"the user answered: {line.get('user_response')}"}
+    elif action == ENV_CHANGE:
+        title = f"scheduled change {line.get('change', '?')} (after step {line.get('after_step', '?')})"
+        body, info = json.dumps(info.get("steps", []), indent=2), {**info, "result": info.get("failed", "")}
     else:
         title, body = "action", action if isinstance(action, str) else json.dumps(action)
     steps.append(

@@ -90,6 +90,8 @@ class SuiteOptions:
     user: str | None = None
     """Who answers `ask_user` (`stateact.app.users`: scripted:FILE, relay:DIR, none); None: nobody, unless
     the `user` role has a model (a simulated user playing each task's persona)."""
+    checkpoint_steps: tuple[int, ...] = ()
+    """Step budgets each task is scored at while it runs (evals/running/budget_scores.py)."""
 
 
 @dataclass(frozen=True)
@@ -236,6 +238,7 @@ def run_job(options: SuiteOptions, job: SuiteJob, slot: Slot | None = None) -> J
                 result_dir=result_dir,
                 rollout=bool(job.rollout),
                 domain=job.task.domain,
+                checkpoint_steps=options.checkpoint_steps,
             )
             error = outcome.failure.summary if outcome.failure else ""
             if error and not slot.healthy():

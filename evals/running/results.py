@@ -3,7 +3,9 @@
 `results/<harness>/<model>/<domain>/<task_id>/` holds `traj.jsonl` (one line
 per tool call of the main agent and of the subagents it delegated to, in the order the run made them:
 step_num, action_timestamp, action, response, reward, done, info (with the loop's `scope`),
-screenshot_file; a question to the user is an `ASK_USER` action with its `question` and `user_response`),
+screenshot_file; a question to the user is an `ASK_USER` action with its `question` and `user_response`;
+a change the task's schedule made to the machine is an `ENV_CHANGE` line, with no step_num of its own:
+its `change` id, `after_step` (the steps ended before it) and what its steps did in `info`),
 `<model>` is the main model, with a `+roles-HASH` suffix when other roles have their own models or
 settings (`model_key`). `step_<n>_<timestamp>.png` for steps whose result carried a screenshot,
 `recording.mp4` (the video of the display during the agent's run, when it was recorded; a resumed run's
@@ -29,6 +31,7 @@ from typing import Any
 
 from stateact.app.run import recording_files
 from stateact.evals.running.failures import TaskFailure
+from stateact.evals.running.midrun_events import ScheduledChangeMade
 from stateact.kernel.events import MessageEvent, ToolCall, ToolResultEvent, UserAnswer, read_events
 from stateact.kernel.messages import ImageBlock, Message
 from stateact.kernel.roles import MAIN
@@ -132,6 +135,8 @@ def _stamp(epoch: float) -> str:
 ASK_USER = "ASK_USER"
 """The `action` of a traj.jsonl line where the agent asked the user (OSWorld 2.0's): the line has the
 `question` and, once answered, the `user_response` (None: no one answered)."""
+ENV_CHANGE = "ENV_CHANGE"
+"""The `action` of a traj.jsonl line where the harness made a scheduled change to the task's machine."""
 WITHIN_STEP = "within_step"
 """The `info` key of a subagent's traj.jsonl line: the step_num of the main call it ran inside."""
 
@@ -166,9 +171,13 @@ def trajectory_steps(run_dir: Path) -> list[dict[str, Any]]:
     within: dict[int, dict[str, Any]] = {}
     last_words: dict[str, str] = {}
     main_call: dict[str, Any] | None = None
+    changes: list[tuple[int, dict[str, Any]]] = []
+    """Each scheduled change, after the steps that had ended when it was made."""
     for event in read_events(events_path):
         scope = event.scope
-        if isinstance(event, MessageEvent):
+        if isinstance(event, ScheduledChangeMade):
+            changes.append((len(ended), _change_line(event)))
+        elif isinstance(event, MessageEvent):
             if event.message.role == "assistant":
                 last_words[scope] = event.message.text()
             for call_id, images in _tool_result_images(event.message).items():
@@ -206,7 +215,30 @@ def trajectory_steps(run_dir: Path) -> list[dict[str, Any]]:
     for step in started:
         if id(step) in within:
             step["info"][WITHIN_STEP] = numbers[id(within[id(step)])]
-    return [{"step_num": numbers[id(step)], **step} for step in ended + unended]
+    lines = [{"step_num": numbers[id(step)], **step} for step in ended + unended]
+    for position, line in reversed(changes):
+        lines.insert(position, line)
+    return lines
+
+
+def _change_line(event: ScheduledChangeMade) -> dict[str, Any]:
+    """The traj.jsonl line of a scheduled change."""
+    return {
+        "action_timestamp": _stamp(event.t),
+        "action": ENV_CHANGE,
+        "change": event.id,
+        "after_step": event.at_step,
+        "response": "",
+        "reward": 0,
+        "done": False,
+        "info": {
+            "scope": event.scope,
+            "trigger": event.trigger,
+            "steps": event.steps,
+            "failed": event.failed,
+        },
+        "screenshot_file": None,
+    }
 
 
 def write_results(
@@ -220,7 +252,8 @@ def write_results(
     attempt's error.json goes."""
     task_dir = Path(task_dir)
     task_dir.mkdir(parents=True, exist_ok=True)
-    steps = trajectory_steps(run_dir) if run_dir is not None else []
+    lines = trajectory_steps(run_dir) if run_dir is not None else []
+    steps = [line for line in lines if "step_num" in line]
     for step in steps:
         images = step.pop("_images", [])
         if images and (Path(run_dir) / images[-1]).is_file():
@@ -236,8 +269,8 @@ def write_results(
     for video in recording_files(run_dir) if run_dir is not None else []:
         _link_or_copy(video, task_dir / video.name)
     with (task_dir / "traj.jsonl").open("w", encoding="utf-8") as handle:
-        for step in steps:
-            handle.write(json.dumps(step, ensure_ascii=False, default=str) + "\n")
+        for line in lines:
+            handle.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
     (task_dir / SCORE_FILE).write_text(json.dumps(details, indent=2, default=str), encoding="utf-8")
     (task_dir / ERROR_FILE).unlink(missing_ok=True)
     (task_dir / RESULT_FILE).write_text(f"{score}\n", encoding="utf-8")

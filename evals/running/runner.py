@@ -24,7 +24,8 @@ status `error`, `turns` 0), or scoring raised (ScoringError). The outcome then
 carries the failure instead of a score, and the task runs again next time.
 
 `resume_task` continues a `--task` run that was stopped (its run folder's config names the task): in a
-new local sandbox the task's setup steps that start programs are run again (not those that place
+new local sandbox the task's setup steps that start programs are run again, and those of the scheduled
+changes made before the stop (not those that place
 files or run commands: the agent may have changed what they made), the harness waits for the ports
 those programs serve on, the agent goes on, and the task is scored as any other.
 """
@@ -60,8 +61,10 @@ from stateact.evals.osworld.setup import (
 from stateact.evals.osworld.setup_files import SETUP_FILES, SetupFiles, put_back
 from stateact.evals.osworld.task import Task, load_task, standalone_domain, step_budget, task_domain
 from stateact.evals.osworld.vm_image import give_home_settings
+from stateact.evals.running.budget_scores import BudgetScorer, clear_budget_results, fill_unreached, steps_in
 from stateact.evals.running.check import local_gaps, preflight
 from stateact.evals.running.failures import AGENT, SCORING, SETUP, TaskFailure
+from stateact.evals.running.midrun import MidRun, made_changes
 from stateact.evals.running.results import (
     RUN_DIR_KEY,
     fresh_artifacts_dir,
@@ -74,7 +77,8 @@ from stateact.evals.running.results import (
     write_results,
 )
 from stateact.evals.running.rollouts import run_rollout
-from stateact.evals.running.task_ports import check_ports_free, command_ports, named_host_ports, task_ports
+from stateact.evals.running.schedule import Schedule
+from stateact.evals.running.task_ports import check_ports_free, command_ports, named_host_ports
 from stateact.kernel.runlog import EventListener
 from stateact.sandbox.base import Sandbox, SandboxError
 
@@ -176,17 +180,20 @@ def prepare_task(
     return PreparedTask(task, Path(task_path), task_domain(task_path, raw), cache, context.records)
 
 
-def restart_programs(task_path: Path, sandbox: Sandbox, cache_dir: Path, setup_dir: Path) -> PreparedTask:
+def restart_programs(
+    task_path: Path, sandbox: Sandbox, cache_dir: Path, setup_dir: Path, made: set[str] = frozenset()
+) -> PreparedTask:
     """The task mapped onto a new sandbox over its kept files, with the setup steps that start programs
-    run again (see PROGRAM_STEPS) once what they need and is gone is put back from `setup_dir`
-    (evals/osworld/setup_files.py), then a wait for the ports they serve on. An `open` of a file that is
-    gone (the agent moved or removed it) is skipped. Raises SetupError naming a program that exited or
-    does not answer on its port."""
+    run again (see PROGRAM_STEPS), and those of the scheduled changes made before the stop (ids `made`),
+    once what they need and is gone is put back from `setup_dir` (evals/osworld/setup_files.py), then a
+    wait for the ports they serve on. An `open` of a file that is gone (the agent moved or removed it) is
+    skipped. Raises SetupError naming a program that exited or does not answer on its port."""
     raw = load_task(task_path)
     task = map_task(raw, sandbox)
     cache = FileCache(cache_dir)
     context = SetupContext(cache=cache, task_dir=Path(task_path).resolve().parent)
-    programs = [step for step in task.config if step.type in PROGRAM_STEPS]
+    scheduled = [step for change in task.schedule if change.id in made for step in change.steps]
+    programs = [step for step in [*task.config, *scheduled] if step.type in PROGRAM_STEPS]
     named = " ".join(
         command_text(step.parameters.get("command", "")) for step in programs if step.type == "launch"
     )
@@ -198,19 +205,19 @@ def restart_programs(task_path: Path, sandbox: Sandbox, cache_dir: Path, setup_d
             context.records.append({"type": "open", "path": step.parameters.get("path", ""), "skipped": True})
         else:
             run_steps([step], sandbox, context)
-    _wait_for_ports(task, sandbox, context.records)
+    _wait_for_ports(sandbox, context.records)
     for record in context.records:
         if record["type"] == "launch" and not _running(sandbox, record["command"]):
             record["exited"] = launch_ending(sandbox, record) or "exited"
     return PreparedTask(task, Path(task_path), task_domain(task_path, raw), cache, context.records)
 
 
-def _wait_for_ports(task: Task, sandbox: Sandbox, records: list[dict]) -> None:
+def _wait_for_ports(sandbox: Sandbox, records: list[dict]) -> None:
     """Wait for the ports the relaunched programs serve on; raises SetupError naming the program of a
     port that does not answer: at once when it exited (with its exit status and output), or after
     PORT_WAIT_S when it runs and does not answer."""
-    closed = sorted(task_ports(task))
     launches = [record for record in records if record["type"] == "launch"]
+    closed = sorted(frozenset().union(*(command_ports(r["command"]) for r in launches)))
     deadline = time.monotonic() + PORT_WAIT_S
     while closed:
         probe = sandbox.run_python(PORT_PROBE.format(ports=closed), timeout=PORT_WAIT_S)
@@ -394,6 +401,7 @@ def run_task(
     result_dir: Path | None = None,
     rollout: bool = False,
     domain: str | None = None,
+    checkpoint_steps: tuple[int, ...] = (),
 ) -> TaskOutcome:
     """The harness on one task file: setup, a run of `config` on the task's instruction (the task's
     apps named), scoring, results (`run_task_file`).
@@ -402,7 +410,9 @@ def run_task(
     model: the model's name in the results folder (None: `config`'s models).
     domain: the task's domain in its suite (None: a task run on its own).
     result_dir, rollout: a best-of-N rollout's folder, where the start state and the final state's
-    evidence for the judge are saved around the run (evals/running/rollouts.py)."""
+    evidence for the judge are saved around the run (evals/running/rollouts.py).
+    checkpoint_steps: the step budgets the task is scored at while it runs (evals/running/budget_scores.py).
+    The task's scheduled changes are made while it runs (evals/running/schedule.py)."""
     raw = load_task(task_path)
     apps, max_turns = raw.related_apps, step_budget(raw, config.max_turns, None)
     key = model or model_key(config.models.main, config.models)
@@ -415,9 +425,13 @@ def run_task(
         model=key,
         result_dir=Path(result_dir).resolve() if result_dir else None,
         domain=domain,
+        checkpoint_steps=list(checkpoint_steps),
     )
+    scored_in = result_dir or task_result_dir(results_dir, config.harness, key, domain, raw.id)
 
     def run_agent(instruction: str, sandbox: Sandbox) -> Path:
+        clear_budget_results(scored_in)  # a task run anew is scored anew at its budgets
+        watch = mid_run(task_run, map_task(raw, sandbox), sandbox, scored_in)
         run = config.model_copy(
             update={
                 "instruction": instruction,
@@ -427,11 +441,18 @@ def run_task(
                 "persona": raw.persona,
             }
         )
-        if rollout and result_dir is not None:
-            return run_rollout(
-                run, sandbox, result_dir, lambda: execute(run, listener, sandbox=sandbox).run_dir
-            )
-        return Path(execute(run, listener, sandbox=sandbox).run_dir)
+        watchers = [watch.attach]
+        try:
+            if rollout and result_dir is not None:
+                return run_rollout(
+                    run,
+                    sandbox,
+                    result_dir,
+                    lambda: execute(run, listener, sandbox=sandbox, watchers=watchers).run_dir,
+                )
+            return Path(execute(run, listener, sandbox=sandbox, watchers=watchers).run_dir)
+        finally:
+            watch.stop()
 
     def run_in(sandbox: Sandbox, start: Callable[[], None] | None = None) -> TaskOutcome:
         return run_task_file(
@@ -449,14 +470,32 @@ def run_task(
         )
 
     if sandbox is not None:
-        return run_in(sandbox)
+        return scored_at_budgets(run_in(sandbox), task_run)
     home = config.workdir or run_dir_of(config) / "home"
     own = config.make_sandbox(home)
     try:
-        return run_in(own, start=own.start)
+        return scored_at_budgets(run_in(own, start=own.start), task_run)
     finally:
         with shielded():
             own.close()
+
+
+def mid_run(task_run: TaskRun, task: Task, sandbox: Sandbox, result_dir: Path) -> MidRun:
+    """What the harness does while the task (mapped onto `sandbox`) runs: its scheduled changes and its
+    scores at the run's step budgets."""
+    cache, task_dir = FileCache(task_run.cache), task_run.file.parent
+    schedule = Schedule(task.schedule, sandbox, cache, task_dir) if task.schedule else None
+    budgets = tuple(task_run.checkpoint_steps)
+    scorer = BudgetScorer(task, sandbox, cache, task_dir, result_dir, budgets) if budgets else None
+    return MidRun(schedule, scorer)
+
+
+def scored_at_budgets(outcome: TaskOutcome, task_run: TaskRun) -> TaskOutcome:
+    """The outcome, once every step budget the run did not reach has its final score."""
+    if task_run.checkpoint_steps and outcome.score is not None and not outcome.skipped and outcome.run_dir:
+        budgets, steps = tuple(task_run.checkpoint_steps), steps_in(outcome.run_dir)
+        fill_unreached(outcome.result_dir, budgets, outcome.report, outcome.score, steps)
+    return outcome
 
 
 def resume_task(
@@ -488,16 +527,22 @@ def resume_task(
             return PreparedTask(
                 map_task(raw, sandbox), task.file, task_domain(task.file, raw), FileCache(task.cache), []
             )
-        prepared = restart_programs(task.file, sandbox, task.cache, run_dir / SETUP_FILES)
+        made = made_changes(run_dir)
+        prepared = restart_programs(task.file, sandbox, task.cache, run_dir / SETUP_FILES, made)
         drop_staged_tmp(leftovers)  # up, with the stopped sandbox's /tmp: a failure before keeps it
         return prepared
 
     def run_agent(prepared: PreparedTask) -> Path:
         note = resume_note(sandbox, leftovers, carried, restarted_programs(prepared.setup_records))
-        return Path(resume_in(state, run_dir, sandbox, note, listener, **budget_overrides).run_dir)
+        watch = mid_run(task, prepared.task, sandbox, result_dir)
+        try:
+            resumed = resume_in(state, run_dir, sandbox, note, listener, [watch.attach], **budget_overrides)
+        finally:
+            watch.stop()
+        return Path(resumed.run_dir)
 
     try:
-        return _set_up_and_run(result_dir, raw, sandbox, prepare, run_agent)
+        return scored_at_budgets(_set_up_and_run(result_dir, raw, sandbox, prepare, run_agent), task)
     finally:
         with shielded():
             sandbox.close()

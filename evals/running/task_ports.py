@@ -41,8 +41,11 @@ LAUNCH = "launch"
 
 
 def task_ports(task: Task) -> frozenset[int]:
-    """Every loopback port the task's `launch` steps name."""
-    texts = [text for step in task.config if step.type == LAUNCH for text in _strings(step.parameters)]
+    """Every loopback port the task's `launch` steps name (its setup's and its scheduled changes')."""
+    steps = [*task.config, *(step for change in task.schedule for step in change.steps)]
+    texts = [
+        " ".join(_strings(step.parameters)) for step in steps if step.type == LAUNCH
+    ]  # a list's words joined
     return frozenset().union(*map(command_ports, texts))
 
 

@@ -22,6 +22,7 @@ from stateact.app.terminal import reflow_help, whole_lines
 from stateact.app.variants import FULL_HARNESS, default_turns_text, get_variant
 from stateact.evals.osworld import bridge
 from stateact.evals.osworld.task import load_task
+from stateact.evals.running.step_budgets import CHECKPOINT_STEPS_HELP, parse_budgets
 from stateact.kernel import settings
 from stateact.kernel.runlog import RunFolderFull
 from stateact.kernel.runtime import RoleModels
@@ -108,6 +109,9 @@ def run(
         bool, typer.Option(help="Serve the live view of the run on loopback while it runs (see `watch`).")
     ] = False,
     user: Annotated[str | None, typer.Option(help=USER_HELP)] = None,
+    checkpoint_steps: Annotated[
+        str | None, typer.Option(help=f"With --task: {CHECKPOINT_STEPS_HELP}")
+    ] = None,
 ) -> None:
     """Run one task and save its trajectory, cost and verdict in a run folder.
 
@@ -136,6 +140,11 @@ def run(
         check_folder_can_be_made(runs_root, "--runs-root")
         if task is not None:
             load_task(task)
+        budgets = parse_budgets(checkpoint_steps)
+        if budgets and task is None:
+            raise ValueError("--checkpoint-steps scores a task file: give --task")
+        if budgets and role_options.best_of > 1:
+            raise ValueError("--checkpoint-steps scores one run of a task: with --best-of, use `eval run`")
         role_settings = role_options.settings()
         disk = disk_caps(disk_home, disk_tmp)
         config = RunConfig(
@@ -168,7 +177,7 @@ def run(
         with stop_signals_as_interrupt(), live_view(config.runs_root / config.run_id, watch, say):
             if task is not None:
                 _run_task_file(
-                    task, config, absolute_path(cache), absolute_path(results), role_options.best_of
+                    task, config, absolute_path(cache), absolute_path(results), role_options.best_of, budgets
                 )
                 return
             if role_options.best_of > 1:
@@ -200,7 +209,9 @@ def _run_best_of(config: RunConfig, best_of: int) -> RunResult:
     return done.run
 
 
-def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path, best_of: int = 1) -> None:
+def _run_task_file(
+    task: Path, config: RunConfig, cache: Path, results: Path, best_of: int = 1, budgets: tuple[int, ...] = ()
+) -> None:
     from stateact.app.progress import ProgressPrinter
     from stateact.evals.running.runner import run_task
 
@@ -209,7 +220,9 @@ def _run_task_file(task: Path, config: RunConfig, cache: Path, results: Path, be
 
         outcome = run_task_best_of(task, config, cache, results, best_of)
     else:
-        outcome = run_task(task, config, cache, results, listener=ProgressPrinter(console))
+        outcome = run_task(
+            task, config, cache, results, listener=ProgressPrinter(console), checkpoint_steps=budgets
+        )
     _report_task(outcome)
 
 

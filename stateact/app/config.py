@@ -51,6 +51,8 @@ class TaskRun(BaseModel):
     """Where its results go when not in the results folder's layout (a best-of-N rollout's folder)."""
     domain: str | None = None
     """The domain folder its results are filed under (None: a run of an older version)."""
+    checkpoint_steps: list[int] = Field(default_factory=list)
+    """The step budgets it is scored at while it runs (`--checkpoint-steps`)."""
 
 
 class RunConfig(BaseModel):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import asdict, dataclass
 from datetime import datetime
@@ -22,7 +22,7 @@ from stateact.kernel.events import ErrorEvent, RunEnd, RunStart, SandboxWarning
 from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome
 from stateact.kernel.meter import Meter
 from stateact.kernel.roles import role_names, roles
-from stateact.kernel.runlog import EventListener, RunFolderFull, RunLog
+from stateact.kernel.runlog import EventListener, RunFolderFull, RunLog, RunWatcher
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.finish import FinishClaim
 from stateact.sandbox.base import Sandbox, SandboxError
@@ -57,16 +57,20 @@ def run_dir_of(config: RunConfig) -> Path:
 
 
 def execute(
-    config: RunConfig, listener: EventListener | None = None, sandbox: Sandbox | None = None
+    config: RunConfig,
+    listener: EventListener | None = None,
+    sandbox: Sandbox | None = None,
+    watchers: Sequence[RunWatcher] = (),
 ) -> RunResult:
     """Run one task; the run folder is complete (config, events, result) whatever happens.
 
     With `sandbox` given (already started, e.g. after a task file's setup), the agent acts on it
     and the caller closes it; otherwise the run makes its own from the config and closes it.
+    `watchers` listen to the run's events and may log their own (a task's mid-run changes and scores).
     """
     config = config.model_copy(update={"run_id": config.run_id or new_run_id()})
     get_variant(config.harness)  # an unknown harness fails before a run folder is made
-    return _drive(config, None, listener, sandbox)
+    return _drive(config, None, listener, sandbox, watchers=watchers)
 
 
 ResumeNote = Callable[[Sandbox], str]
@@ -111,11 +115,12 @@ def resume_in(
     sandbox: Sandbox,
     note: str,
     listener: EventListener | None = None,
+    watchers: Sequence[RunWatcher] = (),
     **budget_overrides: float | None,
 ) -> RunResult:
     """Continue a stopped run in a sandbox the caller started (and closes), telling the agent `note`."""
     config = resumed_config(state, run_dir, budget_overrides)
-    return _drive(config, state, listener, sandbox, note=lambda _: note)
+    return _drive(config, state, listener, sandbox, note=lambda _: note, watchers=watchers)
 
 
 def resumed_config(state: RunState, run_dir: Path, budget_overrides: dict[str, float | None]) -> RunConfig:
@@ -131,12 +136,15 @@ def _drive(
     listener: EventListener | None,
     given: Sandbox | None = None,
     note: ResumeNote | None = None,
+    watchers: Sequence[RunWatcher] = (),
 ) -> RunResult:
     variant = get_variant(config.harness)
     run_dir = run_dir_of(config)
     log = RunLog(run_dir)
     if listener:
         log.subscribe(listener)
+    for watcher in watchers:
+        log.subscribe(watcher(log))
     log.write_json("config.json", config.model_dump(mode="json"))
     meter = Meter()
     started = time.monotonic() - (state.elapsed_s if state else 0.0)

@@ -28,6 +28,9 @@ from stateact.kernel.messages import ImageBlock, Message
 from stateact.kernel.roles import is_numbered_scope, numbered_scope, role_of_scope
 
 EventListener = Callable[[Event], None]
+RunWatcher = Callable[["RunLog"], EventListener]
+"""Given a run's log (before its first event of this start), the listener of its events; the listener may
+emit events of its own into the log."""
 E = TypeVar("E", bound=Event)
 IMAGE_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
 DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
@@ -183,4 +186,4 @@ def load_message(logged: Message, run_dir: Path) -> Message:
     return message
 
 
-__all__ = ["RunLog", "load_message"]
+__all__ = ["EventListener", "RunLog", "RunWatcher", "load_message"]
