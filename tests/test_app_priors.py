@@ -13,7 +13,13 @@ from stateact.app.harness import build_main_loop
 from stateact.app.variants import get_variant
 from stateact.kernel.loop import Budget
 from stateact.kernel.messages import TextBlock, ToolResultBlock
-from stateact.kernel.prompts.app_priors import APP_PRIORS, PRIORS_DIR, open_window_titles, select_priors
+from stateact.kernel.prompts.app_priors import (
+    APP_PRIORS,
+    PRIORS_DIR,
+    AppPrior,
+    open_window_titles,
+    select_priors,
+)
 from stateact.kernel.runtime import RoleModels
 from stateact.kernel.tools.bash import BashTool
 from stateact.sandbox.local import LocalSandbox
@@ -22,6 +28,11 @@ from tests.support.tool_context import run_context
 
 WINDOW_WAIT_S = 20.0
 """Longest a test window may take to show up in the window list."""
+
+
+def heading(prior: AppPrior) -> str:
+    """The prior's heading line without its mark (what `app-priors` lists)."""
+    return prior.text().splitlines()[0].lstrip("# ")
 
 
 def prior_text(name: str) -> str:
@@ -84,7 +95,7 @@ def test_an_unselected_prior_is_readable_through_the_agents_shell(context):
         unknown = invoke(bash, command="app-priors mutt").text
     finally:
         bash.close()
-    assert all(f"{prior.name}: {prior.summary()}" in listing for prior in APP_PRIORS)
+    assert all(f"{prior.name}: {heading(prior)}" in listing for prior in APP_PRIORS)
     assert prior_text("thunderbird").strip() in printed and "[exit 0" in printed
     assert "no prior named mutt; known: chrome, gimp" in unknown and "[exit 2" in unknown
 
@@ -93,7 +104,7 @@ def test_every_prior_has_its_file_a_heading_and_no_placeholder():
     assert sorted(p.name for p in APP_PRIORS) == sorted(path.stem for path in PRIORS_DIR.glob("*.md"))
     for prior in APP_PRIORS:
         text = prior.text()
-        assert text.startswith(f"## {prior.summary()}\n") and "{home}" not in text and "<!--" not in text
+        assert text.startswith(f"## {heading(prior)}\n") and "{home}" not in text and "<!--" not in text
 
 
 @pytest.mark.apps

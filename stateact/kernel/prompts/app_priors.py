@@ -39,10 +39,6 @@ class AppPrior:
     def text(self) -> str:
         return render_prompt(self.path)
 
-    def summary(self) -> str:
-        """The heading line without its mark."""
-        return self.text().splitlines()[0].lstrip("# ")
-
     def wanted(self, task_apps: set[str], texts: Iterable[str]) -> bool:
         return bool(self.task_apps & task_apps) or any(self.words.search(text) for text in texts)
 
