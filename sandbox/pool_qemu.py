@@ -112,21 +112,12 @@ class QemuSlot(VMSlot):
     # -- the slot --------------------------------------------------------------------
     def lease(self, workdir: Path) -> Sandbox:
         self.close()
-        notes = []
+        if not Path(self.image).is_file():
+            raise SlotRetired(self.name, f"no VM image at {self.image}")
+        note = ""
         accel = self.accel if self.accel != "auto" else _known_accelerator(self.qemu)
         if accel == "probe":
-            self.boot("kvm")
-            if self._wait_boot(settings.QEMU_KVM_PROBE_S):
-                accel = _remember(self.qemu, "kvm", "")
-            else:
-                note = (
-                    f"KVM does not work here: a guest under KVM did not answer within "
-                    f"{settings.QEMU_KVM_PROBE_S:.0f} s (it stalls in early boot where nested "
-                    "virtualization is partial); qemu slots use TCG (pure emulation, slower) on this machine"
-                )
-                notes.append(note)
-                accel = _remember(self.qemu, "tcg", note)
-                self.close()
+            accel, note = self._probe_kvm()
         if not self._running():
             self.boot(accel)
         if not self._wait_boot(self.ready_timeout_s):
@@ -135,10 +126,32 @@ class QemuSlot(VMSlot):
                 f"the guest's server did not answer on {self.url} within {self.ready_timeout_s:.0f} s "
                 f"of booting with {accel}; its console ends: {self._console_tail()}",
             )
+        if note:  # KVM failed where TCG works: not the image's fault, so the machine's verdict
+            _remember(self.qemu, "tcg", note)
         sandbox = self._fresh_session()
         sandbox.cdp_port = self.cdp_port
-        sandbox.warnings.extend(notes)
+        sandbox.warnings.extend([note] if note else [])
         return sandbox
+
+    def _probe_kvm(self) -> tuple[str, str]:
+        """Boot with KVM: ("kvm", "") when the guest answers in time (it keeps running; remembered for this
+        machine), else ("tcg", why) with that boot ended."""
+        try:
+            self.boot("kvm")
+        except SlotRetired as exc:
+            failure = f"qemu does not start with KVM ({exc.reason})"
+        else:
+            if self._wait_boot(settings.QEMU_KVM_PROBE_S):
+                return _remember(self.qemu, "kvm", ""), ""
+            failure = (
+                f"a guest under KVM did not answer within {settings.QEMU_KVM_PROBE_S:.0f} s (it stalls in "
+                "early boot where nested virtualization is partial)"
+            )
+        self.close()
+        note = (
+            f"KVM does not work here: {failure}; qemu slots use TCG (pure emulation, slower) on this machine"
+        )
+        return "tcg", note
 
     def healthy(self) -> bool:
         return self._running() and self._answers()
@@ -160,8 +173,6 @@ class QemuSlot(VMSlot):
     # -- qemu ------------------------------------------------------------------------
     def boot(self, accel: str) -> None:
         """A new overlay over the base image and a daemonized qemu booting it with `accel`."""
-        if not Path(self.image).is_file():
-            raise SlotRetired(self.name, f"no VM image at {self.image}")
         self.folder.mkdir(parents=True, exist_ok=True)
         made = subprocess.run(
             ["qemu-img", "create", "-q", "-f", "qcow2", "-F", _format(self.image), "-b", self.image]

@@ -19,9 +19,15 @@ suite="${STATEACT_DEBIAN_SUITE:-bookworm}"
 python="${PYTHON:-$repo/.venv/bin/python}"
 [ -x "$python" ] || python=python3
 
-# What the guest holds of the project: the server double and the package it runs over.
-server_files=(stateact/__init__.py stateact/sandbox tests/support/__init__.py tests/support/osworld_vm_server.py)
+# What the guest holds of the project: the server double and the package it runs over (not the pools,
+# which run on the host), with the modules the office toolkit would otherwise install at every lease.
+mapfile -d '' server_files < <(
+  cd "$repo" && find -L stateact/__init__.py stateact/sandbox tests/support/__init__.py \
+    tests/support/osworld_vm_server.py -type f -not -path '*/__pycache__/*' -not -name 'pool*.py' -print0 \
+    | LC_ALL=C sort -z
+)
 server_packages=(httpx pexpect rich pillow pyautogui python3-xlib)
+office_packages=(python-docx openpyxl python-pptx)
 guest_packages=(
   systemd-sysv udev linux-image-cloud-amd64 initramfs-tools sudo dbus dbus-user-session procps
   xvfb openbox xdotool wmctrl x11-utils xauth python3 python3-tk ca-certificates fonts-dejavu-core
@@ -30,9 +36,8 @@ guest_packages=(
 
 digest="$(
   {
-    sha256sum "$0"
-    cd "$repo" && find -L "${server_files[@]}" -type f -not -path '*/__pycache__/*' -print0 | sort -z \
-      | xargs -0 sha256sum
+    sha256sum <"$0"
+    cd "$repo" && sha256sum "${server_files[@]}"
   } | sha256sum | cut -c1-16
 )"
 out="$cache_root/$digest"
@@ -68,13 +73,18 @@ chroot "$root" systemctl enable systemd-networkd >/dev/null 2>&1
 chroot "$root" systemctl mask systemd-timesyncd e2scrub_reap apt-daily.timer apt-daily-upgrade.timer \
   >/dev/null 2>&1 || true
 
-# The server double and its Python packages (same Python minor as Debian's; pure wheels or manylinux).
+# The server double and its Python packages, installed by this machine's pip (its Python has the guest's
+# minor version: both are Debian's).
 site="$root/opt/osworld-server"
 mkdir -p "$site/src"
-(cd "$repo" && tar -ch --exclude=__pycache__ "${server_files[@]}") | tar -x -C "$site/src"
-"$python" -m pip install -q --target "$site/lib" "${server_packages[@]}" >"$work/pip.log" 2>&1 \
-  || { tail -30 "$work/pip.log" >&2; exit 1; }
-chroot "$root" python3 -m compileall -q /opt/osworld-server >/dev/null  # no compiling at each boot
+(cd "$repo" && tar -ch "${server_files[@]}") | tar -x -C "$site/src"
+pip_install() {
+  "$python" -m pip install -q --target "$1" "${@:2}" >>"$work/pip.log" 2>&1 || { tail -30 "$work/pip.log" >&2; exit 1; }
+}
+pip_install "$site/lib" "${server_packages[@]}"
+guest_python="$(chroot "$root" python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+pip_install "$root/usr/local/lib/python$guest_python/dist-packages" "${office_packages[@]}"
+chroot "$root" python3 -m compileall -q /opt/osworld-server /usr/local/lib >/dev/null  # not at each boot
 cat >"$root/etc/systemd/system/osworld-server.service" <<'EOF'
 [Unit]
 Description=OSWorld VM server (the project's double) on port 5000
@@ -112,5 +122,7 @@ qemu-img convert -O qcow2 "$work/root.raw" "$work/image/guest.qcow2"
 mkdir -p "$cache_root"
 rm -rf "$out"
 mv "$work/image" "$out"
+# Guests of older sources go, but the newest few stay (other checkouts may use them).
+ls -1dt "$cache_root"/*/ | tail -n +4 | xargs -r rm -rf
 echo "built $out/guest.qcow2 ($(du -sh "$out/guest.qcow2" | cut -f1)) in $((SECONDS - started)) s" >&2
 echo "$out"
