@@ -11,7 +11,6 @@ bubblewrap). Prints name=value lines; accel says whether KVM or TCG ran the gues
 
 from __future__ import annotations
 
-import statistics
 import sys
 import tempfile
 import time
@@ -19,28 +18,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.osworld_shell import median_ms  # noqa: E402
 from stateact.sandbox.base import Sandbox  # noqa: E402
 from stateact.sandbox.local import LocalSandbox  # noqa: E402
 from stateact.sandbox.pool_qemu import kvm_verdict  # noqa: E402
 from tests.support.vm_guest import guest_image, guest_slot  # noqa: E402
 
 
-def _median_ms(action, repeats: int) -> float:
-    samples = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        action()
-        samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
-
-
 def _latencies(sandbox: Sandbox, scratch: Path, repeats: int) -> tuple[float, float]:
     """Median ms of a one-shot `true` and of `true` in a shell of `sandbox`."""
     shell = sandbox.open_shell(scratch)
     try:
-        return _median_ms(lambda: sandbox.run("true"), repeats), _median_ms(
-            lambda: shell.run("true"), repeats
-        )
+        return median_ms(lambda: sandbox.run("true"), repeats), median_ms(lambda: shell.run("true"), repeats)
     finally:
         shell.close()
 
