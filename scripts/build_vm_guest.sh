@@ -69,6 +69,8 @@ echo "deb $mirror $suite main" >"$root/etc/apt/sources.list"
 chroot "$root" useradd --create-home --shell /bin/bash --groups sudo user
 echo 'user:password' | chroot "$root" chpasswd
 echo 'root:password' | chroot "$root" chpasswd
+# The image's home folders (sandbox/settings.py IMAGE_FOLDERS), as on OSWorld's image.
+chroot "$root" su user -c 'cd && mkdir Desktop Documents Downloads Music Pictures Public Templates Videos'
 chroot "$root" systemctl enable systemd-networkd >/dev/null 2>&1
 chroot "$root" systemctl mask systemd-timesyncd e2scrub_reap apt-daily.timer apt-daily-upgrade.timer \
   >/dev/null 2>&1 || true
