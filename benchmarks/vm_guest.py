@@ -65,7 +65,7 @@ def main(repeats: int = 10) -> None:
     verdict = kvm_verdict() or {"accel": "tcg", "note": "no usable /dev/kvm"}
     print(f"accel={verdict['accel']}")
     if verdict.get("note"):
-        print(f"accel_note={verdict['note']}")
+        print(f"accel_note={' '.join(verdict['note'].split())}")
     for name, value in figures.items():
         print(f"{name}={value:.2f}")
 

@@ -29,6 +29,7 @@ from stateact.evals.running.check import NEED_NETWORK, check_suite  # noqa: E402
 from tests.support.vm_guest import guest_image, leased_guest  # noqa: E402
 
 GUEST_GIVES = {NEED_VM, NEED_SUDO, NEED_SYSTEMD, NEED_NETWORK}
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
 def guest_apps() -> set[str]:
@@ -36,7 +37,8 @@ def guest_apps() -> set[str]:
     with tempfile.TemporaryDirectory() as work, leased_guest(guest_image(), Path(work)) as (guest, _):
         found = set()
         for app, programs in APP_PROGRAMS.items():
-            if guest.run(f"command -v {' '.join(map(quote, programs))}").stdout.strip():
+            names = " ".join(map(quote, programs))  # the system's PATH: not the toolkit's google-chrome
+            if guest.run(f"PATH={SYSTEM_PATH} sh -c {quote(f'command -v {names}')}").stdout.strip():
                 found.add(app)
         return found
 
