@@ -72,7 +72,7 @@ class QemuSlot(VMSlot):
     initrd: str = ""
     kernel_args: str = "root=/dev/vda rw console=ttyS0 quiet"
     state_dir: str = ""
-    """The slot's overlay, pid file and console log (default: a folder per slot under the temporary folder)."""
+    """The slot's overlay, pid file and console log (default: `stateact-qemu/NAME-PORT` in the temporary folder)."""
     qemu: str = settings.QEMU_BINARY
 
     @classmethod
@@ -95,7 +95,9 @@ class QemuSlot(VMSlot):
     # -- files ---------------------------------------------------------------------
     @property
     def folder(self) -> Path:
-        return Path(self.state_dir) if self.state_dir else default_state_root() / self.name
+        """`state_dir`, or a folder named after the slot and its port: two pools on this machine never share
+        one (a lease kills the qemu whose pid its folder holds)."""
+        return Path(self.state_dir) if self.state_dir else default_state_root() / f"{self.name}-{self.port}"
 
     @property
     def overlay(self) -> Path:

@@ -148,6 +148,7 @@ def test_qemu_pool_entries_are_checked_and_read_their_files_from_the_pool_folder
     )
     assert (second.name, second.url, second.accel) == ("big", "http://127.0.0.1:15000", "tcg")
     assert first.port not in (0, 15000) and first.cdp_port not in (0, first.port)
+    assert (first.folder.name, second.folder.name) == (f"qemu1-{first.port}", "big-15000")
     with pytest.raises(SlotRetired, match=f"no VM image at {tmp_path / 'guest.qcow2'}"):
         first.lease(tmp_path)
     for entry, message in [
