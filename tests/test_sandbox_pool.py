@@ -144,7 +144,10 @@ def test_qemu_pool_entries_are_checked_and_read_their_files_from_the_pool_folder
     )
     first, second = load_pool(pool)
     assert (first.name, first.image, first.memory_mb, first.ready_timeout_s) == (
-        "qemu1", str(tmp_path / "guest.qcow2"), 1024, 90
+        "qemu1",
+        str(tmp_path / "guest.qcow2"),
+        1024,
+        90,
     )
     assert (second.name, second.url, second.accel) == ("big", "http://127.0.0.1:15000", "tcg")
     assert first.port not in (0, 15000) and first.cdp_port not in (0, first.port)
