@@ -20,7 +20,7 @@ from stateact.sandbox.osworld import OSWorldSandbox  # noqa: E402
 from tests.support.osworld_vm_server import VMServer  # noqa: E402
 
 
-def _median_ms(action, repeats: int) -> float:
+def median_ms(action, repeats: int) -> float:
     samples = []
     for _ in range(repeats):
         started = time.perf_counter()
@@ -53,7 +53,7 @@ def main(repeats: int = 20) -> None:
                 lambda: vm.run("true"), lambda: shell.run("true"), repeats
             )
             payload = b"x" * (1 << 20)
-            file_rt = _median_ms(lambda: vm.read_file(vm.write_file("~/blob", payload) or "~/blob"), 5)
+            file_rt = median_ms(lambda: vm.read_file(vm.write_file("~/blob", payload) or "~/blob"), 5)
             started = time.perf_counter()
             out = shell.run("head -c 8000000 /dev/zero | tr '\\0' y", timeout=120)
             mb_s = len(out.output) / 1e6 / (time.perf_counter() - started)

@@ -14,6 +14,11 @@
     port = 15000                          # this machine's port for the VM server (5000 inside)
     cdp_port = 19222                      # optional: Chromium's CDP (9222 inside)
     image = "happysixd/osworld-docker"    # optional
+    [[qemu]]                              # a qcow2 image booted by qemu here, on a fresh overlay per job
+    image = "/vms/Ubuntu.qcow2"           # only read: each job writes to an overlay dropped after
+    memory_mb = 4096                      # optional (2048), also: cpus, port, cdp_port (free ones),
+    accel = "auto"                        # kvm, tcg, or auto (KVM when it works here), kernel,
+                                          # initrd, kernel_args (direct kernel boot), state_dir
 
 `load_pool(path)` reads such a file; `vm_pool(urls, reset)` builds the same from
 `--vm osworld://HOST:PORT` (repeatable) and one `--reset-command` for all of
@@ -29,13 +34,19 @@ from stateact.sandbox.base import SandboxError
 from stateact.sandbox.osworld import parse_osworld_spec
 from stateact.sandbox.pool import LocalSlot, VMSlot
 from stateact.sandbox.pool_docker import DockerSlot
+from stateact.sandbox.pool_qemu import QemuSlot
 
 VM_TABLE = "vm"
 DOCKER_TABLE = "docker"
+QEMU_TABLE = "qemu"
 SHARED_KEYS = ("reset_timeout_s", "ready_timeout_s", "marker")
 """Settings a pool file may give once at the top, for every VM, or per VM."""
 VM_KEYS = ("name", "url", "reset", *SHARED_KEYS)
 DOCKER_KEYS = ("name", "vm_image", "port", "cdp_port", "image", "kvm", "ready_timeout_s", "marker")
+QEMU_KEYS = (
+    "name", "image", "port", "cdp_port", "memory_mb", "cpus", "accel", "kernel", "initrd", "kernel_args",
+    "state_dir", "qemu", "ready_timeout_s", "marker",
+)  # fmt: skip
 
 
 class PoolError(ValueError):
@@ -60,16 +71,19 @@ def load_pool(path: Path) -> list[VMSlot]:
         raise PoolError(f"cannot read the pool file {path}: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise PoolError(f"the pool file {path} is not TOML: {exc}") from exc
-    unknown = set(data) - {VM_TABLE, DOCKER_TABLE, *SHARED_KEYS}
+    unknown = set(data) - {VM_TABLE, DOCKER_TABLE, QEMU_TABLE, *SHARED_KEYS}
     if unknown:
         raise PoolError(f"unknown key(s) in {path}: {', '.join(sorted(unknown))}")
-    vms, containers = data.get(VM_TABLE, []), data.get(DOCKER_TABLE, [])
-    if not isinstance(vms, list) or not isinstance(containers, list) or not vms + containers:
-        raise PoolError(f"no [[{VM_TABLE}]] or [[{DOCKER_TABLE}]] entries in {path}")
+    vms, containers, guests = (data.get(table, []) for table in (VM_TABLE, DOCKER_TABLE, QEMU_TABLE))
+    if not all(isinstance(entries, list) for entries in (vms, containers, guests)) or not (
+        vms + containers + guests
+    ):
+        raise PoolError(f"no [[{VM_TABLE}]], [[{DOCKER_TABLE}]] or [[{QEMU_TABLE}]] entries in {path}")
     shared = {key: data[key] for key in SHARED_KEYS if key in data}
     try:
         slots = [_vm_slot(entry, shared, i) for i, entry in enumerate(vms, 1)]
         slots += [_docker_slot(entry, shared, i) for i, entry in enumerate(containers, 1)]
+        slots += [_qemu_slot(entry, shared, i, Path(path).parent) for i, entry in enumerate(guests, 1)]
     except PoolError as exc:
         raise PoolError(f"{path}: {exc}") from None
     return _checked(slots, str(path))
@@ -85,6 +99,24 @@ def _docker_slot(entry: dict, shared: dict, position: int) -> DockerSlot:
     options.pop("reset_timeout_s", None)
     name = str(options.pop("name", "") or f"docker{position}")
     return DockerSlot.create(name, str(options.pop("vm_image")), options.pop("port"), **options)
+
+
+def _qemu_slot(entry: dict, shared: dict, position: int, folder: Path) -> QemuSlot:
+    """A [[qemu]] entry; its file paths are read from the pool file's folder when relative."""
+    unknown = set(entry) - set(QEMU_KEYS)
+    if unknown:
+        raise PoolError(f"qemu {position}: unknown key(s) {', '.join(sorted(unknown))}")
+    if not str(entry.get("image") or "").strip():
+        raise PoolError(f"qemu {position} needs `image` (a qcow2 file)")
+    options = {key: value for key, value in {**shared, **entry}.items() if key in QEMU_KEYS}
+    for key in ("image", "kernel", "initrd", "state_dir"):
+        if options.get(key):
+            options[key] = str(folder / Path(options[key]).expanduser())
+    name = str(options.pop("name", "") or f"qemu{position}")
+    try:
+        return QemuSlot.create(name, **options)
+    except (TypeError, ValueError) as exc:
+        raise PoolError(f"qemu {position}: {exc}") from None
 
 
 def _vm_slot(entry: dict, shared: dict, position: int) -> VMSlot:

@@ -160,3 +160,16 @@ HOME_IMAGE_FOLDER = "/var/tmp"
 """Where home images live on the host: /var/tmp is on disk where /tmp may be in memory."""
 MOUNT_TIMEOUT_S = 60.0
 """How long one mount, unmount, mkfs or copy-in command may take."""
+QEMU_BINARY = "qemu-system-x86_64"
+QEMU_MEMORY_MB = 2048
+"""Memory of a qemu slot's guest (pool file: `memory_mb`)."""
+QEMU_CPUS = 1
+"""Virtual CPUs of a qemu slot's guest (pool file: `cpus`)."""
+QEMU_KVM_PROBE_S = 60.0
+"""How long a first boot under KVM may take to answer before KVM is taken as not working here (a guest
+that stalls in early boot under partial nested virtualization) and the slot boots with TCG instead."""
+QEMU_STOP_TIMEOUT_S = 10.0
+"""How long a killed qemu may take to end before its slot is retired."""
+QEMU_STATE_DIR = "stateact-qemu"
+"""Folder (under the system's temporary folder unless a slot names its own) of each slot's overlay,
+qemu's pid file and the guest's console log."""

@@ -11,6 +11,7 @@ APT_PACKAGES=(
   dbus-daemon dconf-service dconf-gsettings-backend gsettings-desktop-schemas xdg-user-dirs xterm
   gnome-shell-common gnome-settings-daemon-common dconf-cli ffmpeg
   gimp vlc thunderbird totem
+  qemu-system-x86 qemu-utils debootstrap  # the qemu VM slots and the test guest (scripts/build_vm_guest.sh)
 )
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }

@@ -3,7 +3,8 @@ the office suites' generated files.
 
 Tests that start a real application (LibreOffice, Chromium, an X display, a Ray cluster) carry the
 `apps` marker; those that take seconds (the command line as a process, whole runs, gate rounds, VM
-doubles, bubblewrap checks, real timeouts) carry the `slow` marker; `pytest -m "not apps and not slow"`
+doubles, bubblewrap checks, real timeouts) carry the `slow` marker, and those that boot the test guest
+(a qemu VM) the `vm` marker; `pytest -m "not apps and not slow"`
 is the fast subset. A test module marks them with `pytestmark` or a decorator; `apps` also by naming
 the fixtures that start them in `APP_FIXTURES` (every test using one of those, directly or through
 another fixture, gets the marker)."""
@@ -18,6 +19,7 @@ import pytest
 from stateact.evals.fixtures.build import build_fixtures
 from stateact.kernel.runlog import RunLog
 from stateact.sandbox.local import LocalSandbox
+from tests.support.vm_guest import guest_image
 from tests.support.wire_servers import AnthropicWireServer, OpenAIWireServer, Turn, WireServer
 
 
@@ -84,3 +86,10 @@ def built_fixtures(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("fixtures")
     build_fixtures(folder)
     return folder
+
+
+@pytest.fixture(scope="session")
+def vm_guest_image() -> Path:
+    """The test guest's folder (guest.qcow2, vmlinuz, initrd.img): built by scripts/build_vm_guest.sh on first
+    use, then cached by the script's content hash (tests/support/vm_guest.py)."""
+    return guest_image()

@@ -1,5 +1,6 @@
 """Conformance of OSWorldSandbox: against a local test double of the VM server (real commands, files, Xvfb,
-pyautogui), or a real server when OSWORLD_SERVER_URL is set (tests that need the double's internals skip)."""
+pyautogui), or a real server when OSWORLD_SERVER_URL is set, then against the test guest, a Debian VM booted
+by qemu that serves the double (marker `vm`; tests that need the double's internals skip)."""
 
 from __future__ import annotations
 
@@ -12,14 +13,15 @@ from stateact.sandbox.backends import parse_spec
 from stateact.sandbox.base import SandboxError
 from stateact.sandbox.osworld import OSWorldSandbox, parse_osworld_spec
 from stateact.sandbox.relay_shell import UNDECODABLE_NOTE
-from tests.support.osworld_vm_server import VMServer, png_size, vm_under_test
+from tests.support.osworld_vm_server import VMServer, png_size
+from tests.support.vm_guest import VM_KINDS, vm_of_kind
 
 APP_FIXTURES = frozenset({"vm"})
 
 
-@pytest.fixture(scope="module")
-def vm(tmp_path_factory):
-    with vm_under_test(tmp_path_factory.mktemp("vm") / "home") as parts:
+@pytest.fixture(scope="module", params=VM_KINDS)
+def vm(request, tmp_path_factory):
+    with vm_of_kind(request, tmp_path_factory.mktemp("vm")) as parts:
         yield parts
 
 

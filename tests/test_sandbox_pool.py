@@ -136,6 +136,34 @@ def test_pool_options_are_checked(tmp_path):
         load_pool(bad)
 
 
+def test_qemu_pool_entries_are_checked_and_read_their_files_from_the_pool_folder(tmp_path):
+    pool = tmp_path / "pool.toml"
+    pool.write_text(
+        'ready_timeout_s = 90\n[[qemu]]\nimage = "guest.qcow2"\nmemory_mb = 1024\n'
+        '[[qemu]]\nname = "big"\nimage = "/vms/u.qcow2"\naccel = "tcg"\nport = 15000\n'
+    )
+    first, second = load_pool(pool)
+    assert (first.name, first.image, first.memory_mb, first.ready_timeout_s) == (
+        "qemu1",
+        str(tmp_path / "guest.qcow2"),
+        1024,
+        90,
+    )
+    assert (second.name, second.url, second.accel) == ("big", "http://127.0.0.1:15000", "tcg")
+    assert first.port not in (0, 15000) and first.cdp_port not in (0, first.port)
+    assert (first.folder.name, second.folder.name) == (f"qemu1-{first.port}", "big-15000")
+    with pytest.raises(SlotRetired, match=f"no VM image at {tmp_path / 'guest.qcow2'}"):
+        first.lease(tmp_path)
+    for entry, message in [
+        ("memory_mb = 1", "qemu 1 needs `image`"),
+        ('image = "a"\ncolour = 1', r"qemu 1: unknown key\(s\) colour"),
+        ('image = "a"\naccel = "hvf"', "qemu 1: accel must be one of auto, kvm, tcg"),
+    ]:
+        pool.write_text(f"[[qemu]]\n{entry}\n")
+        with pytest.raises(PoolError, match=message):
+            load_pool(pool)
+
+
 def test_a_failing_reset_command_retires_the_slot(tmp_path):
     slot = VMSlot("vm9", "http://127.0.0.1:9", reset="echo no such snapshot >&2; exit 3")
     with pytest.raises(SlotRetired, match="slot vm9 retired: the reset command exited 3: no such snapshot"):

@@ -52,9 +52,9 @@ PYTHON_TIMEOUT_S = 30
 
 
 class VMServer:
-    """Serves the VM routes for `sandbox` on 127.0.0.1 (`port` 0: a free one); `url` once started."""
+    """Serves the VM routes for `sandbox` on `host` (`port` 0: a free one); `url` once started."""
 
-    def __init__(self, sandbox: LocalSandbox, port: int = 0) -> None:
+    def __init__(self, sandbox: LocalSandbox, port: int = 0, host: str = "127.0.0.1") -> None:
         self.sandbox = sandbox
         self.requests: list[str] = []
         self.body_bytes: list[int] = []
@@ -64,7 +64,7 @@ class VMServer:
         self.failure_status = 503
         """503: a gateway before a VM that is not there; 500: the route's own handler raised."""
         handler = type("Handler", (_Handler,), {"vm": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+        self._server = ThreadingHTTPServer((host, port), handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
@@ -385,7 +385,9 @@ def vm_under_test(
 
 
 def main() -> None:
-    """Serve this machine as an OSWorld VM until Ctrl-C: `python -m tests.support.osworld_vm_server [PORT] [WORKDIR]`.
+    """Serve this machine as an OSWorld VM until Ctrl-C or SIGTERM:
+    `python -m tests.support.osworld_vm_server [PORT] [WORKDIR] [ADDRESS]` (ADDRESS 127.0.0.1 unless
+    given; the test guest's service listens on 0.0.0.0, scripts/build_vm_guest.sh).
 
     Then e.g. `stateact run --task T.json --sandbox osworld://127.0.0.1:PORT`.
     """
@@ -398,7 +400,7 @@ def main() -> None:
     )
     local = LocalSandbox(workdir, display=True)
     local.start()
-    server = VMServer(local, port=port)
+    server = VMServer(local, port=port, host=sys.argv[3] if len(sys.argv) > 3 else "127.0.0.1")
     try:
         print(f"serving {local.home} (display {local.display}) at {server.url}", flush=True)
         signal.signal(signal.SIGTERM, signal.default_int_handler)  # ends serve_forever as Ctrl-C does

@@ -1,0 +1,165 @@
+"""The qemu slot on a real guest (the test guest, scripts/build_vm_guest.sh, booted with TCG here): revert is
+complete and never writes the base image, sudo and package installs work inside, a task a local sandbox
+refuses as needing a VM runs and is scored on the guest, and a guest whose qemu is killed mid-task retires
+its slot while the job runs again on another."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from stateact.evals.running.jobs import SuiteOptions
+from stateact.evals.running.suite_runner import run_suite
+from stateact.sandbox.pool import LocalSlot, SlotRetired
+from stateact.sandbox.pool_file import load_pool
+from stateact.sandbox.pool_qemu import QemuSlot
+from tests.support.pool_suites import file_check, write_task
+from tests.support.vm_guest import ON_GUEST, guest_slot, leased_guest
+
+pytestmark = list(ON_GUEST)
+
+SUDO = "echo password | sudo -S"
+"""How OSWorld's tasks run a command as root on its image (the user's password is `password`)."""
+OFFLINE_PACKAGE = "/opt/debs/hello.deb"
+"""A package the test guest holds, installable without a network."""
+KILL_WATCH_TIMEOUT_S = 600
+
+
+@pytest.fixture(scope="module")
+def guest(vm_guest_image, tmp_path_factory):
+    with leased_guest(vm_guest_image, tmp_path_factory.mktemp("guest")) as (sandbox, _):
+        yield sandbox
+
+
+def test_revert_drops_what_a_lease_wrote_and_never_writes_the_base_image(vm_guest_image, tmp_path):
+    base = vm_guest_image / "guest.qcow2"
+    before = base.stat()
+    slot = guest_slot(vm_guest_image, "revert", tmp_path / "qemu")
+    try:
+        first = slot.lease(tmp_path)
+        written = first.run(f"echo kept > ~/from-lease-1 && {SUDO} touch /etc/from-lease-1 && sync")
+        assert written.ok, written.output
+        slot.give_back(first)
+        second = slot.lease(tmp_path)
+        try:
+            left = second.run("ls ~/from-lease-1 /etc/from-lease-1 2>&1; true").stdout
+            assert "No such file" in left and "kept" not in left
+            assert left.count("No such file") == 2
+        finally:
+            slot.give_back(second)
+    finally:
+        slot.close()
+    after = base.stat()
+    assert (after.st_mtime_ns, after.st_size) == (before.st_mtime_ns, before.st_size)
+    assert not slot.overlay.exists()
+
+
+def test_sudo_and_package_installs_work_in_the_guest(guest):
+    assert guest.run(f"{SUDO} id -u").stdout.strip() == "0"
+    installed = guest.run(f"{SUDO} apt-get install -y {OFFLINE_PACKAGE}", timeout=110)
+    assert installed.ok, installed.output
+    assert guest.run("hello").stdout.strip() == "Hello, world!"
+    assert "install ok installed" in guest.run("dpkg-query -W -f='${Status}' hello").stdout
+
+
+def _package_task(suite: Path) -> Path:
+    """A task whose setup installs a package as root and whose checker reads the installed packages."""
+    path = write_task(
+        suite,
+        "os",
+        "greeting",
+        ["hello > ~/greeting.txt"],
+        file_check("~/greeting.txt; dpkg -l hello", ["Hello, world!", "ii  hello"]),
+    )
+    task = json.loads(path.read_text())
+    task["config"] = [
+        {
+            "type": "execute",
+            "parameters": {"command": f"{SUDO} apt-get install -y {OFFLINE_PACKAGE}", "shell": True},
+        }
+    ]
+    path.write_text(json.dumps(task))
+    return path
+
+
+def _run(tmp_path: Path, slots: list, name: str, listener=None):
+    options = SuiteOptions(
+        tmp_path / "suite",
+        ("bash-only",),
+        "reference",
+        tmp_path / name,
+        tmp_path / "cache",
+        pool=tuple(slots),
+    )
+    retired: list[SlotRetired] = []
+    return run_suite(options, listener, retired.append), retired
+
+
+def test_a_task_a_local_sandbox_refuses_as_needing_a_vm_runs_and_is_scored_on_the_guest(
+    vm_guest_image, tmp_path
+):
+    _package_task(tmp_path / "suite")
+    [local], _ = _run(tmp_path, [LocalSlot("local", display=False)], "local")
+    assert local.score is None and "needs a VM" in local.error
+    slot = guest_slot(vm_guest_image, "task", tmp_path / "qemu")
+    [played], retired = _run(tmp_path, [slot], "guest")
+    assert (played.score, played.error, retired) == (1.0, "", [])
+
+
+def test_a_guest_killed_mid_task_retires_its_slot_and_the_job_runs_on_another(vm_guest_image, tmp_path):
+    write_task(
+        tmp_path / "suite",
+        "os",
+        "slow-note",
+        ["touch ~/began && sleep 30 && echo done > ~/note.txt"],
+        file_check("~/note.txt", ["done"]),
+    )
+    pool = tmp_path / "pool.toml"
+    entries = "".join(
+        f'[[qemu]]\nname = "{name}"\nimage = "{vm_guest_image}/guest.qcow2"\nkernel = "{vm_guest_image}/vmlinuz"\n'
+        f'initrd = "{vm_guest_image}/initrd.img"\nstate_dir = "{tmp_path}/qemu/{name}"\nmemory_mb = 1024\n\n'
+        for name in ("first", "second")
+    )
+    pool.write_text(entries)
+    slots = load_pool(pool)
+    assert all(isinstance(slot, QemuSlot) for slot in slots)
+    killed: list[str] = []
+    watcher = threading.Thread(target=_kill_once_the_task_began, args=(slots, killed), daemon=True)
+    watcher.start()
+    try:
+        [outcome], retired = _run(tmp_path, slots, "results")
+    finally:
+        for slot in slots:
+            slot.close()
+    watcher.join(timeout=5)
+    assert len(killed) == 1
+    assert [r.slot for r in retired] == killed
+    assert "stopped answering" in retired[0].reason
+    assert (outcome.score, outcome.error) == (1.0, "")
+
+
+def _kill_once_the_task_began(slots: list[QemuSlot], killed: list[str]) -> None:
+    """SIGKILL the qemu of the first slot whose guest has ~/began (the task's first command ran)."""
+    deadline = time.monotonic() + KILL_WATCH_TIMEOUT_S
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        for slot in slots:
+            try:
+                answer = httpx.post(
+                    f"{slot.url}/execute",
+                    json={"command": "test -e /home/user/began", "shell": True},
+                    timeout=5,
+                )
+            except httpx.HTTPError:
+                continue
+            if answer.status_code == 200 and answer.json().get("returncode") == 0:
+                os.kill(int(slot.pid_file.read_text()), signal.SIGKILL)
+                killed.append(slot.name)
+                return
