@@ -207,7 +207,10 @@ def test_a_run_played_through_the_relay_finishes_with_its_deliverable(tmp_path):
     assert request["scope"] == "main" and request["role"] == "main"
     assert {tool["name"] for tool in request["tools"]} >= {"bash", "finish"}
     assert "properties" in next(t for t in request["tools"] if t["name"] == "bash")["input_schema"]
-    assert request["messages"][0]["content"][0]["text"].startswith(TASK)
+    opening, instruction = (block["text"] for block in request["messages"][0]["content"])
+    assert opening.startswith("The home folder is `") and instruction.startswith(
+        TASK
+    )  # task-specific, after the cached prefix
 
     events = list(read_events(Path(result.run_dir) / "events.jsonl"))
     calls = [(e.scope, e.id, e.name) for e in events if e.kind == "tool_call"]
