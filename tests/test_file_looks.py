@@ -235,16 +235,16 @@ def assert_views_go_on(context: RunContext, editor: EditTool) -> None:
 
 
 def test_a_pdf_decompression_bomb_is_stopped_by_the_memory_limit(context, editor, monkeypatch) -> None:
-    bomb = put(context, "bomb.pdf", deflated_pdf(deflated(b" ", 200)))  # 200 KB, 450 MB to read
-    monkeypatch.setattr(settings, "EDITOR_LOOK_MEMORY_MB", 256)
+    bomb = put(context, "bomb.pdf", deflated_pdf(deflated(b" ", 100)))  # 100 KB, 230 MB to read
+    monkeypatch.setattr(settings, "EDITOR_LOOK_MEMORY_MB", 160)
     before = harness_memory_mb()
 
     result = invoke(editor, command="view", path=bomb)
 
     assert result.is_error, result.text
-    assert f"the PDF could not be read within {settings.EDITOR_LOOK_TIMEOUT_S:g} s / 256 MB" in result.text
+    assert f"the PDF could not be read within {settings.EDITOR_LOOK_TIMEOUT_S:g} s / 160 MB" in result.text
     assert "it needed more memory" in result.text
-    assert harness_memory_mb() - before < 200
+    assert harness_memory_mb() - before < 100
     assert_views_go_on(context, editor)
 
 
@@ -289,7 +289,7 @@ def test_an_image_bomb_under_the_pixel_cap_is_stopped_by_the_memory_limit(
 
     assert result.is_error and "the image could not be read within" in result.text
     assert "/ 256 MB: it needed more memory" in result.text
-    assert harness_memory_mb() - before < 200
+    assert harness_memory_mb() - before < 100
     assert_views_go_on(context, editor)
 
 
