@@ -16,6 +16,7 @@ import pytest
 from docx import Document
 from PIL import Image
 
+from stateact.kernel import confined as confined_module
 from stateact.kernel import settings
 from stateact.kernel.confined import confined
 from stateact.kernel.context.processors import StripImages
@@ -301,6 +302,17 @@ def test_the_largest_image_the_pixel_cap_allows_fits_the_memory_limit(context, e
     _, picture = shown(invoke(editor, command="view", path=path))
 
     assert picture.size == fit_size((side, side))
+
+
+def test_a_dead_reading_worker_is_replaced(context, editor) -> None:
+    assert_views_go_on(context, editor)
+    worker = confined_module._worker._process
+    assert worker is not None
+    worker.kill()  # as the kernel's OOM killer would
+    worker.wait()
+
+    assert_views_go_on(context, editor)
+    assert confined_module._worker._process is not worker
 
 
 def test_a_reader_failure_and_a_forged_answer_are_clear_errors(tmp_path) -> None:
