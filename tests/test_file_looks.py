@@ -249,6 +249,30 @@ def test_a_pdf_decompression_bomb_is_stopped_by_the_memory_limit(context, editor
     assert_views_go_on(context, editor)
 
 
+def test_a_page_twenty_miles_wide_is_stopped_by_the_memory_limit(context, editor, monkeypatch) -> None:
+    huge = text_pdf([["hello"]]).replace(b"/MediaBox [0 0 612 792]", b"/MediaBox [0 0 90000000 90000000]")
+    path = put(context, "huge-page.pdf", huge)  # its text laid out as on the page: a grid of 10^14 spaces
+    monkeypatch.setattr(settings, "EDITOR_LOOK_MEMORY_MB", 256)
+
+    for view_range in (None, [1, 1]):
+        result = invoke(editor, command="view", path=path, view_range=view_range)
+        assert result.is_error and "/ 256 MB: it needed more memory" in result.text
+    assert_views_go_on(context, editor)
+
+
+def test_a_pdf_view_reads_at_most_its_page_cap(context, editor) -> None:
+    pages = settings.EDITOR_PDF_MAX_PAGES_PER_VIEW + 10
+    path = put(context, "long.pdf", text_pdf([[f"Page {n}"] for n in range(1, pages + 1)]))
+
+    text = invoke(editor, command="view", path=path).text
+
+    last = settings.EDITOR_PDF_MAX_PAGES_PER_VIEW
+    assert f"Page {last}\n" in text and f"Page {last + 1}" not in text
+    assert text.endswith(
+        f"[view cut after page {last} of {pages}: use view_range [{last + 1}, {pages}] for the rest]"
+    )
+
+
 @pytest.mark.slow
 def test_a_pdf_of_a_million_operators_is_stopped_at_the_timeout(context, editor, monkeypatch) -> None:
     flood = put(
