@@ -15,6 +15,7 @@ with a message saying what happened; the harness's process is untouched.
 
 from __future__ import annotations
 
+import atexit
 import io
 import os
 import pickle
@@ -86,32 +87,37 @@ class _Worker:
     def ask(self, request: bytes, wait_s: float) -> bytes | None:
         """The worker's answer to `request`, or None when it gave none within `wait_s` (it is replaced)."""
         with self._lock:
-            process = self._process if self._process and self._process.poll() is None else self._started()
-            assert process.stdin and process.stdout
+            if self._process is None or self._process.poll() is not None:
+                self._stop()
+                self._process = subprocess.Popen(
+                    [sys.executable, "-I", "-c", WORKER],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                )
+            assert self._process.stdin and self._process.stdout
             try:
-                _send(process.stdin.fileno(), request)
-                answer = _receive(process.stdout.fileno(), time.monotonic() + wait_s)
+                _send(self._process.stdin.fileno(), request)
+                answer = _receive(self._process.stdout.fileno(), time.monotonic() + wait_s)
             except OSError:
                 answer = None
             if answer is None:
-                process.kill()
-                process.wait()
-                process.stdin.close()
-                process.stdout.close()
-                self._process = None
+                self._stop()
             return answer
 
-    def _started(self) -> subprocess.Popen[bytes]:
-        self._process = subprocess.Popen(
-            [sys.executable, "-I", "-c", WORKER],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        return self._process
+    def _stop(self) -> None:
+        """Kill the worker, if any, and close its pipes."""
+        if self._process is not None:
+            self._process.kill()
+            self._process.wait()
+            for pipe in (self._process.stdin, self._process.stdout):
+                if pipe:
+                    pipe.close()
+        self._process = None
 
 
 _worker = _Worker()
+atexit.register(_worker._stop)  # the harness leaves no worker behind
 
 
 def serve() -> None:
