@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import resource
 import subprocess
 import zlib
 from collections.abc import Iterator
@@ -15,9 +16,12 @@ import pytest
 from docx import Document
 from PIL import Image
 
+from stateact.kernel import confined as confined_module
 from stateact.kernel import settings
+from stateact.kernel.confined import confined
 from stateact.kernel.context.processors import StripImages
 from stateact.kernel.context.token_counter import counter
+from stateact.kernel.images import fit_size
 from stateact.kernel.loop import AgentLoop, Budget, LoopSpec
 from stateact.kernel.messages import ImageBlock, Message, ToolResultBlock
 from stateact.kernel.meter import Meter
@@ -27,7 +31,9 @@ from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import ToolResult
 from stateact.kernel.tools.edit import EditTool
 from stateact.kernel.tools.finish import FinishTool
-from tests.support.documents import encoded, scanned_letter, text_pdf
+from stateact.kernel.tools.pdf_view import PdfError, pdf_look
+from tests.support.documents import deflated, deflated_pdf, encoded, png_of, scanned_letter, text_pdf
+from tests.support.forged import forged_answer
 from tests.support.tool_calls import invoke
 from tests.support.tool_context import run_context
 from tests.support.wire_servers import anthropic_reply, openai_reply
@@ -216,6 +222,130 @@ def test_a_libreoffice_pdf_gives_its_text(context, editor, tmp_path) -> None:
 
     text = " ".join(invoke(editor, command="view", path=path).text.split())  # a heading's letters sit wider
     assert "Service record" in text and "Boiler serviced on 12 March 2024 by Hanna Berg." in text
+
+
+# -- hostile files: read in a limited child, the harness untouched ------------------------------------------
+def harness_memory_mb() -> int:
+    """The test process's peak resident memory so far."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+
+
+def assert_views_go_on(context: RunContext, editor: EditTool) -> None:
+    path = put(context, "after.pdf", text_pdf([["Still readable"]]))
+    assert "Still readable" in invoke(editor, command="view", path=path).text
+
+
+def test_a_pdf_decompression_bomb_is_stopped_by_the_memory_limit(context, editor, monkeypatch) -> None:
+    bomb = put(context, "bomb.pdf", deflated_pdf(deflated(b" ", 100)))  # 100 KB, 230 MB to read
+    monkeypatch.setattr(settings, "EDITOR_LOOK_MEMORY_MB", 160)
+    before = harness_memory_mb()
+
+    result = invoke(editor, command="view", path=bomb)
+
+    assert result.is_error, result.text
+    assert f"the PDF could not be read within {settings.EDITOR_LOOK_TIMEOUT_S:g} s / 160 MB" in result.text
+    assert "it needed more memory" in result.text
+    assert harness_memory_mb() - before < 100
+    assert_views_go_on(context, editor)
+
+
+def test_a_page_twenty_miles_wide_is_stopped_by_the_memory_limit(context, editor, monkeypatch) -> None:
+    huge = text_pdf([["hello"]]).replace(b"/MediaBox [0 0 612 792]", b"/MediaBox [0 0 90000000 90000000]")
+    path = put(context, "huge-page.pdf", huge)  # its text laid out as on the page: a grid of 10^14 spaces
+    monkeypatch.setattr(settings, "EDITOR_LOOK_MEMORY_MB", 256)
+
+    for view_range in (None, [1, 1]):
+        result = invoke(editor, command="view", path=path, view_range=view_range)
+        assert result.is_error and "/ 256 MB: it needed more memory" in result.text
+    assert_views_go_on(context, editor)
+
+
+def test_a_pdf_view_reads_at_most_its_page_cap(context, editor) -> None:
+    pages = settings.EDITOR_PDF_MAX_PAGES_PER_VIEW + 10
+    path = put(context, "long.pdf", text_pdf([[f"Page {n}"] for n in range(1, pages + 1)]))
+
+    text = invoke(editor, command="view", path=path).text
+
+    last = settings.EDITOR_PDF_MAX_PAGES_PER_VIEW
+    assert f"Page {last}\n" in text and f"Page {last + 1}" not in text
+    assert text.endswith(
+        f"[view cut after page {last} of {pages}: use view_range [{last + 1}, {pages}] for the rest]"
+    )
+
+
+@pytest.mark.slow
+def test_a_pdf_of_a_million_operators_is_stopped_at_the_timeout(context, editor, monkeypatch) -> None:
+    flood = put(
+        context, "flood.pdf", deflated_pdf(deflated(b"0 0 m 1 1 l S\n", 14))
+    )  # ~88 s and 3 GB to read
+    monkeypatch.setattr(settings, "EDITOR_LOOK_TIMEOUT_S", 1.5)
+
+    result = invoke(editor, command="view", path=flood)
+
+    assert (
+        result.is_error
+        and "could not be read within 1.5 s" in result.text
+        and "it took longer" in result.text
+    )
+    assert_views_go_on(context, editor)
+
+
+@pytest.mark.slow
+def test_a_pdf_reader_is_stopped_at_its_cpu_limit(context, editor, monkeypatch) -> None:
+    flood = put(context, "nested.pdf", deflated_pdf(deflated(b"[", 5)))  # 5 million nested arrays: ~12 s
+    monkeypatch.setattr(settings, "EDITOR_LOOK_CPU_S", 1)
+
+    result = invoke(editor, command="view", path=flood)
+
+    assert result.is_error and "it used more CPU time" in result.text
+    assert_views_go_on(context, editor)
+
+
+def test_an_image_bomb_under_the_pixel_cap_is_stopped_by_the_memory_limit(
+    context, editor, monkeypatch
+) -> None:
+    side = 8_900  # 79 million pixels: under the pixel cap, 320 MB once decoded, 306 KB as a file
+    assert side * side < settings.EDITOR_IMAGE_MAX_SOURCE_PIXELS
+    bomb = put(context, "bomb.png", png_of((side, side), deflated(b"\x00", 305)))
+    monkeypatch.setattr(settings, "EDITOR_LOOK_MEMORY_MB", 256)
+    before = harness_memory_mb()
+
+    result = invoke(editor, command="view", path=bomb)
+
+    assert result.is_error and "the image could not be read within" in result.text
+    assert "/ 256 MB: it needed more memory" in result.text
+    assert harness_memory_mb() - before < 100
+    assert_views_go_on(context, editor)
+
+
+@pytest.mark.slow
+def test_the_largest_image_the_pixel_cap_allows_fits_the_memory_limit(context, editor) -> None:
+    side = 8_900
+    path = put(context, "largest.png", png_of((side, side), deflated(b"\x00", 305)))
+
+    _, picture = shown(invoke(editor, command="view", path=path))
+
+    assert picture.size == fit_size((side, side))
+
+
+def test_a_dead_reading_worker_is_replaced(context, editor) -> None:
+    assert_views_go_on(context, editor)
+    worker = confined_module._worker._process
+    assert worker is not None
+    worker.kill()  # as the kernel's OOM killer would
+    worker.wait()
+
+    assert_views_go_on(context, editor)
+    assert confined_module._worker._process is not worker
+
+
+def test_a_reader_failure_and_a_forged_answer_are_clear_errors(tmp_path) -> None:
+    with pytest.raises(PdfError, match="the PDF could not be read: TypeError"):
+        confined(pdf_look, "not bytes", 1, 1, error=PdfError, what="the PDF")
+    marker = tmp_path / "ran"
+    with pytest.raises(PdfError, match="its reader's answer could not be read"):
+        confined(forged_answer, str(marker), error=PdfError, what="the PDF")
+    assert not marker.exists()
 
 
 # -- on the wire --------------------------------------------------------------------------------------------

@@ -23,6 +23,15 @@ EDITOR_JPEG_QUALITY = 85
 """Quality of a photo re-encoded as JPEG for the model."""
 EDITOR_PDF_MAX_DPI = 200
 """A PDF page shown as a picture is rendered at the model's image size, at most at this resolution."""
+EDITOR_PDF_MAX_PAGES_PER_VIEW = 50
+"""A PDF view reads the text of at most this many pages; a note says where to go on."""
+EDITOR_LOOK_TIMEOUT_S = 20.0
+"""An image or PDF the editor shows is read in a child process killed after this many seconds."""
+EDITOR_LOOK_CPU_S = 20
+"""The CPU seconds (RLIMIT_CPU) of that child."""
+EDITOR_LOOK_MEMORY_MB = 1536
+"""The address space (RLIMIT_AS) of that child: an 80-million-pixel RGBA image fits, a decompression
+bomb does not."""
 
 # Display
 

@@ -17,10 +17,11 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from stateact.kernel import settings
+from stateact.kernel.confined import confined
 from stateact.kernel.images import ImageError, ModelImage, image_format, model_image
 from stateact.kernel.runtime import RunContext
 from stateact.kernel.tools.base import Tool, ToolResult
-from stateact.kernel.tools.pdf_view import PdfError, is_pdf, pdf_page_picture, pdf_text
+from stateact.kernel.tools.pdf_view import PdfError, is_pdf, pdf_look
 from stateact.kernel.tools.prompts import load_prompt
 from stateact.sandbox.base import SandboxError
 
@@ -143,7 +144,9 @@ class EditTool(Tool[EditInput]):
             return ToolResult(text=self._view_dir(path))
         if image_format(data) is not None:
             try:
-                return _view_image(path, model_image(data), view_range)
+                return _view_image(
+                    path, confined(model_image, data, error=ImageError, what="the image"), view_range
+                )
             except ImageError:
                 if not data.startswith(b"BM"):  # else a text file that happens to start with "BM"
                     raise
@@ -289,10 +292,10 @@ def _view_image(path: str, shown: ModelImage, view_range: list[int] | None) -> T
 def _view_pdf(path: str, data: bytes, view_range: list[int] | None) -> ToolResult:
     """The text of the PDF's pages with their layout; with view_range [n, n] page n as a picture too."""
     first, last = view_range or (1, None)
-    text = f"{path}: PDF, text with layout.\n{pdf_text(data, first, last)}"
-    if view_range is None or first != last:
+    pages, picture = confined(pdf_look, data, first, last, error=PdfError, what="the PDF")
+    text = f"{path}: PDF, text with layout.\n{pages}"
+    if picture is None:
         return ToolResult(text=text)
-    picture = pdf_page_picture(data, first)
     return ToolResult(
         text=f"{text}\n[page {first} shown as a picture, {picture.size[0]}x{picture.size[1]}]",
         images=(picture.data,),

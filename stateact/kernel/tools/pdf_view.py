@@ -1,8 +1,8 @@
 """What the editor's `view` shows of a PDF: the text of its pages with their layout, and on request one
 page rendered as a picture (a scan has no text to read).
 
-    text, pages = pdf_text(data, first=1, last=None)   # "--- page 1 of 3 ---\n..." up to the view cap
-    picture = pdf_page_picture(data, 2)                 # ModelImage of page 2 at the model's size
+    text = pdf_text(data, first=1, last=None)          # "--- page 1 of 3 ---\n..." up to the view cap
+    text, picture = pdf_look(data, 2, 2)                # page 2's text, and its ModelImage at the model's size
 """
 
 from __future__ import annotations
@@ -49,37 +49,53 @@ def page_count(data: bytes) -> int:
 
 def pdf_text(data: bytes, first: int = 1, last: int | None = None) -> str:
     """The text of pages `first` to `last` (None: the end) with their layout, each under a page header,
-    cut at the editor's view cap with a note saying where to go on."""
+    cut at the editor's view cap (and after EDITOR_PDF_MAX_PAGES_PER_VIEW pages) with a note saying where
+    to go on."""
     with opened(data) as pdf:
-        total = len(pdf.pages)
-        last = total if last is None or last == -1 else min(last, total)
-        _check_pages(first, last, total)
-        parts: list[str] = []
-        size = 0
-        for number in range(first, last + 1):
-            text = _layout_text(pdf.pages[number - 1]) or "(no text on this page: a scan or a picture)"
-            part = f"--- page {number} of {total} ---\n{text}"
-            if parts and size + len(part) > settings.EDITOR_VIEW_CAP_CHARS:
-                parts.append(
-                    f"[view cut after page {number - 1} of {total}: use view_range [{number}, {last}] for the rest]"
-                )
-                break
-            parts.append(part[: settings.EDITOR_VIEW_CAP_CHARS])
-            size += len(part)
-        return "\n".join(parts)
+        return _text(pdf, first, last)
 
 
-def pdf_page_picture(data: bytes, number: int, max_edge: int = settings.MODEL_IMAGE_MAX_EDGE) -> ModelImage:
-    """Page `number` rendered at the model's image size (at most EDITOR_PDF_MAX_DPI)."""
+def pdf_look(data: bytes, first: int, last: int | None) -> tuple[str, ModelImage | None]:
+    """What the editor shows of pages `first` to `last`: their text, and the page as a picture when the
+    range is that one page. One parse of the file, for a confined child (stateact.kernel.confined)."""
     with opened(data) as pdf:
-        total = len(pdf.pages)
-        _check_pages(number, number, total)
-        page = pdf.pages[number - 1]
-        points = (round(page.width), round(page.height))
-        target = fit_size(_at_dpi(points, settings.EDITOR_PDF_MAX_DPI), max_edge)
-        rendered = page.to_image(resolution=POINTS_PER_INCH * target[0] / points[0]).original
-        picture = rendered.convert("RGB")
-        return ModelImage(encode_picture(picture, "PNG"), picture.size, picture.size, "PDF page")
+        text = _text(pdf, first, last)
+        return text, _picture(pdf, first, settings.MODEL_IMAGE_MAX_EDGE) if first == last else None
+
+
+def _text(pdf: PDF, first: int, last: int | None) -> str:
+    total = len(pdf.pages)
+    last = total if last is None or last == -1 else min(last, total)
+    _check_pages(first, last, total)
+    parts: list[str] = []
+    size = 0
+    for number in range(first, last + 1):
+        if number - first == settings.EDITOR_PDF_MAX_PAGES_PER_VIEW:
+            parts.append(_cut_note(number, total, last))
+            break
+        text = _layout_text(pdf.pages[number - 1]) or "(no text on this page: a scan or a picture)"
+        part = f"--- page {number} of {total} ---\n{text}"
+        if parts and size + len(part) > settings.EDITOR_VIEW_CAP_CHARS:
+            parts.append(_cut_note(number, total, last))
+            break
+        parts.append(part[: settings.EDITOR_VIEW_CAP_CHARS])
+        size += len(part)
+    return "\n".join(parts)
+
+
+def _cut_note(number: int, total: int, last: int) -> str:
+    return f"[view cut after page {number - 1} of {total}: use view_range [{number}, {last}] for the rest]"
+
+
+def _picture(pdf: PDF, number: int, max_edge: int) -> ModelImage:
+    total = len(pdf.pages)
+    _check_pages(number, number, total)
+    page = pdf.pages[number - 1]
+    points = (round(page.width), round(page.height))
+    target = fit_size(_at_dpi(points, settings.EDITOR_PDF_MAX_DPI), max_edge)
+    rendered = page.to_image(resolution=POINTS_PER_INCH * target[0] / points[0]).original
+    picture = rendered.convert("RGB")
+    return ModelImage(encode_picture(picture, "PNG"), picture.size, picture.size, "PDF page")
 
 
 def _at_dpi(points: tuple[int, int], dpi: int) -> tuple[int, int]:
