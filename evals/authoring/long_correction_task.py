@@ -27,6 +27,7 @@ from stateact.evals.authoring.long_tasks import (
     bash,
     call,
     expected_outputs,
+    gate_turns,
     python_script,
     shell,
     task_json,
@@ -250,23 +251,9 @@ def _plan_done(*ids: int) -> dict:
 
 
 def _gate() -> list[dict]:
-    checklist = [
-        {"requirement": r, "result": "pass", "evidence": "read from the saved files"}
-        for r in ("claims workbook", "payments file", "letters")
-    ]
-    return [
-        turn("I read the deliverables themselves.", bash(f"cat {DIR}/payments.csv && ls {DIR}/letters")),
-        turn(
-            "Every requirement holds in the saved files.",
-            call(
-                "verdict",
-                verdict="PASS",
-                checklist=checklist,
-                summary="The saved deliverables meet every requirement.",
-            ),
-            expect=[{"exit": 0}],
-        ),
-    ]
+    return gate_turns(
+        f"cat {DIR}/payments.csv && ls {DIR}/letters", ["claims workbook", "payments file", "letters"]
+    )
 
 
 def main_turns(follows_correction: bool) -> list[dict]:
