@@ -29,7 +29,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import stateact
 from stateact.kernel import settings
@@ -67,7 +67,7 @@ def confined(function: Callable[..., Result], *args: Any, error: type[ValueError
         _read_answer(answer) if answer is not None else ("failed", "the reading worker gave no answer")
     )
     if kind == "done":
-        return value
+        return cast(Result, value)
     if kind == "raised":
         raise error(value)
     if kind == "failed":
@@ -199,7 +199,8 @@ def _why_none(status: int, timed_out: bool) -> str:
 
 def _read_answer(answer: bytes) -> tuple[str, Any]:
     try:
-        return _AnswerUnpickler(io.BytesIO(answer)).load()
+        kind, value = _AnswerUnpickler(io.BytesIO(answer)).load()
+        return str(kind), value
     except Exception as exc:  # noqa: BLE001 - whatever the child wrote, it is not an answer
         return "failed", f"its reader's answer could not be read ({type(exc).__name__})"
 
