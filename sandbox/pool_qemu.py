@@ -34,6 +34,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +58,8 @@ LEFTOVER_KIND = "qemu guest"
 
 _GUARDS: dict[str, tuple[Path, Guard]] = {}
 """The slot folder and guard of each boot this process made and has not ended, by the boot's tag."""
+_GUARDS_LOCK = threading.Lock()
+"""Held while `_GUARDS` changes or is read (a pool's slots lease and close in threads of their own)."""
 
 
 def free_port() -> int:
@@ -191,12 +194,14 @@ class QemuSlot(VMSlot):
                 raise SlotRetired(self.name, f"its qemu (pid {pid}) did not end when killed")
         self.pid_file.unlink(missing_ok=True)
         tags = {path.name.removeprefix(OVERLAY_PREFIX).removesuffix(".qcow2") for path in self.overlays()}
-        tags |= {tag for tag, (folder, _) in _GUARDS.items() if folder == self.folder}  # a failed boot's too
+        with _GUARDS_LOCK:
+            tags |= {tag for tag, (folder, _) in _GUARDS.items() if folder == self.folder}  # a failed boot's
+            guards = [_GUARDS.pop(tag)[1] for tag in tags if tag in _GUARDS]
         for tag in tags:
             self.overlay(tag).unlink(missing_ok=True)
             release(tag)
-            if tag in _GUARDS:
-                _GUARDS.pop(tag)[1].release()
+        for guard in guards:
+            guard.release()
 
     # -- qemu ------------------------------------------------------------------------
     def boot(self, accel: str) -> None:
@@ -205,7 +210,9 @@ class QemuSlot(VMSlot):
         self.folder.mkdir(parents=True, exist_ok=True)
         tag = secrets.token_hex(8)
         register(tag, LEFTOVER_KIND, (self.overlay(tag),))
-        _GUARDS[tag] = (self.folder, Guard(tag))
+        guard = Guard(tag)
+        with _GUARDS_LOCK:
+            _GUARDS[tag] = (self.folder, guard)
         made = subprocess.run(
             ["qemu-img", "create", "-q", "-f", "qcow2", "-F", _format(self.image), "-b", self.image]
             + [str(self.overlay(tag))],
