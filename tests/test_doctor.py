@@ -93,7 +93,7 @@ def test_a_qemu_pool_needs_qemu_and_readable_images_each_with_its_fix(tmp_path, 
     table = table_of(checks_for(pool)[len(CHECKS) :])
     assert sorted(table) == ["KVM (qemu pool slots)", "qemu (qemu pool slots)", "qemu images"]
     ok, detail, fix = table["qemu images"]
-    assert ok == "no" and "bash scripts/build_vm_guest.sh" in fix and str(pool) in fix
+    assert ok == "no" and f"each [[qemu]] entry in {pool}" in fix and "bash scripts/build_vm_guest.sh" in fix
     assert (
         detail
         == f"qemu1: no readable kernel at {kernel}; qemu2: no readable image at {tmp_path}/missing.qcow2"

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 if TYPE_CHECKING:
@@ -226,7 +227,7 @@ def kvm_note(slots: list[QemuSlot]) -> Callable[[], CheckResult]:
         verdict = kvm_verdict(slots[0].qemu)
         if verdict is None:
             return True, f"{KVM_DEVICE} is usable; the first boot tries KVM, TCG if it fails{fixed}"
-        why = f" ({verdict['note']})" if verdict.get("note") else ""
+        why = f" ({' '.join(verdict['note'].split())})" if verdict.get("note") else ""
         return True, f"probed here: {verdict['accel']}{why}{fixed}"
 
     return check
@@ -315,9 +316,8 @@ def run_checks(console: Console, checks: tuple[Check, ...] = CHECKS) -> bool:
         except Exception as exc:
             ok, detail = False, f"{type(exc).__name__}: {exc}"
         all_ok &= ok
-        table.add_row(
-            check.name, "[green]yes[/green]" if ok else "[red]no[/red]", detail, "" if ok else check.fix
-        )
+        verdict = "[green]yes[/green]" if ok else "[red]no[/red]"
+        table.add_row(check.name, verdict, escape(detail), "" if ok else escape(check.fix))
     console.print(table)
     return all_ok
 
