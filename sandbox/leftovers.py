@@ -7,7 +7,8 @@ shell's command scripts, its generated system files, its home image) are leftove
 sandbox's start or by `stateact cleanup --remove`. Those folders may be mounts (sandbox/mounts.py): removing
 them unmounts them, and a home image is first mirrored into the work folder it was bound over. So are its
 cgroups (sandbox/cgroups.py), found by tag under this process's cgroup parents: a dead harness's whose record
-is gone too (a group its close could not remove).
+is gone too (a group its close could not remove). A qemu guest (sandbox/pool_qemu.py) is recorded the same
+way, its tag on its qemu process and its overlay among the record's `files`.
 """
 
 from __future__ import annotations
@@ -89,10 +90,12 @@ def move_tmp(tag: str, staging: Path) -> bool:
     return True
 
 
-def register(tag: str) -> None:
-    """Record the sandbox tagged `tag` as owned by this process."""
+def register(tag: str, kind: str = "sandbox", files: tuple[Path, ...] = ()) -> None:
+    """Record the sandbox tagged `tag` as owned by this process; `kind` says what it is, `files` are host
+    files of its own (besides its folders) that a leftover's removal deletes."""
     REGISTRY.mkdir(mode=0o1777, exist_ok=True)
-    record = {"owner": os.getpid(), "owner_started": start_time(os.getpid())}
+    record = {"owner": os.getpid(), "owner_started": start_time(os.getpid()), "kind": kind}
+    record["files"] = [str(path) for path in files]
     partial = REGISTRY / f".{tag}.json.partial"
     partial.write_text(json.dumps(record), encoding="utf-8")
     partial.replace(REGISTRY / f"{tag}.json")  # whole or absent: a reader never sees half a record
@@ -114,6 +117,9 @@ class Leftover:
     """Its host folders (its /tmp, its system files, its home image) that are still there."""
     groups: list[Path] = field(default_factory=list)
     """Its cgroups that are still there."""
+    kind: str = "sandbox"
+    files: list[Path] = field(default_factory=list)
+    """Its recorded host files that are still there (a qemu guest's overlay)."""
 
 
 def _read_record(path: Path) -> dict | None:
@@ -124,6 +130,26 @@ def _read_record(path: Path) -> dict | None:
         return None
     except ValueError:
         return {"owner": 0}
+
+
+def _recorded_files(path: Path, record: dict) -> list[Path]:
+    """The files the record at `path` names that are still there and belong to the record's writer: the
+    registry is everyone's, so a record naming another user's files (root's harness cleans every user's
+    leftovers) gets none of them removed."""
+    files = record.get("files")
+    named = [Path(name) for name in files if isinstance(name, str)] if isinstance(files, list) else []
+    try:
+        writer = path.lstat().st_uid
+    except OSError:
+        return []
+    return [file for file in named if file.is_absolute() and _owner(file) == writer]
+
+
+def _owner(path: Path) -> int | None:
+    try:
+        return path.lstat().st_uid
+    except OSError:
+        return None
 
 
 def _live_owner(record: dict) -> int:
@@ -182,7 +208,13 @@ def stale() -> list[Leftover]:
         group = groups.pop(tag, SandboxGroup([]))
         found.append(
             Leftover(
-                tag, int(record.get("owner", 0)), len(tagged_pids(tag)), host_folders(tag), group.folders
+                tag,
+                int(record.get("owner", 0)),
+                len(tagged_pids(tag)),
+                host_folders(tag),
+                group.folders,
+                str(record.get("kind") or "sandbox"),
+                _recorded_files(path, record),
             )
         )
     for tag, group in groups.items():  # no record: its close could not remove it, or it closed since
@@ -228,6 +260,8 @@ def remove(leftover: Leftover) -> None:
         if not (REGISTRY / f"{leftover.tag}.json").exists() and not host_folders(leftover.tag):
             return  # another process removed the rest while this one waited
         remove_folders(leftover.tag)
+        for path in leftover.files:
+            path.unlink(missing_ok=True)
         release(leftover.tag)
 
 

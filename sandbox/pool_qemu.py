@@ -15,6 +15,12 @@ virtualization), notes why, kills that boot and boots with TCG (pure emulation);
 the state folder, so it is probed once per machine. `accel = "kvm"` or `"tcg"` skips the probe.
 qemu runs daemonized (its pid in the slot's state folder), so a slot holds no process handle and can be
 sent to other processes like the other slots.
+
+A qemu never outlives the harness process that booted it: each boot has a tag, carried in qemu's
+environment, and a guard (sandbox/guard.py) that ends the tagged processes when that process dies, however
+it dies. The boot is recorded in the leftovers registry (sandbox/leftovers.py) with its overlay (named after
+the tag), so what a dead harness left (the overlay; the qemu too if its guard died with it) is removed by
+the next lease of any qemu slot, the next local sandbox's start, or `stateact cleanup --remove`.
 """
 
 from __future__ import annotations
@@ -23,17 +29,22 @@ import contextlib
 import json
 import os
 import platform
+import secrets
 import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from stateact.sandbox import settings
 from stateact.sandbox.base import Sandbox
+from stateact.sandbox.guard import Guard
+from stateact.sandbox.leftovers import register, release, remove_stale
 from stateact.sandbox.pool import SlotRetired, VMSlot
+from stateact.sandbox.processes import TAG_VARIABLE
 
 GUEST_SERVER_PORT = 5000
 GUEST_CDP_PORT = 9222
@@ -42,6 +53,13 @@ KVM_DEVICE = Path("/dev/kvm")
 VERDICT_FILE = "kvm-verdict.json"
 CONSOLE_TAIL_CHARS = 600
 """How much of the guest's console a retirement reason quotes."""
+OVERLAY_PREFIX = "overlay-"
+LEFTOVER_KIND = "qemu guest"
+
+_GUARDS: dict[str, tuple[Path, Guard]] = {}
+"""The slot folder and guard of each boot this process made and has not ended, by the boot's tag."""
+_GUARDS_LOCK = threading.Lock()
+"""Held while `_GUARDS` changes or is read (a pool's slots lease and close in threads of their own)."""
 
 
 def free_port() -> int:
@@ -99,9 +117,13 @@ class QemuSlot(VMSlot):
         one (a lease kills the qemu whose pid its folder holds)."""
         return Path(self.state_dir) if self.state_dir else default_state_root() / f"{self.name}-{self.port}"
 
-    @property
-    def overlay(self) -> Path:
-        return self.folder / "overlay.qcow2"
+    def overlay(self, tag: str) -> Path:
+        """The overlay of the boot tagged `tag`."""
+        return self.folder / f"{OVERLAY_PREFIX}{tag}.qcow2"
+
+    def overlays(self) -> list[Path]:
+        """The overlays in the slot's folder (one while a guest runs)."""
+        return sorted(self.folder.glob(f"{OVERLAY_PREFIX}*.qcow2"))
 
     @property
     def console_log(self) -> Path:
@@ -114,6 +136,7 @@ class QemuSlot(VMSlot):
     # -- the slot --------------------------------------------------------------------
     def lease(self, workdir: Path) -> Sandbox:
         self.close()
+        remove_stale()  # what qemu guests (and sandboxes) of dead harnesses left
         if not Path(self.image).is_file():
             raise SlotRetired(self.name, f"no VM image at {self.image}")
         note = ""
@@ -159,7 +182,7 @@ class QemuSlot(VMSlot):
         return self._running() and self._answers()
 
     def close(self) -> None:
-        """Kill the slot's qemu and drop its overlay (the base image is untouched)."""
+        """Kill the slot's qemu, drop its overlay (the base image is untouched) and release its guard."""
         pid = self._pid()
         if pid is not None:
             with contextlib.suppress(ProcessLookupError):
@@ -169,16 +192,30 @@ class QemuSlot(VMSlot):
                 time.sleep(0.05)
             if _alive(pid):
                 raise SlotRetired(self.name, f"its qemu (pid {pid}) did not end when killed")
-        for path in (self.pid_file, self.overlay):
-            path.unlink(missing_ok=True)
+        self.pid_file.unlink(missing_ok=True)
+        tags = {path.name.removeprefix(OVERLAY_PREFIX).removesuffix(".qcow2") for path in self.overlays()}
+        with _GUARDS_LOCK:
+            tags |= {tag for tag, (folder, _) in _GUARDS.items() if folder == self.folder}  # a failed boot's
+            guards = [_GUARDS.pop(tag)[1] for tag in tags if tag in _GUARDS]
+        for tag in tags:
+            self.overlay(tag).unlink(missing_ok=True)
+            release(tag)
+        for guard in guards:
+            guard.release()
 
     # -- qemu ------------------------------------------------------------------------
     def boot(self, accel: str) -> None:
-        """A new overlay over the base image and a daemonized qemu booting it with `accel`."""
+        """A new overlay over the base image and a daemonized qemu booting it with `accel`, tagged, guarded
+        and recorded (see the module's docstring)."""
         self.folder.mkdir(parents=True, exist_ok=True)
+        tag = secrets.token_hex(8)
+        register(tag, LEFTOVER_KIND, (self.overlay(tag),))
+        guard = Guard(tag)
+        with _GUARDS_LOCK:
+            _GUARDS[tag] = (self.folder, guard)
         made = subprocess.run(
             ["qemu-img", "create", "-q", "-f", "qcow2", "-F", _format(self.image), "-b", self.image]
-            + [str(self.overlay)],
+            + [str(self.overlay(tag))],
             capture_output=True,
             text=True,
         )
@@ -186,7 +223,13 @@ class QemuSlot(VMSlot):
             raise SlotRetired(self.name, f"cannot make an overlay of {self.image}: {made.stderr.strip()}")
         self.console_log.unlink(missing_ok=True)
         try:
-            started = subprocess.run(self.command(accel), capture_output=True, text=True, timeout=60)
+            started = subprocess.run(
+                self.command(accel, tag),
+                capture_output=True,
+                text=True,
+                timeout=60,
+                env={**os.environ, TAG_VARIABLE: tag},
+            )
         except FileNotFoundError:
             raise SlotRetired(self.name, f"{self.qemu} is not installed (Debian: qemu-system-x86)") from None
         if started.returncode != 0:
@@ -194,8 +237,8 @@ class QemuSlot(VMSlot):
                 self.name, f"qemu did not start: {started.stderr.strip()[-CONSOLE_TAIL_CHARS:]}"
             )
 
-    def command(self, accel: str) -> list[str]:
-        """The qemu command line of one boot with `accel` (kvm or tcg)."""
+    def command(self, accel: str, tag: str) -> list[str]:
+        """The qemu command line of the boot tagged `tag` with `accel` (kvm or tcg)."""
         forwards = (
             f"hostfwd=tcp:127.0.0.1:{self.port}-:{GUEST_SERVER_PORT},"
             f"hostfwd=tcp:127.0.0.1:{self.cdp_port}-:{GUEST_CDP_PORT}"
@@ -207,7 +250,7 @@ class QemuSlot(VMSlot):
             "-cpu", "host" if accel == "kvm" else "max",
             "-m", str(self.memory_mb),
             "-smp", str(self.cpus),
-            "-drive", f"file={self.overlay},if=virtio,format=qcow2,cache=unsafe",
+            "-drive", f"file={self.overlay(tag)},if=virtio,format=qcow2,cache=unsafe",
             "-netdev", f"user,id=net0,{forwards}",
             "-device", "virtio-net-pci,netdev=net0,romfile=",  # no PXE ROM: the guest boots from its disk
             "-display", "none",

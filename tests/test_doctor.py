@@ -75,3 +75,42 @@ def test_a_docker_pool_needs_the_docker_sdk(tmp_path, monkeypatch):
     extra = checks_for(pool)[len(CHECKS) :]
     assert rows(extra) == {"docker SDK (docker pool slots)": ("no", "pip install docker")}
     assert checks_for(None) == CHECKS  # no pool: no docker check
+
+
+def table_of(checks) -> dict[str, tuple[str, str, str]]:
+    """The doctor's table for `checks`: each check's (ok, detail, fix), wide enough for whole paths."""
+    console = Console(record=True, width=1000)
+    run_checks(console, checks)
+    cells = ([cell.strip() for cell in line.split("│")[1:-1]] for line in console.export_text().splitlines())
+    return {row[0]: (row[1], row[2], row[3]) for row in cells if len(row) == 4 and row[0]}
+
+
+def test_a_qemu_pool_needs_qemu_and_readable_images_each_with_its_fix(tmp_path, monkeypatch):
+    image, kernel = tmp_path / "guest.qcow2", tmp_path / "vmlinuz"
+    image.write_bytes(b"QFI\xfb")
+    pool = tmp_path / "pool.toml"
+    pool.write_text(f'[[qemu]]\nimage = "{image}"\nkernel = "{kernel}"\n[[qemu]]\nimage = "missing.qcow2"\n')
+    table = table_of(checks_for(pool)[len(CHECKS) :])
+    assert sorted(table) == ["KVM (qemu pool slots)", "qemu (qemu pool slots)", "qemu images"]
+    ok, detail, fix = table["qemu images"]
+    assert ok == "no" and f"each [[qemu]] entry in {pool}" in fix and "bash scripts/build_vm_guest.sh" in fix
+    assert (
+        detail
+        == f"qemu1: no readable kernel at {kernel}; qemu2: no readable image at {tmp_path}/missing.qcow2"
+    )
+    assert table["qemu (qemu pool slots)"][0] == "yes" and table["KVM (qemu pool slots)"][0] == "yes"
+    kernel.write_bytes(b"kernel")
+    (tmp_path / "missing.qcow2").write_bytes(b"QFI\xfb")
+    assert table_of(checks_for(pool)[len(CHECKS) :])["qemu images"][0] == "yes"
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # qemu is not installed
+    ok, detail, fix = table_of(checks_for(pool)[len(CHECKS) :])["qemu (qemu pool slots)"]
+    assert (ok, detail) == ("no", "not found: qemu-system-x86_64, qemu-img")
+    assert fix.endswith("apt-get install -y qemu-system-x86 qemu-utils")
+
+
+def test_a_pool_file_that_cannot_be_read_is_one_failed_check(tmp_path):
+    pool = tmp_path / "pool.toml"
+    pool.write_text("[[qemu]]\nmemory_mb = 512\n")
+    ok, detail, fix = table_of(checks_for(pool)[len(CHECKS) :])["pool file"]
+    assert ok == "no" and "needs `image`" in detail and "docs/osworld.md" in fix

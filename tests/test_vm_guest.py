@@ -58,7 +58,7 @@ def test_revert_drops_what_a_lease_wrote_and_never_writes_the_base_image(vm_gues
         slot.close()
     after = base.stat()
     assert (after.st_mtime_ns, after.st_size) == (before.st_mtime_ns, before.st_size)
-    assert not slot.overlay.exists()
+    assert not slot.overlays()
 
 
 def test_sudo_and_package_installs_work_in_the_guest(guest):

@@ -36,10 +36,11 @@ def _running(events: Path) -> bool:
 def describe(leftover: Leftover) -> str:
     held = [f"{leftover.processes} process(es)" if leftover.processes else ""]
     held += [f"folder {folder}" for folder in leftover.folders]
+    held += [f"file {file}" for file in leftover.files]
     held += [f"cgroup {group}" for group in leftover.groups]
     what = ", ".join(h for h in held if h) or "nothing but its record"
     owner = f"of dead process {leftover.owner}" if leftover.owner else "whose record is gone"
-    return f"sandbox {leftover.tag} {owner}: {what}"
+    return f"{leftover.kind} {leftover.tag} {owner}: {what}"
 
 
 def cleanup(runs_root: Path, remove_leftovers: bool, say: Callable[[str], None]) -> None:

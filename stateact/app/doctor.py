@@ -12,9 +12,15 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+
+if TYPE_CHECKING:
+    from stateact.sandbox.pool_docker import DockerSlot
+    from stateact.sandbox.pool_qemu import QemuSlot
 
 PACKAGES = (
     "anthropic",
@@ -43,6 +49,7 @@ def apt(*packages: str) -> str:
 
 
 SETUP = "bash scripts/setup.sh (from the checkout)"
+GUEST_SCRIPT = "scripts/build_vm_guest.sh"
 
 
 def _which(*programs: str) -> Callable[[], CheckResult]:
@@ -172,20 +179,56 @@ def _versions() -> CheckResult:
     return not missing, text + (f"; MISSING: {', '.join(missing)}" if missing else "")
 
 
-def docker_check(pool: Path) -> Callable[[], CheckResult]:
-    """The docker SDK, when the pool file `pool` has docker slots."""
+def docker_check(slots: list[DockerSlot]) -> Callable[[], CheckResult]:
+    """The docker SDK for a pool's docker slots `slots`."""
 
     def check() -> CheckResult:
-        from stateact.sandbox.pool_docker import DockerSlot
-        from stateact.sandbox.pool_file import load_pool
-
-        slots = [slot for slot in load_pool(pool) if isinstance(slot, DockerSlot)]
-        if not slots:
-            return True, f"{pool} has no docker slots"
         try:
             return True, f"docker {importlib.metadata.version('docker')} for {len(slots)} docker slot(s)"
         except importlib.metadata.PackageNotFoundError:
-            return False, f"{pool} has {len(slots)} docker slot(s); the docker SDK is not installed"
+            return False, f"{len(slots)} docker slot(s); the docker SDK is not installed"
+
+    return check
+
+
+def qemu_files_check(slots: list[QemuSlot]) -> Callable[[], CheckResult]:
+    """The image of each qemu slot in `slots`, and its kernel and initrd when it names them, readable."""
+
+    def check() -> CheckResult:
+        named = [
+            (slot.name, key, getattr(slot, key)) for slot in slots for key in ("image", "kernel", "initrd")
+        ]
+        files = [(name, key, path) for name, key, path in named if path]
+        unreadable = [
+            f"{name}: no readable {key} at {path}"
+            for name, key, path in files
+            if not (os.path.isfile(path) and os.access(path, os.R_OK))
+        ]
+        if unreadable:
+            return False, "; ".join(unreadable)
+        return True, ", ".join(sorted({path for _, _, path in files}))
+
+    return check
+
+
+def kvm_note(slots: list[QemuSlot]) -> Callable[[], CheckResult]:
+    """Whether the qemu slots `slots` get KVM or TCG here: a note, never a failure (TCG works, slower)."""
+
+    def check() -> CheckResult:
+        from stateact.sandbox.pool_qemu import KVM_DEVICE, kvm_verdict
+
+        chosen = sorted({slot.accel for slot in slots} - {"auto"})
+        fixed = f"; accel = {', '.join(chosen)} in the pool file" if chosen else ""
+        if not os.access(KVM_DEVICE, os.R_OK | os.W_OK):
+            return (
+                True,
+                f"{KVM_DEVICE} is not usable here: qemu slots use TCG (pure emulation, slower){fixed}",
+            )
+        verdict = kvm_verdict(slots[0].qemu)
+        if verdict is None:
+            return True, f"{KVM_DEVICE} is usable; the first boot tries KVM, TCG if it fails{fixed}"
+        why = f" ({' '.join(verdict['note'].split())})" if verdict.get("note") else ""
+        return True, f"probed here: {verdict['accel']}{why}{fixed}"
 
     return check
 
@@ -230,11 +273,36 @@ CHECKS: tuple[Check, ...] = (
 """Every check, in the order the table shows them."""
 
 
+def pool_checks(pool: Path) -> tuple[Check, ...]:
+    """What the slots of the pool file `pool` need: the docker SDK; qemu, its images and the KVM verdict."""
+    from stateact.sandbox.pool_docker import DockerSlot
+    from stateact.sandbox.pool_file import PoolError, load_pool
+    from stateact.sandbox.pool_qemu import QemuSlot
+
+    try:
+        slots = load_pool(pool)
+    except PoolError as exc:
+        problem = str(exc)
+        return (Check("pool file", lambda: (False, problem), "fix the pool file (docs/osworld.md)"),)
+    checks: list[Check] = []
+    containers = [slot for slot in slots if isinstance(slot, DockerSlot)]
+    if containers:
+        checks.append(Check("docker SDK (docker pool slots)", docker_check(containers), "pip install docker"))
+    guests = [slot for slot in slots if isinstance(slot, QemuSlot)]
+    if guests:
+        programs = [*sorted({slot.qemu for slot in guests}), "qemu-img"]
+        images = f"point the image (kernel, initrd) of each [[qemu]] entry in {pool} at a readable file"
+        checks += [
+            Check("qemu (qemu pool slots)", _which(*programs), apt("qemu-system-x86", "qemu-utils")),
+            Check("qemu images", qemu_files_check(guests), f"{images}; a test guest: bash {GUEST_SCRIPT}"),
+            Check("KVM (qemu pool slots)", kvm_note(guests), 'accel = "tcg" in the pool file'),
+        ]
+    return tuple(checks)
+
+
 def checks_for(pool: Path | None = None) -> tuple[Check, ...]:
     """The checks of this machine; with a pool file, also what its slots need."""
-    if pool is None:
-        return CHECKS
-    return (*CHECKS, Check("docker SDK (docker pool slots)", docker_check(pool), "pip install docker"))
+    return CHECKS if pool is None else (*CHECKS, *pool_checks(pool))
 
 
 def run_checks(console: Console, checks: tuple[Check, ...] = CHECKS) -> bool:
@@ -248,9 +316,8 @@ def run_checks(console: Console, checks: tuple[Check, ...] = CHECKS) -> bool:
         except Exception as exc:
             ok, detail = False, f"{type(exc).__name__}: {exc}"
         all_ok &= ok
-        table.add_row(
-            check.name, "[green]yes[/green]" if ok else "[red]no[/red]", detail, "" if ok else check.fix
-        )
+        verdict = "[green]yes[/green]" if ok else "[red]no[/red]"
+        table.add_row(check.name, verdict, escape(detail), "" if ok else escape(check.fix))
     console.print(table)
     return all_ok
 
