@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from stateact.kernel.context.processors import CapOutputs, Processor, StripImages
-from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome, LoopSpec
+from stateact.kernel.loop import AgentLoop, Budget, LoopOutcome, LoopSpec, batch_lookers
 from stateact.kernel.messages import ImageBlock, TextBlock, ToolUseBlock
 from stateact.kernel.prompts.loader import render_prompt
 from stateact.kernel.runtime import RunContext
@@ -82,8 +82,9 @@ class ScreenLoop(AgentLoop):
 
     def before_tools(self, calls: list[ToolUseBlock], cut_off: ToolUseBlock | None) -> None:
         """A batch: only its last `computer` call looks at the screen, unless every action does."""
-        looking = [call for call in calls if call.name == self.computer.name and call is not cut_off]
-        self._looks = {call.id for call in (looking if self.computer.every_action_looks else looking[-1:])}
+        self._looks = batch_lookers(
+            calls, cut_off, lambda call: call.name == self.computer.name, self.computer.every_action_looks
+        )
 
     def before_tool(self, call: ToolUseBlock) -> None:
         self.computer.look_after = call.id in self._looks

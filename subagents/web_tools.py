@@ -21,7 +21,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import BaseModel, Field
 
-from stateact.kernel.loop import AgentLoop, LoopSpec
+from stateact.kernel.loop import AgentLoop, LoopSpec, batch_lookers
 from stateact.kernel.messages import ToolUseBlock
 from stateact.kernel.tools.base import Tool, ToolResult
 from stateact.sandbox.base import SandboxError
@@ -523,8 +523,7 @@ class WebLoop(AgentLoop):
         self._looks: set[str] = set()
 
     def before_tools(self, calls: list[ToolUseBlock], cut_off: ToolUseBlock | None) -> None:
-        observing = [call for call in calls if call is not cut_off and self._observes(call)]
-        self._looks = {call.id for call in observing[-1:]}
+        self._looks = batch_lookers(calls, cut_off, self._observes)
 
     def before_tool(self, call: ToolUseBlock) -> None:
         tool = self.tools.get(call.name)

@@ -397,3 +397,15 @@ def _unsettled(calls: list[ToolUseBlock], results: list[ToolResult]) -> str:
             what = "failed" if result.is_error else "found work unfinished"
             return f"call {number} of this turn (`{call.name}`) {what}. Read its result, then call again."
     return ""
+
+
+def batch_lookers(
+    calls: list[ToolUseBlock],
+    cut_off: ToolUseBlock | None,
+    observes: Callable[[ToolUseBlock], bool],
+    every: bool = False,
+) -> set[str]:
+    """The ids of a batch's calls that answer with what the agent now sees (a screenshot, a page state): the
+    last call that observes, or every one with `every`; never the call that will not run (`cut_off`)."""
+    looking = [call for call in calls if call is not cut_off and observes(call)]
+    return {call.id for call in (looking if every else looking[-1:])}
