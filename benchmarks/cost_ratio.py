@@ -15,9 +15,14 @@ The other scopes (stateact's main agent and gate) are sent as recorded. Every wi
 the Anthropic provider's `to_wire` (its cache breakpoints) and is billed by `PromptCache` at the
 prices of PRICED_AS. The ratio sums the plays whose GUI role acts with `computer` calls (a play
 with a native action format, e.g. a self-hosted UI-TARS, is priced as shown but left out of it).
-The last line is `pixel_over_stateact=X` for `last`.
+The last line is `pixel_over_stateact=X` for `last`. A replay does not wait for the stand-in screen: the
+screen tools' settle and `wait` sleeps are skipped, so the script's time is its own work.
 
-Run: python benchmarks/cost_ratio.py [--plays benchmarks/plays]
+`--price ROLE=MODEL` (repeatable) bills one role at another catalog model's prices, e.g. `gate=claude-haiku-4`,
+to show what running that role on a cheaper model would save (the same requests and replies: what the
+cheaper model would catch or miss is not measured here).
+
+Run: python benchmarks/cost_ratio.py [--plays benchmarks/plays] [--price gate=claude-haiku-4]
      python benchmarks/cost_ratio.py --derive /tmp/recorded-plays/NAME --harness pixel [--gui-settings '{...}']
 """
 
@@ -35,6 +40,7 @@ import tempfile
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from unittest import mock
 
 from PIL import Image, PngImagePlugin
 
@@ -68,6 +74,7 @@ from stateact.kernel.runlog import RunLog  # noqa: E402
 from stateact.kernel.runtime import RoleModels, RunContext  # noqa: E402
 from stateact.sandbox.base import CommandResult, Sandbox, Shell  # noqa: E402
 from stateact.sandbox.local import LocalSandbox  # noqa: E402
+from stateact.subagents import gui_tools  # noqa: E402
 from stateact.subagents.screen_loop import build_screen_loop  # noqa: E402
 from stateact.subagents.screen_settings import ScreenSettings  # noqa: E402
 
@@ -258,7 +265,8 @@ def replay_scope(
                 budget=Budget(max_turns=len(records)),
             )
             task = opening.content[0].text.rsplit("\n\n", 1)[0]
-            loop.run(task)
+            with mock.patch.object(gui_tools.time, "sleep"):  # nothing to settle on a stand-in screen
+                loop.run(task)
         finally:
             log.close()
     return model.sent
@@ -363,9 +371,9 @@ def output_tokens(record: Recorded) -> int:
     return sum(tokens.block(block) for block in content)
 
 
-def by_kind(usage: Usage) -> dict[str, float]:
-    """Dollars of a usage per kind: cache writes, cache reads, input at full price, output."""
-    info = lookup(PRICED_AS)
+def by_kind(usage: Usage, model: str = PRICED_AS) -> dict[str, float]:
+    """Dollars of a usage per kind at `model`'s prices: cache writes, cache reads, input at full price, output."""
+    info = lookup(model)
     return {
         "write": usage.cache_write_tokens * info.cache_write_usd / 1e6,
         "read": usage.cache_read_tokens * info.cache_read_usd / 1e6,
@@ -374,20 +382,28 @@ def by_kind(usage: Usage) -> dict[str, float]:
     }
 
 
-def price(sent: list[tuple[Recorded, ModelRequest]], cache: PromptCache | None = None) -> dict[str, float]:
+def price(
+    sent: list[tuple[Recorded, ModelRequest]],
+    cache: PromptCache | None = None,
+    billed_as: dict[str, str] | None = None,
+) -> dict[str, float]:
     """Dollars per role of a play's requests sent in order to one prompt cache (a new one by default)."""
-    return {role: sum(kinds.values()) for role, kinds in price_kinds(sent, cache).items()}
+    return {role: sum(kinds.values()) for role, kinds in price_kinds(sent, cache, billed_as).items()}
 
 
 def price_kinds(
-    sent: list[tuple[Recorded, ModelRequest]], cache: PromptCache | None = None
+    sent: list[tuple[Recorded, ModelRequest]],
+    cache: PromptCache | None = None,
+    billed_as: dict[str, str] | None = None,
 ) -> dict[str, dict[str, float]]:
-    """Dollars per role and kind of a play's requests sent in order to `cache`."""
+    """Dollars per role and kind of a play's requests sent in order to `cache`; `billed_as` maps a role to
+    the catalog model whose prices bill it (PRICED_AS for the others)."""
+    billed_as = billed_as or {}
     cache = cache or PromptCache()
     dollars: dict[str, dict[str, float]] = defaultdict(lambda: dict.fromkeys(KINDS, 0.0))
     for record, request in sent:
         usage = cache.send(to_wire(request, PRICED_AS), output_tokens(record))
-        for kind, usd in by_kind(usage).items():
+        for kind, usd in by_kind(usage, billed_as.get(record.role, PRICED_AS)).items():
             dollars[record.role][kind] += usd
     return dict(dollars)
 
@@ -466,7 +482,18 @@ def main() -> None:
     parser.add_argument("--harness", choices=("stateact", "pixel"), help="with --derive: whose play it is")
     parser.add_argument("--gui-settings", default="{}", help="with --derive: the GUI role's settings, JSON")
     parser.add_argument("--screen", default="1280x800", help="with --derive: the display's size, WxH")
+    parser.add_argument(
+        "--price",
+        action="append",
+        default=[],
+        metavar="ROLE=MODEL",
+        help="also bill stateact's ROLE at MODEL's catalog prices (a what-if table and figures)",
+    )
     args = parser.parse_args()
+    billed_as = dict(item.split("=", 1) for item in args.price)
+    for role, model in billed_as.items():
+        if not lookup(model).known:
+            parser.error(f"--price {role}={model}: no such model in the catalog")
     if args.derive:
         if not args.harness:
             parser.error("--derive needs --harness")
@@ -484,6 +511,7 @@ def main() -> None:
     totals: dict[str, dict[str, float]] = {b: defaultdict(float) for b in BEHAVIOURS}
     today = todays_preambles()
     stateact: dict[str, list[list[tuple[Recorded, ModelRequest]]]] = {"before": [], "after": []}
+    per_task: dict[str, dict[str, list[tuple[Recorded, ModelRequest]]]] = defaultdict(dict)
     naive: dict[int, float] = defaultdict(float)
     for path in sorted(args.plays.glob("*.json")):
         play, records = load(path)
@@ -500,6 +528,9 @@ def main() -> None:
             if counted and behaviour == "last" and play["harness"] == "stateact":
                 stateact["before"].append(sent)
                 stateact["after"].append([(r, with_todays_preamble(r, q, today)) for r, q in sent])
+                per_task[play["play"].removesuffix("-stateact")]["stateact"] = stateact["after"][-1]
+            if counted and behaviour == "last" and play["harness"] == "pixel":
+                per_task[play["play"].removesuffix("-pixel")]["pixel"] = sent
         if counted and play["harness"] == "pixel":
             for keep in NAIVE_KEEPS:
                 naive[keep] += naive_dollars(play, records, keep)
@@ -507,20 +538,26 @@ def main() -> None:
         pixel, ours = totals[behaviour]["pixel"], totals[behaviour]["stateact"]
         ratio = pixel / ours if ours else float("nan")
         print(f"{behaviour}: pixel=${pixel:.4f} stateact=${ours:.4f} pixel_over_stateact={ratio:.2f}")
+    for task, pair in sorted(per_task.items()):
+        if len(pair) == 2:
+            ours, theirs = (sum(price(pair[h]).values()) for h in ("stateact", "pixel"))
+            print(f"{task}: pixel=${theirs:.4f} stateact=${ours:.4f} pixel_over_stateact={theirs / ours:.2f}")
+    labels = {"before": {}, "after": {}} | ({"what-if": billed_as} if billed_as else {})
     tables = {
-        (label, mode): cost_table(plays, suite=mode == "suite")
-        for label, plays in stateact.items()
+        (label, mode): cost_table(stateact["after" if label == "what-if" else label], mode == "suite", prices)
+        for label, prices in labels.items()
         for mode in ("per-play", "suite")
     }
     for (label, mode), table in tables.items():
-        print_table(f"stateact {label} ({mode} cache)", table)
+        billed = ", ".join(f"{role} billed as {model}" for role, model in labels[label].items())
+        print_table(f"stateact {label} ({mode} cache{', ' + billed if billed else ''})", table)
     pixel = totals["last"]["pixel"]
     figures = {}
-    for label in ("before", "after"):
+    for label in labels:
         for mode in ("per-play", "suite"):
             total = sum(sum(kinds.values()) for kinds in tables[label, mode].values())
             gate = sum(tables[label, mode].get("gate", {}).values())
-            key = f"{label}_{mode.replace('-', '_')}"
+            key = f"{label.replace('-', '_')}_{mode.replace('-', '_')}"
             figures[f"stateact_{key}"] = f"{total:.4f}"
             figures[f"pixel_over_stateact_{key}"] = f"{pixel / total:.2f}"
             for keep in NAIVE_KEEPS:
@@ -537,13 +574,15 @@ NAIVE_KEEPS = (3, 10)
 """How many of the latest screenshots the naive pixel loop keeps."""
 
 
-def cost_table(plays: list[list[tuple[Recorded, ModelRequest]]], suite: bool) -> dict[str, dict[str, float]]:
+def cost_table(
+    plays: list[list[tuple[Recorded, ModelRequest]]], suite: bool, billed_as: dict[str, str] | None = None
+) -> dict[str, dict[str, float]]:
     """Dollars per role and kind of the plays: each with a cache of its own, or one after another
     through one cache (an evaluation suite's account; the 5-minute lifetime is not modelled)."""
     shared = PromptCache() if suite else None
     table: dict[str, dict[str, float]] = defaultdict(lambda: dict.fromkeys(KINDS, 0.0))
     for sent in plays:
-        for role, kinds in price_kinds(sent, shared).items():
+        for role, kinds in price_kinds(sent, shared, billed_as).items():
             for kind, usd in kinds.items():
                 table[role][kind] += usd
     return dict(table)

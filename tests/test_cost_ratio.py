@@ -125,3 +125,14 @@ def test_the_naive_loop_plays_one_action_per_turn_and_keeps_only_the_latest_scre
         if isinstance(part, ImageBlock) or getattr(part, "text", "") == bench.STRIPPED
     ]
     assert images == [False, False, True, True]
+
+
+@pytest.mark.slow  # loading the benchmark imports the whole harness
+def test_a_role_billed_as_another_model_changes_that_role_s_dollars_alone():
+    bench = load_benchmark()
+    play, records = bench.load(bench.PLAYS / "desktop-preferences-stateact.json")
+    sent = bench.requests_for(records, "recorded", play)
+    sonnet = bench.price(sent)
+    cheaper = bench.price(sent, billed_as={"gate": "claude-haiku-4"})
+    assert cheaper["gate"] == pytest.approx(sonnet["gate"] / 3)  # $1/$5 against $3/$15, same tokens
+    assert {role: cheaper[role] for role in ("main", "gui")} == {role: sonnet[role] for role in ("main", "gui")}
