@@ -11,8 +11,9 @@ import pytest
 from stateact.evals.osworld.cache import CacheMiss, FileCache, url_key
 from stateact.evals.osworld.paths import HomeMap
 from stateact.evals.osworld.setup import SetupContext, SetupError, run_steps
-from stateact.evals.osworld.task import Step, TaskError, load_task
+from stateact.evals.osworld.task import SHIPPED_SUITES, Step, TaskError, load_task, standalone_domain
 from stateact.evals.running.runner import prepare_task, run_task_file
+from stateact.evals.running.suite import discover
 from tests.support.file_server import served_files
 from tests.support.osworld_agent import scripted_agent
 from tests.support.osworld_artifacts import docx_file, pptx_file, sales_book
@@ -274,3 +275,16 @@ def test_instruction_given_to_the_agent_names_the_sandbox_home(tmp_path, cache, 
     assert prepared.instruction.startswith(f"In {local.home}/Sales.xlsx,")
     assert (Path(local.home) / "Sales.xlsx").is_file()
     shutil.rmtree(Path(local.home))
+
+
+def test_a_task_run_alone_is_filed_where_eval_run_files_it(tmp_path):
+    shipped = [task for suite in sorted(SHIPPED_SUITES.iterdir()) for task in discover(suite)]
+    assert {task.domain for task in shipped} >= {"long"}
+    for suite_task in shipped:  # `stateact run --task` and `stateact eval run` share one results folder
+        assert standalone_domain(suite_task.path, suite_task.task) == suite_task.domain, suite_task.path
+    raw = json.loads(shipped[0].path.read_text())
+    for folder, domain in (("tasks", None), ("libreoffice_calc", "libreoffice_calc")):
+        lone = tmp_path / folder / "lone.json"
+        lone.parent.mkdir()
+        lone.write_text(json.dumps({**raw, "related_apps": ["vlc"]}))
+        assert standalone_domain(lone, load_task(lone)) == (domain or "vlc")

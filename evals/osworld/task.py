@@ -259,8 +259,15 @@ def app_domain(task: Task) -> str:
     return task.related_apps[0] if len(task.related_apps) == 1 else MULTI_APPS
 
 
+SHIPPED_SUITES = Path(__file__).resolve().parents[1] / "suites"
+"""The task suites shipped with stateact (evals/suites/)."""
+
+
 def standalone_domain(path: Path, task: Task) -> str:
     """The domain of a task run on its own (`stateact run --task`): its folder when that is one of
-    OSWorld's domains, else the one its apps name (a folder such as `tasks/` names no domain)."""
-    parent = Path(path).resolve().parent.name
-    return parent if parent in OSWORLD_DOMAINS else app_domain(task)
+    OSWorld's domains or a folder of a shipped suite (so a task is filed where `eval run` files it),
+    else the one its apps name (a folder such as `tasks/` names no domain)."""
+    folder = Path(path).resolve().parent
+    if folder.name in OSWORLD_DOMAINS or folder.is_relative_to(SHIPPED_SUITES):
+        return folder.name
+    return app_domain(task)
