@@ -204,3 +204,17 @@ def test_items_schema_and_behaviour_agree_on_strings_and_objects(tool: PlanTool)
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate({"action": "set", "items": bad}, schema)
         assert invoke(tool, action="set", items=bad).is_error
+
+
+def test_a_reopened_or_started_item_is_the_only_one_in_progress(tool: PlanTool) -> None:
+    invoke(tool, action="set", items=["a", "b", "c"])
+    invoke(tool, action="update", updates=[{"id": 1, "status": "done"}])
+    assert statuses(tool) == ["done", "in_progress", "pending"]
+    invoke(tool, action="update", updates=[{"id": 3, "status": "in_progress"}])  # the agent turns to c
+    assert statuses(tool) == ["done", "pending", "in_progress"]
+    invoke(
+        tool,
+        action="update",
+        updates=[{"id": 1, "status": "in_progress"}, {"id": 2, "status": "in_progress"}],
+    )
+    assert statuses(tool) == ["pending", "in_progress", "pending"]  # the last one started

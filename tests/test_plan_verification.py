@@ -194,3 +194,13 @@ def test_a_resumed_plan_rechecks_its_verified_items_at_the_first_request(ctx):
     assert "contradicted by a later check" in resumed.plan.get(2).note and "1. write totals" in shown
     assert logged_events(ctx.log.events_path, "plan_reverted")[-1].reason == "resume"
     assert Plan.load(ctx.run_dir / "plan.json").get(1).status == "in_progress"
+
+
+def test_a_claim_that_fails_on_another_item_makes_it_the_one_in_progress(ctx):
+    tool = make_tool(ctx)
+    invoke(tool, action="set", items=["write totals", "write summary", "finish"])
+    invoke(tool, action="update", updates=[{"id": 1, "status": "done"}])
+    missing = [{"kind": "file_exists", "path": "~/missing.xlsx"}]
+    result = invoke(tool, action="claim", claims=[{"id": 1, "evidence": missing}])
+    assert "NOT verified, reopened" in result.text
+    assert [item.status for item in tool.plan.items] == ["in_progress", "pending", "pending"]

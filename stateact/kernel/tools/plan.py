@@ -122,6 +122,7 @@ class Plan:
         updates = list(updates)
         self._require_ids([u.id for u in updates])
         finished = []
+        started = [u.id for u in updates if u.status == "in_progress"]
         for update in updates:
             item = self.item(update.id)
             changes = update.model_dump(exclude={"id"}, exclude_none=True)
@@ -130,6 +131,8 @@ class Plan:
             if item.status == "in_progress" and changes.get("status") == "done":
                 finished.append(item.id)
             self._replace(item, **changes)
+        if started:
+            self._focus(started[-1])
         self._move_on(finished)
         self.save()
 
@@ -142,6 +145,7 @@ class Plan:
         self._require_ids([c.id for c in claims])
         lines = []
         finished = []
+        reopened = []
         for claim in claims:
             item = self.item(claim.id)
             verdict = checker.check_all(claim.evidence) if (checker and claim.evidence) else None
@@ -149,14 +153,17 @@ class Plan:
             status = "in_progress" if verdict and not verdict.ok else "done"
             if item.status == "in_progress" and status == "done":
                 finished.append(item.id)
+            if status == "in_progress":
+                reopened.append(item.id)
             self._replace(item, status=status, evidence=claim.evidence, verified_by=verified)
             if verdict is None:
                 lines.append(f"{claim.id}: claimed without evidence; it stays unverified")
             else:
                 lines.append(
-                    f"{claim.id}: {'verified' if verdict.ok else 'NOT verified, back in progress'}: "
-                    f"{verdict.detail}"
+                    f"{claim.id}: {'verified' if verdict.ok else 'NOT verified, reopened'}: {verdict.detail}"
                 )
+        if reopened:
+            self._focus(reopened[0])
         self._move_on(finished)
         self.save()
         return lines
@@ -199,6 +206,12 @@ class Plan:
 
     def _in_progress(self) -> bool:
         return any(item.status == "in_progress" for item in self.items)
+
+    def _focus(self, item_id: int) -> None:
+        """Keep `item_id` the one item in progress: any other in progress goes back to pending."""
+        for item in list(self.items):
+            if item.status == "in_progress" and item.id != item_id:
+                self._replace(item, status="pending")
 
     def _move_on(self, finished: list[int]) -> None:
         """The item in progress was just done: when nothing else is in progress, start the next pending one."""
