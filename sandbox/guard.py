@@ -23,13 +23,32 @@ from stateact.sandbox.settings import GUARD_EXIT_TIMEOUT_S, SYSTEM_PYTHON
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 
+GUARD_ENTRY = "kill_tagged_at_once"
+"""What a guard's command line calls: with the tag after it, how `guard_runs` knows a guard."""
+
+
 # Run with `python -I` (no user site, no current folder): PYTHONPATH names the checkout only. The guard's
 # environment carries no tag, so it never finds itself.
 _GUARD_CODE = (
     "import os, sys; sys.path.insert(0, os.environ.pop('PYTHONPATH'));"
-    "from sandbox.processes import kill_tagged_at_once;"
-    "sys.stdin.buffer.read(); kill_tagged_at_once(sys.argv[1])"
+    f"from sandbox.processes import {GUARD_ENTRY};"
+    f"sys.stdin.buffer.read(); {GUARD_ENTRY}(sys.argv[1])"
 )
+
+
+def guard_runs(tag: str) -> bool:
+    """Whether a guard of the sandbox tagged `tag` runs: its harness is alive (or it is ending the sandbox
+    right now). Found by command line, so this holds whatever registry (TMPDIR) the asker uses."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if len(argv) > 2 and argv[-2] == tag.encode() and GUARD_ENTRY.encode() in b" ".join(argv[:-2]):
+            return True
+    return False
 
 
 def guard_python() -> str:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stateact.sandbox.cgroups import SandboxGroup, tagged_groups
+from stateact.sandbox.guard import guard_runs
 from stateact.sandbox.mounts import close_home, unmount
 from stateact.sandbox.processes import kill_tagged, start_time, tagged_pids
 from stateact.sandbox.settings import HOME_IMAGE_FOLDER
@@ -187,17 +188,17 @@ def _owned(path: Path) -> bool:
 
 def stale() -> list[Leftover]:
     """The recorded sandboxes whose owner process is gone, the host folders of sandboxes whose record is
-    gone (removed by hand, or by a cleaner of old temp files) and none of whose processes runs (a sandbox
-    whose record is in another TMPDIR's registry has its session bus at least; a dead harness's guard ends
-    its processes): a sandbox records itself before it makes its folders and removes its folders before its
-    record; and the cgroups of sandboxes with no live owner."""
+    gone (removed by hand, or by a cleaner of old temp files) and none of whose processes runs (a dead
+    harness's guard ends its processes): a sandbox records itself before it makes its folders and removes
+    its folders before its record; and the cgroups of sandboxes with no live owner. A sandbox whose guard
+    runs is never taken: its harness lives, whatever registry (TMPDIR) it recorded itself in."""
     with_folders = _tags_with_folders()  # before the records: a sandbox started in between is in neither
     groups = tagged_groups()
     recorded = {path.stem for path in REGISTRY.glob("*.json")} if REGISTRY.is_dir() else set()
     found = [
         Leftover(tag, 0, len(tagged_pids(tag)), host_folders(tag), groups.pop(tag, SandboxGroup([])).folders)
         for tag in sorted(with_folders - recorded)
-        if not tagged_pids(tag)  # a live sandbox recorded elsewhere (another TMPDIR's registry)
+        if not tagged_pids(tag) and not guard_runs(tag)  # else live, recorded in another TMPDIR's registry
     ]
     for path in sorted(REGISTRY.glob("*.json")) if REGISTRY.is_dir() else []:
         record = _read_record(path)
@@ -218,8 +219,8 @@ def stale() -> list[Leftover]:
             )
         )
     for tag, group in groups.items():  # no record: its close could not remove it, or it closed since
-        if live_owner(tag) or (tag in with_folders and tagged_pids(tag)):
-            continue  # its processes still run: live elsewhere, or ending (a dead harness's guard ends them)
+        if live_owner(tag) or guard_runs(tag) or (tag in with_folders and tagged_pids(tag)):
+            continue  # live elsewhere, or ending (a dead harness's guard ends its processes)
         found.append(Leftover(tag, 0, len(group.pids()), host_folders(tag), group.folders))
     return found
 

@@ -230,6 +230,42 @@ def test_a_group_with_no_record_and_no_owner_is_a_leftover():
         group.remove()
 
 
+STARTS_ANOTHER_SANDBOX = """
+import sys, tempfile
+from pathlib import Path
+from stateact.sandbox.local import LocalSandbox
+with LocalSandbox(Path(tempfile.mkdtemp()) / "home", isolation="none") as sandbox:  # its start cleans up
+    print(sandbox.run("echo started").stdout.strip())
+"""
+
+
+@pytest.mark.slow
+@with_cgroups
+@pytest.mark.parametrize("isolation", ["bwrap", "none"])
+def test_a_harness_with_another_tmpdir_leaves_a_live_sandbox_alone(tmp_path, isolation):
+    if isolation == "bwrap" and (bwrap_problem() or not runtime_ready()):
+        pytest.skip("bubblewrap or the sandbox Python is not available")
+    elsewhere = Path(tempfile.mkdtemp(prefix="tmpdir-"))  # another user's or tool's TMPDIR: another registry
+    try:
+        with LocalSandbox(tmp_path / "home", isolation=isolation) as live:
+            live.launch("sleep 306.5")
+            wait_until(lambda: bool(host_pids("sleep 306.5")))
+            other = subprocess.run(
+                [sys.executable, "-c", STARTS_ANOTHER_SANDBOX],
+                cwd=CHECKOUT,
+                env={**os.environ, "TMPDIR": str(elsewhere)},
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert other.returncode == 0 and other.stdout.strip() == "started", other.stderr
+            assert host_pids("sleep 306.5"), "the other harness's clean-up killed a live sandbox's program"
+            assert all(folder.exists() for folder in live._group.folders)
+            assert live.run("echo still here").stdout.strip() == "still here"
+    finally:
+        shutil.rmtree(elsewhere)
+
+
 def _writable_cgroup2() -> Path | None:
     mounts = [line.split() for line in Path("/proc/self/mounts").read_text().splitlines()]
     found = next((Path(m[1]) for m in mounts if m[2] == "cgroup2"), None)
