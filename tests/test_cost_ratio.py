@@ -135,4 +135,6 @@ def test_a_role_billed_as_another_model_changes_that_role_s_dollars_alone():
     sonnet = bench.price(sent)
     cheaper = bench.price(sent, billed_as={"gate": "claude-haiku-4"})
     assert cheaper["gate"] == pytest.approx(sonnet["gate"] / 3)  # $1/$5 against $3/$15, same tokens
-    assert {role: cheaper[role] for role in ("main", "gui")} == {role: sonnet[role] for role in ("main", "gui")}
+    assert {role: cheaper[role] for role in ("main", "gui")} == {
+        role: sonnet[role] for role in ("main", "gui")
+    }

@@ -185,9 +185,31 @@ def test_pdf_gives_its_text_with_layout_and_a_page_as_a_picture(context, editor)
 def test_a_scanned_pdf_says_it_has_no_text_and_shows_the_page(context, editor) -> None:
     scan = put(context, "scan.pdf", encoded(scanned_letter(), "PDF"))
 
-    assert "(no text on this page: a scan or a picture)" in invoke(editor, command="view", path=scan).text
-    _, picture = shown(invoke(editor, command="view", path=scan, view_range=[1, 1]))
+    whole = invoke(editor, command="view", path=scan)  # one call: no second look needed for a scan
+    assert "(no text on this page: a scan or a picture)" in whole.text
+    assert "[page 1 shown as a picture" in whole.text
+    _, picture = shown(whole)
     assert picture.convert("L").getextrema()[0] < 64  # the page's dark text is there
+    _, again = shown(invoke(editor, command="view", path=scan, view_range=[1, 1]))
+    assert again.size == picture.size
+
+
+def test_a_long_scan_shows_its_first_pages_as_pictures_and_names_the_rest(context, editor) -> None:
+    pages = [scanned_letter(size=(620, 877), text=f"Page {n} of the contract") for n in range(1, 6)]
+    buffer = io.BytesIO()
+    pages[0].save(buffer, format="PDF", save_all=True, append_images=pages[1:])
+    scan = put(context, "contract.pdf", buffer.getvalue())
+
+    whole = invoke(editor, command="view", path=scan)
+    shown_pages = settings.EDITOR_PDF_SCAN_PICTURES
+    assert len(whole.images) == shown_pages
+    assert [f"[page {n} shown as a picture" in whole.text for n in range(1, 6)] == [
+        n <= shown_pages for n in range(1, 6)
+    ]
+    rest = ", ".join(str(n) for n in range(shown_pages + 1, 6))
+    assert f"[pages {rest} have no text either: view_range [N, N] shows page N as a picture]" in whole.text
+    later = invoke(editor, command="view", path=scan, view_range=[4, 5])  # a range shows its own scans
+    assert len(later.images) == 2 and "no text either" not in later.text
 
 
 def test_a_broken_pdf_is_a_clear_error(context, editor) -> None:

@@ -24,7 +24,6 @@ from stateact.kernel.prompts.loader import PromptError, render_prompt, render_te
 from stateact.kernel.tools.bash import BashTool
 from stateact.kernel.tools.edit import EditTool
 from stateact.kernel.tools.plan import PlanTool
-from stateact.kernel.tools.prompts import load_prompt
 from stateact.kernel.users import USER_ROLE
 from stateact.subagents import web
 from stateact.subagents.action_formats import format_prompt
@@ -84,7 +83,7 @@ def rendered_by_their_readers(tmp_path: Path) -> dict[str, str]:
     texts |= {"compactor": render_prompt(compaction.PROMPT_PATH), "bash": BashTool.description}
     texts |= {
         "edit": EditTool.description,
-        "edit_view": load_prompt("edit_view"),
+        "edit_view": EditTool(context=None, read_only=True).description,
         "plan": PlanTool.description,
     }
     texts |= {"judge": judge_prompt(2), "candidates": judge_request("Do it.", {1: Evidence("finished")})}

@@ -222,11 +222,9 @@ print('claims', [c['job'] for c in claims], 'total', sums[2])
             ],
         ),
         turn(
-            "Job 5115 was scanned twice. The quotation is a scan too: its pages as pictures.",
+            "Job 5115 was scanned twice. The quotation is a scan too: its pages come as pictures.",
             done(2),
             view(f"{CLAIMS_DIR}/quote.pdf"),
-            view(f"{CLAIMS_DIR}/quote.pdf", 1),
-            view(f"{CLAIMS_DIR}/quote.pdf", 2),
             expect=looked,
         ),
         turn(
@@ -237,9 +235,13 @@ print('claims', [c['job'] for c in claims], 'total', sums[2])
             done(5, 6, 7),
             expect=[
                 {},
-                {"contains": "no text on this page: a scan or a picture"},
-                {"contains": "page 1 shown as a picture"},
-                {"contains": "page 2 shown as a picture"},
+                {
+                    "contains": [
+                        "no text on this page: a scan or a picture",
+                        "page 1 shown as a picture",
+                        "page 2 shown as a picture",
+                    ]
+                },
             ],
         ),
         CLAIMS_DESK.entry_turn(

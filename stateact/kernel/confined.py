@@ -2,13 +2,13 @@
 (a decompression bomb, a stream of millions of operators) costs the harness a clear error, not its memory
 or its time.
 
-    text, picture = confined(pdf_look, data, 1, None, error=PdfError, what="the PDF")
+    look = confined(pdf_look, data, 1, None, error=PdfError, what="the PDF")
 
 A worker process (`python -I`, started on first use, with the readers imported) forks one child per
 call; the child limits its address space (RLIMIT_AS) and CPU time (RLIMIT_CPU), runs the function and
 writes its answer, and is killed at a wall-clock timeout. A call costs a fork, not an interpreter start
 (benchmarks/editor_latency.py). The worker never unpickles what a child wrote; the harness unpickles it
-with only ModelImage allowed, so a child taken over by a hostile file cannot run code in the harness. A
+with only RESULT_CLASSES allowed, so a child taken over by a hostile file cannot run code in the harness. A
 worker that stops answering is killed and replaced on the next call. Any failure comes back as `error`,
 with a message saying what happened; the harness's process is untouched.
 """
@@ -43,8 +43,9 @@ WORKER = (
 )
 READERS = ("stateact.kernel.images", "stateact.kernel.tools.pdf_view")
 """Modules the worker imports once, so each child starts with them loaded."""
-RESULT_CLASSES = {("stateact.kernel.images", "ModelImage")}
-"""The only classes a child's answer may contain (besides str, bytes, int, tuple, None)."""
+RESULT_CLASSES = {("stateact.kernel.images", "ModelImage"), ("stateact.kernel.tools.pdf_view", "PdfLook")}
+"""The only classes a child's answer may contain (besides str, bytes, int, list, tuple, None): plain data
+classes whose unpickling runs no code of theirs."""
 MAX_CAUSES = 50
 """How far down an exception's causes the child looks for a MemoryError."""
 WORKER_GRACE_S = 10.0

@@ -25,6 +25,8 @@ EDITOR_PDF_MAX_DPI = 200
 """A PDF page shown as a picture is rendered at the model's image size, at most at this resolution."""
 EDITOR_PDF_MAX_PAGES_PER_VIEW = 50
 """A PDF view reads the text of at most this many pages; a note says where to go on."""
+EDITOR_PDF_SCAN_PICTURES = 3
+"""A PDF view shows at most this many of its pages without text (scans) as pictures; a note names the rest."""
 EDITOR_LOOK_TIMEOUT_S = 20.0
 """An image or PDF the editor shows is read in a child process killed after this many seconds."""
 EDITOR_LOOK_CPU_S = 20

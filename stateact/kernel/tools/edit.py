@@ -64,7 +64,7 @@ class EditTool(Tool[EditInput]):
     """Text file editor with per-file undo; `read_only=True` keeps only `view`."""
 
     name = "str_replace_based_edit_tool"
-    description = load_prompt("edit")
+    description = load_prompt("edit", scan_pictures=str(settings.EDITOR_PDF_SCAN_PICTURES))
     Input: ClassVar[type[BaseModel]] = EditInput
 
     def __init__(self, context: RunContext, read_only: bool = False) -> None:
@@ -72,7 +72,9 @@ class EditTool(Tool[EditInput]):
         self.read_only = read_only
         if read_only:
             self.Input = ViewInput  # type: ignore[misc]
-            self.description = load_prompt("edit_view")  # type: ignore[misc]
+            self.description = load_prompt(  # type: ignore[misc]
+                "edit_view", scan_pictures=str(settings.EDITOR_PDF_SCAN_PICTURES)
+            )
         self._history: dict[str, deque[bytes | None]] = {}
 
     def run(self, params: EditInput | ViewInput) -> ToolResult:
@@ -290,16 +292,16 @@ def _view_image(path: str, shown: ModelImage, view_range: list[int] | None) -> T
 
 
 def _view_pdf(path: str, data: bytes, view_range: list[int] | None) -> ToolResult:
-    """The text of the PDF's pages with their layout; with view_range [n, n] page n as a picture too."""
+    """The text of the PDF's pages with their layout, and as pictures its pages without text (a few) or,
+    with view_range [n, n], page n."""
     first, last = view_range or (1, None)
-    pages, picture = confined(pdf_look, data, first, last, error=PdfError, what="the PDF")
-    text = f"{path}: PDF, text with layout.\n{pages}"
-    if picture is None:
-        return ToolResult(text=text)
-    return ToolResult(
-        text=f"{text}\n[page {first} shown as a picture, {picture.size[0]}x{picture.size[1]}]",
-        images=(picture.data,),
-    )
+    look = confined(pdf_look, data, first, last, error=PdfError, what="the PDF")
+    lines = [f"{path}: PDF, text with layout.", look.text]
+    lines += [f"[page {n} shown as a picture, {p.size[0]}x{p.size[1]}]" for n, p in look.pictures]
+    if look.textless_not_shown:
+        pages = ", ".join(map(str, look.textless_not_shown))
+        lines.append(f"[pages {pages} have no text either: view_range [N, N] shows page N as a picture]")
+    return ToolResult(text="\n".join(lines), images=tuple(p.data for _, p in look.pictures))
 
 
 def _as_text(path: str, data: bytes) -> str:

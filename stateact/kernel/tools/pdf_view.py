@@ -1,8 +1,9 @@
-"""What the editor's `view` shows of a PDF: the text of its pages with their layout, and on request one
-page rendered as a picture (a scan has no text to read).
+"""What the editor's `view` shows of a PDF: the text of its pages with their layout, and pages rendered as
+pictures: the pages without text (a scan has none to read), and on request any one page.
 
     text = pdf_text(data, first=1, last=None)          # "--- page 1 of 3 ---\n..." up to the view cap
-    text, picture = pdf_look(data, 2, 2)                # page 2's text, and its ModelImage at the model's size
+    look = pdf_look(data, 2, 2)                         # page 2's text, and the page as a picture
+    look.pictures                                       # [(page number, ModelImage at the model's size)]
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import io
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 import pdfplumber
 from pdfminer.pdfparser import PDFSyntaxError
@@ -22,6 +24,17 @@ from stateact.kernel.images import ModelImage, encode_picture, fit_size
 PDF_MAGIC = b"%PDF-"
 POINTS_PER_INCH = 72
 BLANK_RUNS = re.compile(r"\n{3,}")
+NO_TEXT = "(no text on this page: a scan or a picture)"
+
+
+@dataclass(frozen=True)
+class PdfLook:
+    """What a view shows of a PDF's pages: their text, pages as pictures, and pages without text not shown."""
+
+    text: str
+    pictures: list[tuple[int, ModelImage]] = field(default_factory=list)
+    textless_not_shown: list[int] = field(default_factory=list)
+    """Pages of the view without text beyond the EDITOR_PDF_SCAN_PICTURES shown as pictures."""
 
 
 class PdfError(ValueError):
@@ -52,35 +65,42 @@ def pdf_text(data: bytes, first: int = 1, last: int | None = None) -> str:
     cut at the editor's view cap (and after EDITOR_PDF_MAX_PAGES_PER_VIEW pages) with a note saying where
     to go on."""
     with opened(data) as pdf:
-        return _text(pdf, first, last)
+        return _text(pdf, first, last)[0]
 
 
-def pdf_look(data: bytes, first: int, last: int | None) -> tuple[str, ModelImage | None]:
-    """What the editor shows of pages `first` to `last`: their text, and the page as a picture when the
-    range is that one page. One parse of the file, for a confined child (stateact.kernel.confined)."""
+def pdf_look(data: bytes, first: int, last: int | None) -> PdfLook:
+    """What the editor shows of pages `first` to `last`: their text, and as pictures the one page of a
+    one-page range or else the first EDITOR_PDF_SCAN_PICTURES pages without text. One parse of the file,
+    for a confined child (stateact.kernel.confined)."""
     with opened(data) as pdf:
-        text = _text(pdf, first, last)
-        return text, _picture(pdf, first, settings.MODEL_IMAGE_MAX_EDGE) if first == last else None
+        text, textless = _text(pdf, first, last)
+        shown = [first] if first == last else textless[: settings.EDITOR_PDF_SCAN_PICTURES]
+        pictures = [(number, _picture(pdf, number, settings.MODEL_IMAGE_MAX_EDGE)) for number in shown]
+        return PdfLook(text, pictures, [number for number in textless if number not in shown])
 
 
-def _text(pdf: PDF, first: int, last: int | None) -> str:
+def _text(pdf: PDF, first: int, last: int | None) -> tuple[str, list[int]]:
+    """The view's text, and the numbers of the pages in it that have no text."""
     total = len(pdf.pages)
     last = total if last is None or last == -1 else min(last, total)
     _check_pages(first, last, total)
     parts: list[str] = []
+    textless: list[int] = []
     size = 0
     for number in range(first, last + 1):
         if number - first == settings.EDITOR_PDF_MAX_PAGES_PER_VIEW:
             parts.append(_cut_note(number, total, last))
             break
-        text = _layout_text(pdf.pages[number - 1]) or "(no text on this page: a scan or a picture)"
-        part = f"--- page {number} of {total} ---\n{text}"
+        text = _layout_text(pdf.pages[number - 1])
+        part = f"--- page {number} of {total} ---\n{text or NO_TEXT}"
         if parts and size + len(part) > settings.EDITOR_VIEW_CAP_CHARS:
             parts.append(_cut_note(number, total, last))
             break
         parts.append(part[: settings.EDITOR_VIEW_CAP_CHARS])
         size += len(part)
-    return "\n".join(parts)
+        if not text:
+            textless.append(number)
+    return "\n".join(parts), textless
 
 
 def _cut_note(number: int, total: int, last: int) -> str:
