@@ -191,24 +191,32 @@ def _run_child(caps: Caps, call: bytes) -> bytes:
         _child(writing, caps, call)
     os.close(writing)
     deadline = time.monotonic() + caps.wall_s
-    answer = _receive(reading, deadline, lambda: _resident_mb(child) > caps.memory_mb)
+    limit_kb = caps.memory_mb << 10
+    passed = False
+
+    def over_memory() -> bool:
+        nonlocal passed
+        passed = _resident_kb(child) > limit_kb
+        return passed
+
+    answer = _receive(reading, deadline, over_memory)
     os.close(reading)
     if answer is None:
         os.kill(child, signal.SIGKILL)
     _, status, usage = os.wait4(child, 0)
     _end_orphans()
-    if usage.ru_maxrss // 1024 > caps.memory_mb:
+    if passed or usage.ru_maxrss > limit_kb:
         return pickle.dumps(("limit", "it needed more memory"))
     if answer is None:
         return pickle.dumps(("limit", _why_none(status, time.monotonic() >= deadline)))
     return answer
 
 
-def _resident_mb(pid: int) -> int:
-    """The resident memory of process `pid` (0 once it has ended)."""
+def _resident_kb(pid: int) -> int:
+    """The resident memory of process `pid` in KB (0 once it has ended)."""
     try:
         with open(f"/proc/{pid}/statm", "rb") as statm:
-            return int(statm.read().split()[1]) * resource.getpagesize() >> 20
+            return int(statm.read().split()[1]) * resource.getpagesize() >> 10
     except (OSError, IndexError, ValueError):
         return 0
 

@@ -37,23 +37,26 @@ SHARED_STRING_PATCHES = {
 """openpyxl writes "a" as an inline string: these make A1 the first shared string, in a part the book lists."""
 
 
-def shared_strings_bomb(megabytes: int) -> bytes:
-    """A workbook (one sheet, cell A1 "a") whose shared-strings part unpacks to `megabytes` MB of
-    one-letter strings, from a file of about 1 KB per MB."""
+def one_cell_book() -> bytes:
+    """A workbook of one sheet whose cell A1 holds "a", as openpyxl writes it."""
     book = Workbook()
     book.active["A1"] = "a"
     saved = io.BytesIO()
     book.save(saved)
-    piece = b"<si><t>a</t></si>"
-    parts = {
-        info.filename: zipfile.ZipFile(saved).read(info.filename)
-        for info in zipfile.ZipFile(saved).infolist()
-    }
+    return saved.getvalue()
+
+
+def shared_strings_bomb(megabytes: int) -> bytes:
+    """`one_cell_book` whose shared-strings part, after "a" (cell A1's), unpacks to `megabytes` MB of
+    1000-letter strings, from a file of about 1 KB per MB."""
+    saved = zipfile.ZipFile(io.BytesIO(one_cell_book()))
+    parts = {info.filename: saved.read(info.filename) for info in saved.infolist()}
     for name, (old, new) in SHARED_STRING_PATCHES.items():
         parts[name] = parts[name].replace(old, new)
     members = {name: _deflated_member(data) for name, data in parts.items()}
+    piece = b"<si><t>" + b"b" * 1000 + b"</t></si>"
     members[SHARED_STRINGS] = _deflated_member(
-        SST_HEAD, piece * (MEGABYTE // len(piece)), megabytes, b"</sst>"
+        SST_HEAD + b"<si><t>a</t></si>", piece * (MEGABYTE // len(piece)), megabytes, b"</sst>"
     )
     return _zip_file(members)
 
