@@ -3,7 +3,8 @@
 or its time.
 
     text, picture = confined(pdf_look, data, 1, None, error=PdfError, what="the PDF")
-    score, notes = confined(run_metric, ..., error=MetricFailed, what="its inputs", caps=caps, preload=METRICS)
+    score, notes = confined(run_metric, name, None, args, options, error=MetricFailed, what="its inputs",
+                            caps=metric_caps(), preload=PRELOAD)
 
 A worker process (`python -I`, started on first use, with the `preload` modules imported: the editor's
 readers by default; one worker per set of modules) forks one child per call. The child limits its CPU
