@@ -6,7 +6,8 @@ The child runs `run_metric`: the metric by name, ours or OSWorld's own through t
 environment (evals/osworld/bridge.py, whose interpreter the limits hold too), called inside `collect()`;
 it answers the score and the metric's notes (evals/osworld/metrics/explain.py). Every metric module is
 imported once, by the worker that forks the children, so a call costs a fork
-(benchmarks/confined_metrics.py).
+(benchmarks/confined_metrics.py); a metric sees the worker's modules as they were imported (what the
+call needs from the harness's state, such as the OSWorld interpreter, is passed with the call).
 """
 
 from __future__ import annotations
