@@ -55,7 +55,7 @@ WORKER = (
 READERS = ("stateact.kernel.images", "stateact.kernel.tools.pdf_view")
 """The editor's worker's modules, imported once, so each child starts with them loaded."""
 RESULT_CLASSES = {("stateact.kernel.images", "ModelImage")}
-"""The only classes a child's answer may contain (besides str, bytes, int, tuple, None)."""
+"""The only classes a child's answer may contain (besides built-in values: str, bytes, numbers, lists, dicts...)."""
 MAX_CAUSES = 50
 """How far down an exception's causes the child looks for a MemoryError."""
 WORKER_GRACE_S = 10.0
