@@ -48,6 +48,13 @@ SHAPE_TOLERANCE = 0.005
 shape positions or sizes count as equal."""
 TEST_SUITE_TIMEOUT_S = 300.0
 """Wall time a task's own Python test function (`check_python_file_by_test_suite`) may run."""
+METRIC_WALL_S = TEST_SUITE_TIMEOUT_S + 30.0
+"""Wall time of one metric call (evals/osworld/metric_call.py); past it the task is a scoring error. A
+task's own test suite scores 0 at its own timeout, before this."""
+METRIC_CPU_S = 120
+"""CPU seconds (RLIMIT_CPU) of one metric call's process."""
+METRIC_MEMORY_MB = 3072
+"""Resident memory of one metric call's process, the metric modules it starts with included."""
 
 # Suite validation (replaying reference solutions)
 VALIDATE_MAX_TURNS = 80

@@ -352,13 +352,13 @@ def test_the_largest_image_the_pixel_cap_allows_fits_the_memory_limit(context, e
 
 def test_a_dead_reading_worker_is_replaced(context, editor) -> None:
     assert_views_go_on(context, editor)
-    worker = confined_module._worker._process
+    worker = confined_module._worker_for(confined_module.READERS)._process
     assert worker is not None
     worker.kill()  # as the kernel's OOM killer would
     worker.wait()
 
     assert_views_go_on(context, editor)
-    assert confined_module._worker._process is not worker
+    assert confined_module._worker_for(confined_module.READERS)._process is not worker
 
 
 def test_a_reader_failure_and_a_forged_answer_are_clear_errors(tmp_path) -> None:

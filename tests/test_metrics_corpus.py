@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from stateact.evals.osworld.metric_call import call_metric
 from stateact.evals.osworld.metrics import METRICS
 from stateact.evals.osworld.metrics.explain import collect
 
@@ -29,6 +30,14 @@ FAMILIES = [
 """Per metric family: its corpus module, OSWorld's table of it, and the least number of cases."""
 TOLERANCE = 1e-9
 """Scores are ratios computed the same way; only float rounding may differ."""
+
+
+def _confined(name: str, *args, **options) -> float:
+    return call_metric(name, args, options)[0]
+
+
+CONFINED = {name: functools.partial(_confined, name) for name in METRICS}
+"""The metrics as scoring calls them: each call in a limited child (evals/osworld/metric_call.py)."""
 
 
 @functools.cache
@@ -57,14 +66,15 @@ def test_the_table_covers_every_case(module, table, least):
     ("module", "table", "case_id"),
     [(module, table, case_id) for module, table, _ in FAMILIES for case_id in sorted(_module(module).CASES)],
 )
-@pytest.mark.parametrize("explained", [False, True], ids=["plain", "explained"])
-def test_case_agrees_with_osworld(module, table, case_id, built, explained):
-    """Also while scoring keeps the metric's notes (evals/osworld/metrics/explain.py): explaining never changes a score."""
+@pytest.mark.parametrize("way", ["plain", "explained", "confined"])
+def test_case_agrees_with_osworld(module, table, case_id, built, way):
+    """Also while scoring keeps the metric's notes (evals/osworld/metrics/explain.py): explaining never
+    changes a score; and as scoring calls it, in a limited child."""
     theirs = _table(table)[case_id]
-    call = _module(module).call
-    with collect() if explained else contextlib.nullcontext():
+    call = functools.partial(_module(module).call, CONFINED if way == "confined" else METRICS)
+    with collect() if way == "explained" else contextlib.nullcontext():
         if "raises" in theirs:
             with pytest.raises(Exception):  # noqa: B017 - OSWorld raised; its runner records no score
-                call(METRICS, built[module][case_id])
+                call(built[module][case_id])
         else:
-            assert math.isclose(call(METRICS, built[module][case_id]), theirs["score"], abs_tol=TOLERANCE)
+            assert math.isclose(call(built[module][case_id]), theirs["score"], abs_tol=TOLERANCE)

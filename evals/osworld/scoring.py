@@ -16,8 +16,10 @@ Errors that are not the agent's raise ScoringError, and the task gets no score
 (evals/running/failures.py): a postconfig step that cannot be done, a getter that raises
 (an expected file that is neither cached nor downloadable), and a metric that
 raises (a rule or option not implemented here, or any fault of the checker: OSWorld aborts the
-evaluation then, and a crash is never a 0). A missing agent file is a score (`vm_file` gives None,
-the metric scores 0). A postconfig step that fails as OSWorld tolerates (no window to activate: the
+evaluation then, and a crash is never a 0). A metric reads files the agent wrote, so each call runs in
+a limited child process (evals/osworld/metric_call.py): one that passes its wall-time, CPU or memory
+limit (settings.METRIC_*) is a ScoringError too, never a score. A missing agent file is a score
+(`vm_file` gives None, the metric scores 0). A postconfig step that fails as OSWorld tolerates (no window to activate: the
 agent closed the app) is recorded in `postconfig` and the task is scored.
 
 Each part names its checkpoint (`name`: the metric, its rules, the file or command it reads) and
@@ -34,8 +36,8 @@ from typing import Any
 
 from stateact.evals.osworld.cache import FileCache
 from stateact.evals.osworld.getters import GetterContext, fetch
-from stateact.evals.osworld.metrics import INFEASIBLE, find_metric
-from stateact.evals.osworld.metrics.explain import collect
+from stateact.evals.osworld.metric_call import MetricFailed, call_metric
+from stateact.evals.osworld.metrics import INFEASIBLE
 from stateact.evals.osworld.setup import SetupContext, SetupError, run_steps
 from stateact.evals.osworld.support import unsupported_message, unsupported_parts
 from stateact.evals.osworld.task import Task, TaskError
@@ -169,13 +171,10 @@ def _score_one(name: str, index: int, evaluator: Any, context: GetterContext) ->
     has_expected = evaluator.nth("expected", index) is not None
     expected = _input("expected", name, index, evaluator, context)
     part["inputs"] = [preview(result), preview(expected)]
-    metric = find_metric(name)
-    with collect() as notes:
-        try:
-            value = metric(result, expected, **options) if has_expected else metric(result, **options)
-        except Exception as exc:  # a checker that crashed has not judged the work: not a 0
-            raise ScoringError(f"metric {index + 1} ({name})", f"{type(exc).__name__}: {exc}") from exc
-    part["score"] = float(value)
+    try:
+        part["score"], notes = call_metric(name, (result, expected) if has_expected else (result,), options)
+    except MetricFailed as exc:
+        raise ScoringError(f"metric {index + 1} ({name})", str(exc)) from exc
     if notes:
         part["explanation"] = notes
     return part
