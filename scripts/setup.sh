@@ -7,7 +7,7 @@ APT_PACKAGES=(
   python3 python3-venv python3-pip python3-tk
   xvfb xdotool x11-utils xclip wmctrl openbox scrot tmux
   libreoffice-calc libreoffice-writer libreoffice-impress
-  chromium fonts-dejavu-core fonts-liberation sqlite3 bubblewrap passt socat
+  chromium fonts-dejavu-core fonts-liberation sqlite3 poppler-utils bubblewrap passt socat
   dbus-daemon dconf-service dconf-gsettings-backend gsettings-desktop-schemas xdg-user-dirs xterm
   gnome-shell-common gnome-settings-daemon-common dconf-cli ffmpeg
   gimp vlc thunderbird totem

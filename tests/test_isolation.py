@@ -111,6 +111,17 @@ def test_python_inside_is_the_sandbox_runtime(box):
     assert out.stdout.splitlines() == [str(sandbox_settings.RUNTIME_DIR / "bin/python3"), "rc=0"], out.output
 
 
+def test_the_pdf_tools_of_a_desktop_work_inside(box, tmp_path):
+    """pdftotext and pdfinfo, as a desktop VM has them (an agent's first reach for a PDF's text)."""
+    from PIL import Image, ImageDraw
+
+    page = Image.new("RGB", (400, 200), "white")
+    ImageDraw.Draw(page).text((20, 20), "scan", fill="black")
+    page.save(Path(box.host_home) / "page.pdf", format="PDF")
+    out = box.run("pdfinfo ~/page.pdf | grep -c '^Pages: *1$'; pdftotext -layout ~/page.pdf - | wc -c")
+    assert out.stdout.split() == ["1", "1"], out.output  # one page, no text layer: a form feed alone
+
+
 def test_the_office_toolkit_and_the_gate_probes_run_inside(box):
     """The toolkit's folder sits inside the hidden checkout: every folder on the way must be traversable."""
     import openpyxl
