@@ -183,6 +183,11 @@ class Sandbox(ABC):
         server; the same URL unless the sandbox has a loopback of its own on this machine."""
         return url
 
+    def keep_tmp_in(self, folder: Path) -> None:
+        """If the harness dies, its clean-up moves the sandbox's /tmp to `folder` (a run folder's, for the
+        resume) rather than deleting it; nothing to do where /tmp outlives the harness (a VM)."""
+        return None
+
     def reach_host_ports(self, ports: Iterable[int]) -> None:
         """Make each of `ports` on this machine's 127.0.0.1 reachable inside on the same port (the task's
         own sites on this machine); nothing to do where the sandbox shares this machine's network or is

@@ -77,26 +77,37 @@ def _special_files(folder: str, names: list[str]) -> list[str]:
 def move_tmp(tag: str, staging: Path) -> bool:
     """Move the /tmp of the sandbox tagged `tag` (a folder or a tmpfs mounted there) to `staging`,
     replacing what was there; False when it has none (or another process removed it first)."""
-    source = tmp_folder(tag)
     with _removal_lock():
-        if not source.is_dir():
-            return False
-        shutil.rmtree(staging, ignore_errors=True)
-        if os.path.ismount(source):
-            shutil.copytree(source, staging, symlinks=True, ignore=_special_files)
-            unmount(source)
-            source.rmdir()
-        else:
-            shutil.move(source, staging)
+        return _move_tmp(tag, staging)
+
+
+def _move_tmp(tag: str, staging: Path) -> bool:
+    """`move_tmp` for a holder of the removal lock."""
+    source = tmp_folder(tag)
+    if not source.is_dir():
+        return False
+    shutil.rmtree(staging, ignore_errors=True)
+    if os.path.ismount(source):
+        shutil.copytree(source, staging, symlinks=True, ignore=_special_files)
+        unmount(source)
+        source.rmdir()
+    else:
+        shutil.move(source, staging)
     return True
 
 
-def register(tag: str, kind: str = "sandbox", files: tuple[Path, ...] = ()) -> None:
+def register(
+    tag: str, kind: str = "sandbox", files: tuple[Path, ...] = (), keep_tmp: Path | None = None
+) -> None:
     """Record the sandbox tagged `tag` as owned by this process; `kind` says what it is, `files` are host
-    files of its own (besides its folders) that a leftover's removal deletes."""
+    files of its own (besides its folders) that a leftover's removal deletes, `keep_tmp` where a
+    leftover's removal moves its /tmp (its run folder's, for a resume) instead of deleting it. Recording
+    again replaces the record."""
     REGISTRY.mkdir(mode=0o1777, exist_ok=True)
-    record = {"owner": os.getpid(), "owner_started": start_time(os.getpid()), "kind": kind}
+    record: dict[str, object] = {"owner": os.getpid(), "owner_started": start_time(os.getpid()), "kind": kind}
     record["files"] = [str(path) for path in files]
+    if keep_tmp is not None:
+        record["keep_tmp"] = str(keep_tmp)
     partial = REGISTRY / f".{tag}.json.partial"
     partial.write_text(json.dumps(record), encoding="utf-8")
     partial.replace(REGISTRY / f"{tag}.json")  # whole or absent: a reader never sees half a record
@@ -121,6 +132,8 @@ class Leftover:
     kind: str = "sandbox"
     files: list[Path] = field(default_factory=list)
     """Its recorded host files that are still there (a qemu guest's overlay)."""
+    keep_tmp: Path | None = None
+    """Where its removal moves its /tmp (its run folder's place for a resume); None: deleted."""
 
 
 def _read_record(path: Path) -> dict | None:
@@ -144,6 +157,23 @@ def _recorded_files(path: Path, record: dict) -> list[Path]:
     except OSError:
         return []
     return [file for file in named if file.is_absolute() and _owner(file) == writer]
+
+
+def _recorded_keep_tmp(path: Path, record: dict) -> Path | None:
+    """The record's place for the sandbox's /tmp, when the record's writer owns it (or, not made yet, the
+    folder it goes in) and it is a real folder: a record written by another user never has root's
+    cleaner move files into, or delete, a folder that is not that user's."""
+    named = record.get("keep_tmp")
+    if not isinstance(named, str) or not os.path.isabs(named):
+        return None
+    target = Path(named)
+    writer = _owner(path)
+    checked = target if os.path.lexists(target) else target.parent
+    try:
+        found = checked.lstat()
+    except OSError:
+        return None
+    return target if stat.S_ISDIR(found.st_mode) and found.st_uid == writer else None
 
 
 def _owner(path: Path) -> int | None:
@@ -216,6 +246,7 @@ def stale() -> list[Leftover]:
                 group.folders,
                 str(record.get("kind") or "sandbox"),
                 _recorded_files(path, record),
+                _recorded_keep_tmp(path, record),
             )
         )
     for tag, group in groups.items():  # no record: its close could not remove it, or it closed since
@@ -260,6 +291,10 @@ def remove(leftover: Leftover) -> None:
         SandboxGroup(leftover.groups).remove()
         if not (REGISTRY / f"{leftover.tag}.json").exists() and not host_folders(leftover.tag):
             return  # another process removed the rest while this one waited
+        if leftover.keep_tmp is not None and not os.path.lexists(leftover.keep_tmp):
+            _move_tmp(
+                leftover.tag, leftover.keep_tmp
+            )  # one there already: an earlier stop's, not carried yet
         remove_folders(leftover.tag)
         for path in leftover.files:
             path.unlink(missing_ok=True)

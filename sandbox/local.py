@@ -126,13 +126,14 @@ class LocalSandbox(Sandbox):
         self.env: dict[str, str] = {}
         self.warnings: list[str] = []
         self._started = False
+        self._keep_tmp: Path | None = None
 
     # -- lifecycle -----------------------------------------------------------
     def start(self) -> None:
         if self._started:
             return
         remove_stale()  # what sandboxes of dead harnesses left
-        register(self.tag)
+        register(self.tag, keep_tmp=self._keep_tmp)
         self._guard = Guard(self.tag)  # ends the sandbox's processes if the harness dies without closing it
         self.warnings = []
         self._make_group()
@@ -286,6 +287,11 @@ class LocalSandbox(Sandbox):
             self._guard.release()
             self._guard = None
         self._started = False
+
+    def keep_tmp_in(self, folder: Path) -> None:
+        self._keep_tmp = Path(folder).resolve()
+        if self._started:
+            register(self.tag, keep_tmp=self._keep_tmp)
 
     def restore_helpers(self) -> str:
         """A dead window manager or network route (pasta) is started again; a dead X server ends the

@@ -4,6 +4,7 @@ folder holding the run's files after a close or a `kill -9` of the harness."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -42,6 +43,8 @@ from stateact.sandbox.caps import parse_size, DiskCaps
 from stateact.sandbox.local import LocalSandbox
 
 sandbox = LocalSandbox(Path(sys.argv[1]), isolation="bwrap", disk=DiskCaps(parse_size("48M"), parse_size("16M")))
+if len(sys.argv) > 2:
+    sandbox.keep_tmp_in(Path(sys.argv[2]))  # as a run does: its run folder's place for the resume
 sandbox.start()
 done = sandbox.run("echo made > ~/made.txt; rm ~/gone.txt; echo kept > /tmp/note.txt")
 print(sandbox.tag if done.ok else done.output, flush=True)
@@ -142,13 +145,14 @@ def test_a_sandbox_with_the_host_network_reaches_its_own_display_only(tmp_path):
         assert b.screenshot().startswith(b"\x89PNG"), "the harness still reaches each display"
 
 
-def killed_owner(workdir: Path) -> str:
+def killed_owner(workdir: Path, keep_tmp: Path | None = None) -> str:
     """The tag of a sandbox on `workdir` (with a `gone.txt`) whose harness made `~/made.txt`, removed
-    `~/gone.txt`, put `/tmp/note.txt` and was then killed with `kill -9`."""
+    `~/gone.txt`, put `/tmp/note.txt` and was then killed with `kill -9`; `keep_tmp`: its run's place
+    for its /tmp."""
     workdir.mkdir()
     (workdir / "gone.txt").write_text("old")
     owner = subprocess.Popen(
-        [sys.executable, "-c", KEEP_A_SANDBOX_OPEN, str(workdir)],
+        [sys.executable, "-c", KEEP_A_SANDBOX_OPEN, str(workdir), *([str(keep_tmp)] if keep_tmp else [])],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -183,6 +187,34 @@ def test_a_killed_harness_leaves_the_files_in_the_work_folder_and_its_tmp_for_th
     with LocalSandbox(workdir, isolation="bwrap", disk=SMALL) as resumed:
         assert carry_tmp(left, resumed) == ["note.txt"]
         assert resumed.run("cat /tmp/note.txt ~/made.txt").stdout == "kept\nmade\n"
+
+
+def test_a_clean_up_before_the_resume_moves_the_tmp_to_the_run_folder_instead_of_deleting_it(tmp_path):
+    workdir, staging = tmp_path / "home", tmp_path / "run" / "carried-tmp"
+    staging.parent.mkdir()
+    tag = killed_owner(workdir, keep_tmp=staging)
+    with LocalSandbox(tmp_path / "another", isolation="none"):  # another run's start cleans up first
+        assert (staging / "note.txt").read_text() == "kept\n" and not tmp_folder(tag).exists()
+    assert_mirrored_and_unmounted(workdir, tag)
+    left = end_leftovers([tag], staging)  # the resume finds it staged
+    with LocalSandbox(workdir, isolation="bwrap", disk=SMALL) as resumed:
+        assert carry_tmp(left, resumed) == ["note.txt"]
+        assert resumed.run("cat /tmp/note.txt").stdout == "kept\n"
+
+
+def test_a_record_never_has_the_clean_up_move_a_tmp_where_its_writer_may_not_write(tmp_path):
+    workdir, foreign = tmp_path / "home", tmp_path / "not-theirs"
+    foreign.mkdir()
+    (foreign / "precious.txt").write_text("keep me")
+    tag = killed_owner(workdir)
+    record = REGISTRY / f"{tag}.json"
+    forged = json.loads(record.read_text()) | {"keep_tmp": str(foreign)}  # a folder another user owns
+    record.write_text(json.dumps(forged))
+    os.chown(foreign, 65534, 65534)
+    (leftover,) = [found for found in stale() if found.tag == tag]
+    assert leftover.keep_tmp is None
+    remove(leftover)
+    assert (foreign / "precious.txt").read_text() == "keep me" and not tmp_folder(tag).exists()
 
 
 def test_a_killed_sandbox_whose_record_is_gone_is_still_found_and_mirrored_back(tmp_path):

@@ -149,6 +149,7 @@ def _drive(
     meter = Meter()
     started = time.monotonic() - (state.elapsed_s if state else 0.0)
     sandbox = given or config.make_sandbox(config.workdir or run_dir / "home")
+    sandbox.keep_tmp_in(run_dir / CARRIED_TMP)  # a resume after `kill -9` finds it there
     outcome = LoopOutcome("error", "the run did not start", 0)
     loop = None
     recording: ScreenRecording | None = None
