@@ -96,12 +96,13 @@ class SuiteProgress:
     @staticmethod
     def _lines(outcome: JobOutcome) -> list[str]:
         label = escape(outcome.job.label)
+        earlier = f" [cyan]{escape(outcome.earlier)}[/cyan]" if outcome.earlier else ""
         if outcome.error:
-            return [f"[red]error[/red] {label}: {escape(outcome.error)}"]
+            return [f"[red]error[/red] {label}: {escape(outcome.error)}{earlier}"]
         if outcome.skipped:
             return [f"[dim]done earlier[/dim] {label}: {outcome.score:.2f}"]
         colour = "green" if outcome.score == 1.0 else "yellow"
-        lines = [f"[{colour}]{outcome.score:.2f}[/{colour}] {label} ({outcome.seconds:.1f}s wall)"]
+        lines = [f"[{colour}]{outcome.score:.2f}[/{colour}] {label} ({outcome.seconds:.1f}s wall){earlier}"]
         failed = failed_checkpoints(read_score_parts(outcome.result_dir))
         lines += [f"  [red]failed[/red] {escape(line)}" for line in failed[:FAILED_LINES]]
         if len(failed) > FAILED_LINES:
