@@ -1,8 +1,9 @@
 """A rich progress bar for a suite run, fed by the runner's job events from worker threads.
 
 The bar shows done/total, elapsed time and the time left (rich's estimate from the jobs done so far),
-the dollars spent by the finished jobs and their mean partial score; each finished job prints a line,
-and a job below 1 the checkpoints it failed with what differed (score.json's explanations).
+the dollars spent by the finished jobs and their mean partial score; each finished job prints a line
+(saying whether it resumed a run an earlier attempt left unfinished, or started it over and why), and a
+job below 1 the checkpoints it failed with what differed (score.json's explanations).
 """
 
 from __future__ import annotations
