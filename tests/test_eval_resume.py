@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -14,7 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from stateact.evals.running.jobs import SANDBOXES_FOLDER
+from stateact.evals.running.stopped_jobs import ROLLOUT_NOT_RESUMED, VM_NOT_RESUMED, stopped_run
 from stateact.kernel.events import Response, RunResumed, RunStart, ToolCall, read_events
+from stateact.sandbox.pool import LocalSlot, VMSlot
 from stateact.sandbox.processes import tagged_pids
 
 pytestmark = pytest.mark.slow
@@ -150,6 +154,19 @@ def test_a_damaged_run_folder_starts_over_and_says_why(tmp_path):
     results = tmp_path / "results"
     finished(eval_run(tmp_path))
     count = job_dir(results, "count")
+    stopped = tmp_path / "stopped"  # a copy of the real run, as if it had been interrupted
+    shutil.copytree(count / "run", stopped / "run", symlinks=True)
+    outcome = json.loads((stopped / "run" / "result.json").read_text())
+    (stopped / "run" / "result.json").write_text(json.dumps({**outcome, "status": "interrupted"}))
+    sandboxes = results / SANDBOXES_FOLDER
+    for slot, rollout, reason in [
+        (LocalSlot("local"), False, "its sandbox's home"),  # the job's end removed it
+        (LocalSlot("local"), True, ROLLOUT_NOT_RESUMED),
+        (VMSlot("vm", "http://127.0.0.1:9", "true"), False, VM_NOT_RESUMED),
+    ]:
+        found = stopped_run(stopped, slot, sandboxes, rollout)
+        assert found is not None and found.state is None and reason in found.why_not, found
+        assert found.summary() == f"started over: {found.why_not}"
     for name in ("result.txt", "score.json"):
         (count / name).unlink()
     (count / "run" / "config.json").write_text("{not json")

@@ -220,14 +220,14 @@ def run_job(options: SuiteOptions, job: SuiteJob, slot: Slot | None = None) -> J
     if (done := done_outcome(options, job)) is not None:
         return done
     slot = slot or local_slot(options, "local")
-    stopped = stopped_run(result_dir, slot, bool(job.rollout))
+    sandboxes = Path(options.results) / SANDBOXES_FOLDER
+    stopped = stopped_run(result_dir, slot, sandboxes, bool(job.rollout))
     resuming = stopped is not None and stopped.state is not None
     if not resuming:
         clear_attempt(result_dir)
     if (failure := job_preflight(options, job)) is not None:  # before any slot, sandbox or model work
         write_error(result_dir, failure, {"task_id": job.task.id, "harness": job.harness})
         return JobOutcome(job, result_dir, error=failure.summary)
-    sandboxes = Path(options.results) / SANDBOXES_FOLDER
     sandboxes.mkdir(parents=True, exist_ok=True)
     work = (
         stopped.work_folder if resuming else Path(tempfile.mkdtemp(dir=sandboxes, prefix=f"{job.task.id}-"))
@@ -238,7 +238,7 @@ def run_job(options: SuiteOptions, job: SuiteJob, slot: Slot | None = None) -> J
         ended = True
         return outcome
     finally:
-        if ended or not keep_for_resume(result_dir, slot, bool(job.rollout)):
+        if ended or not keep_for_resume(result_dir, slot, sandboxes, bool(job.rollout)):
             remove_work_folder(work, sandboxes)  # a job stopped before its end keeps its home to resume
         if stopped is not None and not resuming:
             remove_work_folder(stopped.work_folder, sandboxes)

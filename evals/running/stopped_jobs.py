@@ -48,9 +48,10 @@ class StoppedRun:
         return f"resumed after turn {self.state.main_turns}"
 
 
-def stopped_run(result_dir: Path, slot: Slot, rollout: bool = False) -> StoppedRun | None:
-    """The unfinished run in a job's results folder `result_dir`, to be resumed on `slot` (None: there is
-    none; a job that ended with error.json runs again from its start, as its error says)."""
+def stopped_run(result_dir: Path, slot: Slot, sandboxes: Path, rollout: bool = False) -> StoppedRun | None:
+    """The unfinished run in a job's results folder `result_dir`, to be resumed on `slot` over its home in
+    `sandboxes` (the results' sandbox folders); None: there is none (a job that ended with error.json runs
+    again from its start, as its error says)."""
     if not left_unfinished(result_dir):
         return None
     run_dir = Path(result_dir) / RUN_FOLDER
@@ -61,7 +62,7 @@ def stopped_run(result_dir: Path, slot: Slot, rollout: bool = False) -> StoppedR
         state = load_resumable(run_dir)
     except (ResumeError, ValueError) as exc:
         return StoppedRun(run_dir, why_not=str(exc), work_folder=work_folder)
-    why_not = _why_not_resumable(state, slot, rollout)
+    why_not = _why_not_resumable(state, slot, sandboxes, rollout)
     return StoppedRun(run_dir, None if why_not else state, why_not, work_folder)
 
 
@@ -80,7 +81,7 @@ def _recorded_work_folder(run_dir: Path) -> Path | None:
     return Path(home).parent if isinstance(home, str) and home else None
 
 
-def _why_not_resumable(state: RunState, slot: Slot, rollout: bool) -> str:
+def _why_not_resumable(state: RunState, slot: Slot, sandboxes: Path, rollout: bool) -> str:
     config = state.config
     home = Path(config.workdir) if config.workdir else None
     reasons = [
@@ -89,6 +90,7 @@ def _why_not_resumable(state: RunState, slot: Slot, rollout: bool) -> str:
         (config.task is None, "its run is not a task file's"),
         (state.main_turns == 0, "its run stopped before the agent's first turn"),
         (home is None, "its run does not name its sandbox's home (a run of an earlier version)"),
+        (home is not None and not _job_folder(home.parent, sandboxes), f"{home} is not a job's home"),
         (home is not None and not home.is_dir(), f"its sandbox's home {home} is gone"),
         (
             isinstance(slot, LocalSlot) and slot.isolation != config.isolation,
@@ -98,13 +100,18 @@ def _why_not_resumable(state: RunState, slot: Slot, rollout: bool) -> str:
     return next((reason for failed, reason in reasons if failed), "")
 
 
-def keep_for_resume(result_dir: Path, slot: Slot, rollout: bool) -> bool:
+def keep_for_resume(result_dir: Path, slot: Slot, sandboxes: Path, rollout: bool) -> bool:
     """Whether a job that stopped before its end left a run its next attempt resumes (keep its home)."""
-    stopped = stopped_run(result_dir, slot, rollout)
+    stopped = stopped_run(result_dir, slot, sandboxes, rollout)
     return stopped is not None and stopped.state is not None
 
 
 def remove_work_folder(folder: Path | None, sandboxes: Path) -> None:
     """Remove a job's work folder, if it is one of the results' sandbox folders."""
-    if folder is not None and Path(folder).resolve().parent == Path(sandboxes).resolve():
+    if folder is not None and _job_folder(folder, sandboxes):
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _job_folder(folder: Path, sandboxes: Path) -> bool:
+    """Whether `folder` is one of the results' sandbox folders (a damaged config may name any folder)."""
+    return Path(folder).resolve().parent == Path(sandboxes).resolve()
