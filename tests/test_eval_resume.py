@@ -144,7 +144,8 @@ def test_a_job_stopped_mid_run_resumes_on_the_same_command_and_scores_as_unbroke
     assert len([e for e in events if isinstance(e, Response) and e.scope == "main"]) == len(STEPS["count"])
     commands = [e.input.get("command") for e in events if isinstance(e, ToolCall) and e.scope == "main"]
     assert commands.count("echo one > ~/a.txt") == 1
-    assert json.loads((run_dir / "result.json").read_text())["status"] == "finished"
+    ended = json.loads((run_dir / "result.json").read_text())
+    assert (ended["status"], ended["turns"]) == ("finished", len(STEPS["count"])), "the turns go on counting"
     assert not (results / ".sandboxes").exists(), "the resumed job's home went with its end"
     assert [pid for tag in tags_of(run_dir) for pid in tagged_pids(tag)] == []
 
