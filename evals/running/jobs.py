@@ -222,25 +222,23 @@ def run_job(options: SuiteOptions, job: SuiteJob, slot: Slot | None = None) -> J
     slot = slot or local_slot(options, "local")
     sandboxes = Path(options.results) / SANDBOXES_FOLDER
     stopped = stopped_run(result_dir, slot, sandboxes, bool(job.rollout))
-    resuming = stopped is not None and stopped.state is not None
-    if not resuming:
+    kept_home = stopped.work_folder if stopped is not None and stopped.state is not None else None
+    if kept_home is None:
         clear_attempt(result_dir)
     if (failure := job_preflight(options, job)) is not None:  # before any slot, sandbox or model work
         write_error(result_dir, failure, {"task_id": job.task.id, "harness": job.harness})
         return JobOutcome(job, result_dir, error=failure.summary)
     sandboxes.mkdir(parents=True, exist_ok=True)
-    work = (
-        stopped.work_folder if resuming else Path(tempfile.mkdtemp(dir=sandboxes, prefix=f"{job.task.id}-"))
-    )
+    work = kept_home or Path(tempfile.mkdtemp(dir=sandboxes, prefix=f"{job.task.id}-"))
     ended = False
     try:
-        outcome = _run_on_slot(options, job, slot, Path(work), stopped)
+        outcome = _run_on_slot(options, job, slot, work, stopped)
         ended = True
         return outcome
     finally:
         if ended or not keep_for_resume(result_dir, slot, sandboxes, bool(job.rollout)):
             remove_work_folder(work, sandboxes)  # a job stopped before its end keeps its home to resume
-        if stopped is not None and not resuming:
+        if stopped is not None and kept_home is None:
             remove_work_folder(stopped.work_folder, sandboxes)
 
 
