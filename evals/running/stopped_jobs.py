@@ -60,7 +60,7 @@ def stopped_run(result_dir: Path, slot: Slot, sandboxes: Path, rollout: bool = F
     work_folder = _recorded_work_folder(run_dir)
     try:
         state = load_resumable(run_dir)
-    except (ResumeError, ValueError) as exc:
+    except (ResumeError, ValueError, OSError) as exc:  # OSError: a log that cannot be read
         return StoppedRun(run_dir, why_not=str(exc), work_folder=work_folder)
     why_not = _why_not_resumable(state, slot, sandboxes, rollout)
     return StoppedRun(run_dir, None if why_not else state, why_not, work_folder)
