@@ -167,3 +167,32 @@ def test_best_of_3_on_ray_judges_on_the_driver_from_the_evidence_the_workers_sen
     for k in (1, 2, 3):  # written by a Ray worker, read by the judge on the driver
         assert (outcome.result_dir / "rollouts" / str(k) / "evidence.json").is_file()
     assert len(judge.requests) == 1 and MARKER not in json.dumps(judge.requests[0])
+
+
+def test_a_job_stopped_mid_run_starts_over_on_ray_and_says_why(cluster, tmp_path):
+    import json
+    from dataclasses import replace
+
+    from stateact.evals.running.stopped_jobs import RAY_NOT_RESUMED
+    from stateact.kernel.events import RunStart, read_events
+
+    results = tmp_path / "results"
+    options = SuiteOptions(
+        SUITE,
+        ("bash-only",),
+        "reference",
+        results,
+        results / "cache",
+        workers=1,
+        display=False,
+        only=("shout",),
+    )
+    [first] = run_suite(options)
+    (first.result_dir / "result.txt").unlink()  # as if the suite had been stopped during its run
+    run_result = first.result_dir / "run" / "result.json"
+    run_result.write_text(json.dumps({**json.loads(run_result.read_text()), "status": "interrupted"}))
+
+    [again] = run_suite(replace(options, engine="ray"))
+    assert (again.score, again.earlier) == (first.score, RAY_NOT_RESUMED)
+    starts = [e for e in read_events(again.result_dir / "run" / "events.jsonl") if isinstance(e, RunStart)]
+    assert [s.resumed for s in starts] == [False], "a fresh run, written by the worker"

@@ -31,13 +31,15 @@ from stateact.evals.running.results import (
     write_error,
 )
 from stateact.evals.running.rollouts import best_of_key, rollout_budget, rollout_dir, task_dir_of
-from stateact.evals.running.runner import run_task
+from stateact.evals.running.runner import resume_task, run_task
+from stateact.evals.running.stopped_jobs import StoppedRun, keep_for_resume, remove_work_folder, stopped_run
 from stateact.evals.running.suite import SuiteTask, discover, mapped_solution, plays_user
 from stateact.kernel.models.role_settings import RoleSettings
 from stateact.kernel.runtime import RoleModels
 from stateact.kernel.users import USER_ROLE
 from stateact.sandbox.caps import DEFAULT_CAPS, DiskCaps
 from stateact.sandbox.limits import DEFAULT_LIMITS, SandboxLimits
+from stateact.sandbox.local import LocalSandbox
 from stateact.sandbox.pool import LocalSlot, Slot, SlotRetired
 from stateact.sandbox.settings import DEFAULT_ISOLATION, DEFAULT_NETWORK
 
@@ -115,6 +117,8 @@ class JobOutcome:
     skipped: bool = False
     error: str = ""
     seconds: float = 0.0
+    earlier: str = ""
+    """What became of a run an earlier attempt left unfinished: resumed, or started over and why."""
 
 
 JobListener = Callable[[str, SuiteJob, JobOutcome | None], None]
@@ -208,29 +212,63 @@ def done_outcome(options: SuiteOptions, job: SuiteJob) -> JobOutcome | None:
 
 def run_job(options: SuiteOptions, job: SuiteJob, slot: Slot | None = None) -> JobOutcome:
     """One task under one harness on a fresh sandbox leased from `slot` (default: a local one); never
-    raises for a task's own failure. Raises SlotRetired when the slot cannot give a fresh sandbox, or
-    stops answering during a job that then failed: the job is to run on another slot."""
+    raises for a task's own failure. A run an earlier attempt left unfinished goes on where it stopped
+    when it can (evals/running/stopped_jobs.py), else the job starts over and its outcome says why.
+    Raises SlotRetired when the slot cannot give a fresh sandbox, or stops answering during a job that
+    then failed: the job is to run on another slot."""
     result_dir = job_result_dir(options, job)
     if (done := done_outcome(options, job)) is not None:
         return done
-    clear_attempt(result_dir)
+    slot = slot or local_slot(options, "local")
+    sandboxes = Path(options.results) / SANDBOXES_FOLDER
+    stopped = stopped_run(result_dir, slot, sandboxes, bool(job.rollout))
+    kept_home = stopped.work_folder if stopped is not None and stopped.state is not None else None
+    if kept_home is None:
+        clear_attempt(result_dir)
     if (failure := job_preflight(options, job)) is not None:  # before any slot, sandbox or model work
         write_error(result_dir, failure, {"task_id": job.task.id, "harness": job.harness})
         return JobOutcome(job, result_dir, error=failure.summary)
-    slot = slot or local_slot(options, "local")
-    started = time.monotonic()
-    sandboxes = Path(options.results) / SANDBOXES_FOLDER
     sandboxes.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(
-        dir=sandboxes, prefix=f"{job.task.id}-", ignore_cleanup_errors=True
-    ) as work:
-        sandbox = slot.lease(Path(work))
-        try:
+    work = kept_home or Path(tempfile.mkdtemp(dir=sandboxes, prefix=f"{job.task.id}-"))
+    ended = False
+    try:
+        outcome = _run_on_slot(options, job, slot, work, stopped)
+        ended = True
+        return outcome
+    finally:
+        if ended or not keep_for_resume(result_dir, slot, sandboxes, bool(job.rollout)):
+            remove_work_folder(work, sandboxes)  # a job stopped before its end keeps its home to resume
+        if stopped is not None and kept_home is None:
+            remove_work_folder(stopped.work_folder, sandboxes)
+
+
+def _run_on_slot(
+    options: SuiteOptions, job: SuiteJob, slot: Slot, work: Path, stopped: StoppedRun | None
+) -> JobOutcome:
+    """The job on a sandbox of `slot` whose home is in `work`: the stopped run resumed, or a new run."""
+    result_dir = job_result_dir(options, job)
+    earlier = stopped.summary() if stopped is not None else ""
+    started = time.monotonic()
+    sandbox = slot.lease(work)
+    try:
+        if stopped is not None and stopped.state is not None:
+            budgets = job_config(options, job, stopped.state.config.models, result_dir)
+            outcome = resume_task(
+                stopped.run_dir,
+                sandbox=sandbox,
+                max_turns=budgets.max_turns,
+                max_usd=budgets.max_usd,
+                max_seconds=budgets.max_seconds,
+            )
+        else:
             models = role_models(options, job.task, sandbox.home, result_dir)
             sandbox.start()
+            config = job_config(options, job, models, result_dir)
+            if isinstance(sandbox, LocalSandbox):  # named in config.json, for a resume
+                config = config.model_copy(update={"workdir": Path(sandbox.host_home)})
             outcome = run_task(
                 job.task.path,
-                job_config(options, job, models, result_dir),
+                config,
                 options.cache,
                 options.results,
                 sandbox=sandbox,
@@ -240,18 +278,20 @@ def run_job(options: SuiteOptions, job: SuiteJob, slot: Slot | None = None) -> J
                 domain=job.task.domain,
                 checkpoint_steps=options.checkpoint_steps,
             )
-            error = outcome.failure.summary if outcome.failure else ""
-            if error and not slot.healthy():
-                raise SlotRetired(slot.name, f"it stopped answering during {job.label}: {error}")
-            return JobOutcome(job, result_dir, outcome.score, error=error, seconds=time.monotonic() - started)
-        except SlotRetired:
-            raise
-        except Exception as exc:  # a task's failure is recorded, the suite goes on
-            failure = TaskFailure.from_exception(SETUP, exc)
-            write_error(result_dir, failure, {"task_id": job.task.id, "harness": job.harness})
-            return JobOutcome(job, result_dir, error=failure.summary, seconds=time.monotonic() - started)
-        finally:
-            slot.give_back(sandbox)
+        error = outcome.failure.summary if outcome.failure else ""
+        if error and not slot.healthy():
+            raise SlotRetired(slot.name, f"it stopped answering during {job.label}: {error}")
+        seconds = time.monotonic() - started
+        return JobOutcome(job, result_dir, outcome.score, error=error, seconds=seconds, earlier=earlier)
+    except SlotRetired:
+        raise
+    except Exception as exc:  # a task's failure is recorded, the suite goes on
+        failure = TaskFailure.from_exception(SETUP, exc)
+        write_error(result_dir, failure, {"task_id": job.task.id, "harness": job.harness})
+        seconds = time.monotonic() - started
+        return JobOutcome(job, result_dir, error=failure.summary, seconds=seconds, earlier=earlier)
+    finally:
+        slot.give_back(sandbox)
 
 
 def job_preflight(options: SuiteOptions, job: SuiteJob) -> TaskFailure | None:

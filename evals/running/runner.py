@@ -499,11 +499,16 @@ def scored_at_budgets(outcome: TaskOutcome, task_run: TaskRun) -> TaskOutcome:
 
 
 def resume_task(
-    run_dir: Path, listener: EventListener | None = None, **budget_overrides: float | None
+    run_dir: Path,
+    listener: EventListener | None = None,
+    sandbox: Sandbox | None = None,
+    **budget_overrides: float | None,
 ) -> TaskOutcome:
-    """Continue a stopped `--task` run and score it. What the stopped sandbox left is ended (its /tmp
-    carried over); a VM is used as it is, a new local sandbox gets the task's programs started again;
-    the agent is told what survived. Raises ResumeError when the run is not a task's or not resumable."""
+    """Continue a stopped `--task` run (or suite job) and score it. What the stopped sandbox left is ended
+    (its /tmp carried over); a VM is used as it is, a new local sandbox gets the task's programs started
+    again; the agent is told what survived. `sandbox`: an unstarted sandbox over the run's home, which
+    the caller closes (None: one made as the run's config says). Raises ResumeError when the run is not a
+    task's or not resumable."""
     run_dir = Path(run_dir)
     state = load_resumable(run_dir)
     task = state.config.task
@@ -516,7 +521,8 @@ def resume_task(
     if is_done(result_dir):
         return TaskOutcome(read_score(result_dir), result_dir, skipped=True)
     leftovers = end_leftovers(state.sandbox_tags, run_dir / CARRIED_TMP)
-    sandbox = state.config.make_sandbox(state.config.workdir or run_dir / "home")
+    own = sandbox is None
+    sandbox = sandbox or state.config.make_sandbox(state.config.workdir or run_dir / "home")
     carried: list[str] = []
 
     def prepare() -> PreparedTask:
@@ -544,8 +550,9 @@ def resume_task(
     try:
         return scored_at_budgets(_set_up_and_run(result_dir, raw, sandbox, prepare, run_agent), task)
     finally:
-        with shielded():
-            sandbox.close()
+        if own:
+            with shielded():
+                sandbox.close()
 
 
 def _final_screenshot(sandbox: Sandbox) -> bytes | None:

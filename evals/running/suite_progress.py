@@ -1,8 +1,9 @@
 """A rich progress bar for a suite run, fed by the runner's job events from worker threads.
 
 The bar shows done/total, elapsed time and the time left (rich's estimate from the jobs done so far),
-the dollars spent by the finished jobs and their mean partial score; each finished job prints a line,
-and a job below 1 the checkpoints it failed with what differed (score.json's explanations).
+the dollars spent by the finished jobs and their mean partial score; each finished job prints a line
+(saying whether it resumed a run an earlier attempt left unfinished, or started it over and why), and a
+job below 1 the checkpoints it failed with what differed (score.json's explanations).
 """
 
 from __future__ import annotations
@@ -96,12 +97,13 @@ class SuiteProgress:
     @staticmethod
     def _lines(outcome: JobOutcome) -> list[str]:
         label = escape(outcome.job.label)
+        earlier = f" [cyan]{escape(outcome.earlier)}[/cyan]" if outcome.earlier else ""
         if outcome.error:
-            return [f"[red]error[/red] {label}: {escape(outcome.error)}"]
+            return [f"[red]error[/red] {label}: {escape(outcome.error)}{earlier}"]
         if outcome.skipped:
             return [f"[dim]done earlier[/dim] {label}: {outcome.score:.2f}"]
         colour = "green" if outcome.score == 1.0 else "yellow"
-        lines = [f"[{colour}]{outcome.score:.2f}[/{colour}] {label} ({outcome.seconds:.1f}s wall)"]
+        lines = [f"[{colour}]{outcome.score:.2f}[/{colour}] {label} ({outcome.seconds:.1f}s wall){earlier}"]
         failed = failed_checkpoints(read_score_parts(outcome.result_dir))
         lines += [f"  [red]failed[/red] {escape(line)}" for line in failed[:FAILED_LINES]]
         if len(failed) > FAILED_LINES:

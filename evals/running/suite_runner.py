@@ -10,7 +10,8 @@ before the job; evals/running/engines run the slots), runs the task file's setup
 with the task's timeout and budgets), scoring, and writes OSWorld's results
 layout `<results>/<harness>/<model>/<domain>/<task_id>/` with the run folder in
 `run/` beside `result.txt`. A job whose folder has `result.txt` is skipped, so a
-stopped suite resumes where it was. A job that fails outside the agent (bad task
+stopped suite resumes where it was; a job stopped mid-run continues its run (evals/running/stopped_jobs.py).
+A job that fails outside the agent (bad task
 file, setup error, no reference solution, an expected file that cannot be
 fetched, an unsupported metric rule, a provider that failed before the first
 turn) writes `error.json` instead (evals/running/failures.py), shows as an error, not a
@@ -43,7 +44,7 @@ def run_suite(
     order. A job whose slot is retired runs on another slot; when none is left it is an error row.
 
     On Ctrl-C no new job starts and the running ones are interrupted (their runs stay resumable, unscored);
-    the same call later runs them again."""
+    the same call later resumes them (or starts over those whose run had no turn yet)."""
     jobs = plan_jobs(options)
     notify = listener or (lambda *_: None)
     retired = on_retired or (lambda _: None)

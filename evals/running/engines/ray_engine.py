@@ -39,6 +39,7 @@ from stateact.evals.running.jobs import (
     run_job,
     unrun_outcome,
 )
+from stateact.evals.running.stopped_jobs import RAY_NOT_RESUMED, left_unfinished
 from stateact.sandbox.pool import Slot, SlotRetired
 
 NO_SLOT_LEFT = "no sandbox slot left to run it: every slot of the pool was retired"
@@ -241,9 +242,12 @@ class _Driver:
 
     def _write(self, job: SuiteJob, answer: JobAnswer) -> JobOutcome:
         result_dir = job_result_dir(self.options, job)
+        earlier = RAY_NOT_RESUMED if left_unfinished(result_dir) else ""
         clear_attempt(result_dir)
         unpack_folder(answer.files, self.options.results)
-        return JobOutcome(job, result_dir, answer.score, error=answer.error, seconds=answer.seconds)
+        return JobOutcome(
+            job, result_dir, answer.score, error=answer.error, seconds=answer.seconds, earlier=earlier
+        )
 
     def _finish(self, index: int, job: SuiteJob, outcome: JobOutcome) -> None:
         self.outcomes[index] = outcome
