@@ -170,3 +170,18 @@ def test_run_task_with_default_flags_fetches_inputs_and_expected_file_over_http(
     assert requests == {"/sales_2024.xlsx": 1, expected_path: 1}
     cached = fresh / "cache" / "by-url" / url_key(host.url(expected_path)) / "east_orders_expected.csv"
     assert cached.read_bytes() == (built_fixtures / "east_orders_expected.csv").read_bytes()
+
+
+@pytest.mark.apps
+def test_run_task_of_a_shipped_suite_builds_its_fixtures_into_the_cache(tmp_path):
+    solution = REGION_EXPORT.with_name("calc-region-export.solution.json")
+    done = subprocess.run(
+        ["stateact", "run", "--task", str(REGION_EXPORT), "--model", f"scripted:{solution}"],
+        cwd=tmp_path,
+        env=user_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0 and "score 1 " in done.stdout, done.stdout + done.stderr
+    assert (tmp_path / "cache" / "sales_2024.xlsx").is_file()  # built, as `eval run` builds them

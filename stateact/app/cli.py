@@ -213,8 +213,13 @@ def _run_task_file(
     task: Path, config: RunConfig, cache: Path, results: Path, best_of: int = 1, budgets: tuple[int, ...] = ()
 ) -> None:
     from stateact.app.progress import ProgressPrinter
+    from stateact.evals.osworld.task import SHIPPED_SUITES
     from stateact.evals.running.runner import run_task
 
+    if task.resolve().is_relative_to(SHIPPED_SUITES):  # its downloads resolve to the shipped fixtures
+        from stateact.evals.fixtures.build import build_fixtures
+
+        build_fixtures(cache)  # as `eval run` builds them
     if best_of > 1:
         from stateact.evals.running.best_of_run import run_task_best_of
 
