@@ -136,10 +136,22 @@ def fixture_host(task_text: str, built: Path) -> dict[str, bytes]:
     return served
 
 
+def run_region_export(task: Path, folder: Path) -> subprocess.CompletedProcess:
+    """`stateact run --task TASK` with the region-export task's reference solution, from `folder`."""
+    solution = REGION_EXPORT.with_name("calc-region-export.solution.json")
+    return subprocess.run(
+        ["stateact", "run", "--task", str(task), "--model", f"scripted:{solution}"],
+        cwd=folder,
+        env=user_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
 @pytest.mark.apps
 def test_run_task_with_default_flags_fetches_inputs_and_expected_file_over_http(built_fixtures, tmp_path):
     text = REGION_EXPORT.read_text(encoding="utf-8")
-    solution = REGION_EXPORT.with_name("calc-region-export.solution.json")
     expected_path = "/expected/east_orders_expected.csv"
     fresh = tmp_path / "fresh"
     fresh.mkdir()
@@ -149,14 +161,7 @@ def test_run_task_with_default_flags_fetches_inputs_and_expected_file_over_http(
     with served_files(fixture_host(text, built_fixtures)) as host:
         assert sorted(host.files) == [expected_path, "/sales_2024.xlsx"]
         task.write_text(text.replace(FIXTURES_URL, host.url("/")), encoding="utf-8")
-        done = subprocess.run(
-            ["stateact", "run", "--task", str(task), "--model", f"scripted:{solution}"],
-            cwd=fresh,
-            env=user_env(),
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        done = run_region_export(task, fresh)
         requests = dict(host.requests)
 
     output = done.stdout + done.stderr
@@ -174,14 +179,6 @@ def test_run_task_with_default_flags_fetches_inputs_and_expected_file_over_http(
 
 @pytest.mark.apps
 def test_run_task_of_a_shipped_suite_builds_its_fixtures_into_the_cache(tmp_path):
-    solution = REGION_EXPORT.with_name("calc-region-export.solution.json")
-    done = subprocess.run(
-        ["stateact", "run", "--task", str(REGION_EXPORT), "--model", f"scripted:{solution}"],
-        cwd=tmp_path,
-        env=user_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_region_export(REGION_EXPORT, tmp_path)
     assert done.returncode == 0 and "score 1 " in done.stdout, done.stdout + done.stderr
     assert (tmp_path / "cache" / "sales_2024.xlsx").is_file()  # built, as `eval run` builds them
