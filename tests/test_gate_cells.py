@@ -39,6 +39,8 @@ PARSED = [
     ("Put 'A1' as the header of C1.", [("C1", ())]),
     ("Write the Q3 total in Q3.", [("Q3", ())]),
     ("Prepare the Q4 2024 sales review and put the total in B2.", [("B2", ())]),
+    ("Audit ~/audit/expenses_2024-Q4.xlsx and /data/A1/notes.txt; put the total in B2.", [("B2", ())]),
+    ("Save it as report_B7.docx, with the total in C3.", [("C3", ())]),
     ("One record per budget line with Line (e.g. L1) and Actual. Total in B2.", [("B2", ())]),
     ("Budget lines L1, L2 and L3 go in C4:C6; codes such as AB12 stay.", [("C4:C6", ())]),
 ]  # fmt: skip

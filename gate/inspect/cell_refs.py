@@ -11,8 +11,9 @@ names are its candidates: a name in quotes or one word after "sheet"/"tab"/"work
 
 Labels that look like cells are left out: a token in quotes ("the 'A1' column"), one after "column",
 "header", "heading", "label", "line", "item", "id" or "code" ("assessment columns A1 to A4", "budget
-lines L1 to L6"), an example ("Line (e.g. L1)", "such as L1"), and Q1 to Q4 followed by a year ("Q4
-2024") or in an instruction that speaks of quarters, unless written as a range or with a sheet.
+lines L1 to L6"), an example ("Line (e.g. L1)", "such as L1"), a token in a file name or path ("expenses_2024-Q4.xlsx"),
+and Q1 to Q4 followed by a year ("Q4 2024") or in an instruction that speaks of quarters, unless written
+as a range or with a sheet.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ import re
 from dataclasses import dataclass
 
 _CELL_REF = re.compile(
-    r"(?<![\w!$])(?:(?P<sheet>'[^'\n]{1,60}'|[A-Za-z_][\w.]{0,40})!)?"
-    r"(?P<cells>[A-Z]{1,3}[1-9]\d{0,6}(?::[A-Z]{1,3}[1-9]\d{0,6})?)(?![\w(])"
+    r"(?<![\w!$/])(?:(?P<sheet>'[^'\n]{1,60}'|[A-Za-z_][\w.]{0,40})!)?"
+    r"(?P<cells>[A-Z]{1,3}[1-9]\d{0,6}(?::[A-Z]{1,3}[1-9]\d{0,6})?)(?![\w(/]|\.[A-Za-z]\w{0,4}\b)"
 )
+"""A cell or range, with its sheet; not part of a file name or path (`expenses_2024-Q4.xlsx`, `/data/Q4/`)."""
 _SENTENCE_END = re.compile(r"(?<!e\.g\.)(?<!i\.e\.)(?<=[.!?;])\s+|\n+")
 _SHEET_WORD = r"(?:work)?sheet|tab"
 _QUOTED = r"\"(?P<{0}>[^\"\n]{{1,60}})\"|'(?P<{0}_s>[^'\n]{{1,60}})'|“(?P<{0}_c>[^”\n]{{1,60}})”"
