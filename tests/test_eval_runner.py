@@ -139,7 +139,7 @@ def test_a_second_run_skips_done_tasks_and_redoes_the_rest(results, tmp_path):
 
 
 @pytest.mark.slow
-def test_a_job_that_fails_outside_the_agent_is_an_error_row_and_runs_again(tmp_path):
+def test_a_job_that_fails_outside_the_agent_is_an_error_row_and_runs_again(tmp_path, built_fixtures):
     suite = tmp_path / "suite"
     shutil.copytree(SUITE / "files", suite / "files")
     (suite / "files" / "shout.solution.json").unlink()
@@ -154,6 +154,8 @@ def test_a_job_that_fails_outside_the_agent_is_an_error_row_and_runs_again(tmp_p
         str(results),
         "--no-display",
         "--no-html",
+        "--cache",
+        str(built_fixtures),  # built once for the test run, not at each run here
     )
     code, output = run_cli(*args)
     assert code == 1
@@ -173,7 +175,7 @@ def test_a_job_that_fails_outside_the_agent_is_an_error_row_and_runs_again(tmp_p
 
 
 @pytest.mark.slow
-def test_another_gui_model_runs_again_and_the_tables_name_each_role_model(tmp_path):
+def test_another_gui_model_runs_again_and_the_tables_name_each_role_model(tmp_path, built_fixtures):
     results = tmp_path / "results"
     args = (
         "eval",
@@ -185,6 +187,8 @@ def test_another_gui_model_runs_again_and_the_tables_name_each_role_model(tmp_pa
         "bash-only",
         "--results",
         str(results),
+        "--cache",
+        str(built_fixtures),  # built once for the test run, not at each of the three runs here
     )
     gui_models = [f"openai:grounder-{n}@http://127.0.0.1:9/v1" for n in (1, 2)]
     for gui_model in gui_models:
