@@ -271,9 +271,10 @@ def test_an_unknown_isolation_is_a_clear_error(tmp_path):
     assert code == 2 and "unknown isolation 'chroot': use one of bwrap, none" in output
 
 
-def _suite_on_a_silent_model(results: Path, relay: Path) -> subprocess.Popen:
+def _suite_on_a_silent_model(results: Path, relay: Path, cache: Path) -> subprocess.Popen:
     """Two jobs of the suite whose model never answers (a relay nobody plays), two workers."""
     args = ["eval", "run", str(SUITE), "--harness", "bash-only", "--model", f"relay:{relay}"]
+    args += ["--cache", str(cache)]
     args += [
         "--task-id",
         "shout",
@@ -310,10 +311,10 @@ def _wait_for_both_jobs_to_ask(results: Path, proc: subprocess.Popen) -> list[Pa
 
 
 @pytest.mark.apps
-def test_a_stop_interrupts_the_running_jobs_and_the_same_command_runs_them_again(tmp_path):
+def test_a_stop_interrupts_the_running_jobs_and_the_same_command_runs_them_again(tmp_path, built_fixtures):
     results, relay = tmp_path / "results", tmp_path / "relay"
     for sig, code in [(signal.SIGINT, ExitCode.INTERRUPTED), (signal.SIGTERM, ExitCode.TERMINATED)]:
-        proc = _suite_on_a_silent_model(results, relay)
+        proc = _suite_on_a_silent_model(results, relay, built_fixtures)
         run_dirs = _wait_for_both_jobs_to_ask(results, proc)
         tags = [
             e.sandbox_tag for d in run_dirs for e in read_events(d / "events.jsonl") if e.kind == "run_start"
