@@ -19,7 +19,7 @@ import pytest
 from stateact.evals.fixtures.build import build_fixtures
 from stateact.kernel.runlog import RunLog
 from stateact.sandbox.local import LocalSandbox
-from tests.support.vm_guest import guest_image
+from tests.support.vm_guest import SharedGuest, guest_image
 from tests.support.wire_servers import AnthropicWireServer, OpenAIWireServer, Turn, WireServer
 
 
@@ -93,3 +93,13 @@ def vm_guest_image() -> Path:
     """The test guest's folder (guest.qcow2, vmlinuz, initrd.img): built by scripts/build_vm_guest.sh on first
     use, then cached by the script's content hash (tests/support/vm_guest.py)."""
     return guest_image()
+
+
+@pytest.fixture(scope="session")
+def vm_guest(vm_guest_image: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedGuest]:
+    """The test guest booted once for the run, for the tests that need only a started session on it."""
+    guest = SharedGuest(vm_guest_image, tmp_path_factory.mktemp("shared-guest"))
+    try:
+        yield guest
+    finally:
+        guest.close()

@@ -48,18 +48,24 @@ SESSION_ONLY_COOKIES = (
 session only)."""
 
 
-def run(tmp_path: Path, commands: list[str]) -> tuple[float | None, str]:
+STOP_CHECK = "sleep 8; pkill chrome; sleep 3; pgrep -x chromium || echo stopped"
+"""Run after scoring: the browser the postconfig started again is stopped by `pkill chrome`."""
+
+
+def run(tmp_path: Path, commands: list[str], after: str = "") -> tuple[float | None, str]:
+    """The task's score when the agent runs `commands`, and the output of `after` run in the sandbox then."""
     task = tmp_path / "chrome" / "delete-on-close.json"
     task.parent.mkdir(parents=True)
     task.write_text(json.dumps(DELETE_ON_CLOSE))
     with LocalSandbox(tmp_path / "home", display=True, isolation="bwrap") as sandbox:
         outcome = run_scripted_task(task, sandbox, tmp_path, commands)
-        stopped = sandbox.run("sleep 8; pkill chrome; sleep 3; pgrep -x chromium || echo stopped").stdout
-    return outcome.score, stopped
+        output = sandbox.run(after).stdout if after else ""
+    return outcome.score, output
 
 
 def test_doing_nothing_scores_zero_and_pkill_chrome_stops_the_browser(tmp_path):
-    score, stopped = run(tmp_path, ["sleep 12"])  # long enough for Chromium to write its Preferences
+    # the agent waits long enough for Chromium to write its Preferences
+    score, stopped = run(tmp_path, ["sleep 12"], STOP_CHECK)
     assert score == 0.0
     assert stopped.strip() == "stopped"
 

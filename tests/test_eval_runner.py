@@ -139,7 +139,7 @@ def test_a_second_run_skips_done_tasks_and_redoes_the_rest(results, tmp_path):
 
 
 @pytest.mark.slow
-def test_a_job_that_fails_outside_the_agent_is_an_error_row_and_runs_again(tmp_path):
+def test_a_job_that_fails_outside_the_agent_is_an_error_row_and_runs_again(tmp_path, built_fixtures):
     suite = tmp_path / "suite"
     shutil.copytree(SUITE / "files", suite / "files")
     (suite / "files" / "shout.solution.json").unlink()
@@ -154,6 +154,8 @@ def test_a_job_that_fails_outside_the_agent_is_an_error_row_and_runs_again(tmp_p
         str(results),
         "--no-display",
         "--no-html",
+        "--cache",
+        str(built_fixtures),  # built once for the test run, not at each run here
     )
     code, output = run_cli(*args)
     assert code == 1
@@ -173,7 +175,7 @@ def test_a_job_that_fails_outside_the_agent_is_an_error_row_and_runs_again(tmp_p
 
 
 @pytest.mark.slow
-def test_another_gui_model_runs_again_and_the_tables_name_each_role_model(tmp_path):
+def test_another_gui_model_runs_again_and_the_tables_name_each_role_model(tmp_path, built_fixtures):
     results = tmp_path / "results"
     args = (
         "eval",
@@ -185,6 +187,8 @@ def test_another_gui_model_runs_again_and_the_tables_name_each_role_model(tmp_pa
         "bash-only",
         "--results",
         str(results),
+        "--cache",
+        str(built_fixtures),  # built once for the test run, not at each of the three runs here
     )
     gui_models = [f"openai:grounder-{n}@http://127.0.0.1:9/v1" for n in (1, 2)]
     for gui_model in gui_models:
@@ -267,9 +271,10 @@ def test_an_unknown_isolation_is_a_clear_error(tmp_path):
     assert code == 2 and "unknown isolation 'chroot': use one of bwrap, none" in output
 
 
-def _suite_on_a_silent_model(results: Path, relay: Path) -> subprocess.Popen:
+def _suite_on_a_silent_model(results: Path, relay: Path, cache: Path) -> subprocess.Popen:
     """Two jobs of the suite whose model never answers (a relay nobody plays), two workers."""
     args = ["eval", "run", str(SUITE), "--harness", "bash-only", "--model", f"relay:{relay}"]
+    args += ["--cache", str(cache)]
     args += [
         "--task-id",
         "shout",
@@ -306,10 +311,10 @@ def _wait_for_both_jobs_to_ask(results: Path, proc: subprocess.Popen) -> list[Pa
 
 
 @pytest.mark.apps
-def test_a_stop_interrupts_the_running_jobs_and_the_same_command_runs_them_again(tmp_path):
+def test_a_stop_interrupts_the_running_jobs_and_the_same_command_runs_them_again(tmp_path, built_fixtures):
     results, relay = tmp_path / "results", tmp_path / "relay"
     for sig, code in [(signal.SIGINT, ExitCode.INTERRUPTED), (signal.SIGTERM, ExitCode.TERMINATED)]:
-        proc = _suite_on_a_silent_model(results, relay)
+        proc = _suite_on_a_silent_model(results, relay, built_fixtures)
         run_dirs = _wait_for_both_jobs_to_ask(results, proc)
         tags = [
             e.sandbox_tag for d in run_dirs for e in read_events(d / "events.jsonl") if e.kind == "run_start"

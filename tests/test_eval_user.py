@@ -82,7 +82,9 @@ def answer_in(folder: Path) -> None:
         ("none", "nobody", False),
     ],
 )
-def test_the_suites_questions_are_answered_by_the_user_given(tmp_path, user, answerer, full_marks):
+def test_the_suites_questions_are_answered_by_the_user_given(
+    tmp_path, built_fixtures, user, answerer, full_marks
+):
     script = tmp_path / "answers.json"
     script.write_text(json.dumps([RISE_ANSWER]))
     model = tmp_path / "user.json"
@@ -100,7 +102,8 @@ def test_the_suites_questions_are_answered_by_the_user_given(tmp_path, user, ans
     )
     if user == "relay":  # a second player answers in the task's own relay folder
         answering.start()
-    code, output = run_cli(*TASK, "--results", str(results), "--workers", "1", *args)
+    cache = ("--cache", str(built_fixtures))  # built once for the run, not at each of these runs
+    code, output = run_cli(*TASK, "--results", str(results), "--workers", "1", *cache, *args)
     expected = RISE_ANSWER if full_marks else None
     assert answers(results) == [(expected, answerer)], output
     assert (code, score(results)) == (0, 1.0 if full_marks else 0.0), output

@@ -37,7 +37,7 @@ def test_the_meta_file_lists_the_tasks_in_its_order(tmp_path):
 
 
 @pytest.mark.slow
-def test_eval_run_takes_an_evaluation_examples_folder(tmp_path):
+def test_eval_run_takes_an_evaluation_examples_folder(tmp_path, built_fixtures):
     root = evaluation_examples(tmp_path / "evaluation_examples")
     results = tmp_path / "results"
     code, output = run_cli(
@@ -50,6 +50,8 @@ def test_eval_run_takes_an_evaluation_examples_folder(tmp_path):
         str(results),
         "--no-display",
         "--no-html",
+        "--cache",
+        str(built_fixtures),  # not built anew for this run
     )
     assert code == 0, output
     scores = {p.parent.name: p.read_text().strip() for p in results.rglob("result.txt")}

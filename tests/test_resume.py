@@ -24,9 +24,12 @@ pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "COLUMNS": "300"}
 TASK = "Write one, two and three into a.txt, b.txt and c.txt in the home folder."
+LONG_COMMAND = "sleep 4; echo two > ~/b.txt"
+"""The script's long bash call: long enough to kill or stop the run inside it (the kill lands 0.2 s after
+the call is logged, the stop signals within a second), short enough that every full run does not wait long."""
 SCRIPT = [
     {"tool_calls": [{"name": "bash", "input": {"command": "echo one > ~/a.txt"}}]},
-    {"delay": 1.5, "tool_calls": [{"name": "bash", "input": {"command": "sleep 8; echo two > ~/b.txt"}}]},
+    {"delay": 1.5, "tool_calls": [{"name": "bash", "input": {"command": LONG_COMMAND}}]},
     {
         "expect": {"is_error": None},  # a kill during the sleep leaves this call's outcome unknown
         "tool_calls": [{"name": "bash", "input": {"command": "test -f ~/b.txt || echo two > ~/b.txt"}}],
@@ -102,7 +105,7 @@ def unbroken_files(tmp_path_factory) -> dict[str, str]:
 
 KILL_POINTS = {
     "during a model call": lambda e: e.kind == "request" and e.scope == "main" and e.seq > 10,
-    "during a long bash command": lambda e: e.kind == "tool_call" and "sleep 8" in json.dumps(e.input),
+    "during a long bash command": lambda e: e.kind == "tool_call" and LONG_COMMAND in json.dumps(e.input),
     "between turns": lambda e: e.kind == "tool_result" and e.id == "toolu_s0002_0",
 }
 

@@ -96,11 +96,12 @@ def two_part_task(suite: Path, task_id: str, postconfig: list[dict]) -> None:
 
 
 @pytest.mark.slow
-def test_a_suite_is_scored_at_each_budget_and_the_report_draws_the_curve(tmp_path):
+def test_a_suite_is_scored_at_each_budget_and_the_report_draws_the_curve(tmp_path, built_fixtures):
     suite, results = tmp_path / "suite", tmp_path / "results"
     two_part_task(suite, "safe", [])
     two_part_task(suite, "saves-first", [{"type": "execute", "parameters": {"command": "true"}}])
     args = ("eval", "run", str(suite), "--harness", "no-verify", "--results", str(results), "--no-display")
+    args += ("--cache", str(built_fixtures))  # not built anew for this run
     code, output = run_eval_cli(*args, "--checkpoint-steps", "1,2,50", "--workers", "1")
     assert code == 0, output
     safe = results / "no-verify" / "reference" / "os" / "safe"

@@ -1,7 +1,8 @@
 """The qemu slot on a real guest (the test guest, scripts/build_vm_guest.sh, booted with TCG here): revert is
 complete and never writes the base image, sudo and package installs work inside, a task a local sandbox
 refuses as needing a VM runs and is scored on the guest, and a guest whose qemu is killed mid-task retires
-its slot while the job runs again on another."""
+its slot while the job runs again on another. The revert and sudo tests use the run's shared guest (the
+`vm_guest` fixture: one boot, reverted by the slot's own revert); the other two boot slots of their own."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ import time
 from pathlib import Path
 
 import httpx
-import pytest
 
 from stateact.evals.running.jobs import SuiteOptions
 from stateact.evals.running.suite_runner import run_suite
@@ -21,7 +21,7 @@ from stateact.sandbox.pool import LocalSlot, SlotRetired
 from stateact.sandbox.pool_file import load_pool
 from stateact.sandbox.pool_qemu import QemuSlot
 from tests.support.pool_suites import file_check, write_task
-from tests.support.vm_guest import ON_GUEST, guest_slot, leased_guest
+from tests.support.vm_guest import ON_GUEST, guest_slot
 
 pytestmark = list(ON_GUEST)
 
@@ -30,38 +30,27 @@ SUDO = "echo password | sudo -S"
 OFFLINE_PACKAGE = "/opt/debs/hello.deb"
 """A package the test guest holds, installable without a network."""
 KILL_WATCH_TIMEOUT_S = 600
+WAIT_FOR_GO = "for i in $(seq 50); do [ -e ~/go ] && break; sleep 0.5; done"
+"""The killed task's pause: 25 s (under the bash tool's soft timeout) for the watcher to see it began, cut
+short by ~/go, which the watcher writes on the slot that runs it again."""
 
 
-@pytest.fixture(scope="module")
-def guest(vm_guest_image, tmp_path_factory):
-    with leased_guest(vm_guest_image, tmp_path_factory.mktemp("guest")) as (sandbox, _):
-        yield sandbox
-
-
-def test_revert_drops_what_a_lease_wrote_and_never_writes_the_base_image(vm_guest_image, tmp_path):
+def test_revert_drops_what_a_lease_wrote_and_never_writes_the_base_image(vm_guest_image, vm_guest):
     base = vm_guest_image / "guest.qcow2"
     before = base.stat()
-    slot = guest_slot(vm_guest_image, "revert", tmp_path / "qemu")
-    try:
-        first = slot.lease(tmp_path)
-        written = first.run(f"echo kept > ~/from-lease-1 && {SUDO} touch /etc/from-lease-1 && sync")
-        assert written.ok, written.output
-        slot.give_back(first)
-        second = slot.lease(tmp_path)
-        try:
-            left = second.run("ls ~/from-lease-1 /etc/from-lease-1 2>&1; true").stdout
-            assert "No such file" in left and "kept" not in left
-            assert left.count("No such file") == 2
-        finally:
-            slot.give_back(second)
-    finally:
-        slot.close()
+    written = vm_guest.session.run(f"echo kept > ~/from-lease-1 && {SUDO} touch /etc/from-lease-1 && sync")
+    assert written.ok, written.output
+    [first_overlay] = vm_guest.slot.overlays()
+    left = vm_guest.revert().run("ls ~/from-lease-1 /etc/from-lease-1 2>&1; true").stdout
+    assert "No such file" in left and "kept" not in left
+    assert left.count("No such file") == 2
     after = base.stat()
     assert (after.st_mtime_ns, after.st_size) == (before.st_mtime_ns, before.st_size)
-    assert not slot.overlays()
+    assert first_overlay not in vm_guest.slot.overlays() and len(vm_guest.slot.overlays()) == 1
 
 
-def test_sudo_and_package_installs_work_in_the_guest(guest):
+def test_sudo_and_package_installs_work_in_the_guest(vm_guest):
+    guest = vm_guest.session
     assert guest.run(f"{SUDO} id -u").stdout.strip() == "0"
     installed = guest.run(f"{SUDO} apt-get install -y {OFFLINE_PACKAGE}", timeout=110)
     assert installed.ok, installed.output
@@ -118,7 +107,7 @@ def test_a_guest_killed_mid_task_retires_its_slot_and_the_job_runs_on_another(vm
         tmp_path / "suite",
         "os",
         "slow-note",
-        ["touch ~/began && sleep 30 && echo done > ~/note.txt"],
+        [f"touch ~/began && {WAIT_FOR_GO} && echo done > ~/note.txt"],
         file_check("~/note.txt", ["done"]),
     )
     pool = tmp_path / "pool.toml"
@@ -139,6 +128,7 @@ def test_a_guest_killed_mid_task_retires_its_slot_and_the_job_runs_on_another(vm
         for slot in slots:
             slot.close()
     watcher.join(timeout=5)
+    assert not any(slot.overlays() for slot in slots)  # closing a slot drops its overlay
     assert len(killed) == 1
     assert [r.slot for r in retired] == killed
     assert "stopped answering" in retired[0].reason
@@ -146,20 +136,25 @@ def test_a_guest_killed_mid_task_retires_its_slot_and_the_job_runs_on_another(vm
 
 
 def _kill_once_the_task_began(slots: list[QemuSlot], killed: list[str]) -> None:
-    """SIGKILL the qemu of the first slot whose guest has ~/began (the task's first command ran)."""
+    """SIGKILL the qemu of the first slot whose guest has ~/began (the task's first command ran); then write
+    ~/go on the next slot where it began (the job run again), so that run goes on at once."""
     deadline = time.monotonic() + KILL_WATCH_TIMEOUT_S
     while time.monotonic() < deadline:
-        time.sleep(1.0)
+        time.sleep(0.5)
         for slot in slots:
-            try:
-                answer = httpx.post(
-                    f"{slot.url}/execute",
-                    json={"command": "test -e /home/user/began", "shell": True},
-                    timeout=5,
-                )
-            except httpx.HTTPError:
+            if slot.name in killed or not _guest_command(slot, "test -e /home/user/began"):
                 continue
-            if answer.status_code == 200 and answer.json().get("returncode") == 0:
-                os.kill(int(slot.pid_file.read_text()), signal.SIGKILL)
-                killed.append(slot.name)
+            if killed:
+                _guest_command(slot, "touch /home/user/go")
                 return
+            os.kill(int(slot.pid_file.read_text()), signal.SIGKILL)
+            killed.append(slot.name)
+
+
+def _guest_command(slot: QemuSlot, command: str) -> bool:
+    """Whether `command` ran with exit code 0 on the slot's guest (False when its server does not answer)."""
+    try:
+        answer = httpx.post(f"{slot.url}/execute", json={"command": command, "shell": True}, timeout=5)
+    except httpx.HTTPError:
+        return False
+    return answer.status_code == 200 and answer.json().get("returncode") == 0

@@ -3,6 +3,8 @@ booted by a QemuSlot.
 
     folder = guest_image()                      # built once, then cached by the script's content hash
     with leased_guest(folder, tmp_path) as (sandbox, slot): ...
+    guest = SharedGuest(folder, tmp_path)       # one boot for every test that needs only a started session
+    guest.session.run("..."); guest.revert()    # the slot's own revert (as between two jobs): a fresh boot
 
 Tests on it are marked `vm` (and `slow`); they need root, debootstrap and qemu (scripts/setup.sh).
 """
@@ -68,15 +70,51 @@ def leased_guest(
         slot.close()
 
 
+class SharedGuest:
+    """One test guest for a whole test run, shared by the tests that need only a started session (a boot
+    under TCG takes about a minute). `session` is the current lease (booted on first use); `revert()` gives
+    it back and leases again, which drops the overlay and boots afresh, as a pool does between two jobs."""
+
+    def __init__(self, folder: Path, workdir: Path) -> None:
+        self.workdir = workdir
+        self.slot = guest_slot(folder, "shared", workdir / "qemu")
+        self._session: OSWorldSandbox | None = None
+
+    @property
+    def session(self) -> OSWorldSandbox:
+        if self._session is None:
+            sandbox = self.slot.lease(self.workdir)
+            assert isinstance(sandbox, OSWorldSandbox)
+            self._session = sandbox
+        return self._session
+
+    def revert(self) -> OSWorldSandbox:
+        """The session of a new lease: what the last one wrote is gone."""
+        self._give_back()
+        return self.session
+
+    def close(self) -> None:
+        """Give the session back and kill the guest (its overlay dropped)."""
+        try:
+            self._give_back()
+        finally:
+            self.slot.close()
+
+    def _give_back(self) -> None:
+        if self._session is not None:
+            sandbox, self._session = self._session, None
+            self.slot.give_back(sandbox)
+
+
 @contextlib.contextmanager
 def vm_of_kind(
     request: pytest.FixtureRequest, workdir: Path
 ) -> Iterator[tuple[OSWorldSandbox, VMServer | None, object | None]]:
-    """For a fixture parametrized by VM_KINDS: `vm_under_test(workdir / "home")`, or a session on a freshly
-    booted test guest (then no double's internals: `(sandbox, None, None)`, as for a real server)."""
+    """For a fixture parametrized by VM_KINDS: `vm_under_test(workdir / "home")`, or the session of the shared
+    test guest (then no double's internals: `(sandbox, None, None)`, as for a real server)."""
     if request.param != "guest":
         with vm_under_test(workdir / "home") as parts:
             yield parts
         return
-    with leased_guest(request.getfixturevalue("vm_guest_image"), workdir) as (sandbox, _):
-        yield sandbox, None, None
+    guest: SharedGuest = request.getfixturevalue("vm_guest")
+    yield guest.session, None, None
