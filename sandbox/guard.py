@@ -19,12 +19,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from stateact.sandbox.processes import proc_files
 from stateact.sandbox.settings import GUARD_EXIT_TIMEOUT_S, SYSTEM_PYTHON
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 
 GUARD_ENTRY = "kill_tagged_at_once"
-"""What a guard's command line calls: with the tag after it, how `guard_runs` knows a guard."""
+"""What a guard's command line calls: with the tag after it, how `guarded_tags` knows a guard."""
 
 
 # Run with `python -I` (no user site, no current folder): PYTHONPATH names the checkout only. The guard's
@@ -36,19 +37,14 @@ _GUARD_CODE = (
 )
 
 
-def guard_runs(tag: str) -> bool:
-    """Whether a guard of the sandbox tagged `tag` runs: its harness is alive (or it is ending the sandbox
-    right now). Found by command line, so this holds whatever registry (TMPDIR) the asker uses."""
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if len(argv) > 2 and argv[-2] == tag.encode() and GUARD_ENTRY.encode() in b" ".join(argv[:-2]):
-            return True
-    return False
+def guarded_tags() -> set[str]:
+    """The tags of the sandboxes whose guard runs: their harness is alive (or the guard is ending the
+    sandbox right now). Found by command line, so this holds whatever registry (TMPDIR) the asker uses."""
+    return {
+        argv[-2].decode(errors="replace")
+        for _, argv in proc_files("cmdline")
+        if len(argv) > 2 and GUARD_ENTRY.encode() in b" ".join(argv[:-2])
+    }
 
 
 def guard_python() -> str:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stateact.sandbox.cgroups import SandboxGroup, tagged_groups
-from stateact.sandbox.guard import guard_runs
+from stateact.sandbox.guard import guarded_tags
 from stateact.sandbox.mounts import close_home, unmount
 from stateact.sandbox.processes import kill_tagged, start_time, tagged_pids
 from stateact.sandbox.settings import HOME_IMAGE_FOLDER
@@ -224,11 +224,12 @@ def stale() -> list[Leftover]:
     runs is never taken: its harness lives, whatever registry (TMPDIR) it recorded itself in."""
     with_folders = _tags_with_folders()  # before the records: a sandbox started in between is in neither
     groups = tagged_groups()
+    guarded = guarded_tags()
     recorded = {path.stem for path in REGISTRY.glob("*.json")} if REGISTRY.is_dir() else set()
     found = [
         Leftover(tag, 0, len(tagged_pids(tag)), host_folders(tag), groups.pop(tag, SandboxGroup([])).folders)
         for tag in sorted(with_folders - recorded)
-        if not tagged_pids(tag) and not guard_runs(tag)  # else live, recorded in another TMPDIR's registry
+        if tag not in guarded and not tagged_pids(tag)  # else live, recorded in another TMPDIR's registry
     ]
     for path in sorted(REGISTRY.glob("*.json")) if REGISTRY.is_dir() else []:
         record = _read_record(path)
@@ -250,7 +251,7 @@ def stale() -> list[Leftover]:
             )
         )
     for tag, group in groups.items():  # no record: its close could not remove it, or it closed since
-        if live_owner(tag) or guard_runs(tag) or (tag in with_folders and tagged_pids(tag)):
+        if tag in guarded or live_owner(tag) or (tag in with_folders and tagged_pids(tag)):
             continue  # live elsewhere, or ending (a dead harness's guard ends its processes)
         found.append(Leftover(tag, 0, len(group.pids()), host_folders(tag), group.folders))
     return found
@@ -291,10 +292,9 @@ def remove(leftover: Leftover) -> None:
         SandboxGroup(leftover.groups).remove()
         if not (REGISTRY / f"{leftover.tag}.json").exists() and not host_folders(leftover.tag):
             return  # another process removed the rest while this one waited
+        # a /tmp already kept there is an earlier stop's, not carried over yet: it stays
         if leftover.keep_tmp is not None and not os.path.lexists(leftover.keep_tmp):
-            _move_tmp(
-                leftover.tag, leftover.keep_tmp
-            )  # one there already: an earlier stop's, not carried yet
+            _move_tmp(leftover.tag, leftover.keep_tmp)
         remove_folders(leftover.tag)
         for path in leftover.files:
             path.unlink(missing_ok=True)

@@ -11,7 +11,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 TAG_VARIABLE = "STATEACT_SANDBOX_TAG"
@@ -25,20 +25,22 @@ def start_time(pid: int) -> str | None:
         return None
 
 
-def tagged_pids(tag: str) -> list[int]:
-    """PIDs of live processes whose environment carries `TAG_VARIABLE=tag`."""
-    needle = f"{TAG_VARIABLE}={tag}".encode()
-    found = []
+def proc_files(name: str) -> Iterator[tuple[int, list[bytes]]]:
+    """(PID, the NUL-separated fields of /proc/PID/`name`) of every other process whose file can be read
+    (`environ`, `cmdline`)."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         try:
-            environ = (entry / "environ").read_bytes()
+            yield int(entry.name), (entry / name).read_bytes().split(b"\0")
         except OSError:
             continue
-        if needle in environ.split(b"\0"):
-            found.append(int(entry.name))
-    return found
+
+
+def tagged_pids(tag: str) -> list[int]:
+    """PIDs of live processes whose environment carries `TAG_VARIABLE=tag`."""
+    needle = f"{TAG_VARIABLE}={tag}".encode()
+    return [pid for pid, environ in proc_files("environ") if needle in environ]
 
 
 def _signal_all(pids: list[int], sig: int) -> None:
