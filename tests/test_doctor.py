@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.metadata
+import sys
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -114,3 +116,19 @@ def test_a_pool_file_that_cannot_be_read_is_one_failed_check(tmp_path):
     pool.write_text("[[qemu]]\nmemory_mb = 512\n")
     ok, detail, fix = table_of(checks_for(pool)[len(CHECKS) :])["pool file"]
     assert ok == "no" and "needs `image`" in detail and "docs/osworld.md" in fix
+
+
+def test_a_stateact_command_that_runs_another_or_a_removed_checkout_is_told_to_run_the_set_up(
+    tmp_path, monkeypatch
+):
+    (check,) = [check for check in CHECKS if check.name == "the stateact command"]
+    monkeypatch.setenv("PATH", str(tmp_path))
+    command = tmp_path / "stateact"
+    command.symlink_to(tmp_path / "gone" / ".venv" / "bin" / "stateact")  # its checkout was removed
+    assert rows((check,))[check.name][0] == "no" and "scripts/setup.sh" in rows((check,))[check.name][1]
+    command.unlink()
+    command.symlink_to(sys.executable)  # another installation's program
+    assert rows((check,))[check.name][0] == "no"
+    command.unlink()
+    command.symlink_to(Path(sys.executable).parent / "stateact")  # what the set-up links
+    assert rows((check,))[check.name][0] == "yes"

@@ -65,6 +65,18 @@ def _which(*programs: str) -> Callable[[], CheckResult]:
     return check
 
 
+def _stateact_command() -> CheckResult:
+    """`stateact` on PATH runs this installation (a link left by the set-up of a removed or other
+    checkout runs nothing, or other code)."""
+    ours = Path(sys.executable).parent / "stateact"
+    found = shutil.which("stateact")
+    if found is None:
+        return False, "not found on PATH (or it links to a checkout that is gone)"
+    if Path(found).resolve() != ours.resolve():
+        return False, f"{found} runs {Path(found).resolve()}, not this installation's {ours}"
+    return True, found
+
+
 def _soffice() -> CheckResult:
     path = shutil.which("soffice")
     if not path:
@@ -244,6 +256,7 @@ class Check:
 
 CHECKS: tuple[Check, ...] = (
     Check("python packages", _versions, f"{sys.executable} -m pip install -e . (from the checkout)"),
+    Check("the stateact command", _stateact_command, SETUP),
     Check("bubblewrap (sandbox isolation)", _which("bwrap"), apt("bubblewrap")),
     Check("pasta (the sandbox's network)", _which("pasta"), apt("passt")),
     Check("the sandbox's Python", _sandbox_python, "stateact doctor --fix"),
